@@ -1,0 +1,5 @@
+import sys
+
+from zipai.cli import main
+
+sys.exit(main())

@@ -1,0 +1,13 @@
+"""The rules engine: cards, groups, decomposition, rule sets, scoring. Imports nothing of ours."""
+
+from .api import Hand, parse_input, score, score_json, score_simultaneous
+from .cards import ALL_CARDS, Card, parse_cards
+from .errors import CardError, GroupError, InputError, RulesError, ZipaiError
+from .groups import Group, Kind, State
+from .rules import PRESETS, Options, Rules, get_rules, load_rules_file
+
+__all__ = [
+    "ALL_CARDS", "PRESETS", "Card", "CardError", "Group", "GroupError", "Hand", "InputError",
+    "Kind", "Options", "Rules", "RulesError", "State", "ZipaiError", "get_rules",
+    "load_rules_file", "parse_cards", "parse_input", "score", "score_json", "score_simultaneous",
+]

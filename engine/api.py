@@ -1,0 +1,383 @@
+"""The public call: an input object (the JSON contract) in, a result object out.
+
+>>> r = score({"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock",
+...            "groups": [{"cards": ["d5", "d5", "d5"], "state": "open"},
+...                       {"cards": ["x10", "x10", "x10"], "state": "concealed"},
+...                       {"cards": ["x1", "x2", "x3"], "state": "open"}],
+...            "hand": "x4 x5 x6 d2 d7 d10 x9 x9 x9 d8 d8 x8".split()})
+>>> r["winning"], r["points"], r["score"], r["payouts"]
+(True, 18, 18, [0, 18, 0])
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import ALL_CARDS, Card, check_deck_limits
+from .decompose import Split, hand_splits
+from .errors import CardError, GroupError, InputError, ZipaiError
+from .groups import Group, Kind, State
+from .rules import Rules, get_rules
+from .scoring import (
+    SPECIAL_NAMES,
+    Context,
+    Outcome,
+    group_points,
+    settle_guangxi,
+    settle_guangxi_instant,
+    settle_guilin,
+    settle_hunan,
+)
+
+WON_BY = ("self_draw", "stock", "discard", "dealt")
+_KEYS = {"rules", "options", "players", "dealer", "winner", "won_by", "from", "first_discard",
+         "winning_card", "xing", "groups", "hand"}
+MAX_ALTERNATIVES = 64
+_CARD_BY_TEXT: dict[str, Card] = {str(c): c for c in ALL_CARDS}
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """A validated input: rules, seats, table groups and free hand cards."""
+
+    rules: Rules
+    ctx: Context
+    groups: tuple[Group, ...]
+    hand: tuple[Card, ...]
+    winning_card: Card | None = None
+
+
+def _card(value: Any, where: str) -> Card:
+    if isinstance(value, str):
+        c = _CARD_BY_TEXT.get(value)
+        if c is not None:
+            return c
+        try:
+            return Card.parse(value)
+        except CardError:
+            pass
+    raise CardError(f"{where}: unknown card {value!r} (use x1…x10, d1…d10 or a Chinese numeral)")
+
+
+def _int(obj: Mapping[str, Any], key: str, default: int | None = None) -> int:
+    v = obj.get(key, default)
+    if v is None:
+        raise InputError(f"missing field {key!r}", code="missing_field")
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise InputError(f"field {key!r} must be a whole number, got {v!r}")
+    return v
+
+
+def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
+    """Check an input object and build a ``Hand``; ``rules`` (a CLI flag) wins over the object's."""
+    if not isinstance(obj, Mapping):
+        raise InputError(f"a hand must be a JSON object, got {type(obj).__name__}")
+    unknown = [k for k in obj if k not in _KEYS]
+    if unknown:
+        raise InputError(f"unknown field {unknown[0]!r} (known: {', '.join(sorted(_KEYS))})",
+                         code="unknown_field")
+    rule_name = rules if rules is not None else obj.get("rules")
+    if rule_name is None:
+        raise InputError("missing field 'rules' (hunan, guangxi, guilin or a .toml path)",
+                         code="missing_field")
+    r = get_rules(rule_name, obj.get("options") or {})
+    players = _int(obj, "players", 3)
+    lo, hi = Rules.PLAYERS[r.name]
+    if not lo <= players <= hi:
+        raise InputError(f"{r.name} is played by {lo} to {hi} players, not {players}",
+                         code="bad_seat")
+    dealer = _int(obj, "dealer", 0)
+    winner = _int(obj, "winner")
+    for key, seat in (("dealer", dealer), ("winner", winner)):
+        if not 0 <= seat < players:
+            raise InputError(f"{key} seat {seat} is out of range 0–{players - 1}", code="bad_seat")
+    won_by = obj.get("won_by")
+    if won_by not in WON_BY:
+        raise InputError(f"field 'won_by' must be one of {', '.join(WON_BY)}, got {won_by!r}")
+    discarder = None
+    if won_by == "discard":
+        if obj.get("from") is None:
+            raise InputError("a win by discard needs 'from', the seat that discarded",
+                             code="missing_field")
+        discarder = _int(obj, "from")
+        if not 0 <= discarder < players:
+            raise InputError(f"from seat {discarder} is out of range 0–{players - 1}",
+                             code="bad_seat")
+        if discarder == winner:
+            raise InputError("the discarding seat cannot be the winner", code="bad_seat")
+    first_discard = obj.get("first_discard", False)
+    if not isinstance(first_discard, bool):
+        raise InputError(f"field 'first_discard' must be true or false, got {first_discard!r}")
+    idle = (dealer + 2) % 4 if players == 4 else None
+    if idle is not None and idle in (winner, discarder):
+        raise InputError(f"seat {idle} is 数审 (sits out this hand) and cannot win or discard",
+                         code="bad_seat")
+    raw_groups = obj.get("groups") or []
+    if not isinstance(raw_groups, list):
+        raise InputError("field 'groups' must be a list of {cards, state} objects")
+    groups = []
+    for n, g in enumerate(raw_groups):
+        where = f"groups[{n}]"
+        if not isinstance(g, Mapping) or not isinstance(g.get("cards"), list):
+            raise InputError(f"{where} must be an object with a 'cards' list")
+        cards = [_card(c, where) for c in g["cards"]]
+        try:
+            groups.append(Group(cards, g.get("state", "open")))
+        except GroupError as exc:
+            raise GroupError(f"{where}: {exc}") from None
+    raw_hand = obj.get("hand") or []
+    if not isinstance(raw_hand, list):
+        raise InputError("field 'hand' must be a list of cards")
+    hand = tuple(_card(c, f"hand[{n}]") for n, c in enumerate(raw_hand))
+    check_deck_limits([c for g in groups for c in g.cards] + list(hand))
+    winning = None
+    if obj.get("winning_card") is not None:
+        winning = _card(obj["winning_card"], "winning_card")
+        if winning not in hand:
+            raise InputError(f"winning_card {winning} is not among the hand cards",
+                             code="bad_winning_card")
+    raw_xing = obj.get("xing") or []
+    if isinstance(raw_xing, str):
+        raw_xing = [raw_xing]
+    if not isinstance(raw_xing, list):
+        raise InputError("field 'xing' must be a list of cards")
+    xing = tuple(_card(c, "xing").index for c in raw_xing)
+    ctx = Context(players, dealer, winner, won_by, discarder, first_discard, xing)
+    return Hand(r, ctx, tuple(groups), hand, winning)
+
+
+# ------------------------------------------------------------------ evaluation
+
+@dataclass(slots=True)
+class Candidate:
+    groups: list[Group]
+    points: list[int]
+    outcome: Outcome
+    winning_group: int
+    text: str
+
+    def key(self, winner: int) -> tuple[int, int, int]:
+        o = self.outcome
+        pay = o.payouts[winner] if o.payouts else 0
+        return (-int(o.winning), -pay, -sum(self.points))
+
+
+def _build(hand: Hand, split: Split) -> tuple[list[Group], int]:
+    """Groups of one split: table first, then sets, then free pieces; and the winning group."""
+    groups = list(hand.groups)
+    win_at = -1
+    if split.upgrade >= 0:
+        t = groups[split.upgrade]
+        groups[split.upgrade] = Group([*t.cards, t.cards[0]], State.OPEN)
+        win_at = split.upgrade
+    for n, s in enumerate(split.sets):
+        g = Group.of(s, State.OPEN if n == split.open_set else State.CONCEALED)
+        if n == split.open_set:
+            win_at = len(groups)
+        groups.append(g)
+    w = hand.winning_card.index if hand.winning_card is not None else -1
+    for p in split.pieces:
+        if win_at < 0 and w in p:
+            win_at = len(groups)
+        groups.append(Group.of(p, State.CONCEALED))
+    if win_at < 0 and w >= 0:
+        win_at = next((i for i in range(len(hand.groups), len(groups)) if hand.winning_card in
+                       groups[i].cards), -1)
+    return groups, win_at
+
+
+def _settle(hand: Hand, groups: list[Group], points: list[int]) -> Outcome:
+    base = sum(points)
+    ctx, rules = hand.ctx, hand.rules
+    if rules.name == "hunan":
+        reds = sum(1 for g in groups for c in g.cards if c.is_red)
+        return settle_hunan(base, reds, ctx, rules)
+    if rules.name == "guangxi":
+        return settle_guangxi(base, ctx, rules)
+    cards = [c.index for g in groups for c in g.cards]
+    return settle_guilin(base, cards, ctx, rules)
+
+
+def layout_text(groups: Sequence[Group], table: int = 0) -> str:
+    """Groups in text notation; ``table`` groups come before the ``|``."""
+    left = " ".join(str(g) for g in groups[:table])
+    right = " ".join(g.text() for g in groups[table:])
+    return f"{left} | {right}".strip() if table else right
+
+
+def _instant(hand: Hand) -> Candidate | None:
+    """Guangxi 起手胡 / Guilin 三笼五坎: at least three quads or five triples after the deal."""
+    if hand.ctx.won_by != "dealt" or hand.rules.name == "hunan":
+        return None
+    dealt = [c.index for c in hand.hand]
+    dealt += [c.index for g in hand.groups if g.state is State.CONCEALED for c in g.cards]
+    counts = [dealt.count(i) for i in range(20)]
+    quads = [i for i in range(20) if counts[i] == 4]
+    triples = [i for i in range(20) if counts[i] >= 3]
+    if len(quads) < 3 and len(triples) < 5:
+        return None
+    groups = [Group.of((i,) * counts[i], State.CONCEALED) for i in triples]
+    rest = [0 if counts[i] >= 3 else counts[i] for i in range(20)]
+    groups += _best_scoring_runs(rest)
+    groups += [g for g in hand.groups if g.state is State.OPEN]
+    points = [group_points(g, hand.rules) for g in groups]
+    total = sum(points)
+    if hand.rules.name == "guangxi":
+        ids = (["sanlong"] if len(quads) >= 3 else []) + (["wukan"] if len(triples) >= 5 else [])
+        outcome = settle_guangxi_instant(total, ids, hand.ctx)
+    else:
+        outcome = settle_guilin(total, [c.index for c in hand.hand] +
+                                [c.index for g in hand.groups for c in g.cards],
+                                hand.ctx, hand.rules, instant=True)
+    return Candidate(groups, points, outcome, -1, layout_text(groups))
+
+
+def _best_scoring_runs(counts: list[int]) -> list[Group]:
+    """The 一二三 / 二七十 groups that score most among leftover cards (leftovers allowed)."""
+    out: list[Group] = []
+    for base in (0, 10):  # small then big
+        best: tuple[int, int] = (0, 0)
+        for a in range(3):
+            for b in range(3):
+                c = counts
+                if (c[base] >= a and c[base + 2] >= a and c[base + 1] >= a + b
+                        and c[base + 6] >= b and c[base + 9] >= b and a + b > sum(best)):
+                    best = (a, b)
+        out += [Group.of((base, base + 1, base + 2))] * best[0]
+        out += [Group.of((base + 1, base + 6, base + 9))] * best[1]
+    return out
+
+
+def evaluate(hand: Hand) -> tuple[Candidate | None, list[Candidate]]:
+    """The claimed decomposition (RULINGS section 3) and every distinct one."""
+    table_quads = sum(1 for g in hand.groups if g.kind is Kind.QUAD)
+    table_triples = tuple(g.cards[0].index if g.kind is Kind.TRIPLE else -1 for g in hand.groups)
+    counts = [0] * 20
+    for c in hand.hand:
+        counts[c.index] += 1
+    w = hand.winning_card.index if hand.winning_card is not None else -1
+    from_other = hand.ctx.won_by in ("stock", "discard")
+    splits = hand_splits(counts, len(hand.groups), table_quads, w, from_other, table_triples)
+    cands: list[Candidate] = []
+    seen: set[tuple[tuple[tuple[int, ...], str], ...]] = set()
+    for split in splits:
+        groups, win_at = _build(hand, split)
+        sig = tuple(sorted((tuple(c.index for c in g.cards), g.state.value) for g in groups))
+        if sig in seen:
+            continue
+        seen.add(sig)
+        points = [group_points(g, hand.rules) for g in groups]
+        cands.append(Candidate(groups, points, _settle(hand, groups, points), win_at,
+                               layout_text(groups, len(hand.groups))))
+    inst = _instant(hand)
+    if inst is not None:
+        cands.append(inst)
+    if not cands:
+        return None, []
+    winner = hand.ctx.winner
+    cands.sort(key=lambda c: (c.key(winner), c.text))
+    return cands[0], cands
+
+
+def _group_json(g: Group, pts: int, region: str, winning: bool) -> dict[str, Any]:
+    d: dict[str, Any] = {"cards": [str(c) for c in g.cards], "kind": g.kind.value,
+                         "state": g.state.value, "name": g.name(region), "points": pts}
+    if winning:
+        d["winning_card"] = True
+    return d
+
+
+def result_json(hand: Hand, best: Candidate | None, cands: list[Candidate]) -> dict[str, Any]:
+    """The output object of the JSON contract."""
+    n = hand.ctx.players
+    region = hand.rules.name
+    out: dict[str, Any] = {"rules": hand.rules.to_dict()}
+    if best is None:
+        total = len(hand.hand) + sum(len(g.cards) for g in hand.groups)
+        out.update(winning=False, reason={
+            "code": "not_seven_groups",
+            "message": f"the {total} cards do not form seven groups "
+                       "(one pair exactly when there is a quad)"},
+            groups=[], points=0, specials=[], score=0, payouts=[0] * n, transfers=[],
+            alternatives=[])
+        return out
+    o = best.outcome
+    out["winning"] = o.winning
+    if not o.winning and o.reason:
+        out["reason"] = {"code": o.reason[0], "message": o.reason[1]}
+    out["groups"] = [_group_json(g, p, region, i == best.winning_group)
+                     for i, (g, p) in enumerate(zip(best.groups, best.points, strict=True))]
+    out["points"] = sum(best.points)
+    out["text"] = best.text
+    out["specials"] = [{"id": s, "name": SPECIAL_NAMES[s]} for s in o.specials] if o.winning else []
+    out["score"] = o.score if o.winning else 0
+    if region == "guilin":
+        out.update(zi=o.extra.get("zi", 0), xing=o.extra.get("xing", 0), fan=o.extra.get("fan", 1))
+    out["payouts"] = o.payouts if o.winning else [0] * n
+    out["transfers"] = o.transfers if o.winning else []
+    if region == "hunan":
+        out["transfers"] = []
+    out["alternatives"] = [
+        {"text": c.text, "points": sum(c.points), "winning": c.outcome.winning,
+         "score": c.outcome.score if c.outcome.winning else 0,
+         "groups": [_group_json(g, p, region, False) for g, p in
+                    zip(c.groups, c.points, strict=True)]}
+        for c in cands[:MAX_ALTERNATIVES]
+    ]
+    return out
+
+
+def score(obj: Any, rules: str | Rules | None = None) -> dict[str, Any]:
+    """Score one input object; raises a ``ZipaiError`` (a ValueError) on bad input."""
+    hand = parse_input(obj, rules)
+    best, cands = evaluate(hand)
+    return result_json(hand, best, cands)
+
+
+def score_json(text: str | bytes, rules: str | None = None) -> dict[str, Any]:
+    """Parse JSON text then score it; a JSON error becomes a ``ZipaiError``."""
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ZipaiError(f"not valid JSON: {exc}", code="bad_json") from None
+    return score(obj, rules)
+
+
+def score_simultaneous(objs: Sequence[Any], rules: str | Rules | None = None) -> dict[str, Any]:
+    """Guangxi: two instant wins at once (RULINGS section 6), one event with two layouts.
+
+    The higher points win alone; equal points both win, the third player pays each,
+    and the two winners owe each other nothing.
+    """
+    if len(objs) != 2:
+        raise InputError("a simultaneous instant win has exactly two layouts")
+    results = [score(o, rules) for o in objs]
+    hands = [parse_input(o, rules) for o in objs]
+    if hands[0].rules.name != "guangxi":
+        raise InputError("simultaneous instant wins are a Guangxi rule")
+    if hands[0].ctx.winner == hands[1].ctx.winner:
+        raise InputError("the two instant wins must be by different seats")
+    for r, h in zip(results, hands, strict=True):
+        if not (r["winning"] and h.ctx.won_by == "dealt" and any(
+                s["id"] in ("sanlong", "wukan") for s in r["specials"])):
+            raise InputError(f"seat {h.ctx.winner}'s layout is not an instant win")
+    n = hands[0].ctx.players
+    a, b = results[0]["score"], results[1]["score"]
+    if a != b:
+        win = 0 if a > b else 1
+        return {"winners": [hands[win].ctx.winner], "results": results,
+                "payouts": results[win]["payouts"], "transfers": results[win]["transfers"]}
+    winners = {hands[0].ctx.winner, hands[1].ctx.winner}
+    payouts = [0] * n
+    transfers = []
+    for h, r in zip(hands, results, strict=True):
+        for s in range(n):
+            if s not in winners:
+                transfers.append([s, h.ctx.winner, r["score"]])
+                payouts[s] -= r["score"]
+                payouts[h.ctx.winner] += r["score"]
+    return {"winners": sorted(winners), "results": results, "payouts": payouts,
+            "transfers": transfers}

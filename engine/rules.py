@@ -1,0 +1,166 @@
+"""Rule sets as data: a typed options object per preset and a registry looked up by name.
+
+>>> get_rules("guangxi").options.minimum
+15
+>>> get_rules("hunan", {"self_draw": "plus_ten"}).options.self_draw
+'plus_ten'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .errors import RulesError
+
+
+@dataclass(frozen=True)
+class Options:
+    """House options, RULINGS section 9. ``minimum=None`` means the preset's default."""
+
+    minimum: int | None = None
+    self_draw: str = "double"
+    piao: int = 30
+    tianhu_multiplier: int = 2
+    xing: tuple[str, ...] = ("up", "down")
+    fan_as_zi: bool = False
+    dealer_rotation: str = "winner"
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["xing"] = list(self.xing)
+        return out
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One rule set: its preset name, the keys it accepts, and the chosen options."""
+
+    name: str
+    options: Options = field(default_factory=Options)
+    source: str = ""  # where it came from: a preset name or a TOML path
+
+    KEYS: ClassVar[dict[str, frozenset[str]]] = {
+        "hunan": frozenset({"minimum", "self_draw", "piao", "dealer_rotation"}),
+        "guangxi": frozenset({"minimum", "tianhu_multiplier", "dealer_rotation"}),
+        "guilin": frozenset({"minimum", "xing", "fan_as_zi", "dealer_rotation"}),
+    }
+    PLAYERS: ClassVar[dict[str, tuple[int, int]]] = {
+        "hunan": (2, 4), "guangxi": (2, 3), "guilin": (2, 3),
+    }
+    UNIT: ClassVar[dict[str, str]] = {"hunan": "福", "guangxi": "油", "guilin": "胡"}
+    TITLE: ClassVar[dict[str, str]] = {"hunan": "湖南字牌", "guangxi": "广西大字牌", "guilin": "桂林字牌"}
+
+    def minimum(self, players: int) -> int:
+        """起胡: the least points that win (RULINGS section 4)."""
+        if self.options.minimum is not None:
+            return self.options.minimum
+        if self.name == "hunan":
+            return 20 if players == 2 else 15
+        return 15 if self.name == "guangxi" else 10
+
+    def with_options(self, overrides: Mapping[str, Any], where: str = "options") -> Rules:
+        """A copy with some options replaced; every key and value is checked."""
+        if not overrides:
+            return self
+        if not isinstance(overrides, Mapping):
+            raise RulesError(f"{where} must be a table of option keys, not {type(overrides).__name__}")
+        changes = {k: _check_option(self.name, k, v, where) for k, v in overrides.items()}
+        return dataclasses.replace(self, options=dataclasses.replace(self.options, **changes))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"preset": self.name, "options": self.options.to_dict()}
+
+
+PRESETS: dict[str, Rules] = {name: Rules(name, source=name) for name in Rules.KEYS}
+_ALIASES = {"湖南": "hunan", "广西": "guangxi", "廣西": "guangxi", "桂林": "guilin"}
+
+
+def _check_option(preset: str, key: str, value: Any, where: str) -> Any:
+    """Validate one option value; the error names the key."""
+    known = Rules.KEYS[preset]
+    if key not in Options.__dataclass_fields__:
+        raise RulesError(f"unknown option {key!r} in {where} (known: {', '.join(sorted(known))})")
+    if key not in known:
+        raise RulesError(f"option {key!r} does not apply to {preset} (it takes: {', '.join(sorted(known))})")
+
+    def need_int(lo: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+            raise RulesError(f"option {key!r} must be a whole number >= {lo}, got {value!r}")
+        return value
+
+    if key == "minimum":
+        allowed = {"guangxi": (15, 20, 25, 30), "guilin": (10, 15)}.get(preset)
+        v = need_int(0)
+        if allowed and v not in allowed:
+            raise RulesError(f"option 'minimum' for {preset} must be one of {allowed}, got {v}")
+        return v
+    if key == "self_draw":
+        if value not in ("double", "plus_ten"):
+            raise RulesError(f"option 'self_draw' must be 'double' or 'plus_ten', got {value!r}")
+        return value
+    if key == "piao":
+        if isinstance(value, bool) or value not in (30, 100):
+            raise RulesError(f"option 'piao' must be 30 or 100, got {value!r}")
+        return value
+    if key == "tianhu_multiplier":
+        return need_int(1)
+    if key == "xing":
+        if isinstance(value, str) or not isinstance(value, list | tuple) or not all(
+            v in ("up", "same", "down") for v in value
+        ):
+            raise RulesError(f"option 'xing' must be a list of 'up', 'same', 'down', got {value!r}")
+        return tuple(v for v in ("up", "same", "down") if v in value)
+    if key == "fan_as_zi":
+        if not isinstance(value, bool):
+            raise RulesError(f"option 'fan_as_zi' must be true or false, got {value!r}")
+        return value
+    if key == "dealer_rotation":
+        if value not in ("winner", "next_seat"):
+            raise RulesError(f"option 'dealer_rotation' must be 'winner' or 'next_seat', got {value!r}")
+        return value
+    raise RulesError(f"unknown option {key!r} in {where}")  # pragma: no cover
+
+
+def load_rules_file(path: str | Path) -> Rules:
+    """A house-rules TOML file: ``preset = "hunan"`` and an ``[options]`` table."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RulesError(f"rules file {str(p)!r} not found") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise RulesError(f"rules file {str(p)!r} is not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise RulesError(f"rules file {str(p)!r} cannot be read: {exc.strerror}") from None
+    unknown = set(data) - {"preset", "options"}
+    if unknown:
+        raise RulesError(f"unknown key {sorted(unknown)[0]!r} in {p} (expected 'preset' and [options])")
+    preset = data.get("preset")
+    if not isinstance(preset, str) or _canonical(preset) not in PRESETS:
+        raise RulesError(f"'preset' in {p} must be one of {', '.join(PRESETS)}, got {preset!r}")
+    base = dataclasses.replace(PRESETS[_canonical(preset)], source=str(p))
+    return base.with_options(data.get("options", {}), where=str(p))
+
+
+def _canonical(name: str) -> str:
+    return _ALIASES.get(name.strip(), name.strip().lower())
+
+
+def get_rules(name: str | Rules, overrides: Mapping[str, Any] | None = None) -> Rules:
+    """A preset by name (``hunan``, ``guangxi``, ``guilin``) or a ``.toml`` path, plus overrides."""
+    if isinstance(name, Rules):
+        rules = name
+    elif not isinstance(name, str):
+        raise RulesError(f"'rules' must be a preset name or a .toml path, got {name!r}")
+    elif _canonical(name) in PRESETS:
+        rules = PRESETS[_canonical(name)]
+    elif name.endswith(".toml") or "/" in name:
+        rules = load_rules_file(name)
+    else:
+        raise RulesError(f"unknown rule set {name!r} (use hunan, guangxi, guilin or a .toml file)")
+    return rules.with_options(overrides or {})

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every Debian package Zipai Scorer needs: CJK fonts for card rendering
+# and the app, Mesa/EGL for headless Kivy, and the libraries Kivy's SDL2 wheels load.
+# Safe to run twice; run as root or with sudo available.
+set -euo pipefail
+PKGS=(
+  # card faces and app text (datasets/fonts.py lists which file goes to which split)
+  fonts-arphic-ukai fonts-arphic-uming fonts-lxgw-wenkai fonts-wqy-microhei
+  fonts-wqy-zenhei fonts-noto-cjk
+  # brush-style faces (Japanese brush fonts carry 參 貳 陸 壹 拾 and small numerals)
+  fonts-kouzan-mouhitsu fonts-aoyagi-soseki fonts-kiloji
+  fontconfig
+  # headless Kivy: real pixels through Mesa
+  libgl1-mesa-dri libegl1 libgles2 libgl1 xvfb xauth
+  libmtdev1 libsdl2-2.0-0 libsdl2-image-2.0-0 libsdl2-ttf-2.0-0 libsdl2-mixer-2.0-0
+  # SQLite command-line tool for inspecting ledgers by hand
+  sqlite3
+)
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+fc-cache -f >/dev/null 2>&1 || true
+echo "system packages ready (${#PKGS[@]} checked, ${#missing[@]} installed)"
