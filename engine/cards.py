@@ -37,8 +37,6 @@ class Card:
     """One kind of card. There are exactly 20 instances; compare them with ``is`` or ``==``."""
 
     __slots__ = ("big", "index", "rank")
-    _all: list[Card] = []
-
     def __init__(self, big: bool, rank: int) -> None:
         self.big = big
         self.rank = rank
