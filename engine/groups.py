@@ -1,6 +1,6 @@
 """Groups (墩 / 比 / 坒): the seven units of a winning layout, RULINGS section 2.
 
->>> g = Group.parse("d8d8x8"); g.kind, g.name("hunan"), str(g)
+>>> g = Group.parse("d8d8x8"); g.kind.value, g.name("hunan"), str(g)
 ('mixed', '半边', 'x8d8d8')
 >>> Group.parse("~x10x10x10").name("guilin"), Group.parse("x10x10x10").name("hunan")
 ('扫', '碰')

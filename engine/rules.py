@@ -59,9 +59,7 @@ class Rules:
         """起胡: the least points that win (RULINGS section 4)."""
         if self.options.minimum is not None:
             return self.options.minimum
-        if self.name == "hunan":
-            return 20 if players == 2 else 15
-        return 15 if self.name == "guangxi" else 10
+        return 20 if players == 2 else 15  # Hunan: 15 福, 20 with two players
 
     def with_options(self, overrides: Mapping[str, Any], where: str = "options") -> Rules:
         """A copy with some options replaced; every key and value is checked."""
@@ -76,7 +74,11 @@ class Rules:
         return {"preset": self.name, "options": self.options.to_dict()}
 
 
-PRESETS: dict[str, Rules] = {name: Rules(name, source=name) for name in Rules.KEYS}
+PRESETS: dict[str, Rules] = {
+    "hunan": Rules("hunan", Options(), source="hunan"),  # minimum follows the seat count
+    "guangxi": Rules("guangxi", Options(minimum=15), source="guangxi"),
+    "guilin": Rules("guilin", Options(minimum=10), source="guilin"),
+}
 _ALIASES = {"湖南": "hunan", "广西": "guangxi", "廣西": "guangxi", "桂林": "guilin"}
 
 
