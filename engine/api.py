@@ -50,16 +50,17 @@ class Hand:
     winning_card: Card | None = None
 
 
-def _card(value: Any, where: str) -> Card:
+def _card(value: Any, where: str, n: int | None = None) -> Card:
+    c = _CARD_BY_TEXT.get(value) if isinstance(value, str) else None
+    if c is not None:
+        return c
     if isinstance(value, str):
-        c = _CARD_BY_TEXT.get(value)
-        if c is not None:
-            return c
         try:
             return Card.parse(value)
         except CardError:
             pass
-    raise CardError(f"{where}: unknown card {value!r} (use x1…x10, d1…d10 or a Chinese numeral)")
+    place = where if n is None else f"{where}[{n}]"
+    raise CardError(f"{place}: unknown card {value!r} (use x1…x10, d1…d10 or a Chinese numeral)")
 
 
 def _int(obj: Mapping[str, Any], key: str, default: int | None = None) -> int:
@@ -120,18 +121,17 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
         raise InputError("field 'groups' must be a list of {cards, state} objects")
     groups = []
     for n, g in enumerate(raw_groups):
-        where = f"groups[{n}]"
         if not isinstance(g, Mapping) or not isinstance(g.get("cards"), list):
-            raise InputError(f"{where} must be an object with a 'cards' list")
-        cards = [_card(c, where) for c in g["cards"]]
+            raise InputError(f"groups[{n}] must be an object with a 'cards' list")
+        cards = [_card(c, f"groups[{n}].cards", k) for k, c in enumerate(g["cards"])]
         try:
             groups.append(Group(cards, g.get("state", "open")))
         except GroupError as exc:
-            raise GroupError(f"{where}: {exc}") from None
+            raise GroupError(f"groups[{n}]: {exc}") from None
     raw_hand = obj.get("hand") or []
     if not isinstance(raw_hand, list):
         raise InputError("field 'hand' must be a list of cards")
-    hand = tuple(_card(c, f"hand[{n}]") for n, c in enumerate(raw_hand))
+    hand = tuple([_card(c, "hand", n) for n, c in enumerate(raw_hand)])
     check_deck_limits([c for g in groups for c in g.cards] + list(hand))
     winning = None
     if obj.get("winning_card") is not None:
@@ -283,7 +283,7 @@ def evaluate(hand: Hand) -> tuple[Candidate | None, list[Candidate]]:
 
 
 def _group_json(g: Group, pts: int, region: str, winning: bool) -> dict[str, Any]:
-    d: dict[str, Any] = {"cards": [str(c) for c in g.cards], "kind": g.kind.value,
+    d: dict[str, Any] = {"cards": [c.text for c in g.cards], "kind": g.kind.value,
                          "state": g.state.value, "name": g.name(region), "points": pts}
     if winning:
         d["winning_card"] = True

@@ -36,11 +36,12 @@ NUM_KINDS = 20
 class Card:
     """One kind of card. There are exactly 20 instances; compare them with ``is`` or ``==``."""
 
-    __slots__ = ("big", "index", "rank")
+    __slots__ = ("big", "index", "rank", "text")
     def __init__(self, big: bool, rank: int) -> None:
         self.big = big
         self.rank = rank
         self.index = (10 if big else 0) + rank - 1
+        self.text = f"{'d' if big else 'x'}{rank}"
 
     @staticmethod
     def from_index(index: int) -> Card:
@@ -74,7 +75,7 @@ class Card:
         return (BIG_TRADITIONAL if traditional else BIG_SIMPLIFIED)[self.rank - 1]
 
     def __str__(self) -> str:
-        return f"{self.form}{self.rank}"
+        return self.text
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"

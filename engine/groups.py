@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
+from functools import lru_cache
 
 from .cards import ALL_CARDS, Card, parse_cards
 from .errors import GroupError
@@ -40,7 +41,7 @@ _NAMES: dict[tuple[Kind, State | None], dict[str, str]] = {
     (Kind.QUAD, State.CONCEALED): {"hunan": "提", "guangxi": "龙", "guilin": "扫穿"},
     (Kind.PAIR, None): {"hunan": "对子", "guangxi": "眼睛", "guilin": "将"},
 }
-_TRADITIONAL = str.maketrans("顺边绞扫开龙将对贰叁陆", "順邊絞掃開龍將對貳參陸")
+TRADITIONAL = str.maketrans("顺边绞扫开龙将对贰叁陆", "順邊絞掃開龍將對貳參陸")
 
 
 def classify(cards: Sequence[Card]) -> Kind | None:
@@ -103,15 +104,12 @@ class Group:
 
     def name(self, region: str = "hunan", traditional: bool = False) -> str:
         """The group's native name in that region."""
-        if self.kind is Kind.ONE_TWO_THREE or self.kind is Kind.TWO_SEVEN_TEN:
-            name = "".join(c.chinese() for c in self.cards)
-        else:
-            key_state = self.state if self.kind in (Kind.TRIPLE, Kind.QUAD) else None
-            name = _NAMES[(self.kind, key_state)].get(region, _NAMES[(self.kind, key_state)]["hunan"])
-        return name.translate(_TRADITIONAL) if traditional else name
+        return _name(self.cards, self.kind, self.state, region, traditional)
+
+
 
     def text(self) -> str:
-        return "".join(str(c) for c in self.cards)
+        return "".join(c.text for c in self.cards)
 
     def __str__(self) -> str:
         return ("~" if self.state is State.CONCEALED else "") + self.text()
@@ -124,3 +122,13 @@ class Group:
 
     def __hash__(self) -> int:
         return hash((self.cards, self.state))
+
+
+@lru_cache(maxsize=4096)
+def _name(cards: tuple[Card, ...], kind: Kind, state: State, region: str, traditional: bool) -> str:
+    if kind is Kind.ONE_TWO_THREE or kind is Kind.TWO_SEVEN_TEN:
+        name = "".join(c.chinese() for c in cards)
+    else:
+        names = _NAMES[(kind, state if kind in (Kind.TRIPLE, Kind.QUAD) else None)]
+        name = names.get(region, names["hunan"])
+    return name.translate(TRADITIONAL) if traditional else name

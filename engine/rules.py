@@ -12,6 +12,7 @@ import dataclasses
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -71,7 +72,17 @@ class Rules:
         return dataclasses.replace(self, options=dataclasses.replace(self.options, **changes))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"preset": self.name, "options": self.options.to_dict()}
+        return {"preset": self.name, "options": _options_dict(self.options)}
+
+
+@lru_cache(maxsize=256)
+def _options_frozen(options: Options) -> tuple[tuple[str, Any], ...]:
+    return tuple(options.to_dict().items())
+
+
+def _options_dict(options: Options) -> dict[str, Any]:
+    """A fresh dict of the options (cached work: this is on the scoring hot path)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in _options_frozen(options)}
 
 
 PRESETS: dict[str, Rules] = {

@@ -1,0 +1,234 @@
+"""``zipai score``: score a layout from JSON, JSON Lines or the text notation."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from .api import WON_BY, parse_input, score
+from .cards import Card
+from .errors import ZipaiError
+from .groups import TRADITIONAL
+from .notation import format_layout, parse_layout
+from .rules import Rules
+
+
+def _pad(text: str, width: int) -> str:
+    """Pad to a display width where CJK characters take two columns."""
+    shown = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(0, width - shown)
+
+
+WON_BY_NAMES = {"self_draw": "自摸", "stock": "翻牌", "discard": "点炮", "dealt": "起手"}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        raise ZipaiError(message, code="usage")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="zipai score", description=(
+        "Score a winning Zipai layout. FILE holds the JSON input object ('-' for stdin); "
+        "--text takes the notation instead: table groups, then '|', then hand cards, e.g. "
+        "\"d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8\" (~ = concealed, "
+        "x9! = the winning card)."))
+    p.add_argument("file", nargs="?", help="JSON input file, or - for stdin")
+    p.add_argument("--text", help="the layout in text notation")
+    p.add_argument("--json", action="store_true", help="print the output object as JSON")
+    p.add_argument("--jsonl", action="store_true", help="JSON Lines in, JSON Lines out")
+    p.add_argument("--rules", help="hunan, guangxi, guilin or a house-rules .toml (wins over the JSON)")
+    p.add_argument("--players", type=int)
+    p.add_argument("--dealer", type=int)
+    p.add_argument("--winner", type=int)
+    p.add_argument("--won-by", choices=WON_BY)
+    p.add_argument("--from", dest="from_", type=int, metavar="SEAT", help="the discarding seat")
+    p.add_argument("--winning-card")
+    p.add_argument("--first-discard", action="store_true", default=None,
+                   help="the dealer's first discard (地福 / 地胡)")
+    p.add_argument("--xing", action="append", help="Guilin turned card (repeatable)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a house option of RULINGS section 9 (repeatable)")
+    p.add_argument("--traditional", action="store_true", help="print traditional characters")
+    return p
+
+
+def _option_value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return int(low)
+    except ValueError:
+        pass
+    if "," in text or text.strip() in ("up", "down", "same", ""):
+        if text.strip() in ("double", "plus_ten"):
+            return text.strip()
+        return [v.strip() for v in text.split(",") if v.strip()]
+    return text.strip()
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, val in (("players", args.players), ("dealer", args.dealer), ("winner", args.winner),
+                     ("won_by", args.won_by), ("from", args.from_),
+                     ("winning_card", args.winning_card), ("first_discard", args.first_discard),
+                     ("xing", args.xing)):
+        if val is not None:
+            out[key] = val
+    opts: dict[str, Any] = {}
+    for item in args.option:
+        if "=" not in item:
+            raise ZipaiError(f"--option {item!r} must be KEY=VALUE", code="usage")
+        k, v = item.split("=", 1)
+        opts[k.strip()] = _option_value(v)
+    if opts:
+        out["options"] = opts
+    return out
+
+
+def _merge(obj: Any, over: dict[str, Any]) -> Any:
+    if not isinstance(obj, dict):
+        return obj
+    merged = dict(obj)
+    for k, v in over.items():
+        merged[k] = {**(obj.get("options") or {}), **v} if k == "options" else v
+    return merged
+
+
+def _read(path: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ZipaiError(f"{path}: no such file", code="io") from None
+    except IsADirectoryError:
+        raise ZipaiError(f"{path}: is a directory, not a JSON file", code="io") from None
+    except OSError as exc:
+        raise ZipaiError(f"{path}: cannot read ({exc.strerror})", code="io") from None
+    name = "stdin" if path == "-" else path
+    if b"\x00" in data:
+        raise ZipaiError(f"{name}: binary data, not a JSON text file", code="bad_json")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ZipaiError(f"{name}: not UTF-8 text", code="bad_json") from None
+
+
+def _loads(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ZipaiError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
+                         code="bad_json") from None
+
+
+def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = False) -> str:
+    """A readable breakdown with Chinese names, points per group, specials and payouts."""
+    hand = parse_input(obj, result["rules"]["preset"] if isinstance(obj.get("rules"), Rules) else None)
+    rules = hand.rules
+    unit = Rules.UNIT[rules.name]
+    ctx = hand.ctx
+    how = f"{WON_BY_NAMES[ctx.won_by]} ({ctx.won_by})"
+    if ctx.won_by == "discard":
+        how += f" from seat {ctx.discarder}"
+    lines = [f"{Rules.TITLE[rules.name]} ({rules.name}) · {ctx.players} players · dealer seat "
+             f"{ctx.dealer} · seat {ctx.winner} wins by {how}",
+             "layout: " + format_layout(hand.groups, hand.hand, hand.winning_card)]
+    if result["groups"]:
+        lines.append("")
+        for g in result["groups"]:
+            cards = [Card.parse(c) for c in g["cards"]]
+            glyphs = "".join(c.chinese(traditional) for c in cards)
+            name = g["name"].translate(TRADITIONAL) if traditional else g["name"]
+            mark = "  ← winning card" if g.get("winning_card") else ""
+            lines.append(f"  {_pad(name, 8)}{_pad(' '.join(g['cards']), 14)}{_pad(glyphs, 8)}"
+                         f"{g['state']:<10}{g['points']:>3} {unit}{mark}")
+        lines.append(f"  {_pad('', 8)}{_pad('total', 14)}{_pad('', 8)}{'':<10}{result['points']:>3} "
+                     f"{unit} (minimum {rules.minimum(ctx.players)})")
+    lines.append("")
+    if not result["winning"]:
+        lines.append(f"not a win: {result['reason']['message']} [{result['reason']['code']}]")
+    else:
+        if result["specials"]:
+            lines.append("specials: " + ", ".join(f"{s['name']} ({s['id']})" for s in result["specials"]))
+        if rules.name == "guilin":
+            lines.append(f"score: ({result['zi']} 子 + {result['xing']} 醒) × {result['fan']} 番 = "
+                         f"{result['score']} per share")
+        else:
+            lines.append(f"score: {result['score']}")
+    pays = ", ".join(f"seat {i}: {p:+d}" if p else f"seat {i}: 0" for i, p in enumerate(result["payouts"]))
+    lines.append(("round totals: " if rules.name == "hunan" else "payouts: ") + pays)
+    for f, t, amount in result.get("transfers", []):
+        lines.append(f"  seat {f} pays seat {t}: {amount}")
+    if len(result.get("alternatives", [])) > 1:
+        lines.append(f"{len(result['alternatives'])} decompositions; chosen: {result['text']}")
+    return "\n".join(lines)
+
+
+def _jsonl(args: argparse.Namespace, over: dict[str, Any]) -> int:
+    stream = sys.stdin if args.file in (None, "-") else None
+    if stream is None:
+        text = _read(args.file)
+        lines = text.splitlines()
+    else:
+        lines = (line.rstrip("\n") for line in sys.stdin)
+    out = sys.stdout
+    for n, line in enumerate(lines, 1):
+        try:
+            obj = _merge(_loads(line, "input"), over)
+            res: dict[str, Any] = score(obj, args.rules)
+        except ZipaiError as exc:
+            res = {"error": f"line {n}: {exc}", "code": exc.code}
+        except RecursionError:
+            res = {"error": f"line {n}: JSON nested too deeply", "code": "bad_json"}
+        out.write(json.dumps(res, ensure_ascii=False) + "\n")
+    return 0
+
+
+def run(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    over = _overrides(args)
+    if args.jsonl:
+        return _jsonl(args, over)
+    if args.text is not None:
+        if args.file:
+            raise ZipaiError("give either FILE or --text, not both", code="usage")
+        lay = parse_layout(args.text)
+        obj: Any = {"rules": args.rules or "hunan", "players": 3, "dealer": 0, "winner": 0,
+                    "won_by": "self_draw",
+                    "groups": [{"cards": [str(c) for c in g.cards], "state": g.state.value}
+                               for g in lay.groups],
+                    "hand": [str(c) for c in lay.hand]}
+        if lay.winning_card is not None:
+            obj["winning_card"] = str(lay.winning_card)
+        obj = _merge(obj, over)
+    elif args.file:
+        where = "stdin" if args.file == "-" else args.file
+        obj = _merge(_loads(_read(args.file), where), over)
+    else:
+        raise ZipaiError("give a JSON FILE, '-' for stdin, or --text \"…\"", code="usage")
+    try:
+        result = score(obj, args.rules)
+    except RecursionError:
+        raise ZipaiError("JSON nested too deeply", code="bad_json") from None
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        if args.rules:
+            obj = {**obj, "rules": args.rules}
+        print(render(obj, result, args.traditional))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return run(list(sys.argv[1:] if argv is None else argv))
+    except ZipaiError as exc:
+        print(f"zipai score: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
