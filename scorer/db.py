@@ -1,0 +1,189 @@
+"""Opening the SQLite file: where it lives, pragmas, and the versioned schema.
+
+Every schema change is a numbered migration applied in one transaction and recorded in
+``schema_migrations``; version 1 is the first schema, already with the photo path and
+the per-hand options on each event. A file that is not SQLite, is damaged, or belongs to
+another program is refused with ``NotALedger`` before anything is written to it.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .errors import NotALedger
+
+APPLICATION_ID = 0x5A504C47  # "ZPLG": marks the file as a zipai ledger (PRAGMA application_id)
+APP_NAME = "zipai-ledger"
+BUSY_TIMEOUT_MS = 15_000
+
+EVENT_KINDS = ("hand", "draw", "double", "adjust", "void", "edit", "settle", "reopen")
+
+_V1 = [
+    """CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL)""",
+    """CREATE TABLE players (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL)""",
+    """CREATE TABLE sessions (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        preset TEXT NOT NULL,
+        rules_json TEXT NOT NULL,
+        stake TEXT NOT NULL,
+        first_dealer INTEGER NOT NULL,
+        created_at TEXT NOT NULL)""",
+    """CREATE TABLE session_players (
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        seat INTEGER NOT NULL,
+        player_id INTEGER NOT NULL REFERENCES players(id),
+        PRIMARY KEY (session_id, seat))""",
+    f"""CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        kind TEXT NOT NULL CHECK (kind IN ({", ".join(repr(k) for k in EVENT_KINDS)})),
+        target INTEGER REFERENCES events(id),
+        data TEXT NOT NULL CHECK (json_valid(data)),
+        options TEXT CHECK (options IS NULL OR json_valid(options)),
+        photo TEXT,
+        created_at TEXT NOT NULL)""",
+    "CREATE INDEX events_by_session ON events(session_id, id)",
+]
+
+# version -> statements; append new versions, never edit a released one.
+MIGRATIONS: dict[int, list[str]] = {1: _V1}
+SCHEMA_VERSION = max(MIGRATIONS)
+
+
+def now() -> str:
+    """UTC time stamp of an event, ISO 8601 to the second."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def default_path() -> Path:
+    """``$ZIPAI_DB``, else ``$XDG_DATA_HOME/zipai/ledger.db``, else ``~/.local/share/zipai/ledger.db``."""
+    env = os.environ.get("ZIPAI_DB")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "zipai" / "ledger.db"
+
+
+def _refuse(path: str, why: str) -> NotALedger:
+    return NotALedger(f"{path} is not a zipai ledger: {why}")
+
+
+def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
+    """Open (and if new, create) a ledger file; refuse anything that is not one."""
+    p = Path(path)
+    shown = str(p)
+    if p.exists() and p.is_dir():
+        raise _refuse(shown, "it is a folder")
+    if not p.exists():
+        if not create:
+            raise NotALedger(f"{shown} does not exist")
+        p.parent.mkdir(parents=True, exist_ok=True)
+    elif p.stat().st_size:
+        with p.open("rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                raise _refuse(shown, "not an SQLite database")
+    try:
+        conn = sqlite3.connect(shown, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                               check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise _refuse(shown, f"cannot open it ({exc})") from None
+    try:
+        _prepare(conn, shown)
+    except NotALedger:
+        conn.close()
+        raise
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise _refuse(shown, f"the file is damaged ({exc})") from None
+    return conn
+
+
+def _prepare(conn: sqlite3.Connection, shown: str) -> None:
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables):
+        raise _refuse(shown, "an SQLite database of another program")
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":  # pragma: no cover - e.g. a read-only folder
+        raise _refuse(shown, f"cannot switch it to WAL journaling (got {mode})")
+    conn.execute("PRAGMA synchronous = FULL")  # a committed hand survives power loss too
+    conn.execute("PRAGMA foreign_keys = ON")
+    migrate(conn, shown)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    try:
+        row = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+    except sqlite3.OperationalError:
+        return 0
+    return int(row[0] or 0)
+
+
+def migrate(conn: sqlite3.Connection, shown: str = "ledger") -> int:
+    """Bring the schema up to ``SCHEMA_VERSION``, one transaction per version."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone():
+            conn.execute("CREATE TABLE schema_migrations ("
+                         "version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        current = schema_version(conn)
+        if current > SCHEMA_VERSION:
+            raise _refuse(shown, f"schema version {current} is newer than this program ({SCHEMA_VERSION})")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    for version in range(current + 1, SCHEMA_VERSION + 1):
+        _apply(conn, version, MIGRATIONS[version])
+    _check_meta(conn, shown)
+    return SCHEMA_VERSION
+
+
+def _apply(conn: sqlite3.Connection, version: int, statements: list[str]) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if schema_version(conn) >= version:  # another process got there first
+            conn.execute("ROLLBACK")
+            return
+        for sql in statements:
+            conn.execute(sql)
+        if version == 1:
+            conn.execute("INSERT INTO meta(key, value) VALUES ('app', ?)", (APP_NAME,))
+        conn.execute("INSERT INTO schema_migrations(version, applied_at) VALUES (?, ?)", (version, now()))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _check_meta(conn: sqlite3.Connection, shown: str) -> None:
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'app'").fetchone()
+    except sqlite3.OperationalError:
+        row = None
+    if row is None or row[0] != APP_NAME:
+        raise _refuse(shown, "its meta table does not name zipai-ledger")
+
+
+def transaction(conn: sqlite3.Connection, body: Callable[[], object]) -> object:
+    """Run ``body`` inside BEGIN IMMEDIATE … COMMIT; any exception rolls everything back."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = body()
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return result
