@@ -323,6 +323,7 @@ def result_json(hand: Hand, best: Candidate | None, cands: list[Candidate]) -> d
     out["alternatives"] = [
         {"text": c.text, "points": sum(c.points), "winning": c.outcome.winning,
          "score": c.outcome.score if c.outcome.winning else 0,
+         "payouts": c.outcome.payouts if c.outcome.winning else [0] * n,
          "groups": [_group_json(g, p, region, False) for g, p in
                     zip(c.groups, c.points, strict=True)]}
         for c in cands[:MAX_ALTERNATIVES]

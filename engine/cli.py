@@ -124,6 +124,8 @@ def _loads(text: str, where: str) -> Any:
     except json.JSONDecodeError as exc:
         raise ZipaiError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
                          code="bad_json") from None
+    except RecursionError:
+        raise ZipaiError(f"{where}: JSON nested too deeply", code="bad_json") from None
 
 
 def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = False) -> str:

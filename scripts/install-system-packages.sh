@@ -15,6 +15,8 @@ PKGS=(
   libmtdev1 libsdl2-2.0-0 libsdl2-image-2.0-0 libsdl2-ttf-2.0-0 libsdl2-mixer-2.0-0
   # SQLite command-line tool for inspecting ledgers by hand
   sqlite3
+  # a virtual environment for the project (Debian splits venv out of python3)
+  python3-venv
 )
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
