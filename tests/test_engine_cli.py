@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from zipai.engine.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +40,7 @@ def test_json_output_matches_contract(capsys):
 
 
 def test_rules_flag_wins_over_the_json(capsys):
-    code, out, _ = run([str(L1_FILE), "--json", "--rules", "guangxi"], capsys)
+    _code, out, _ = run([str(L1_FILE), "--json", "--rules", "guangxi"], capsys)
     assert json.loads(out)["payouts"] == [-18, 36, -18]
 
 
@@ -53,7 +52,7 @@ def test_text_notation_with_flags(capsys):
 
 
 def test_option_flag(capsys):
-    code, out, _ = run(["--text", L1_TEXT, "--winner", "1", "--option", "self_draw=plus_ten", "--json"],
+    _code, out, _ = run(["--text", L1_TEXT, "--winner", "1", "--option", "self_draw=plus_ten", "--json"],
                        capsys)
     assert json.loads(out)["score"] == 28
 
@@ -115,9 +114,9 @@ def test_missing_file(capsys):
 
 def test_console_script_starts_without_heavy_imports():
     """`zipai score` must not import torch, Kivy or OpenCV."""
-    code = ("import sys; from zipai.cli import main; rc = main(['score', %r, '--json']); "
+    code = (f"import sys; from zipai.cli import main; rc = main(['score', {str(L1_FILE)!r}, '--json']); "
             "heavy = [m for m in ('torch', 'kivy', 'cv2', 'onnxruntime') if m in sys.modules]; "
-            "print(heavy)" % str(L1_FILE))
+            "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().endswith("[]")
 

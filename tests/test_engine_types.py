@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from zipai.engine import ALL_CARDS, Card, CardError, Group, GroupError, RulesError, get_rules, score
 from zipai.engine.notation import format_layout, parse_layout
 
