@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from zipai.engine.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,6 +8,7 @@ from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from zipai.engine import ALL_CARDS, score
 from zipai.engine.generate import random_layout
 

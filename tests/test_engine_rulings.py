@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import layout
+
 from zipai.engine import score
 
 L1 = "d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from zipai.engine import ALL_CARDS, Card, CardError, Group, GroupError, RulesError, get_rules, score
 from zipai.engine.notation import format_layout, parse_layout
 
