@@ -1,0 +1,239 @@
+"""Card faces and backs drawn from a random deck style, each with a glyph mask for labels.
+
+A face returns an RGBA image plus an ``L`` mask whose value is 1 on the top glyph's ink and
+2 on the bottom (upside-down) glyph's ink, so labels can follow the ink through every transform.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter
+
+from zipai.engine.cards import BIG_VARIANTS, SMALL_CHARS, Card
+
+from .fonts import FALLBACK, Face, faces, has_glyph, render_char
+
+RGB = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class DeckStyle:
+    """Everything that makes one printed deck look like itself."""
+
+    face: Face
+    split: str
+    ratio: float            # height / width
+    paper: RGB
+    black: RGB
+    red: RGB
+    glyph_w: float          # glyph box width / card width
+    glyph_top: float        # glyph top offset / card height
+    squash: float           # glyph height / width factor
+    stroke: float           # dilation as a fraction of glyph width (0 = font weight)
+    frame: int              # 0 none, 1 single, 2 double
+    frame_color: RGB
+    corner_marks: bool
+    picture: int            # 0 none, 1 dots, 2 rings, 3 diamond
+    big_variant: dict[int, str]
+    compose_big3: bool      # 大三 drawn as 三 between the legs of 大
+    back_color: RGB
+    back_pattern: int       # 0 plain, 1 grid, 2 diagonal, 3 dots, 4 border+plain
+    back_color2: RGB
+    wear: float
+    radius: float
+
+
+def _jit(rng: random.Random, c: RGB, d: int) -> RGB:
+    return tuple(max(0, min(255, v + rng.randint(-d, d))) for v in c)  # type: ignore[return-value]
+
+
+def random_deck(rng: random.Random, split: str) -> DeckStyle:
+    """A deck style; the face comes from ``split``'s font list only."""
+    face = rng.choice(faces(split))
+    variants: dict[int, str] = {}
+    for rank, forms in BIG_VARIANTS.items():
+        ok = [f for f in forms if has_glyph(face, f)]
+        variants[rank] = rng.choice(ok) if ok else forms[-1]
+    paper = rng.choice([(250, 250, 246), (246, 240, 222), (240, 232, 205), (252, 252, 252),
+                        (236, 228, 210), (245, 236, 215)])
+    black = rng.choice([(20, 20, 22), (40, 38, 36), (25, 30, 50), (10, 10, 10), (55, 50, 45)])
+    red = rng.choice([(200, 30, 35), (220, 40, 40), (180, 20, 30), (205, 55, 45), (230, 30, 60)])
+    backs = [(30, 90, 60), (40, 60, 140), (150, 30, 35), (90, 60, 40), (20, 110, 110),
+             (60, 60, 60), (200, 160, 60), (110, 40, 110)]
+    heavy = face.style in ("brush", "kai") and rng.random() < 0.7
+    return DeckStyle(
+        face=face, split=split,
+        ratio=rng.uniform(3.1, 3.9),
+        paper=_jit(rng, paper, 6), black=_jit(rng, black, 8), red=_jit(rng, red, 12),
+        glyph_w=rng.uniform(0.62, 0.9), glyph_top=rng.uniform(0.025, 0.07),
+        squash=rng.uniform(0.85, 1.25),
+        stroke=rng.uniform(0.03, 0.08) if heavy or rng.random() < 0.5 else rng.uniform(0.0, 0.03),
+        frame=rng.choice((0, 0, 1, 1, 2)), frame_color=rng.choice([black, red, (40, 110, 60)]),
+        corner_marks=rng.random() < 0.4, picture=rng.choice((0, 0, 0, 1, 2, 3)),
+        big_variant=variants,
+        compose_big3=face.style == "brush" and rng.random() < 0.5 or rng.random() < 0.1,
+        back_color=_jit(rng, rng.choice(backs), 15), back_pattern=rng.randrange(5),
+        back_color2=_jit(rng, rng.choice([(230, 225, 210), (20, 20, 20), (200, 170, 60)]), 10),
+        wear=rng.uniform(0, 1) ** 2, radius=rng.uniform(0.02, 0.12),
+    )
+
+
+def glyph_text(deck: DeckStyle, card: Card) -> str:
+    return deck.big_variant[card.rank] if card.big else SMALL_CHARS[card.rank - 1]
+
+
+@functools.lru_cache(maxsize=2048)
+def _char_mask(face: Face, split: str, ch: str, size: int) -> np.ndarray:
+    m = render_char(face, ch, size) if has_glyph(face, ch) else np.zeros((0, 0), np.uint8)
+    if m.size == 0:
+        m = render_char(FALLBACK[split], ch, size)
+    if m.size == 0:
+        raise ValueError(f"no font of split {split!r} draws {ch!r}")
+    return m
+
+
+def _fit(mask: np.ndarray, w: int, h: int) -> Image.Image:
+    return Image.fromarray(mask).resize((max(1, w), max(1, h)), Image.Resampling.BILINEAR)
+
+
+def glyph_mask(deck: DeckStyle, card: Card, box_w: int) -> Image.Image:
+    """The glyph's ink as an ``L`` image about ``box_w`` wide, stroke weight applied."""
+    size = max(16, int(box_w * 1.2))
+    ch = glyph_text(deck, card)
+    if card.big and card.rank == 3 and deck.compose_big3:
+        da = _char_mask(deck.face, deck.split, "大", size)
+        san = _char_mask(deck.face, deck.split, "三", size)
+        bw, bh = box_w, int(box_w * deck.squash * 1.1)
+        base = _fit(da, bw, bh)
+        sw, sh = int(bw * 0.42), int(bh * 0.3)
+        small = _fit(san, sw, sh)
+        canvas = Image.new("L", (bw, bh), 0)
+        canvas.paste(base, (0, 0))
+        inner = Image.new("L", (bw, bh), 0)
+        inner.paste(small, ((bw - sw) // 2, int(bh * 0.62)))
+        im = Image.fromarray(np.maximum(np.asarray(canvas), np.asarray(inner)))
+    else:
+        m = _char_mask(deck.face, deck.split, ch, size)
+        aspect = m.shape[0] / max(1, m.shape[1])
+        gw = box_w if aspect < 1.6 else int(box_w * 0.8)
+        gh = int(min(gw * aspect * deck.squash, box_w * 1.35)) if aspect > 0.35 else max(3, int(gw * aspect))
+        if ch in "一二三":  # flat glyphs keep their aspect: no box-filling stretch
+            gh = max(3, int(gw * aspect * deck.squash))
+        im = _fit(m, gw, gh)
+    # Printed strokes are heavier than font strokes: dilate at twice the size, then shrink.
+    k = int(round(deck.stroke * box_w))
+    if k >= 1:
+        w2, h2 = im.size
+        big = im.resize((w2 * 2, h2 * 2), Image.Resampling.BILINEAR)
+        big = big.filter(ImageFilter.MaxFilter(2 * min(k, 4) + 1))
+        im = big.resize((w2, h2), Image.Resampling.BILINEAR)
+    return im
+
+
+def _rounded(w: int, h: int, r: int) -> Image.Image:
+    a = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(a).rounded_rectangle((0, 0, w - 1, h - 1), radius=max(0, r), fill=255)
+    return a
+
+
+def card_size(deck: DeckStyle, width: int) -> tuple[int, int]:
+    return width, max(8, int(round(width * deck.ratio)))
+
+
+def render_face(deck: DeckStyle, card: Card, width: int, rng: random.Random) -> tuple[Image.Image, Image.Image]:
+    """(RGBA card, L glyph-flag mask: 1 top glyph ink, 2 bottom glyph ink)."""
+    w, h = card_size(deck, width)
+    ink = deck.red if card.is_red else deck.black
+    img = Image.new("RGB", (w, h), deck.paper)
+    d = ImageDraw.Draw(img)
+    if deck.frame:
+        m = max(2, int(w * 0.06))
+        lw = max(1, int(w * 0.02))
+        d.rectangle((m, m, w - 1 - m, h - 1 - m), outline=deck.frame_color, width=lw)
+        if deck.frame == 2:
+            m2 = m + lw + max(1, int(w * 0.03))
+            d.rectangle((m2, m2, w - 1 - m2, h - 1 - m2), outline=deck.frame_color, width=max(1, lw // 2))
+    gbox = max(6, int(w * deck.glyph_w))
+    g = glyph_mask(deck, card, gbox)
+    gw, gh = g.size
+    if gh > h * 0.36:
+        g = g.resize((max(1, int(gw * h * 0.36 / gh)), int(h * 0.36)), Image.Resampling.BILINEAR)
+        gw, gh = g.size
+    gx, gy = (w - gw) // 2, int(h * deck.glyph_top) + 1
+    flags = np.zeros((h, w), np.uint8)
+    ink_alpha = np.zeros((h, w), np.float32)
+    ga = np.asarray(g, np.float32) / 255.0
+    ink_alpha[gy:gy + gh, gx:gx + gw] = np.maximum(ink_alpha[gy:gy + gh, gx:gx + gw], ga)
+    flags[gy:gy + gh, gx:gx + gw][ga > 0.45] = 1
+    gb = ga[::-1, ::-1]
+    by, bx = h - gy - gh, w - gx - gw
+    ink_alpha[by:by + gh, bx:bx + gw] = np.maximum(ink_alpha[by:by + gh, bx:bx + gw], gb)
+    flags[by:by + gh, bx:bx + gw][gb > 0.45] = 2
+    if deck.corner_marks:
+        r = max(1, int(w * 0.035))
+        for cx, cy in ((w * 0.15, h * 0.5 - h * 0.08), (w * 0.85, h * 0.5 + h * 0.08)):
+            d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=ink)
+    if deck.picture:
+        cx, cy = w / 2, h / 2
+        s = w * 0.22
+        col = deck.frame_color if deck.frame else ink
+        if deck.picture == 1:
+            for k in range(-1, 2):
+                d.ellipse((cx - s * 0.3, cy + k * s - s * 0.3, cx + s * 0.3, cy + k * s + s * 0.3), fill=col)
+        elif deck.picture == 2:
+            d.ellipse((cx - s, cy - s, cx + s, cy + s), outline=col, width=max(1, int(w * 0.02)))
+            d.ellipse((cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2), fill=col)
+        else:
+            d.polygon([(cx, cy - 1.5 * s), (cx + s, cy), (cx, cy + 1.5 * s), (cx - s, cy)], outline=col)
+    arr = np.asarray(img, np.float32)
+    if deck.wear > 0.05:
+        # faded ink: speckles where the ink did not take
+        nrng = np.random.default_rng(rng.getrandbits(32))
+        small = nrng.normal(0, 1, (max(2, h // 3), max(2, w // 3))).astype(np.float32)
+        big = np.asarray(Image.fromarray(small, "F").resize((w, h), Image.Resampling.BILINEAR))
+        holes = big > 2.6 - deck.wear
+        ink_alpha = ink_alpha * np.where(holes, 0.35, 1.0)
+    ia = ink_alpha[..., None]
+    arr = arr * (1 - ia) + np.asarray(ink, np.float32) * ia
+    if deck.wear > 0.3:  # dirty, yellowed edges
+        yy, xx = np.mgrid[0:h, 0:w]
+        edge = np.minimum(np.minimum(xx, w - 1 - xx), np.minimum(yy, h - 1 - yy)).astype(np.float32)
+        dirt = np.clip(1 - edge / max(2.0, w * 0.08), 0, 1)[..., None] * 0.25 * deck.wear
+        arr = arr * (1 - dirt) + np.array([150, 130, 90], np.float32) * dirt
+    out = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8)).convert("RGBA")
+    out.putalpha(_rounded(w, h, int(w * deck.radius)))
+    return out, Image.fromarray(flags)
+
+
+def render_back(deck: DeckStyle, width: int) -> Image.Image:
+    """An RGBA card back."""
+    w, h = card_size(deck, width)
+    img = Image.new("RGB", (w, h), deck.back_color)
+    d = ImageDraw.Draw(img)
+    c2 = deck.back_color2
+    step = max(3, int(w * 0.12))
+    p = deck.back_pattern
+    if p == 1:
+        for x in range(0, w, step):
+            d.line((x, 0, x, h), fill=c2, width=1)
+        for y in range(0, h, step):
+            d.line((0, y, w, y), fill=c2, width=1)
+    elif p == 2:
+        for k in range(-h, w + h, step):
+            d.line((k, 0, k + h, h), fill=c2, width=1)
+            d.line((k + h, 0, k, h), fill=c2, width=1)
+    elif p == 3:
+        r = max(1, step // 4)
+        for y in range(step // 2, h, step):
+            for x in range(step // 2, w, step):
+                d.ellipse((x - r, y - r, x + r, y + r), fill=c2)
+    if p in (3, 4) or p == 0 and w > 20:
+        m = max(2, int(w * 0.08))
+        d.rectangle((m, m, w - 1 - m, h - 1 - m), outline=c2, width=max(1, int(w * 0.03)))
+    out = img.convert("RGBA")
+    out.putalpha(_rounded(w, h, int(w * deck.radius)))
+    return out

@@ -1,0 +1,185 @@
+"""``zipai data``: render synthetic table photos as COCO, and preview their labels."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from typing import Any
+
+SPLITS = ("train", "val", "heldout")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad argument in one line and exits 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"zipai data {self.prog.split()[-1]}: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must look like 1600x1200, got {text!r}") from None
+    if w < 64 or h < 64 or w > 8000 or h > 8000:
+        raise argparse.ArgumentTypeError(f"size {text} out of range (64..8000 per side)")
+    return w, h
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {v}")
+    return v
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+class _Progress:
+    """A plain stderr progress bar (no tqdm)."""
+
+    def __init__(self, total: int, quiet: bool = False) -> None:
+        self.total, self.done, self.t0, self.quiet = total, 0, time.time(), quiet
+        self.last = 0.0
+
+    def step(self, n: int = 1) -> None:
+        self.done += n
+        now = time.time()
+        if self.quiet or (now - self.last < 0.5 and self.done < self.total):
+            return
+        self.last = now
+        frac = self.done / max(1, self.total)
+        rate = self.done / max(1e-6, now - self.t0)
+        eta = (self.total - self.done) / max(rate, 1e-6)
+        bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+        sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} {rate:.2f} img/s eta {eta:.0f}s ")
+        if self.done >= self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _render_one(job: tuple[str, int, str, int, tuple[int, int], int]) -> tuple[int, dict[str, Any], list]:
+    out, seed, split, index, size, quality = job
+    from .scene import render_scene_full
+
+    img, anns, meta = render_scene_full(seed, split, index, size)
+    name = f"images/{index:06d}.jpg"
+    img.save(os.path.join(out, name), "JPEG", quality=quality)
+    entry = {"file_name": name, "width": img.width, "height": img.height, **meta}
+    return index, entry, anns
+
+
+def render_dataset(out: str, count: int, seed: int, split: str = "train", size: tuple[int, int] = (1600, 1200),
+                   workers: int = 2, start: int = 0, quiet: bool = False, quality: int = 92) -> dict[str, Any]:
+    """Render images ``start .. start+count-1`` into ``out`` and write ``annotations.json``."""
+    from .fonts import faces
+    from .scene import CATEGORIES
+
+    faces(split)  # a missing font fails here, before any work
+    os.makedirs(os.path.join(out, "images"), exist_ok=True)
+    jobs = [(out, seed, split, i, size, quality) for i in range(start, start + count)]
+    results: dict[int, tuple[dict[str, Any], list]] = {}
+    bar = _Progress(count, quiet)
+    if workers > 1 and count > 1:
+        ctx = mp.get_context("fork")
+        with ctx.Pool(workers) as pool:
+            for idx, entry, anns in pool.imap_unordered(_render_one, jobs, chunksize=1):
+                results[idx] = (entry, anns)
+                bar.step()
+    else:
+        for job in jobs:
+            idx, entry, anns = _render_one(job)
+            results[idx] = (entry, anns)
+            bar.step()
+    images, annotations = [], []
+    for idx in sorted(results):
+        entry, anns = results[idx]
+        images.append({"id": idx, **entry})
+        for a in anns:
+            annotations.append({"id": len(annotations) + 1, "image_id": idx, **a})
+    coco = {
+        "info": {"description": "Zipai synthetic table photos", "version": "1", "seed": seed,
+                 "split": split, "size": list(size), "spec": "datasets/LABELS.md"},
+        "categories": CATEGORIES, "images": images, "annotations": annotations,
+    }
+    with open(os.path.join(out, "annotations.json"), "w", encoding="utf-8") as f:
+        json.dump(coco, f, ensure_ascii=False)
+    return coco
+
+
+def _cmd_render(argv: list[str]) -> int:
+    p = _Parser(prog="zipai data render", description="Render labelled synthetic table photos (COCO).")
+    p.add_argument("--out", required=True, help="output folder (images/ and annotations.json)")
+    p.add_argument("--count", required=True, type=_positive, help="number of images")
+    p.add_argument("--seed", type=_int, default=0, help="image i depends only on (seed, split, i)")
+    p.add_argument("--split", choices=SPLITS, default="train", help="font split")
+    p.add_argument("--size", type=_size, default=(1600, 1200), help="WxH, default 1600x1200")
+    p.add_argument("--workers", type=_positive, default=min(2, os.cpu_count() or 1))
+    p.add_argument("--start", type=_int, default=0, help="first image index")
+    p.add_argument("--quality", type=_positive, default=92, help="JPEG quality of the written files")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    a = p.parse_args(argv)
+    if a.start < 0:
+        p.error("--start must be 0 or more")
+    if os.path.exists(a.out) and not os.path.isdir(a.out):
+        p.error(f"--out {a.out} exists and is not a folder")
+    t0 = time.time()
+    coco = render_dataset(a.out, a.count, a.seed, a.split, a.size, a.workers, a.start, a.quiet,
+                          min(100, a.quality))
+    dt = time.time() - t0
+    print(f"wrote {len(coco['images'])} images, {len(coco['annotations'])} labels to {a.out} "
+          f"in {dt:.1f}s ({len(coco['images']) / max(dt, 1e-6):.2f} img/s)")
+    return 0
+
+
+def _cmd_preview(argv: list[str]) -> int:
+    p = _Parser(prog="zipai data preview", description="Draw the labels of a few images into one sheet.")
+    p.add_argument("dir", help="a folder written by zipai data render")
+    p.add_argument("--out", default=None, help="sheet PNG (default DIR/contact_sheet.png)")
+    p.add_argument("--count", type=_positive, default=6)
+    p.add_argument("--width", type=_positive, default=800, help="width of each tile")
+    a = p.parse_args(argv)
+    from .preview import PreviewError, contact_sheet
+
+    out = a.out or os.path.join(a.dir, "contact_sheet.png")
+    try:
+        contact_sheet(a.dir, out, a.count, a.width)
+    except PreviewError as exc:
+        print(f"zipai data preview: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    usage = "usage: zipai data {render,preview} ...  (zipai data render --help)"
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage)
+        return 0 if argv else 2
+    cmd, rest = argv[0], argv[1:]
+    try:
+        if cmd == "render":
+            return _cmd_render(rest)
+        if cmd == "preview":
+            return _cmd_preview(rest)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except ValueError as exc:  # FontError and friends: one line, no traceback
+        print(f"zipai data {cmd}: {exc}", file=sys.stderr)
+        return 2
+    print(f"zipai data: unknown subcommand {cmd!r}; {usage}", file=sys.stderr)
+    return 2

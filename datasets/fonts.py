@@ -1,0 +1,104 @@
+"""Font faces for card faces, split by face so the held-out split measures unseen typefaces.
+
+Every split is an explicit list of files installed by scripts/install-system-packages.sh;
+a missing file is an error (``FontError``), never a silent change of split.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+_TT = "/usr/share/fonts/truetype"
+_OT = "/usr/share/fonts/opentype"
+
+
+class FontError(ValueError):
+    """A font file a split needs is missing or unusable."""
+
+
+@dataclass(frozen=True)
+class Face:
+    """One font face: file, collection index, style (brush, kai, ming, sans)."""
+
+    path: str
+    index: int
+    style: str
+
+    @property
+    def name(self) -> str:
+        base = os.path.basename(self.path).rsplit(".", 1)[0]
+        return f"{base}#{self.index}" if self.index else base
+
+
+TRAIN: tuple[Face, ...] = (
+    Face(f"{_TT}/arphic/ukai.ttc", 0, "kai"),
+    Face(f"{_TT}/lxgw-wenkai/LXGWWenKai-Regular.ttf", 0, "kai"),
+    Face(f"{_TT}/lxgw-wenkai/LXGWWenKai-Bold.ttf", 0, "kai"),
+    Face(f"{_TT}/wqy/wqy-microhei.ttc", 0, "sans"),
+    Face(f"{_OT}/noto/NotoSansCJK-Bold.ttc", 2, "sans"),
+    Face(f"{_OT}/noto/NotoSerifCJK-Bold.ttc", 2, "ming"),
+    Face(f"{_TT}/kouzan-mouhitsu/kouzan-mouhitsu.ttf", 0, "brush"),
+    Face(f"{_TT}/kouzan-mouhitsu/kouzan-mouhitsu-gyosho.ttf", 0, "brush"),
+    Face(f"{_TT}/kiloji/kiloji_b.ttf", 0, "brush"),
+    Face(f"{_TT}/kiloji/kiloji.ttf", 0, "brush"),
+)
+# Held out entirely: a Ming serif, a brush face and a second sans.
+HELDOUT: tuple[Face, ...] = (
+    Face(f"{_TT}/arphic/uming.ttc", 0, "ming"),
+    Face(f"{_TT}/aoyagi-soseki/aoyagi-soseki.ttf", 0, "brush"),
+    Face(f"{_TT}/wqy/wqy-zenhei.ttc", 0, "sans"),
+)
+SPLITS: dict[str, tuple[Face, ...]] = {"train": TRAIN, "val": TRAIN, "heldout": HELDOUT}
+# Where a face lacks a glyph, a deck borrows it from a face of the same split.
+FALLBACK: dict[str, Face] = {"train": TRAIN[0], "val": TRAIN[0], "heldout": HELDOUT[0]}
+
+
+def faces(split: str) -> tuple[Face, ...]:
+    """The faces of a split, each checked to exist."""
+    if split not in SPLITS:
+        raise FontError(f"unknown split {split!r} (use train, val or heldout)")
+    for f in SPLITS[split]:
+        if not os.path.exists(f.path):
+            raise FontError(f"font file {f.path} for split {split!r} is missing "
+                            "(run scripts/install-system-packages.sh)")
+    return SPLITS[split]
+
+
+@functools.lru_cache(maxsize=256)
+def font(face: Face, size: int) -> ImageFont.FreeTypeFont:
+    try:
+        return ImageFont.truetype(face.path, size, index=face.index)
+    except OSError as exc:
+        raise FontError(f"cannot open font {face.path}: {exc}") from None
+
+
+def render_char(face: Face, ch: str, size: int) -> np.ndarray:
+    """A tight uint8 ink mask of one character at ``size`` px (empty array when no ink)."""
+    f = font(face, size)
+    pad = size // 2
+    im = Image.new("L", (size * 2 + pad, size * 2 + pad), 0)
+    ImageDraw.Draw(im).text((pad // 2, pad // 2), ch, font=f, fill=255)
+    a = np.asarray(im)
+    ys, xs = np.nonzero(a > 64)
+    if len(ys) < 4:
+        return np.zeros((0, 0), np.uint8)
+    return a[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _notdef(face: Face) -> bytes:
+    return render_char(face, "\U000f0000", 48).tobytes()
+
+
+@functools.lru_cache(maxsize=4096)
+def has_glyph(face: Face, ch: str) -> bool:
+    """True when the face draws real ink for ``ch`` (some cmaps map to empty or .notdef glyphs)."""
+    m = render_char(face, ch, 48)
+    if m.size == 0 or (m > 128).sum() < 20:
+        return False
+    return m.tobytes() != _notdef(face)

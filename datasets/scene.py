@@ -1,0 +1,626 @@
+"""One synthetic table photo and its labels, deterministic in (seed, split, index).
+
+The scene is built on a flat "table plane": texture, distractors, then the seven groups as
+columns of overlapping cards. Two label maps ride along with the pixels (which card owns each
+pixel, and whether it is top-glyph or bottom-glyph ink), through the same perspective warp,
+so every glyph box is the box of the ink that is actually visible in the final photo.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter
+
+from zipai.engine import ALL_CARDS, Card, ZipaiError, score
+from zipai.engine.generate import HAND, TABLE, LaidGroup, Layout, random_layout
+
+from .cards import DeckStyle, card_size, random_deck, render_back, render_face
+
+CATEGORIES: list[dict[str, Any]] = (
+    [{"id": r, "name": f"x{r}", "supercategory": "card"} for r in range(1, 11)]
+    + [{"id": 10 + r, "name": f"d{r}", "supercategory": "card"} for r in range(1, 11)]
+    + [{"id": 21, "name": "back", "supercategory": "card"}]
+)
+BACK_ID = 21
+MIN_GLYPH_VISIBLE = 0.5    # below this fraction of its ink a glyph is too hidden to tell
+MIN_BACK_VISIBLE = 0.15    # fraction of a back's area
+MIN_PIXELS = 12
+
+
+def category_id(card: Card | None) -> int:
+    """1..10 small, 11..20 big, 21 back."""
+    return BACK_ID if card is None else card.index + 1
+
+
+@dataclass
+class Placed:
+    """A card laid on the table plane."""
+
+    card: Card | None          # None: face down
+    cx: float
+    cy: float
+    angle: float               # degrees, counter-clockwise, as Image.rotate
+    group: int                 # -1: a loose distractor card
+    state: str | None
+    row: str
+    width: int = 0
+    full_ink: dict[int, int] = field(default_factory=dict)
+    corners: list[tuple[float, float]] = field(default_factory=list)
+    area: int = 0
+
+
+def _rng_for(seed: int, split: str, index: int) -> random.Random:
+    return random.Random(f"zipai-scene:{seed}:{split}:{index}")
+
+
+# ---------------------------------------------------------------- layouts
+
+def _random_loose_layout(rng: random.Random) -> Layout:
+    """Cards dealt at random and laid in columns: no structure, for the detector's sake."""
+    for _ in range(50):
+        deck = [c for c in ALL_CARDS for _ in range(4)]
+        rng.shuffle(deck)
+        n = rng.randint(12, 21)
+        cards = deck[:n]
+        groups: list[LaidGroup] = []
+        i = 0
+        while i < n:
+            k = min(n - i, rng.randint(1, 4))
+            groups.append(LaidGroup(tuple(cards[i:i + k]), "concealed", HAND))
+            i += k
+        lay = Layout(groups[:7], "hunan", 3, 0, 1, "self_draw")
+        try:
+            score(lay.to_input())
+        except ZipaiError:
+            continue
+        return lay
+    return random_layout(rng)
+
+
+def pick_layout(rng: random.Random) -> Layout:
+    roll = rng.random()
+    if roll < 0.1:
+        return _random_loose_layout(rng)
+    return random_layout(rng, rules="hunan", winning=roll < 0.85)
+
+
+# ---------------------------------------------------------------- table and distractors
+
+def _lowfreq(nrng: np.random.Generator, w: int, h: int, cells: int) -> np.ndarray:
+    small = nrng.normal(0, 1, (max(2, cells * h // max(w, h) + 1), max(2, cells * w // max(w, h) + 1)))
+    return np.asarray(Image.fromarray(small.astype(np.float32), "F").resize((w, h), Image.Resampling.BICUBIC))
+
+
+def table_texture(rng: random.Random, nrng: np.random.Generator, w: int, h: int) -> tuple[np.ndarray, str]:
+    """A table surface as float32 HxWx3 and its kind."""
+    kind = rng.choice(["felt", "felt", "wood", "cloth", "plastic", "pattern"])
+    if kind in ("felt", "plastic"):
+        base = np.array(rng.choice([(30, 100, 60), (20, 70, 120), (120, 30, 35), (70, 70, 75),
+                                    (40, 120, 110), (90, 60, 110), (160, 150, 130), (20, 20, 25),
+                                    (200, 200, 195), (60, 90, 40)]), np.float32)
+        base = base + np.array([rng.uniform(-20, 20) for _ in range(3)], np.float32)
+        img = base + _lowfreq(nrng, w, h, 6)[..., None] * (8 if kind == "felt" else 4)
+    elif kind == "wood":
+        c1 = np.array(rng.choice([(150, 100, 60), (110, 70, 40), (190, 150, 100), (80, 50, 30)]), np.float32)
+        c2 = c1 * rng.uniform(0.6, 0.85)
+        vert = rng.random() < 0.5
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        along, across = (xx, yy) if vert else (yy, xx)
+        warp = _lowfreq(nrng, w, h, 3) * rng.uniform(4, 15) * max(w, h) / 1600
+        period = rng.uniform(6, 25) * max(w, h) / 1600
+        t = 0.5 + 0.5 * np.sin((along + warp + 0.02 * across) / period)
+        img = c1 * (1 - t[..., None]) + c2 * t[..., None]
+        plank = rng.uniform(150, 400) * max(w, h) / 1600
+        seams = (np.mod(along, plank) < 2.0)
+        img[seams] *= 0.55
+    elif kind == "cloth":
+        c1 = np.array(rng.choice([(200, 40, 40), (40, 60, 160), (40, 130, 70), (230, 190, 60)]), np.float32)
+        c2 = np.array(rng.choice([(240, 240, 235), (30, 30, 30), (250, 230, 200)]), np.float32)
+        period = int(rng.uniform(20, 80) * max(w, h) / 1600) + 2
+        yy, xx = np.mgrid[0:h, 0:w]
+        a = ((xx // period) % 2).astype(np.float32)
+        b = ((yy // period) % 2).astype(np.float32)
+        t = (a + b)[..., None] / 2
+        img = c2 * (1 - t) + c1 * t
+    else:
+        bg = np.array(rng.choice([(235, 225, 200), (200, 220, 235), (240, 240, 240), (60, 40, 60)]), np.float32)
+        pil = Image.new("RGB", (w, h), tuple(int(v) for v in bg))
+        d = ImageDraw.Draw(pil)
+        cols = [tuple(rng.randint(40, 230) for _ in range(3)) for _ in range(3)]
+        for _ in range(int(w * h / 9000)):
+            x, y, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(4, 30) * max(w, h) / 1600
+            d.ellipse((x - r, y - r, x + r, y + r), fill=rng.choice(cols))
+        img = np.asarray(pil, np.float32)
+    img = img + nrng.normal(0, rng.uniform(1.5, 6), (h, w, 1)).astype(np.float32)
+    return np.clip(img, 0, 255), kind
+
+
+def _paste_occluder(canvas: Image.Image, owner: np.ndarray, img: Image.Image, x: int, y: int) -> None:
+    """Paste an RGBA occluder; it hides whatever card lies under it."""
+    canvas.paste(img, (x, y), img)
+    a = np.asarray(img.getchannel("A")) > 128
+    _stamp(owner, a, x, y, 0)
+
+
+def _stamp(arr: np.ndarray, mask: np.ndarray, x: int, y: int, value: int | np.ndarray) -> None:
+    h, w = mask.shape
+    H, W = arr.shape
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
+    if x0 >= x1 or y0 >= y1:
+        return
+    m = mask[y0 - y:y1 - y, x0 - x:x1 - x]
+    if isinstance(value, np.ndarray):
+        arr[y0:y1, x0:x1][m] = value[y0 - y:y1 - y, x0 - x:x1 - x][m]
+    else:
+        arr[y0:y1, x0:x1][m] = value
+
+
+def _shadowed(img: Image.Image, blur: float, offset: tuple[int, int], opacity: float) -> Image.Image:
+    """An RGBA shadow image for ``img`` (same size plus margin)."""
+    m = int(blur * 2 + max(abs(offset[0]), abs(offset[1]))) + 2
+    a = img.getchannel("A")
+    big = Image.new("L", (img.width + 2 * m, img.height + 2 * m), 0)
+    big.paste(a, (m + offset[0], m + offset[1]))
+    if blur > 0:
+        big = big.filter(ImageFilter.GaussianBlur(blur))
+    sh = Image.new("RGBA", big.size, (0, 0, 0, 0))
+    sh.putalpha(big.point(lambda v: int(v * opacity)))
+    return sh
+
+
+def _hand(rng: random.Random, scale: float) -> Image.Image:
+    tone = rng.choice([(224, 172, 140), (198, 140, 105), (150, 100, 70), (240, 200, 170), (110, 75, 55)])
+    s = scale
+    w, h = int(4.5 * s), int(6 * s)
+    im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+    d = ImageDraw.Draw(im)
+    d.ellipse((0.4 * s, 2.8 * s, 4.0 * s, 6.4 * s), fill=(*tone, 255))
+    for k in range(4):
+        fx = 0.5 * s + k * 0.85 * s
+        top = 0.3 * s + abs(k - 1.5) * 0.4 * s
+        d.rounded_rectangle((fx, top, fx + 0.75 * s, 4.0 * s), radius=0.37 * s, fill=(*tone, 255))
+    d.rounded_rectangle((3.4 * s, 2.6 * s, 4.4 * s, 4.4 * s), radius=0.45 * s, fill=(*tone, 255))
+    return im.rotate(rng.uniform(0, 360), expand=True, resample=Image.Resampling.BICUBIC)
+
+
+def _phone(rng: random.Random, scale: float) -> Image.Image:
+    w, h = int(2.2 * scale), int(4.6 * scale)
+    im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+    d = ImageDraw.Draw(im)
+    body = rng.choice([(20, 20, 22), (200, 200, 205), (60, 70, 90), (180, 150, 120)])
+    d.rounded_rectangle((0, 0, w - 1, h - 1), radius=int(0.3 * scale), fill=(*body, 255))
+    m = int(0.12 * scale)
+    scr = rng.choice([(10, 10, 15), (60, 90, 140), (30, 30, 40)])
+    d.rounded_rectangle((m, m, w - 1 - m, h - 1 - m), radius=int(0.2 * scale), fill=(*scr, 255))
+    return im.rotate(rng.uniform(0, 360), expand=True, resample=Image.Resampling.BICUBIC)
+
+
+def _cup(rng: random.Random, scale: float) -> Image.Image:
+    r = int(1.6 * scale)
+    im = Image.new("RGBA", (2 * r + 2, 2 * r + 2), (0, 0, 0, 0))
+    d = ImageDraw.Draw(im)
+    rim = rng.choice([(240, 240, 235), (200, 60, 40), (40, 80, 150), (230, 220, 180)])
+    d.ellipse((0, 0, 2 * r, 2 * r), fill=(*rim, 255))
+    inner = int(r * 0.82)
+    tea = rng.choice([(120, 80, 30), (60, 35, 20), (170, 140, 60), (200, 190, 150)])
+    d.ellipse((r - inner, r - inner, r + inner, r + inner), fill=(*tea, 255))
+    return im
+
+
+# ---------------------------------------------------------------- geometry
+
+def _homography(src: list[tuple[float, float]], dst: list[tuple[float, float]]) -> np.ndarray:
+    """3x3 H with dst ~ H @ src."""
+    a = []
+    b = []
+    for (x, y), (u, v) in zip(src, dst, strict=True):
+        a.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        a.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        b += [u, v]
+    h = np.linalg.solve(np.array(a, float), np.array(b, float))
+    return np.append(h, 1.0).reshape(3, 3)
+
+
+def _apply(hm: np.ndarray, pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    p = np.array([[x, y, 1.0] for x, y in pts]).T
+    q = hm @ p
+    return [(float(q[0, i] / q[2, i]), float(q[1, i] / q[2, i])) for i in range(q.shape[1])]
+
+
+def _rot(x: float, y: float, deg: float) -> tuple[float, float]:
+    """Rotate as PIL's counter-clockwise ``rotate`` does, in image coordinates (y down)."""
+    t = math.radians(deg)
+    return x * math.cos(t) + y * math.sin(t), -x * math.sin(t) + y * math.cos(t)
+
+
+def _hull(points: np.ndarray) -> list[tuple[float, float]]:
+    pts = sorted(set(map(tuple, points.tolist())))
+    if len(pts) <= 2:
+        return [(float(x), float(y)) for x, y in pts]
+
+    def cross(o: tuple, a: tuple, b: tuple) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower: list[tuple] = []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    upper: list[tuple] = []
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    hull = lower[:-1] + upper[:-1]
+    # Drop the vertices that add least area until at most 8 remain.
+    while len(hull) > 8:
+        best, bi = None, 0
+        for i in range(len(hull)):
+            a, b, c = hull[i - 1], hull[i], hull[(i + 1) % len(hull)]
+            ar = abs(cross(a, b, c))
+            if best is None or ar < best:
+                best, bi = ar, i
+        hull.pop(bi)
+    return [(float(x), float(y)) for x, y in hull]
+
+
+def _mask_hull(mask: np.ndarray, ox: int, oy: int) -> list[list[float]]:
+    rows = np.nonzero(mask.any(axis=1))[0]
+    if len(rows) == 0:
+        return []
+    sub = mask[rows]
+    left = sub.argmax(axis=1)
+    right = sub.shape[1] - 1 - sub[:, ::-1].argmax(axis=1)
+    pts = np.concatenate([np.stack([left, rows], 1), np.stack([right + 1, rows], 1),
+                          np.stack([left, rows + 1], 1), np.stack([right + 1, rows + 1], 1)])
+    return [[round(x + ox, 1), round(y + oy, 1)] for x, y in _hull(pts)]
+
+
+# ---------------------------------------------------------------- the layout on the plane
+
+def _column_plan(rng: random.Random, lay: Layout) -> tuple[list[Placed], float, float]:
+    """Cards in unit coordinates (card width 1); returns placements and the layout's extent."""
+    ratio = 3.5
+    step = rng.uniform(0.2, 0.42)
+    gap = rng.choice([rng.uniform(1.0, 1.12), rng.uniform(1.1, 1.6)])
+    mode = rng.choices(["straight", "lean", "fan"], [0.55, 0.3, 0.15])[0]
+    rows: dict[str, list[int]] = {TABLE: [], HAND: []}
+    for n, g in enumerate(lay.groups):
+        rows[g.row].append(n)
+    order = [TABLE, HAND] if rng.random() < 0.75 else [HAND, TABLE]
+    if rng.random() < 0.5:  # groups inside a row need not follow the layout's order
+        for r in rows.values():
+            rng.shuffle(r)
+    placed: list[Placed] = []
+    y = 0.0
+    for row in order:
+        idxs = rows[row]
+        if not idxs:
+            continue
+        ncol = len(idxs)
+        longest = max(len(lay.groups[n].cards) for n in idxs)
+        fan_span = rng.uniform(20, 50) if mode == "fan" else 0.0
+        x_start = -(ncol - 1) * gap / 2
+        for c, n in enumerate(idxs):
+            g = lay.groups[n]
+            shown = _shown_cards(rng, g)
+            if mode == "straight":
+                ang = rng.gauss(0, 1.5)
+            elif mode == "lean":
+                ang = rng.gauss(0, 7)
+            else:
+                ang = (c - (ncol - 1) / 2) / max(1, ncol - 1) * fan_span + rng.gauss(0, 1.5)
+            top_x = x_start + c * gap + rng.gauss(0, 0.06)
+            top_y = y + rng.gauss(0, 0.08) + (abs(c - (ncol - 1) / 2) * 0.15 if mode == "fan" else 0)
+            for j, card in enumerate(shown):
+                along = j * ratio * (step + rng.gauss(0, 0.02)) + ratio / 2
+                dx, dy = _rot(0.0, along, ang)
+                placed.append(Placed(card, top_x + dx + rng.gauss(0, 0.02), top_y + dy,
+                                     ang + rng.gauss(0, 1.0), n, g.state, row))
+        y += ratio * (1 + (longest - 1) * step) + rng.uniform(0.25, 1.0) * ratio
+    xs = [p.cx for p in placed]
+    ys = [p.cy for p in placed]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    for p in placed:
+        p.cx -= cx
+        p.cy -= cy
+    ext_w = max(xs) - min(xs) + 1.6
+    ext_h = max(ys) - min(ys) + ratio * 1.1
+    return placed, ext_w, ext_h
+
+
+def _shown_cards(rng: random.Random, g: LaidGroup) -> list[Card | None]:
+    """What a column shows: a concealed group on the table is backs with one face-up card or none."""
+    cards: list[Card | None] = list(g.cards)
+    if g.row == TABLE and g.state == "concealed" and len(cards) >= 3:
+        if rng.random() < 0.2:
+            return [None] * len(cards)
+        face_at = len(cards) - 1 if rng.random() < 0.6 else 0
+        return [c if i == face_at else None for i, c in enumerate(cards)]
+    if len(cards) > 1 and rng.random() < 0.3:
+        rng.shuffle(cards)
+    return cards
+
+
+def _loose_cards(rng: random.Random, lay: Layout) -> list[Card]:
+    counts = [0] * 20
+    for c in lay.cards():
+        counts[c.index] += 1
+    pool = [c for c in ALL_CARDS for _ in range(4 - counts[c.index])]
+    rng.shuffle(pool)
+    return pool[:rng.choice([0, 0, 1, 2, 3])]
+
+
+# ---------------------------------------------------------------- photo effects
+
+def _photo_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Image) -> Image.Image:
+    w, h = img.size
+    s = max(w, h) / 1600
+    a = np.asarray(img, np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    # lamp: brightness falloff from a light position, warm/cool tint, overall exposure
+    lx, ly = rng.uniform(-0.3, 1.3) * w, rng.uniform(-0.3, 1.3) * h
+    dist = np.sqrt((xx - lx) ** 2 + (yy - ly) ** 2) / max(w, h)
+    fall = 1.0 - rng.uniform(0.1, 0.55) * np.clip(dist, 0, 1.5) / 1.5
+    expo = rng.choice([rng.uniform(0.85, 1.12), rng.uniform(0.45, 0.85)])
+    tint = rng.choice([(1.08, 1.0, 0.82), (1.12, 1.0, 0.75), (0.92, 0.98, 1.08), (1.0, 1.0, 1.0),
+                       (1.0, 1.0, 0.95)])
+    a = a * (fall * expo)[..., None] * np.array(tint, np.float32)
+    # a soft shadow across part of the scene (a hand, a head, the phone)
+    if rng.random() < 0.35:
+        sh = Image.new("L", (w, h), 0)
+        d = ImageDraw.Draw(sh)
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        r = rng.uniform(0.15, 0.45) * max(w, h)
+        pts = [(cx + r * math.cos(t) * rng.uniform(0.6, 1.3), cy + r * math.sin(t) * rng.uniform(0.6, 1.3))
+               for t in np.linspace(0, 2 * math.pi, 9)[:-1]]
+        d.polygon(pts, fill=255)
+        sh = sh.resize((w // 8 + 1, h // 8 + 1)).filter(ImageFilter.GaussianBlur(rng.uniform(2, 8)))
+        m = np.asarray(sh.resize((w, h), Image.Resampling.BILINEAR), np.float32) / 255
+        a = a * (1 - rng.uniform(0.25, 0.55) * m)[..., None]
+    # glare on glossy cards
+    if rng.random() < 0.3:
+        gx, gy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+        rx, ry = rng.uniform(0.05, 0.25) * w, rng.uniform(0.03, 0.15) * h
+        g = np.exp(-(((xx - gx) / rx) ** 2 + ((yy - gy) / ry) ** 2))
+        a = a + (rng.uniform(60, 160) * g)[..., None]
+    # sensor noise, stronger in low light
+    sigma = rng.uniform(1, 5) + (10 * (1 - expo) if expo < 0.85 else 0)
+    a = a + nrng.normal(0, sigma, a.shape).astype(np.float32)
+    out = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+    roll = rng.random()
+    if roll < 0.35:
+        out = out.filter(ImageFilter.GaussianBlur(rng.uniform(0.4, 2.0) * s))
+    elif roll < 0.5:
+        out = _motion_blur(out, rng.uniform(2, 10) * s, rng.uniform(0, 180))
+    buf = io.BytesIO()
+    out.save(buf, "JPEG", quality=rng.randint(35, 92))
+    buf.seek(0)
+    return Image.open(buf).convert("RGB")
+
+
+def _motion_blur(img: Image.Image, length: float, angle: float) -> Image.Image:
+    a = np.asarray(img, np.float32)
+    n = max(2, int(length))
+    dx, dy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    acc = np.zeros_like(a)
+    for k in range(n):
+        t = k - (n - 1) / 2
+        acc += np.roll(a, (int(round(t * dy)), int(round(t * dx))), axis=(0, 1))
+    return Image.fromarray(np.clip(acc / n, 0, 255).astype(np.uint8))
+
+
+# ---------------------------------------------------------------- the scene
+
+def render_scene(seed: int, split: str, index: int,
+                 size: tuple[int, int] = (1600, 1200)) -> tuple[Image.Image, list[dict[str, Any]]]:
+    """A table photo and its annotations (no "id"/"image_id" yet); see datasets/LABELS.md."""
+    img, anns, _ = render_scene_full(seed, split, index, size)
+    return img, anns
+
+
+def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] = (1600, 1200)
+                      ) -> tuple[Image.Image, list[dict[str, Any]], dict[str, Any]]:
+    """Like ``render_scene``, plus the image-level metadata (font, layout, groups, table)."""
+    W, H = int(size[0]), int(size[1])
+    if W < 64 or H < 64:
+        raise ValueError(f"image size {W}x{H} is too small (at least 64x64)")
+    rng = _rng_for(seed, split, index)
+    nrng = np.random.default_rng(rng.getrandbits(64))
+    deck = random_deck(rng, split)
+    lay = pick_layout(rng)
+    PW, PH = int(W * 1.35), int(H * 1.35)
+
+    # the view: which quad of the table plane becomes the photo
+    r = rng.random()
+    theta = rng.gauss(0, 10) if r < 0.75 else (180 + rng.gauss(0, 10) if r < 0.88 else rng.choice((90, -90))
+                                                 + rng.gauss(0, 8))
+    keystone = rng.uniform(1.0, 1.45) if rng.random() < 0.8 else 1.0
+    zoom = rng.uniform(0.8, 1.15)
+    side = abs(math.sin(math.radians(theta))) > 0.7
+
+    placed, ext_w, ext_h = _column_plan(rng, lay)
+    fill = rng.uniform(0.68, 1.0)
+    box_w, box_h = (H, W) if side else (W, H)
+    unit = min(box_w * fill / ext_w, box_h * fill / ext_h) * zoom
+    unit = max(unit, 8.0)
+
+    table, table_kind = table_texture(rng, nrng, PW, PH)
+    canvas = Image.fromarray(table.astype(np.uint8))
+    owner = np.zeros((PH, PW), np.uint8)
+    flags = np.zeros((PH, PW), np.uint8)
+    ccx, ccy = PW / 2 + rng.gauss(0, 0.03) * PW, PH / 2 + rng.gauss(0, 0.03) * PH
+
+    # distractors under the layout: a stock pile of backs and loose face-up cards
+    items: list[Placed] = []
+    if rng.random() < 0.45:
+        px, py = rng.choice([(-1, -1), (1, -1), (-1, 1), (1, 1)])
+        bx = ccx + px * (ext_w * unit / 2 + unit * rng.uniform(1.5, 3))
+        by = ccy + py * rng.uniform(0, ext_h * unit / 2)
+        a0 = rng.uniform(0, 360)
+        for k in range(rng.randint(3, 8)):
+            items.append(Placed(None, bx + k * rng.uniform(0, 1.5), by - k * rng.uniform(0, 2),
+                                a0 + rng.gauss(0, 3), -1, None, "loose"))
+    for c in _loose_cards(rng, lay):
+        ang = rng.uniform(0, 360)
+        lx = ccx + rng.choice((-1, 1)) * (ext_w * unit / 2 + unit * rng.uniform(1, 4))
+        ly = ccy + rng.uniform(-0.5, 0.5) * ext_h * unit
+        items.append(Placed(c, lx, ly, ang, -1, None, "loose"))
+    for p in placed:
+        p.cx = ccx + p.cx * unit
+        p.cy = ccy + p.cy * unit
+        items.append(p)
+    if len(items) > 250:
+        items = items[-250:]
+
+    card_w = max(6, int(round(unit)))
+    shadow_off = (int(rng.uniform(-0.04, 0.06) * unit) or 1, int(rng.uniform(0.02, 0.08) * unit) or 1)
+    for k, p in enumerate(items, start=1):
+        p.width = card_w
+        if p.card is None:
+            face = render_back(deck, card_w)
+            fl = Image.new("L", face.size, 0)
+        else:
+            face, fl = render_face(deck, p.card, card_w, rng)
+        w0, h0 = face.size
+        rot = face.rotate(p.angle, expand=True, resample=Image.Resampling.BICUBIC)
+        rfl = fl.rotate(p.angle, expand=True, resample=Image.Resampling.NEAREST)
+        x = int(round(p.cx - rot.width / 2))
+        y = int(round(p.cy - rot.height / 2))
+        sh = _shadowed(rot, max(1.0, unit * 0.05), shadow_off, rng.uniform(0.25, 0.5))
+        m = (sh.width - rot.width) // 2
+        canvas.paste(sh, (x - m, y - m), sh)
+        canvas.paste(rot, (x, y), rot)
+        alpha = np.asarray(rot.getchannel("A")) > 128
+        _stamp(owner, alpha, x, y, k)
+        flag_arr = np.asarray(rfl)
+        _stamp(flags, alpha, x, y, flag_arr)
+        p.full_ink = {1: int((flag_arr[alpha] == 1).sum()), 2: int((flag_arr[alpha] == 2).sum())}
+        p.area = int(alpha.sum())
+        p.corners = [(p.cx + dx, p.cy + dy) for dx, dy in
+                     (_rot(-w0 / 2, -h0 / 2, p.angle), _rot(w0 / 2, -h0 / 2, p.angle),
+                      _rot(w0 / 2, h0 / 2, p.angle), _rot(-w0 / 2, h0 / 2, p.angle))]
+
+    # distractors over the layout: a hand reaching in, a phone, a cup
+    scale = unit * rng.uniform(0.8, 1.3)
+    for maker, prob in ((_hand, 0.15), (_phone, 0.12), (_cup, 0.12)):
+        if rng.random() < prob:
+            occ = maker(rng, scale)
+            edge = rng.random() < 0.7
+            ox = rng.uniform(0, PW) if not edge else rng.choice((ccx - ext_w * unit / 2 - occ.width * 0.6,
+                                                                 ccx + ext_w * unit / 2 - occ.width * 0.4))
+            oy = rng.uniform(0.1, 0.9) * PH
+            sh = _shadowed(occ, unit * 0.3, (int(unit * 0.3), int(unit * 0.4)), 0.4)
+            canvas.paste(sh, (int(ox) - (sh.width - occ.width) // 2, int(oy) - (sh.height - occ.height) // 2), sh)
+            _paste_occluder(canvas, owner, occ, int(ox), int(oy))
+
+    # the camera: output rect -> quad on the plane
+    half = [(-W / 2 * keystone, -H / 2), (W / 2 * keystone, -H / 2), (W / 2 / keystone, H / 2),
+            (-W / 2 / keystone, H / 2)]
+    quad = []
+    z = 1.0
+    for _ in range(30):
+        quad = [(ccx + qx, ccy + qy) for qx, qy in (_rot(x * z, y * z, -theta) for x, y in half)]
+        if all(0 <= qx <= PW - 1 and 0 <= qy <= PH - 1 for qx, qy in quad):
+            break
+        z *= 0.95
+    out_corners = [(0.0, 0.0), (W, 0.0), (W, H), (0.0, H)]
+    h_out2plane = _homography(out_corners, quad)
+    h_plane2out = np.linalg.inv(h_out2plane)
+    coeffs = tuple((h_out2plane / h_out2plane[2, 2]).flatten()[:8])
+    rgb = canvas.transform((W, H), Image.Transform.PERSPECTIVE, coeffs,
+                                          resample=Image.Resampling.BICUBIC)
+    own_o = np.asarray(Image.fromarray(owner).transform((W, H), Image.Transform.PERSPECTIVE, coeffs,
+                                                        resample=Image.Resampling.NEAREST))
+    flg_o = np.asarray(Image.fromarray(flags).transform((W, H), Image.Transform.PERSPECTIVE, coeffs,
+                                                        resample=Image.Resampling.NEAREST))
+    # visible counts measured on the plane (occlusion and the view's crop), so fractions
+    # do not depend on the warp's pixel area
+    view = Image.new("L", (PW, PH), 0)
+    ImageDraw.Draw(view).polygon(quad, fill=1)
+    inview = np.asarray(view).astype(bool)
+    codes = owner.astype(np.int64) * 3 + flags
+    counts = np.bincount(codes[inview], minlength=3 * (len(items) + 1))
+
+    photo = _photo_effects(rng, nrng, rgb)
+
+    anns: list[dict[str, Any]] = []
+    for k, p in enumerate(items, start=1):
+        oc = _apply(h_plane2out, p.corners)
+        x0 = max(0, int(math.floor(min(x for x, _ in oc))) - 2)
+        y0 = max(0, int(math.floor(min(y for _, y in oc))) - 2)
+        x1 = min(W, int(math.ceil(max(x for x, _ in oc))) + 2)
+        y1 = min(H, int(math.ceil(max(y for _, y in oc))) + 2)
+        if x0 >= x1 or y0 >= y1:
+            continue
+        sub_own = own_o[y0:y1, x0:x1] == k
+        n_vis = int(sub_own.sum())
+        if n_vis < MIN_PIXELS:
+            continue
+        sub_flg = flg_o[y0:y1, x0:x1]
+        ann: dict[str, Any] = {
+            "category_id": category_id(p.card), "iscrowd": 0,
+            "card_polygon": _mask_hull(sub_own, x0, y0),
+            "card_corners": [[round(x, 1), round(y, 1)] for x, y in oc],
+            "group": p.group, "group_state": p.state, "row": p.row,
+            "color": None if p.card is None else p.card.color,
+        }
+        if p.card is None:
+            vis_frac = counts[3 * k] / max(1, p.area)
+            ann["bbox"] = _bbox(sub_own, x0, y0)
+            ann["ignore"] = bool(vis_frac < MIN_BACK_VISIBLE)
+            ann["glyphs"] = []
+        else:
+            # which glyph reads upright in the photo: the top one when the card's "up" points up
+            (ux, uy), (dx_, dy_) = _apply(h_plane2out, [(p.cx, p.cy), (p.cx + _rot(0, -1, p.angle)[0],
+                                                                      p.cy + _rot(0, -1, p.angle)[1])])
+            top_up = (dy_ - uy) < 0
+            glyphs = []
+            for f in (1, 2):
+                frac = counts[3 * k + f] / max(1, p.full_ink[f])
+                m = sub_own & (sub_flg == f)
+                if m.sum() < 3:
+                    continue
+                glyphs.append({"which": "top" if f == 1 else "bottom", "bbox": _bbox(m, x0, y0),
+                               "visible": round(float(min(1.0, frac)), 3),
+                               "upright": bool(top_up == (f == 1))})
+            ann["glyphs"] = glyphs
+            good = [g for g in glyphs if g["visible"] >= MIN_GLYPH_VISIBLE]
+            if good:
+                good.sort(key=lambda g: (not g["upright"], -g["visible"]))
+                ann["bbox"] = good[0]["bbox"]
+                ann["ignore"] = False
+            elif glyphs:
+                ann["bbox"] = max(glyphs, key=lambda g: g["visible"])["bbox"]
+                ann["ignore"] = True
+            else:
+                ann["bbox"] = _bbox(sub_own, x0, y0)
+                ann["ignore"] = True
+        bw, bh = ann["bbox"][2], ann["bbox"][3]
+        ann["area"] = float(bw * bh)
+        anns.append(ann)
+
+    groups_meta = []
+    for g in lay.groups:
+        try:
+            kind: str | None = str(getattr(g.kind, "value", g.kind))
+        except ZipaiError:  # a random or spoiled column need not be a group
+            kind = None
+        groups_meta.append({"cards": [str(c) for c in g.cards], "state": g.state, "row": g.row,
+                            "kind": kind})
+    meta = {"split": split, "font": deck.face.name, "font_style": deck.face.style,
+            "layout": lay.to_input(), "groups": groups_meta, "table": table_kind,
+            "seed": seed, "index": index}
+    return photo, anns, meta
+
+
+def _bbox(mask: np.ndarray, ox: int, oy: int) -> list[int]:
+    ys = np.nonzero(mask.any(axis=1))[0]
+    xs = np.nonzero(mask.any(axis=0))[0]
+    return [int(xs[0] + ox), int(ys[0] + oy), int(xs[-1] - xs[0] + 1), int(ys[-1] - ys[0] + 1)]
