@@ -158,6 +158,7 @@ class Candidate:
     outcome: Outcome
     winning_group: int
     text: str
+    leftover: tuple[Card, ...] = ()  # cards outside the groups (instant wins only)
 
     def key(self, winner: int) -> tuple[int, int, int]:
         o = self.outcome
@@ -221,8 +222,13 @@ def _instant(hand: Hand) -> Candidate | None:
         return None
     groups = [Group.of((i,) * counts[i], State.CONCEALED) for i in triples]
     rest = [0 if counts[i] >= 3 else counts[i] for i in range(20)]
-    groups += _best_scoring_runs(rest)
+    runs = _best_scoring_runs(rest)
+    for g in runs:
+        for c in g.cards:
+            rest[c.index] -= 1
+    groups += runs
     groups += [g for g in hand.groups if g.state is State.OPEN]
+    leftover = tuple(ALL_CARDS[i] for i in range(20) for _ in range(rest[i]))
     points = [group_points(g, hand.rules) for g in groups]
     total = sum(points)
     if hand.rules.name == "guangxi":
@@ -232,7 +238,8 @@ def _instant(hand: Hand) -> Candidate | None:
         outcome = settle_guilin(total, [c.index for c in hand.hand] +
                                 [c.index for g in hand.groups for c in g.cards],
                                 hand.ctx, hand.rules, instant=True)
-    return Candidate(groups, points, outcome, -1, layout_text(groups))
+    text = layout_text(groups) + (" + " + " ".join(c.text for c in leftover) if leftover else "")
+    return Candidate(groups, points, outcome, -1, text, leftover)
 
 
 def _best_scoring_runs(counts: list[int]) -> list[Group]:
@@ -312,6 +319,8 @@ def result_json(hand: Hand, best: Candidate | None, cands: list[Candidate]) -> d
                      for i, (g, p) in enumerate(zip(best.groups, best.points, strict=True))]
     out["points"] = sum(best.points)
     out["text"] = best.text
+    if best.leftover:
+        out["leftover"] = [c.text for c in best.leftover]
     out["specials"] = [{"id": s, "name": SPECIAL_NAMES[s]} for s in o.specials] if o.winning else []
     out["score"] = o.score if o.winning else 0
     if region == "guilin":

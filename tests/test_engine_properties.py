@@ -42,9 +42,9 @@ def _key(r, winner=1):
 def _check(obj, r):
     all_cards = Counter(obj["hand"]) + Counter(c for g in obj["groups"] for c in g["cards"])
     if r["groups"]:
-        used = Counter(c for g in r["groups"] for c in g["cards"])
-        if not any("sanlong" in s["id"] or "wukan" in s["id"] for s in r["specials"]):
-            assert used == all_cards, "every card exactly once"
+        used = Counter(c for g in r["groups"] for c in g["cards"]) + Counter(r.get("leftover", []))
+        assert used == all_cards, "every card exactly once"
+        if "leftover" not in r:
             assert len(r["groups"]) == 7
     best = _key(r)
     for alt in r["alternatives"]:

@@ -109,6 +109,7 @@ def test_guangxi_three_quads_instant_win():
     assert r["winning"] and ids(r) == ["sanlong"] and r["score"] == 30
     assert r["payouts"] == [-30, 60, -30]
     assert sorted(r["transfers"]) == [[0, 1, 30], [2, 1, 30]]
+    assert r["leftover"] == ["x5", "x6", "x8", "x9", "d5", "d6", "d8", "d9"]
 
 
 def test_guangxi_five_triples_instant_win_counts_leftover_123():
