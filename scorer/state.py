@@ -295,6 +295,7 @@ class Replayer:
             self._double(entry, eff, where)
         elif ev.kind == "draw":
             entry.reason = str(eff.data.get("note", ""))
+            entry.payouts = [0] * st.session.n
         elif ev.kind == "adjust":
             self._adjust(entry, eff)
         else:  # pragma: no cover - the schema's CHECK allows no other kind

@@ -1,0 +1,521 @@
+"""``zipai session``, ``zipai hand`` and ``zipai players``: the ledger from the command line.
+
+Global options, accepted anywhere on the line: ``--db PATH`` (else ``$ZIPAI_DB``, else the
+user's data folder), ``--session ID|NAME`` (else the current session) and ``--json``.
+Bad input prints one line on stderr and exits 2 with the ledger unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import unicodedata
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import LedgerError
+from .ledger import Ledger, Settlement
+from .state import Entry, SessionState
+
+WON_BY = {"self_draw": "自摸", "stock": "翻牌", "discard": "点炮", "dealt": "起手"}
+KIND = {"hand": "胡", "draw": "流局", "double": "双起手", "adjust": "调整"}
+RULES = {"hunan": "湖南字牌", "guangxi": "广西大字牌", "guilin": "桂林字牌"}
+
+
+class UsageError(LedgerError):
+    code = "usage"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+        raise UsageError(f"{message} (see --help)")
+
+
+# ------------------------------------------------------------------ output helpers
+
+def width(text: str) -> int:
+    """Display width: CJK characters take two columns."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain text table whose columns line up with Chinese names in them."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(width(r[i]) for r in cells) for i in range(len(headers))]
+
+    def line(r: Sequence[str]) -> str:
+        return "  ".join(c + " " * (w - width(c)) for c, w in zip(r, widths, strict=True)).rstrip()
+    out = [line(cells[0]), "  ".join("-" * w for w in widths)]
+    out += [line(r) for r in cells[1:]]
+    return "\n".join(out)
+
+
+def _signed(v: int) -> str:
+    return f"{v:+d}" if v else "0"
+
+
+def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(text())
+
+
+def _read_json(name: str) -> Any:
+    try:
+        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LedgerError(f"{name}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LedgerError(f"{name}: cannot read it ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LedgerError(f"{'stdin' if name == '-' else name}: not valid JSON ({exc})") from None
+
+
+def _option(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise UsageError(f"--option takes KEY=VALUE, got {text!r}")
+    key, raw = (t.strip() for t in text.split("=", 1))
+    if raw.lower() in ("true", "false"):
+        return key, raw.lower() == "true"
+    try:
+        return key, int(raw)
+    except ValueError:
+        pass
+    if key == "xing":
+        return key, [v.strip() for v in raw.split(",") if v.strip()]
+    return key, raw
+
+
+def _options(items: Sequence[str] | None) -> dict[str, Any]:
+    return dict(_option(t) for t in items or [])
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        return [int(v) for v in text.replace(" ", "").split(",")]
+    except ValueError:
+        raise UsageError(f"{what} must be whole numbers separated by commas, got {text!r}") from None
+
+
+# ------------------------------------------------------------------ text views
+
+def _entry_line(st: SessionState, e: Entry) -> list[Any]:
+    p = st.session.players
+    if e.kind in ("hand", "double"):
+        who = "、".join(p[w] for w in e.winners)
+        how = WON_BY.get(e.won_by or "", e.won_by or "")
+        if e.discarder is not None:
+            how += f"({p[e.discarder]})"
+        specials = " ".join(sp["name"] for sp in e.specials)
+        what = f"{who} {how}"
+    elif e.kind == "draw":
+        what, specials = "流局", e.reason
+    else:
+        what, specials = "调整", e.reason
+    row = [e.no, p[e.dealer], what, e.points if e.kind in ("hand", "double") else "",
+           e.score if e.kind in ("hand", "double") else "", specials]
+    row += [_signed(v) for v in e.payouts] if e.payouts else [""] * len(p)
+    row += [f"第{e.round_closed.number}轮结算" if e.round_closed else ""] if st.hunan else []
+    if e.edited_by:
+        row[2] = f"{row[2]} (改)"
+    return row
+
+
+def history_text(st: SessionState) -> str:
+    p = st.session.players
+    headers = ["#", "庄", "胡", "息", "分", "特殊", *p] + (["冲百"] if st.hunan else [])
+    return table(headers, [_entry_line(st, e) for e in st.history]) if st.history else "(no hands yet)"
+
+
+def state_text(st: SessionState, history: bool = True) -> str:
+    s = st.session
+    opts = ", ".join(f"{k}={v}" for k, v in s.options.items() if v is not None and k in _keys(s.preset))
+    lines = [f"session {s.id} {s.name!r}: {RULES.get(s.preset, s.preset)} ({s.source}; {opts}), "
+             f"stake {s.stake} per point, {st.hands} hands" + ("  [settled]" if st.locked else "")]
+    rows = []
+    projected, closing = st.projected()
+    for i, name in enumerate(s.players):
+        role = "庄" if i == st.dealer else ("数审" if i == st.idle else "")
+        row: list[Any] = [i, name, role]
+        if st.hunan:
+            row += [st.round_totals[i], _signed(st.net[i])]
+        row += [_signed(projected[i]), f"{projected[i] * s.stake:+.2f}"]
+        rows.append(row)
+    headers = ["seat", "player", "role"]
+    if st.hunan:
+        headers += [f"round {st.round_number}", "closed rounds"]
+    headers += ["net", "money"]
+    lines.append(table(headers, rows))
+    if st.hunan and closing:
+        lines.append(f"(net includes closing the open round {closing.number}: "
+                     f"rounded {closing.rounded}, paid {closing.payments})")
+    if history:
+        lines += ["", history_text(st)]
+    return "\n".join(lines)
+
+
+def _keys(preset: str) -> frozenset[str]:
+    from zipai.engine import Rules
+
+    return Rules.KEYS.get(preset, frozenset())
+
+
+def settlement_text(res: Settlement) -> str:
+    s = res.session
+    lines = [f"settlement of {s.name!r} ({'fewest payments' if res.mode == 'minimal' else 'pairwise'}), "
+             f"stake {s.stake} per point" + ("  [locked]" if res.locked else "")]
+    if res.closing_round:
+        r = res.closing_round
+        lines.append(f"closing round {r.number}: totals {r.totals} → rounded {r.rounded} → paid {r.payments}")
+    lines.append(table(["player", "points", "money"],
+                       [[n, _signed(p), f"{res.money(p):+.2f}"] for n, p in zip(s.players, res.points,
+                                                                                    strict=True)]))
+    lines.append("")
+    if res.transfers:
+        lines.append(table(["pays", "to", "points", "money"],
+                           [[s.players[a], s.players[b], amt, f"{res.money(amt):.2f}"]
+                            for a, b, amt in res.transfers]))
+    else:
+        lines.append("nobody owes anything")
+    return "\n".join(lines)
+
+
+def entry_text(st: SessionState, e: Entry) -> str:
+    p = st.session.players
+    head = f"recorded #{e.no} (event {e.event})"
+    body = table(["#", "庄", "胡", "息", "分", "特殊", *p] + (["冲百"] if st.hunan else []),
+                 [_entry_line(st, e)])
+    nxt = f"next dealer: {p[st.dealer]}" + (f", 数审: {p[st.idle]}" if st.idle is not None else "")
+    if st.hunan:
+        tot = f"round {st.round_number} totals: " + ", ".join(
+            f"{n} {v}" for n, v in zip(p, st.round_totals, strict=True))
+    else:
+        tot = "totals: " + ", ".join(f"{n} {_signed(v)}" for n, v in zip(p, st.net, strict=True))
+    return "\n".join([head, body, tot, nxt])
+
+
+# ------------------------------------------------------------------ argument handling
+
+def _globals(argv: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
+    """Pull --db, --session and --json out of argv wherever they stand."""
+    rest: list[str] = []
+    out: dict[str, Any] = {"db": None, "session": None, "json": False}
+    it = iter(argv)
+    for a in it:
+        if a == "--json":
+            out["json"] = True
+        elif a in ("--db", "--session"):
+            v = next(it, None)
+            if v is None:
+                raise UsageError(f"{a} needs a value")
+            out[a[2:]] = v
+        elif a.startswith(("--db=", "--session=")):
+            k, v = a[2:].split("=", 1)
+            out[k] = v
+        else:
+            rest.append(a)
+    return rest, out
+
+
+def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        rest, glob = _globals(argv)
+        p = _Parser(prog=prog, description=__doc__.splitlines()[0] if __doc__ else None)
+        p.add_argument("--db", help="ledger file (default: $ZIPAI_DB or the user's data folder)")
+        p.add_argument("--session", help="session id or name (default: the current session)")
+        p.add_argument("--json", action="store_true", help="print data as JSON")
+        build(p)
+        args = p.parse_args(rest)
+        args.db, args.session, args.json = glob["db"], glob["session"], glob["json"]
+        if not hasattr(args, "func"):
+            p.print_help()
+            return 2
+        with Ledger(args.db) as led:
+            return int(args.func(led, args) or 0)
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    except (LedgerError, ValueError) as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+
+
+# ------------------------------------------------------------------ zipai session
+
+def _session_new(led: Ledger, a: argparse.Namespace) -> int:
+    names = [n.strip() for n in a.players.replace("，", ",").split(",") if n.strip()]
+    s = led.new_session(a.name, a.rules, names, stake=a.stake, first_dealer=a.dealer,
+                        options=_options(a.option), make_current=not a.no_current)
+    st = led.state(s)
+    _emit(a, st.to_dict(history=False), lambda: f"created session {s.id}\n" + state_text(st, False))
+    return 0
+
+
+def _session_list(led: Ledger, a: argparse.Namespace) -> int:
+    rows = led.sessions()
+    _emit(a, rows, lambda: table(
+        ["", "id", "name", "rules", "players", "hands", "state", "created"],
+        [["*" if r["current"] else "", r["id"], r["name"], RULES.get(r["rules"], r["rules"]),
+          "、".join(r["players"]), r["hands"], "settled" if r["locked"] else "open", r["created_at"]]
+         for r in rows]) if rows else "(no sessions)")
+    return 0
+
+
+def _session_show(led: Ledger, a: argparse.Namespace) -> int:
+    st = led.state(a.session)
+    _emit(a, st.to_dict(history=not a.brief), lambda: state_text(st, not a.brief))
+    return 0
+
+
+def _session_use(led: Ledger, a: argparse.Namespace) -> int:
+    s = led.set_current(a.ref)
+    _emit(a, s.to_dict(), lambda: f"current session: {s.id} {s.name!r}")
+    return 0
+
+
+def _session_undo(led: Ledger, a: argparse.Namespace) -> int:
+    e = led.undo_last(a.session)
+    st = led.state(a.session)
+    _emit(a, {"undone": e.to_dict(), "state": st.to_dict(history=False)},
+          lambda: f"undid #{e.no} (event {e.event})\n" + state_text(st, False))
+    return 0
+
+
+def _session_settle(led: Ledger, a: argparse.Namespace) -> int:
+    mode = "pairwise" if a.pairwise else "minimal"
+    res = led.settlement(a.session, mode) if a.preview else led.settle(a.session, mode)
+    _emit(a, res.to_dict(), lambda: settlement_text(res))
+    return 0
+
+
+def _session_reopen(led: Ledger, a: argparse.Namespace) -> int:
+    st = led.reopen(a.session)
+    _emit(a, st.to_dict(history=False), lambda: f"reopened {st.session.name!r}")
+    return 0
+
+
+def _session_export(led: Ledger, a: argparse.Namespace) -> int:
+    if a.csv:
+        text = led.export_csv(a.session)
+    else:
+        text = json.dumps(led.export_json(a.session), ensure_ascii=False, indent=1) + "\n"
+    if a.output and a.output != "-":
+        Path(a.output).write_text(text, encoding="utf-8")
+        print(f"wrote {a.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _session_import(led: Ledger, a: argparse.Namespace) -> int:
+    s = led.import_json(_read_json(a.file), name=a.name)
+    st = led.state(s)
+    _emit(a, st.to_dict(history=False), lambda: f"imported session {s.id}\n" + state_text(st, False))
+    return 0
+
+
+def _session_backup(led: Ledger, a: argparse.Namespace) -> int:
+    path = led.backup(a.file)
+    _emit(a, {"backup": str(path)}, lambda: f"backed up {led.path} to {path}")
+    return 0
+
+
+def _session_restore(led: Ledger, a: argparse.Namespace) -> int:
+    led.restore(a.file)
+    _emit(a, {"restored": a.file}, lambda: f"restored {led.path} from {a.file}")
+    return 0
+
+
+def _build_session(p: _Parser) -> None:
+    sub = p.add_subparsers(metavar="COMMAND", parser_class=_Parser)
+    n = sub.add_parser("new", help="start a session (it becomes the current one)")
+    n.add_argument("name")
+    n.add_argument("--rules", default="hunan", help="hunan, guangxi, guilin or a house-rules .toml")
+    n.add_argument("--players", required=True, help="names in seat order, comma separated: 甲,乙,丙")
+    n.add_argument("--stake", default="1", help="money per point (default 1)")
+    n.add_argument("--dealer", default="0", help="first dealer: seat number or name (default seat 0)")
+    n.add_argument("--option", action="append", metavar="KEY=VALUE", help="house option (repeatable)")
+    n.add_argument("--no-current", action="store_true", help="do not make it the current session")
+    n.set_defaults(func=_session_new)
+    sub.add_parser("list", help="all sessions").set_defaults(func=_session_list)
+    sh = sub.add_parser("show", help="totals, dealer and history")
+    sh.add_argument("--brief", action="store_true", help="without the history")
+    sh.set_defaults(func=_session_show)
+    u = sub.add_parser("use", help="make a session the current one")
+    u.add_argument("ref", metavar="ID|NAME")
+    u.set_defaults(func=_session_use)
+    sub.add_parser("undo", help="undo the last hand").set_defaults(func=_session_undo)
+    st = sub.add_parser("settle", help="settle and lock the session")
+    st.add_argument("--pairwise", action="store_true", help="pairwise payments instead of the fewest")
+    st.add_argument("--preview", action="store_true", help="show the settlement without locking")
+    st.set_defaults(func=_session_settle)
+    sub.add_parser("reopen", help="unlock a settled session").set_defaults(func=_session_reopen)
+    ex = sub.add_parser("export", help="the session as JSON (or CSV)")
+    ex.add_argument("--csv", action="store_true")
+    ex.add_argument("-o", "--output", help="file to write (default stdout)")
+    ex.set_defaults(func=_session_export)
+    im = sub.add_parser("import", help="a session from an exported JSON file")
+    im.add_argument("file")
+    im.add_argument("--name", help="name for the imported session")
+    im.set_defaults(func=_session_import)
+    b = sub.add_parser("backup", help="copy the whole database to FILE")
+    b.add_argument("file")
+    b.set_defaults(func=_session_backup)
+    r = sub.add_parser("restore", help="replace the whole database with a backup FILE")
+    r.add_argument("file")
+    r.set_defaults(func=_session_restore)
+
+
+def session_main(argv: list[str] | None = None) -> int:
+    """``zipai session new|list|show|use|undo|settle|reopen|export|import|backup|restore``."""
+    return _run("zipai session", argv, _build_session)
+
+
+# ------------------------------------------------------------------ zipai hand
+
+def _hand_add(led: Ledger, a: argparse.Namespace) -> int:
+    e = led.record_hand(a.session, _read_json(a.file), photo=a.photo, options=_options(a.option) or None)
+    st = led.state(a.session)
+    _emit(a, {"entry": e.to_dict(), "state": st.to_dict(history=False)}, lambda: entry_text(st, e))
+    return 0
+
+
+def _hand_edit(led: Ledger, a: argparse.Namespace) -> int:
+    e = led.edit_hand(a.session, a.no, _read_json(a.file), photo=a.photo,
+                      options=_options(a.option) or None)
+    st = led.state(a.session)
+    _emit(a, {"entry": e.to_dict(), "state": st.to_dict(history=False)},
+          lambda: f"edited #{e.no}; later hands derived again\n" + state_text(st, False))
+    return 0
+
+
+def _hand_draw(led: Ledger, a: argparse.Namespace) -> int:
+    e = led.record_draw(a.session, a.note)
+    st = led.state(a.session)
+    _emit(a, {"entry": e.to_dict(), "state": st.to_dict(history=False)}, lambda: entry_text(st, e))
+    return 0
+
+
+def _hand_double(led: Ledger, a: argparse.Namespace) -> int:
+    e = led.record_double_instant(a.session, [_read_json(a.first), _read_json(a.second)], photo=a.photo)
+    st = led.state(a.session)
+    _emit(a, {"entry": e.to_dict(), "state": st.to_dict(history=False)}, lambda: entry_text(st, e))
+    return 0
+
+
+def _hand_adjust(led: Ledger, a: argparse.Namespace) -> int:
+    transfers = None
+    if a.transfer:
+        transfers = []
+        for t in a.transfer:
+            parts = t.split(":")
+            if len(parts) != 3:
+                raise UsageError(f"--transfer takes PAYER:PAYEE:POINTS, got {t!r}")
+            s = led.session(a.session)
+            seats = [_seat_of(s.players, x) for x in parts[:2]]
+            transfers.append([*seats, _ints(parts[2], "points")[0]])
+    e = led.adjust(a.session, reason=a.reason or "",
+                   deltas=_ints(a.deltas, "--deltas") if a.deltas else None, transfers=transfers,
+                   offender=a.xiahuo, amount=a.amount)
+    st = led.state(a.session)
+    _emit(a, {"entry": e.to_dict(), "state": st.to_dict(history=False)}, lambda: entry_text(st, e))
+    return 0
+
+
+def _seat_of(players: Sequence[str], text: str) -> int:
+    if text.isdigit():
+        return int(text)
+    if text in players:
+        return list(players).index(text)
+    raise UsageError(f"{text!r} is neither a seat number nor one of the players ({', '.join(players)})")
+
+
+def _hand_list(led: Ledger, a: argparse.Namespace) -> int:
+    st = led.state(a.session)
+    _emit(a, [e.to_dict() for e in st.history], lambda: history_text(st))
+    return 0
+
+
+def _build_hand(p: _Parser) -> None:
+    sub = p.add_subparsers(metavar="COMMAND", parser_class=_Parser)
+    ad = sub.add_parser("add", help="record a won hand from an engine input file (or - for stdin)")
+    ad.add_argument("file")
+    ad.add_argument("--photo", help="path of the photo of the hand")
+    ad.add_argument("--option", action="append", metavar="KEY=VALUE",
+                    help="per-hand option, e.g. minimum=20 (Guangxi)")
+    ad.set_defaults(func=_hand_add)
+    ed = sub.add_parser("edit", help="replace hand N; later hands are derived again")
+    ed.add_argument("no", type=int, metavar="N")
+    ed.add_argument("file")
+    ed.add_argument("--photo")
+    ed.add_argument("--option", action="append", metavar="KEY=VALUE")
+    ed.set_defaults(func=_hand_edit)
+    dr = sub.add_parser("draw", help="record a drawn hand (流局); the dealer deals again")
+    dr.add_argument("--note", default="")
+    dr.set_defaults(func=_hand_draw)
+    db = sub.add_parser("double", help="Guangxi: two instant wins at once (two input files)")
+    db.add_argument("first")
+    db.add_argument("second")
+    db.add_argument("--photo")
+    db.set_defaults(func=_hand_double)
+    aj = sub.add_parser("adjust", help="a manual adjustment with a reason")
+    aj.add_argument("--reason", help="why (shown in the history)")
+    g = aj.add_mutually_exclusive_group(required=True)
+    g.add_argument("--deltas", help="change per seat, comma separated: 5,-5,0")
+    g.add_argument("--transfer", action="append", metavar="PAYER:PAYEE:POINTS",
+                   help="a payment between seats (numbers or names; repeatable)")
+    g.add_argument("--xiahuo", metavar="SEAT|NAME", help="Guangxi 下夥: pays every other player the minimum")
+    aj.add_argument("--amount", type=int, help="with --xiahuo: points per player instead of the minimum")
+    aj.set_defaults(func=_hand_adjust)
+    sub.add_parser("list", help="the history of the session").set_defaults(func=_hand_list)
+
+
+def hand_main(argv: list[str] | None = None) -> int:
+    """``zipai hand add FILE|-``, ``edit N FILE``, ``draw``, ``double A B``, ``adjust``, ``list``."""
+    return _run("zipai hand", argv, _build_hand)
+
+
+# ------------------------------------------------------------------ zipai players
+
+def _players_list(led: Ledger, a: argparse.Namespace) -> int:
+    rows = led.players()
+    _emit(a, rows, lambda: table(["player", "sessions", "last played", "added"],
+                                 [[r["name"], r["sessions"], r["last_played"] or "", r["added"]]
+                                  for r in rows]) if rows else "(roster is empty)")
+    return 0
+
+
+def _players_add(led: Ledger, a: argparse.Namespace) -> int:
+    for n in a.names:
+        led.add_player(n)
+    return _players_list(led, a)
+
+
+def _players_rm(led: Ledger, a: argparse.Namespace) -> int:
+    led.remove_player(a.name)
+    return _players_list(led, a)
+
+
+def _build_players(p: _Parser) -> None:
+    p.set_defaults(func=_players_list)
+    sub = p.add_subparsers(metavar="COMMAND", parser_class=_Parser)
+    sub.add_parser("list", help="the roster (the default)").set_defaults(func=_players_list)
+    ad = sub.add_parser("add", help="add players to the roster")
+    ad.add_argument("names", nargs="+")
+    ad.set_defaults(func=_players_add)
+    rm = sub.add_parser("rm", help="remove a player who never played")
+    rm.add_argument("name")
+    rm.set_defaults(func=_players_rm)
+
+
+def players_main(argv: list[str] | None = None) -> int:
+    """``zipai players [list|add NAME…|rm NAME]``: the roster remembered across sessions."""
+    return _run("zipai players", argv, _build_players)
