@@ -75,7 +75,7 @@ def random_deck(rng: random.Random, split: str) -> DeckStyle:
         frame=rng.choice((0, 0, 1, 1, 2)), frame_color=rng.choice([black, red, (40, 110, 60)]),
         corner_marks=rng.random() < 0.4, picture=rng.choice((0, 0, 0, 1, 2, 3)),
         big_variant=variants,
-        compose_big3=face.style == "brush" and rng.random() < 0.5 or rng.random() < 0.1,
+        compose_big3=(face.style == "brush" and rng.random() < 0.5) or rng.random() < 0.1,
         back_color=_jit(rng, rng.choice(backs), 15), back_pattern=rng.randrange(5),
         back_color2=_jit(rng, rng.choice([(230, 225, 210), (20, 20, 20), (200, 170, 60)]), 10),
         wear=rng.uniform(0, 1) ** 2, radius=rng.uniform(0.02, 0.12),
@@ -125,7 +125,7 @@ def glyph_mask(deck: DeckStyle, card: Card, box_w: int) -> Image.Image:
             gh = max(3, int(gw * aspect * deck.squash))
         im = _fit(m, gw, gh)
     # Printed strokes are heavier than font strokes: dilate at twice the size, then shrink.
-    k = int(round(deck.stroke * box_w))
+    k = round(deck.stroke * box_w)
     if k >= 1:
         w2, h2 = im.size
         big = im.resize((w2 * 2, h2 * 2), Image.Resampling.BILINEAR)
@@ -141,10 +141,11 @@ def _rounded(w: int, h: int, r: int) -> Image.Image:
 
 
 def card_size(deck: DeckStyle, width: int) -> tuple[int, int]:
-    return width, max(8, int(round(width * deck.ratio)))
+    return width, max(8, round(width * deck.ratio))
 
 
-def render_face(deck: DeckStyle, card: Card, width: int, rng: random.Random) -> tuple[Image.Image, Image.Image]:
+def render_face(deck: DeckStyle, card: Card, width: int,
+                rng: random.Random) -> tuple[Image.Image, Image.Image]:
     """(RGBA card, L glyph-flag mask: 1 top glyph ink, 2 bottom glyph ink)."""
     w, h = card_size(deck, width)
     ink = deck.red if card.is_red else deck.black
@@ -231,7 +232,7 @@ def render_back(deck: DeckStyle, width: int) -> Image.Image:
         for y in range(step // 2, h, step):
             for x in range(step // 2, w, step):
                 d.ellipse((x - r, y - r, x + r, y + r), fill=c2)
-    if p in (3, 4) or p == 0 and w > 20:
+    if p in (3, 4) or (p == 0 and w > 20):
         m = max(2, int(w * 0.08))
         d.rectangle((m, m, w - 1 - m, h - 1 - m), outline=c2, width=max(1, int(w * 0.03)))
     out = img.convert("RGBA")

@@ -82,8 +82,9 @@ def _render_one(job: tuple[str, int, str, int, tuple[int, int], int]) -> tuple[i
     return index, entry, anns
 
 
-def render_dataset(out: str, count: int, seed: int, split: str = "train", size: tuple[int, int] = (1600, 1200),
-                   workers: int = 2, start: int = 0, quiet: bool = False, quality: int = 92) -> dict[str, Any]:
+def render_dataset(out: str, count: int, seed: int, split: str = "train",
+                   size: tuple[int, int] = (1600, 1200), workers: int = 2, start: int = 0,
+                   quiet: bool = False, quality: int = 92) -> dict[str, Any]:
     """Render images ``start .. start+count-1`` into ``out`` and write ``annotations.json``."""
     from .fonts import faces
     from .scene import CATEGORIES

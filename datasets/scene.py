@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw, ImageFilter
 from zipai.engine import ALL_CARDS, Card, ZipaiError, score
 from zipai.engine.generate import HAND, TABLE, LaidGroup, Layout, random_layout
 
-from .cards import DeckStyle, card_size, random_deck, render_back, render_face
+from .cards import random_deck, render_back, render_face
 
 CATEGORIES: list[dict[str, Any]] = (
     [{"id": r, "name": f"x{r}", "supercategory": "card"} for r in range(1, 11)]
@@ -129,7 +129,8 @@ def table_texture(rng: random.Random, nrng: np.random.Generator, w: int, h: int)
         t = (a + b)[..., None] / 2
         img = c2 * (1 - t) + c1 * t
     else:
-        bg = np.array(rng.choice([(235, 225, 200), (200, 220, 235), (240, 240, 240), (60, 40, 60)]), np.float32)
+        bg = np.array(rng.choice([(235, 225, 200), (200, 220, 235), (240, 240, 240), (60, 40, 60)]),
+                      np.float32)
         pil = Image.new("RGB", (w, h), tuple(int(v) for v in bg))
         d = ImageDraw.Draw(pil)
         cols = [tuple(rng.randint(40, 230) for _ in range(3)) for _ in range(3)]
@@ -412,7 +413,7 @@ def _motion_blur(img: Image.Image, length: float, angle: float) -> Image.Image:
     acc = np.zeros_like(a)
     for k in range(n):
         t = k - (n - 1) / 2
-        acc += np.roll(a, (int(round(t * dy)), int(round(t * dx))), axis=(0, 1))
+        acc += np.roll(a, (round(t * dy), round(t * dx)), axis=(0, 1))
     return Image.fromarray(np.clip(acc / n, 0, 255).astype(np.uint8))
 
 
@@ -479,7 +480,7 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     if len(items) > 250:
         items = items[-250:]
 
-    card_w = max(6, int(round(unit)))
+    card_w = max(6, round(unit))
     shadow_off = (int(rng.uniform(-0.04, 0.06) * unit) or 1, int(rng.uniform(0.02, 0.08) * unit) or 1)
     for k, p in enumerate(items, start=1):
         p.width = card_w
@@ -491,8 +492,8 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
         w0, h0 = face.size
         rot = face.rotate(p.angle, expand=True, resample=Image.Resampling.BICUBIC)
         rfl = fl.rotate(p.angle, expand=True, resample=Image.Resampling.NEAREST)
-        x = int(round(p.cx - rot.width / 2))
-        y = int(round(p.cy - rot.height / 2))
+        x = round(p.cx - rot.width / 2)
+        y = round(p.cy - rot.height / 2)
         sh = _shadowed(rot, max(1.0, unit * 0.05), shadow_off, rng.uniform(0.25, 0.5))
         m = (sh.width - rot.width) // 2
         canvas.paste(sh, (x - m, y - m), sh)
@@ -517,7 +518,8 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
                                                                  ccx + ext_w * unit / 2 - occ.width * 0.4))
             oy = rng.uniform(0.1, 0.9) * PH
             sh = _shadowed(occ, unit * 0.3, (int(unit * 0.3), int(unit * 0.4)), 0.4)
-            canvas.paste(sh, (int(ox) - (sh.width - occ.width) // 2, int(oy) - (sh.height - occ.height) // 2), sh)
+            mx, my = (sh.width - occ.width) // 2, (sh.height - occ.height) // 2
+            canvas.paste(sh, (int(ox) - mx, int(oy) - my), sh)
             _paste_occluder(canvas, owner, occ, int(ox), int(oy))
 
     # the camera: output rect -> quad on the plane
@@ -553,10 +555,10 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     anns: list[dict[str, Any]] = []
     for k, p in enumerate(items, start=1):
         oc = _apply(h_plane2out, p.corners)
-        x0 = max(0, int(math.floor(min(x for x, _ in oc))) - 2)
-        y0 = max(0, int(math.floor(min(y for _, y in oc))) - 2)
-        x1 = min(W, int(math.ceil(max(x for x, _ in oc))) + 2)
-        y1 = min(H, int(math.ceil(max(y for _, y in oc))) + 2)
+        x0 = max(0, math.floor(min(x for x, _ in oc)) - 2)
+        y0 = max(0, math.floor(min(y for _, y in oc)) - 2)
+        x1 = min(W, math.ceil(max(x for x, _ in oc)) + 2)
+        y1 = min(H, math.ceil(max(y for _, y in oc)) + 2)
         if x0 >= x1 or y0 >= y1:
             continue
         sub_own = own_o[y0:y1, x0:x1] == k
@@ -578,7 +580,7 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
             ann["glyphs"] = []
         else:
             # which glyph reads upright in the photo: the top one when the card's "up" points up
-            (ux, uy), (dx_, dy_) = _apply(h_plane2out, [(p.cx, p.cy), (p.cx + _rot(0, -1, p.angle)[0],
+            (_ux, uy), (_dx, dy_) = _apply(h_plane2out, [(p.cx, p.cy), (p.cx + _rot(0, -1, p.angle)[0],
                                                                       p.cy + _rot(0, -1, p.angle)[1])])
             top_up = (dy_ - uy) < 0
             glyphs = []
