@@ -205,12 +205,23 @@ def render_face(deck: DeckStyle, card: Card, width: int,
         edge = np.minimum(np.minimum(xx, w - 1 - xx), np.minimum(yy, h - 1 - yy)).astype(np.float32)
         dirt = np.clip(1 - edge / max(2.0, w * 0.08), 0, 1)[..., None] * 0.25 * deck.wear
         arr = arr * (1 - dirt) + np.array([150, 130, 90], np.float32) * dirt
+    arr = _paper_light(arr, rng)
     out = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8)).convert("RGBA")
     out.putalpha(_rounded(w, h, int(w * deck.radius)))
     return out, Image.fromarray(flags)
 
 
-def render_back(deck: DeckStyle, width: int) -> Image.Image:
+def _paper_light(arr: np.ndarray, rng: random.Random) -> np.ndarray:
+    """A card is never flat: a slight bend across it and a brightness slope along it."""
+    h, w = arr.shape[:2]
+    x = np.linspace(-1, 1, w, dtype=np.float32)[None, :]
+    y = np.linspace(-1, 1, h, dtype=np.float32)[:, None]
+    bend = 1 - rng.uniform(0, 0.12) * (x - rng.uniform(-0.5, 0.5)) ** 2
+    slope = 1 + rng.uniform(-0.06, 0.06) * y + rng.uniform(-0.04, 0.04) * x
+    return arr * (bend * slope)[..., None]
+
+
+def render_back(deck: DeckStyle, width: int, rng: random.Random | None = None) -> Image.Image:
     """An RGBA card back."""
     w, h = card_size(deck, width)
     img = Image.new("RGB", (w, h), deck.back_color)
@@ -235,6 +246,9 @@ def render_back(deck: DeckStyle, width: int) -> Image.Image:
     if p in (3, 4) or (p == 0 and w > 20):
         m = max(2, int(w * 0.08))
         d.rectangle((m, m, w - 1 - m, h - 1 - m), outline=c2, width=max(1, int(w * 0.03)))
+    if rng is not None:
+        lit = _paper_light(np.asarray(img, np.float32), rng)
+        img = Image.fromarray(np.clip(lit, 0, 255).astype(np.uint8))
     out = img.convert("RGBA")
     out.putalpha(_rounded(w, h, int(w * deck.radius)))
     return out

@@ -285,11 +285,14 @@ def _mask_hull(mask: np.ndarray, ox: int, oy: int) -> list[list[float]]:
 
 # ---------------------------------------------------------------- the layout on the plane
 
-def _column_plan(rng: random.Random, lay: Layout) -> tuple[list[Placed], float, float]:
-    """Cards in unit coordinates (card width 1); returns placements and the layout's extent."""
-    ratio = 3.5
-    step = rng.uniform(0.2, 0.42)
-    gap = rng.choice([rng.uniform(1.0, 1.12), rng.uniform(1.1, 1.6)])
+def _column_plan(rng: random.Random, lay: Layout, ratio: float) -> tuple[list[Placed], float, float]:
+    """Cards in unit coordinates (card width 1); returns placements and the layout's extent.
+
+    The two rows (claimed groups, revealed hand) lie one above the other, or side by side in
+    one long row with a wider gap between them; columns are straight, lean, or fan out.
+    """
+    step = rng.uniform(0.2, 0.4)
+    gap = rng.uniform(0.98, 1.1) if rng.random() < 0.6 else rng.uniform(1.1, 1.6)
     mode = rng.choices(["straight", "lean", "fan"], [0.55, 0.3, 0.15])[0]
     rows: dict[str, list[int]] = {TABLE: [], HAND: []}
     for n, g in enumerate(lay.groups):
@@ -298,8 +301,9 @@ def _column_plan(rng: random.Random, lay: Layout) -> tuple[list[Placed], float, 
     if rng.random() < 0.5:  # groups inside a row need not follow the layout's order
         for r in rows.values():
             rng.shuffle(r)
+    one_row = rng.random() < 0.45
     placed: list[Placed] = []
-    y = 0.0
+    x0 = y = 0.0
     for row in order:
         idxs = rows[row]
         if not idxs:
@@ -307,7 +311,7 @@ def _column_plan(rng: random.Random, lay: Layout) -> tuple[list[Placed], float, 
         ncol = len(idxs)
         longest = max(len(lay.groups[n].cards) for n in idxs)
         fan_span = rng.uniform(20, 50) if mode == "fan" else 0.0
-        x_start = -(ncol - 1) * gap / 2
+        x_start = x0 if one_row else -(ncol - 1) * gap / 2
         for c, n in enumerate(idxs):
             g = lay.groups[n]
             shown = _shown_cards(rng, g)
@@ -317,14 +321,18 @@ def _column_plan(rng: random.Random, lay: Layout) -> tuple[list[Placed], float, 
                 ang = rng.gauss(0, 7)
             else:
                 ang = (c - (ncol - 1) / 2) / max(1, ncol - 1) * fan_span + rng.gauss(0, 1.5)
-            top_x = x_start + c * gap + rng.gauss(0, 0.06)
+            top_x = x_start + c * gap + rng.gauss(0, 0.05)
             top_y = y + rng.gauss(0, 0.08) + (abs(c - (ncol - 1) / 2) * 0.15 if mode == "fan" else 0)
             for j, card in enumerate(shown):
-                along = j * ratio * (step + rng.gauss(0, 0.02)) + ratio / 2
+                along = j * ratio * max(0.12, step + rng.gauss(0, 0.02)) + ratio / 2
                 dx, dy = _rot(0.0, along, ang)
                 placed.append(Placed(card, top_x + dx + rng.gauss(0, 0.02), top_y + dy,
                                      ang + rng.gauss(0, 1.0), n, g.state, row))
-        y += ratio * (1 + (longest - 1) * step) + rng.uniform(0.25, 1.0) * ratio
+        if one_row:
+            x0 = x_start + ncol * gap + rng.uniform(0.5, 2.0)
+            y += rng.gauss(0, 0.3)
+        else:
+            y += ratio * (1 + (longest - 1) * step) + rng.uniform(0.25, 1.0) * ratio
     xs = [p.cx for p in placed]
     ys = [p.cy for p in placed]
     cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
@@ -395,6 +403,10 @@ def _photo_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Ima
     sigma = rng.uniform(1, 5) + (10 * (1 - expo) if expo < 0.85 else 0)
     a = a + nrng.normal(0, sigma, a.shape).astype(np.float32)
     out = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+    if rng.random() < 0.2:  # a cheap sensor, digital zoom: detail lost, then scaled back up
+        f = rng.uniform(1.4, 2.6)
+        out = out.resize((max(8, int(w / f)), max(8, int(h / f))), Image.Resampling.BILINEAR)
+        out = out.resize((w, h), Image.Resampling.BILINEAR)
     roll = rng.random()
     if roll < 0.35:
         out = out.filter(ImageFilter.GaussianBlur(rng.uniform(0.4, 2.0) * s))
@@ -440,23 +452,44 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
 
     # the view: which quad of the table plane becomes the photo
     r = rng.random()
-    theta = rng.gauss(0, 10) if r < 0.75 else (180 + rng.gauss(0, 10) if r < 0.88 else rng.choice((90, -90))
-                                                 + rng.gauss(0, 8))
-    keystone = rng.uniform(1.0, 1.45) if rng.random() < 0.8 else 1.0
+    if r < 0.8:
+        theta = rng.gauss(0, 12)
+    elif r < 0.9:
+        theta = 180 + rng.gauss(0, 10)
+    else:
+        theta = rng.choice((90, -90)) + rng.gauss(0, 8)
+    keystone = rng.choice([1.0, rng.uniform(1.0, 1.3), rng.uniform(1.1, 1.5), rng.uniform(1.3, 1.65)])
     zoom = rng.uniform(0.8, 1.15)
     side = abs(math.sin(math.radians(theta))) > 0.7
 
-    placed, ext_w, ext_h = _column_plan(rng, lay)
+    placed, ext_w, ext_h = _column_plan(rng, lay, deck.ratio)
     fill = rng.uniform(0.68, 1.0)
     box_w, box_h = (H, W) if side else (W, H)
-    unit = min(box_w * fill / ext_w, box_h * fill / ext_h) * zoom
-    unit = max(unit, 8.0)
+    if not side and ext_h / ext_w > 1.3 * H / W and rng.random() < 0.3:
+        # a tall layout: the phone is turned to portrait
+        theta = rng.choice((90, -90)) + rng.gauss(0, 6)
+        side = True
+        box_w, box_h = H, W
+    ccx, ccy = PW / 2 + rng.gauss(0, 0.03) * PW, PH / 2 + rng.gauss(0, 0.03) * PH
+    # the camera: output rect -> quad on the plane
+    half = [(-W / 2 * keystone, -H / 2), (W / 2 * keystone, -H / 2), (W / 2 / keystone, H / 2),
+            (-W / 2 / keystone, H / 2)]
+    quad = []
+    z = 1.0
+    for _ in range(30):
+        quad = [(ccx + qx, ccy + qy) for qx, qy in (_rot(x * z, y * z, -theta) for x, y in half)]
+        if all(0 <= qx <= PW - 1 and 0 <= qy <= PH - 1 for qx, qy in quad):
+            break
+        z *= 0.95
+    # the view's scale at its centre (keystone widens the far edge, narrows the near one)
+    view_scale = z * (keystone + 1 / keystone) / 2
+    unit = min(box_w * fill / ext_w, box_h * fill / ext_h) * zoom * view_scale
+    unit = max(unit, 6.0)
 
     table, table_kind = table_texture(rng, nrng, PW, PH)
     canvas = Image.fromarray(table.astype(np.uint8))
     owner = np.zeros((PH, PW), np.uint8)
     flags = np.zeros((PH, PW), np.uint8)
-    ccx, ccy = PW / 2 + rng.gauss(0, 0.03) * PW, PH / 2 + rng.gauss(0, 0.03) * PH
 
     # distractors under the layout: a stock pile of backs and loose face-up cards
     items: list[Placed] = []
@@ -485,7 +518,7 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     for k, p in enumerate(items, start=1):
         p.width = card_w
         if p.card is None:
-            face = render_back(deck, card_w)
+            face = render_back(deck, card_w, rng)
             fl = Image.new("L", face.size, 0)
         else:
             face, fl = render_face(deck, p.card, card_w, rng)
@@ -522,16 +555,6 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
             canvas.paste(sh, (int(ox) - mx, int(oy) - my), sh)
             _paste_occluder(canvas, owner, occ, int(ox), int(oy))
 
-    # the camera: output rect -> quad on the plane
-    half = [(-W / 2 * keystone, -H / 2), (W / 2 * keystone, -H / 2), (W / 2 / keystone, H / 2),
-            (-W / 2 / keystone, H / 2)]
-    quad = []
-    z = 1.0
-    for _ in range(30):
-        quad = [(ccx + qx, ccy + qy) for qx, qy in (_rot(x * z, y * z, -theta) for x, y in half)]
-        if all(0 <= qx <= PW - 1 and 0 <= qy <= PH - 1 for qx, qy in quad):
-            break
-        z *= 0.95
     out_corners = [(0.0, 0.0), (W, 0.0), (W, H), (0.0, H)]
     h_out2plane = _homography(out_corners, quad)
     h_plane2out = np.linalg.inv(h_out2plane)
