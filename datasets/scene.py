@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,7 @@ from PIL import Image, ImageDraw, ImageFilter
 from zipai.engine import ALL_CARDS, Card, ZipaiError, score
 from zipai.engine.generate import HAND, TABLE, LaidGroup, Layout, random_layout
 
-from .cards import random_deck, render_back, render_face
+from .cards import DeckStyle, random_deck, render_back, render_face
 
 CATEGORIES: list[dict[str, Any]] = (
     [{"id": r, "name": f"x{r}", "supercategory": "card"} for r in range(1, 11)]
@@ -431,88 +432,20 @@ def _motion_blur(img: Image.Image, length: float, angle: float) -> Image.Image:
 
 # ---------------------------------------------------------------- the scene
 
-def render_scene(seed: int, split: str, index: int,
-                 size: tuple[int, int] = (1600, 1200)) -> tuple[Image.Image, list[dict[str, Any]]]:
-    """A table photo and its annotations (no "id"/"image_id" yet); see datasets/LABELS.md."""
-    img, anns, _ = render_scene_full(seed, split, index, size)
-    return img, anns
+Annotations = list[dict[str, Any]]
 
 
-def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] = (1600, 1200)
-                      ) -> tuple[Image.Image, list[dict[str, Any]], dict[str, Any]]:
-    """Like ``render_scene``, plus the image-level metadata (font, layout, groups, table)."""
-    W, H = int(size[0]), int(size[1])
-    if W < 64 or H < 64:
-        raise ValueError(f"image size {W}x{H} is too small (at least 64x64)")
-    rng = _rng_for(seed, split, index)
-    nrng = np.random.default_rng(rng.getrandbits(64))
-    deck = random_deck(rng, split)
-    lay = pick_layout(rng)
-    PW, PH = int(W * 1.35), int(H * 1.35)
-
-    # the view: which quad of the table plane becomes the photo
-    r = rng.random()
-    if r < 0.8:
-        theta = rng.gauss(0, 12)
-    elif r < 0.9:
-        theta = 180 + rng.gauss(0, 10)
-    else:
-        theta = rng.choice((90, -90)) + rng.gauss(0, 8)
-    keystone = rng.choice([1.0, rng.uniform(1.0, 1.3), rng.uniform(1.1, 1.5), rng.uniform(1.3, 1.65)])
-    zoom = rng.uniform(0.8, 1.15)
-    side = abs(math.sin(math.radians(theta))) > 0.7
-
-    placed, ext_w, ext_h = _column_plan(rng, lay, deck.ratio)
-    fill = rng.uniform(0.68, 1.0)
-    box_w, box_h = (H, W) if side else (W, H)
-    if not side and ext_h / ext_w > 1.3 * H / W and rng.random() < 0.3:
-        # a tall layout: the phone is turned to portrait
-        theta = rng.choice((90, -90)) + rng.gauss(0, 6)
-        side = True
-        box_w, box_h = H, W
-    ccx, ccy = PW / 2 + rng.gauss(0, 0.03) * PW, PH / 2 + rng.gauss(0, 0.03) * PH
-    # the camera: output rect -> quad on the plane
-    half = [(-W / 2 * keystone, -H / 2), (W / 2 * keystone, -H / 2), (W / 2 / keystone, H / 2),
-            (-W / 2 / keystone, H / 2)]
-    quad = []
-    z = 1.0
-    for _ in range(30):
-        quad = [(ccx + qx, ccy + qy) for qx, qy in (_rot(x * z, y * z, -theta) for x, y in half)]
-        if all(0 <= qx <= PW - 1 and 0 <= qy <= PH - 1 for qx, qy in quad):
-            break
-        z *= 0.95
-    # the view's scale at its centre (keystone widens the far edge, narrows the near one)
-    view_scale = z * (keystone + 1 / keystone) / 2
-    unit = min(box_w * fill / ext_w, box_h * fill / ext_h) * zoom * view_scale
-    unit = max(unit, 6.0)
-
-    table, table_kind = table_texture(rng, nrng, PW, PH)
-    canvas = Image.fromarray(table.astype(np.uint8))
+def compose(items: list[Placed], deck: DeckStyle, canvas: Image.Image, quad: list[tuple[float, float]],
+            size: tuple[int, int], rng: random.Random, unit: float,
+            occluders: Sequence[tuple[Image.Image, int, int]] = (),
+            ) -> tuple[Image.Image, Annotations, dict[str, np.ndarray]]:
+    """Lay ``items`` (in order, later on top) on the table plane ``canvas``, put occluders over
+    them, and photograph ``quad`` of the plane into an image of ``size``; returns the clean image,
+    the annotations and the label maps (owner: item number + 1 per pixel, flags: glyph ink 1/2)."""
+    W, H = size
+    PW, PH = canvas.size
     owner = np.zeros((PH, PW), np.uint8)
     flags = np.zeros((PH, PW), np.uint8)
-
-    # distractors under the layout: a stock pile of backs and loose face-up cards
-    items: list[Placed] = []
-    if rng.random() < 0.45:
-        px, py = rng.choice([(-1, -1), (1, -1), (-1, 1), (1, 1)])
-        bx = ccx + px * (ext_w * unit / 2 + unit * rng.uniform(1.5, 3))
-        by = ccy + py * rng.uniform(0, ext_h * unit / 2)
-        a0 = rng.uniform(0, 360)
-        for k in range(rng.randint(3, 8)):
-            items.append(Placed(None, bx + k * rng.uniform(0, 1.5), by - k * rng.uniform(0, 2),
-                                a0 + rng.gauss(0, 3), -1, None, "loose"))
-    for c in _loose_cards(rng, lay):
-        ang = rng.uniform(0, 360)
-        lx = ccx + rng.choice((-1, 1)) * (ext_w * unit / 2 + unit * rng.uniform(1, 4))
-        ly = ccy + rng.uniform(-0.5, 0.5) * ext_h * unit
-        items.append(Placed(c, lx, ly, ang, -1, None, "loose"))
-    for p in placed:
-        p.cx = ccx + p.cx * unit
-        p.cy = ccy + p.cy * unit
-        items.append(p)
-    if len(items) > 250:
-        items = items[-250:]
-
     card_w = max(6, round(unit))
     shadow_off = (int(rng.uniform(-0.04, 0.06) * unit) or 1, int(rng.uniform(0.02, 0.08) * unit) or 1)
     for k, p in enumerate(items, start=1):
@@ -541,19 +474,11 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
                      (_rot(-w0 / 2, -h0 / 2, p.angle), _rot(w0 / 2, -h0 / 2, p.angle),
                       _rot(w0 / 2, h0 / 2, p.angle), _rot(-w0 / 2, h0 / 2, p.angle))]
 
-    # distractors over the layout: a hand reaching in, a phone, a cup
-    scale = unit * rng.uniform(0.8, 1.3)
-    for maker, prob in ((_hand, 0.15), (_phone, 0.12), (_cup, 0.12)):
-        if rng.random() < prob:
-            occ = maker(rng, scale)
-            edge = rng.random() < 0.7
-            ox = rng.uniform(0, PW) if not edge else rng.choice((ccx - ext_w * unit / 2 - occ.width * 0.6,
-                                                                 ccx + ext_w * unit / 2 - occ.width * 0.4))
-            oy = rng.uniform(0.1, 0.9) * PH
-            sh = _shadowed(occ, unit * 0.3, (int(unit * 0.3), int(unit * 0.4)), 0.4)
-            mx, my = (sh.width - occ.width) // 2, (sh.height - occ.height) // 2
-            canvas.paste(sh, (int(ox) - mx, int(oy) - my), sh)
-            _paste_occluder(canvas, owner, occ, int(ox), int(oy))
+    for img, ox, oy in occluders:
+        sh = _shadowed(img, unit * 0.3, (int(unit * 0.3), int(unit * 0.4)), 0.4)
+        mx, my = (sh.width - img.width) // 2, (sh.height - img.height) // 2
+        canvas.paste(sh, (ox - mx, oy - my), sh)
+        _paste_occluder(canvas, owner, img, ox, oy)
 
     out_corners = [(0.0, 0.0), (W, 0.0), (W, H), (0.0, H)]
     h_out2plane = _homography(out_corners, quad)
@@ -572,8 +497,6 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     inview = np.asarray(view).astype(bool)
     codes = owner.astype(np.int64) * 3 + flags
     counts = np.bincount(codes[inview], minlength=3 * (len(items) + 1))
-
-    photo = _photo_effects(rng, nrng, rgb)
 
     anns: list[dict[str, Any]] = []
     for k, p in enumerate(items, start=1):
@@ -630,6 +553,109 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
         bw, bh = ann["bbox"][2], ann["bbox"][3]
         ann["area"] = float(bw * bh)
         anns.append(ann)
+    return rgb, anns, {"owner": own_o, "flags": flg_o}
+
+
+
+def render_scene(seed: int, split: str, index: int,
+                 size: tuple[int, int] = (1600, 1200)) -> tuple[Image.Image, list[dict[str, Any]]]:
+    """A table photo and its annotations (no "id"/"image_id" yet); see datasets/LABELS.md."""
+    img, anns, _ = render_scene_full(seed, split, index, size)
+    return img, anns
+
+
+def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] = (1600, 1200),
+                      effects: bool = True, debug: dict[str, Any] | None = None
+                      ) -> tuple[Image.Image, list[dict[str, Any]], dict[str, Any]]:
+    """Like ``render_scene``, plus the image-level metadata (font, layout, groups, table).
+
+    ``effects=False`` skips the photo effects (light, noise, blur, JPEG) so tests can compare
+    labels with clean pixels; a ``debug`` dict receives the label maps and the placed items."""
+    W, H = int(size[0]), int(size[1])
+    if W < 64 or H < 64:
+        raise ValueError(f"image size {W}x{H} is too small (at least 64x64)")
+    rng = _rng_for(seed, split, index)
+    nrng = np.random.default_rng(rng.getrandbits(64))
+    deck = random_deck(rng, split)
+    lay = pick_layout(rng)
+    PW, PH = int(W * 1.35), int(H * 1.35)
+
+    # the view: which quad of the table plane becomes the photo
+    r = rng.random()
+    if r < 0.8:
+        theta = rng.gauss(0, 12)
+    elif r < 0.9:
+        theta = 180 + rng.gauss(0, 10)
+    else:
+        theta = rng.choice((90, -90)) + rng.gauss(0, 8)
+    keystone = rng.choice([1.0, rng.uniform(1.0, 1.3), rng.uniform(1.1, 1.5), rng.uniform(1.3, 1.65)])
+    zoom = rng.uniform(0.8, 1.15)
+    side = abs(math.sin(math.radians(theta))) > 0.7
+
+    placed, ext_w, ext_h = _column_plan(rng, lay, deck.ratio)
+    fill = rng.uniform(0.68, 1.0)
+    box_w, box_h = (H, W) if side else (W, H)
+    if not side and ext_h / ext_w > 1.3 * H / W and rng.random() < 0.3:
+        # a tall layout: the phone is turned to portrait
+        theta = rng.choice((90, -90)) + rng.gauss(0, 6)
+        side = True
+        box_w, box_h = H, W
+    ccx, ccy = PW / 2 + rng.gauss(0, 0.03) * PW, PH / 2 + rng.gauss(0, 0.03) * PH
+    # the camera: output rect -> quad on the plane
+    half = [(-W / 2 * keystone, -H / 2), (W / 2 * keystone, -H / 2), (W / 2 / keystone, H / 2),
+            (-W / 2 / keystone, H / 2)]
+    quad = []
+    z = 1.0
+    for _ in range(30):
+        quad = [(ccx + qx, ccy + qy) for qx, qy in (_rot(x * z, y * z, -theta) for x, y in half)]
+        if all(0 <= qx <= PW - 1 and 0 <= qy <= PH - 1 for qx, qy in quad):
+            break
+        z *= 0.95
+    # the view's scale at its centre (keystone widens the far edge, narrows the near one)
+    view_scale = z * (keystone + 1 / keystone) / 2
+    unit = min(box_w * fill / ext_w, box_h * fill / ext_h) * zoom * view_scale
+    unit = max(unit, 6.0)
+
+    table, table_kind = table_texture(rng, nrng, PW, PH)
+
+    # distractors under the layout: a stock pile of backs and loose face-up cards
+    items: list[Placed] = []
+    if rng.random() < 0.45:
+        px, py = rng.choice([(-1, -1), (1, -1), (-1, 1), (1, 1)])
+        bx = ccx + px * (ext_w * unit / 2 + unit * rng.uniform(1.5, 3))
+        by = ccy + py * rng.uniform(0, ext_h * unit / 2)
+        a0 = rng.uniform(0, 360)
+        for k in range(rng.randint(3, 8)):
+            items.append(Placed(None, bx + k * rng.uniform(0, 1.5), by - k * rng.uniform(0, 2),
+                                a0 + rng.gauss(0, 3), -1, None, "loose"))
+    for c in _loose_cards(rng, lay):
+        ang = rng.uniform(0, 360)
+        lx = ccx + rng.choice((-1, 1)) * (ext_w * unit / 2 + unit * rng.uniform(1, 4))
+        ly = ccy + rng.uniform(-0.5, 0.5) * ext_h * unit
+        items.append(Placed(c, lx, ly, ang, -1, None, "loose"))
+    for p in placed:
+        p.cx = ccx + p.cx * unit
+        p.cy = ccy + p.cy * unit
+        items.append(p)
+    if len(items) > 250:
+        items = items[-250:]
+
+    # distractors over the layout: a hand reaching in, a phone, a cup
+    occluders: list[tuple[Image.Image, int, int]] = []
+    scale = unit * rng.uniform(0.8, 1.3)
+    for maker, prob in ((_hand, 0.15), (_phone, 0.12), (_cup, 0.12)):
+        if rng.random() < prob:
+            occ = maker(rng, scale)
+            edge = rng.random() < 0.7
+            ox = rng.uniform(0, PW) if not edge else rng.choice((ccx - ext_w * unit / 2 - occ.width * 0.6,
+                                                                 ccx + ext_w * unit / 2 - occ.width * 0.4))
+            oy = rng.uniform(0.1, 0.9) * PH
+            occluders.append((occ, int(ox), int(oy)))
+    canvas = Image.fromarray(table.astype(np.uint8))
+    rgb, anns, maps = compose(items, deck, canvas, quad, (W, H), rng, unit, occluders)
+    if debug is not None:
+        debug.update(maps, items=items)
+    photo = _photo_effects(rng, nrng, rgb) if effects else rgb
 
     groups_meta = []
     for g in lay.groups:
