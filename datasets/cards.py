@@ -151,11 +151,11 @@ def render_face(deck: DeckStyle, card: Card, width: int,
     ink = deck.red if card.is_red else deck.black
     img = Image.new("RGB", (w, h), deck.paper)
     d = ImageDraw.Draw(img)
-    if deck.frame:
+    if deck.frame and w >= 16:
         m = max(2, int(w * 0.06))
         lw = max(1, int(w * 0.02))
         d.rectangle((m, m, w - 1 - m, h - 1 - m), outline=deck.frame_color, width=lw)
-        if deck.frame == 2:
+        if deck.frame == 2 and w >= 30:
             m2 = m + lw + max(1, int(w * 0.03))
             d.rectangle((m2, m2, w - 1 - m2, h - 1 - m2), outline=deck.frame_color, width=max(1, lw // 2))
     gbox = max(6, int(w * deck.glyph_w))

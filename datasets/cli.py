@@ -168,9 +168,12 @@ def _cmd_preview(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     usage = "usage: zipai data {render,preview} ...  (zipai data render --help)"
-    if not argv or argv[0] in ("-h", "--help"):
+    if not argv:
+        print(f"zipai data: missing subcommand; {usage}", file=sys.stderr)
+        return 2
+    if argv[0] in ("-h", "--help"):
         print(usage)
-        return 0 if argv else 2
+        return 0
     cmd, rest = argv[0], argv[1:]
     try:
         if cmd == "render":

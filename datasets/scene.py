@@ -628,7 +628,8 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
         for k in range(rng.randint(3, 8)):
             items.append(Placed(None, bx + k * rng.uniform(0, 1.5), by - k * rng.uniform(0, 2),
                                 a0 + rng.gauss(0, 3), -1, None, "loose"))
-    for c in _loose_cards(rng, lay):
+    loose = _loose_cards(rng, lay)
+    for c in loose:
         ang = rng.uniform(0, 360)
         lx = ccx + rng.choice((-1, 1)) * (ext_w * unit / 2 + unit * rng.uniform(1, 4))
         ly = ccy + rng.uniform(-0.5, 0.5) * ext_h * unit
@@ -667,7 +668,7 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
                             "kind": kind})
     meta = {"split": split, "font": deck.face.name, "font_style": deck.face.style,
             "layout": lay.to_input(), "groups": groups_meta, "table": table_kind,
-            "seed": seed, "index": index}
+            "loose": [str(c) for c in loose], "seed": seed, "index": index}
     return photo, anns, meta
 
 

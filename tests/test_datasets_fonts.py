@@ -1,0 +1,91 @@
+"""Font splits are explicit, disjoint, complete, and a missing file is a clear error."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import numpy as np
+import pytest
+
+import zipai.datasets.fonts as fonts
+from zipai.datasets.cards import glyph_mask, glyph_text, random_deck, render_back, render_face
+from zipai.engine import ALL_CARDS, Card
+from zipai.engine.cards import BIG_VARIANTS, SMALL_CHARS
+
+
+def test_heldout_faces_never_train() -> None:
+    train = {f.path for f in fonts.faces("train")}
+    held = {f.path for f in fonts.faces("heldout")}
+    assert not train & held
+    assert {f.style for f in fonts.faces("heldout")} >= {"ming", "brush"}
+    assert {f.path for f in fonts.faces("val")} <= train
+
+
+def test_unknown_split_and_missing_font(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(fonts.FontError, match="unknown split"):
+        fonts.faces("test")
+    ghost = fonts.Face("/usr/share/fonts/none/ghost.ttf", 0, "brush")
+    monkeypatch.setitem(fonts.SPLITS, "train", (*fonts.TRAIN, ghost))
+    with pytest.raises(fonts.FontError, match=r"ghost\.ttf.*missing"):
+        fonts.faces("train")
+    with pytest.raises(fonts.FontError):
+        random_deck(random.Random(0), "train")
+
+
+@pytest.mark.parametrize("split", ["train", "heldout"])
+def test_every_variant_form_is_drawn_by_some_face(split: str) -> None:
+    """叁 叄 參, 贰 貳, 陆 陸 and every other form has ink in at least one face of the split."""
+    faces = fonts.faces(split)
+    for forms in BIG_VARIANTS.values():
+        for ch in forms:
+            assert any(fonts.has_glyph(f, ch) for f in faces), f"no {split} face draws {ch}"
+    for ch in SMALL_CHARS + "大":
+        assert all(fonts.has_glyph(f, ch) for f in faces), ch
+
+
+def test_empty_cmap_glyphs_are_detected() -> None:
+    kiloji = next(f for f in fonts.TRAIN if "kiloji" in f.path)
+    assert not fonts.has_glyph(kiloji, "柒")      # mapped but empty or .notdef in this face
+    assert fonts.has_glyph(kiloji, "捌")
+
+
+@pytest.mark.parametrize("split", ["train", "heldout"])
+def test_every_face_renders_every_card_with_ink(split: str) -> None:
+    rng = random.Random(3)
+    for face in fonts.faces(split):
+        deck = dataclasses.replace(random_deck(rng, split), face=face, stroke=0.0)
+        deck = dataclasses.replace(deck, big_variant={r: next((c for c in forms if fonts.has_glyph(face, c)),
+                                                            forms[-1]) for r, forms in BIG_VARIANTS.items()})
+        for card in ALL_CARDS:
+            m = np.asarray(glyph_mask(deck, card, 40))
+            assert (m > 128).sum() > 20, f"{face.name} draws no ink for {glyph_text(deck, card)}"
+
+
+def test_heavy_strokes_add_ink() -> None:
+    rng = random.Random(5)
+    deck = dataclasses.replace(random_deck(rng, "train"), stroke=0.0, face=fonts.TRAIN[1])
+    thin = (np.asarray(glyph_mask(deck, Card.parse("x8"), 60)) > 128).sum()
+    heavy = (np.asarray(glyph_mask(dataclasses.replace(deck, stroke=0.08), Card.parse("x8"), 60)) > 128).sum()
+    assert heavy > thin * 1.3
+
+
+def test_composed_big_three_holds_both_characters() -> None:
+    rng = random.Random(1)
+    deck = dataclasses.replace(random_deck(rng, "train"), face=fonts.TRAIN[6], compose_big3=True, stroke=0.0)
+    m = np.asarray(glyph_mask(deck, Card.parse("d3"), 60)) > 128
+    plain = np.asarray(glyph_mask(dataclasses.replace(deck, compose_big3=False), Card.parse("x3"), 60)) > 128
+    assert m.sum() > plain.sum()
+    assert m[int(m.shape[0] * 0.62):].any()     # 三 sits low, between the legs of 大
+
+
+def test_face_and_back_shapes() -> None:
+    rng = random.Random(2)
+    deck = random_deck(rng, "train")
+    face, flags = render_face(deck, Card.parse("d10"), 50, rng)
+    back = render_back(deck, 50, rng)
+    assert face.size == back.size == flags.size
+    assert face.height / face.width == pytest.approx(deck.ratio, rel=0.05)
+    f = np.asarray(flags)
+    h = f.shape[0]
+    assert (f[: h // 2] == 1).any() and (f[h // 2:] == 2).any() and not (f[h // 2:] == 1).any()

@@ -1,0 +1,210 @@
+"""Labels of the synthetic scenes agree with their pixels: boxes lie on glyph ink, hidden cards
+are not labelled visible, the deck limit holds, and every layout scores."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+from PIL import Image, ImageFilter
+
+import zipai.datasets.scene as scene_mod
+from zipai.datasets.cards import DeckStyle
+from zipai.datasets.cards import random_deck as _random_deck
+from zipai.datasets.scene import BACK_ID, Placed, compose, render_scene, render_scene_full
+from zipai.engine import Card, score
+
+SIZE = (640, 480)
+
+
+def _ink(rgb: np.ndarray, red: bool) -> np.ndarray:
+    """Ink by colour alone: red ink, or dark against the paper around it."""
+    r, g, b = (rgb[..., i].astype(int) for i in range(3))
+    if red:
+        return (r - g > 50) & (r - b > 30)
+    lum = rgb.mean(axis=-1)
+    return lum < 0.62 * np.percentile(lum, 95)
+
+
+def _plain_deck(rng: random.Random, split: str) -> DeckStyle:
+    """A deck with no frame, corner marks or picture: the only ink on a face is its two glyphs."""
+    return dataclasses.replace(_random_deck(rng, split), frame=0, corner_marks=False, picture=0)
+
+
+@pytest.fixture(scope="module")
+def scenes() -> list[tuple[np.ndarray, list[dict], dict, dict]]:
+    out = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scene_mod, "random_deck", _plain_deck)
+        for i in range(12):
+            dbg: dict = {}
+            img, anns, meta = render_scene_full(4, "train", i, SIZE, effects=False, debug=dbg)
+            out.append((np.asarray(img), anns, meta, dbg))
+    return out
+
+
+def test_render_is_deterministic() -> None:
+    a, la = render_scene(9, "val", 3, (200, 150))
+    b, lb = render_scene(9, "val", 3, (200, 150))
+    assert np.array_equal(np.asarray(a), np.asarray(b)) and la == lb
+    c, _ = render_scene(9, "val", 4, (200, 150))
+    assert not np.array_equal(np.asarray(a), np.asarray(c))
+
+
+def test_glyph_boxes_lie_on_their_ink(scenes) -> None:
+    """In the clean image, the ink of the card's colour inside the card (its edges excluded)
+    spans the labelled box of each fully visible glyph to within 3 px on every side (resampling
+    blur), covers the box, and shows no systematic shift on any side."""
+    checked = bad = 0
+    signed: list[tuple[int, int, int, int]] = []
+    m = 4
+    for rgb, anns, _, dbg in scenes:
+        owner = dbg["owner"]
+        H, W = owner.shape
+        for a in anns:
+            if a["category_id"] == BACK_ID or a["ignore"]:
+                continue
+            x, y, w, h = a["bbox"]
+            k = np.bincount(owner[y:y + h, x:x + w].ravel()).argmax()
+            x0, y0, x1, y1 = max(0, x - m), max(0, y - m), min(W, x + w + m), min(H, y + h + m)
+            card = Image.fromarray(((owner[y0:y1, x0:x1] == k) * 255).astype(np.uint8))
+            inner = np.asarray(card.filter(ImageFilter.MinFilter(5))) > 0
+            ink = _ink(rgb[y0:y1, x0:x1], a["color"] == "red") & inner
+            cover = ink[y - y0:y - y0 + h, x - x0:x - x0 + w].mean()
+            ys, xs = np.nonzero(ink)
+            full = max(g["visible"] for g in a["glyphs"]) >= 0.98
+            checked += 1
+            if len(xs) == 0 or cover < 0.08:
+                bad += 1
+                continue
+            if not full:  # ink next to an occluding card is lost to the erosion: cover only
+                continue
+            edges = (int(xs.min() + x0 - x), int(ys.min() + y0 - y),
+                     int(xs.max() + x0 - (x + w - 1)), int(ys.max() + y0 - (y + h - 1)))
+            signed.append(edges)
+            if max(abs(e) for e in edges) > 3:
+                bad += 1
+    assert checked > 150 and len(signed) > 100
+    assert bad <= checked * 0.05, f"{bad} of {checked} glyph boxes are off their ink"
+    mean = np.mean(np.array(signed), axis=0)
+    assert np.all(np.abs(mean) <= 1.0), f"boxes shifted against the ink by {mean} (left, top, right, bottom)"
+
+
+def test_colour_field_matches_card(scenes) -> None:
+    for _, anns, _, dbg in scenes:
+        items = dbg["items"]
+        by_pos = {id(p): p for p in items}
+        assert by_pos
+        for a in anns:
+            if a["category_id"] == BACK_ID:
+                assert a["color"] is None and a["glyphs"] == []
+            else:
+                card = Card.from_index(a["category_id"] - 1)
+                assert a["color"] == ("red" if card.is_red else "black")
+
+
+def test_labels_follow_the_owner_map(scenes) -> None:
+    """A non-ignored face's box holds visible ink of that card; backs are items without a face."""
+    for _, anns, _, dbg in scenes:
+        owner, flags = dbg["owner"], dbg["flags"]
+        for a in anns:
+            x, y, w, h = a["bbox"]
+            sub_o, sub_f = owner[y:y + h, x:x + w], flags[y:y + h, x:x + w]
+            ks = set(np.unique(sub_o[sub_f > 0]).tolist()) if a["category_id"] != BACK_ID else set()
+            if a["category_id"] != BACK_ID and not a["ignore"]:
+                assert ks, "a labelled glyph box holds no visible glyph ink"
+                cats = {dbg["items"][k - 1].card.index + 1 for k in ks if dbg["items"][k - 1].card}
+                assert a["category_id"] in cats
+
+
+def _plain_setup(card_specs: list[tuple[Card | None, float, float, float]], seed: int = 1,
+                 occluders: list | None = None) -> tuple[np.ndarray, list[dict]]:
+    rng = random.Random(seed)
+    deck = dataclasses.replace(_plain_deck(rng, "train"), wear=0.0)
+    w, h = 600, 400
+    canvas = Image.new("RGB", (w, h), (128, 128, 128))
+    items = [Placed(c, cx, cy, ang, 0, "open", "table") for c, cx, cy, ang in card_specs]
+    img, anns, _ = compose(items, deck, canvas, [(0, 0), (w, 0), (w, h), (0, h)], (w, h), rng, 50.0,
+                           occluders or [])
+    return np.asarray(img), anns
+
+
+def test_box_equals_ink_box_of_a_lone_card() -> None:
+    red = Card.parse("x2")
+    rgb, anns = _plain_setup([(red, 300, 200, 0.0)])
+    assert len(anns) == 1 and not anns[0]["ignore"]
+    ink = _ink(rgb, True)
+    ys, xs = np.nonzero(ink[:200])      # the top glyph lies in the card's upper half
+    x, y, w, h = anns[0]["bbox"]
+    assert abs(x - xs.min()) <= 1 and abs(y - ys.min()) <= 1
+    assert abs(x + w - 1 - xs.max()) <= 1 and abs(y + h - 1 - ys.max()) <= 1
+
+
+def test_hidden_cards_are_not_labelled_visible() -> None:
+    a, b, c = Card.parse("d7"), Card.parse("x5"), Card.parse("d9")
+    # b lies exactly under c: fully hidden. a sticks out by a sliver below its glyph-free end.
+    _, anns = _plain_setup([(a, 150, 215, 0.0), (b, 400, 200, 0.0), (c, 400, 200, 0.0),
+                              (Card.parse("x1"), 150, 200, 0.0)])
+    cats = [x["category_id"] for x in anns if not x["ignore"]]
+    assert b.index + 1 not in cats
+    assert cats.count(c.index + 1) == 1
+    hidden_a = [x for x in anns if x["category_id"] == a.index + 1]
+    assert all(x["ignore"] for x in hidden_a)
+
+
+def test_top_glyph_of_an_overlapped_card_is_labelled() -> None:
+    a, b = Card.parse("d3"), Card.parse("x10")
+    _, anns = _plain_setup([(a, 300, 140, 0.0), (b, 300, 230, 0.0)])
+    la = [x for x in anns if x["category_id"] == a.index + 1]
+    lb = [x for x in anns if x["category_id"] == b.index + 1]
+    assert len(la) == 1 and not la[0]["ignore"]
+    assert la[0]["glyphs"][0]["which"] == "top"
+    assert la[0]["bbox"][1] < lb[0]["bbox"][1]
+
+
+def test_occluder_hides_cards() -> None:
+    hand = Image.new("RGBA", (200, 400), (200, 150, 120, 255))
+    _, anns = _plain_setup([(Card.parse("x4"), 300, 200, 0.0)], occluders=[(hand, 200, 0)])
+    assert anns == []
+
+
+def test_deck_limit_and_layouts_score(scenes) -> None:
+    for _, anns, meta, _ in scenes:
+        cards = [c for g in meta["layout"]["groups"] for c in g["cards"]] + meta["layout"]["hand"]
+        counts = Counter(cards + meta["loose"])
+        assert max(counts.values()) <= 4, counts
+        faces = Counter(a["category_id"] for a in anns if a["category_id"] != BACK_ID)
+        assert not faces or max(faces.values()) <= 4
+        result = score(meta["layout"])
+        assert "winning" in result
+        for a in anns:
+            assert a["row"] in ("table", "hand", "loose")
+            assert -1 <= a["group"] < len(meta["groups"])
+
+
+def test_many_layouts_respect_the_deck() -> None:
+    for i in range(40):
+        _, _, meta = render_scene_full(7, "heldout", i, (96, 72), effects=False)
+        cards = [c for g in meta["layout"]["groups"] for c in g["cards"]] + meta["layout"]["hand"]
+        assert max(Counter(cards + meta["loose"]).values()) <= 4
+        assert len(meta["groups"]) <= 7
+
+
+def test_concealed_table_groups_show_backs() -> None:
+    seen = 0
+    for i in range(30):
+        _, anns, meta = render_scene_full(2, "train", i, (160, 120), effects=False)
+        for n, g in enumerate(meta["groups"]):
+            if g["row"] == "table" and g["state"] == "concealed" and len(g["cards"]) >= 3:
+                faces = [a for a in anns if a["group"] == n and a["category_id"] != BACK_ID]
+                assert len(faces) <= 1
+                seen += 1
+    assert seen > 0
+
+
+def test_small_size_is_an_error() -> None:
+    with pytest.raises(ValueError, match="too small"):
+        render_scene(0, "train", 0, (10, 10))
