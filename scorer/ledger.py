@@ -7,6 +7,7 @@ import io
 import json
 import sqlite3
 import threading
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from copy import copy
@@ -89,6 +90,7 @@ class Ledger:
         self.path = Path(path) if path is not None else db.default_path()
         self._conn = db.connect(self.path)
         self._cache: dict[int, SessionState] = {}
+        self._gen: str | None = None  # changes when a backup is restored: every cache is stale then
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------ plumbing
@@ -243,13 +245,16 @@ class Ledger:
 
     def _fresh_state(self, s: SessionInfo) -> SessionState:
         """The cached state if no event was added since, else a full replay (inside any transaction)."""
-        last, count = self._conn.execute("SELECT coalesce(max(id), 0), count(*) FROM events "
-                                         "WHERE session_id = ?", (s.id,)).fetchone()
+        # ids only grow and events are never deleted: the last id tells whether anything was added
+        last, gen = self._conn.execute(
+            "SELECT coalesce(max(id), 0), (SELECT value FROM meta WHERE key = 'generation') "
+            "FROM events WHERE session_id = ?", (s.id,)).fetchone()
         cached = self._cache.get(s.id)
-        if cached is not None and cached.last_event == last and cached.events == count:
+        if cached is not None and cached.last_event == last and gen == self._gen:
             return cached
         st = replay(s, self._events(s.id))
         self._cache[s.id] = st
+        self._gen = gen
         return st
 
     def state(self, ref: SessionRef = None) -> SessionState:
@@ -563,8 +568,10 @@ class Ledger:
                                stake, dealer, "")
             try:
                 st = replay(info, self._events(sid))
-            except (KeyError, TypeError) as exc:
-                raise LedgerError(f"an exported event is malformed: {exc}", code="bad_import") from None
+            except LedgerError:
+                raise
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+                raise LedgerError(f"an exported event is malformed: {exc!r}", code="bad_import") from None
             want = (data.get("summary") or {}).get("projected")
             if want is not None and st.projected()[0] != want:
                 raise LedgerError(f"the imported events give totals {st.projected()[0]}, "
@@ -599,6 +606,7 @@ class Ledger:
             with self._lock:
                 other.backup(self._conn)
                 self._cache.clear()
+                self._write(lambda: self._set_meta("generation", uuid.uuid4().hex))
         finally:
             other.close()
 

@@ -300,6 +300,10 @@ class Replayer:
             self._adjust(entry, eff)
         else:  # pragma: no cover - the schema's CHECK allows no other kind
             raise LedgerError(f"event {ev.id} has unknown kind {ev.kind!r}")
+        n = st.session.n
+        if len(entry.payouts) != n or not all(isinstance(v, int) for v in entry.payouts):
+            raise LedgerError(f"{where}: stored payouts {entry.payouts!r} do not fit {n} seats",
+                              code="bad_event")
         self._apply(entry)
         st.history.append(entry)
         return entry

@@ -195,8 +195,11 @@ def test_backup_and_restore(tmp_path: Path) -> None:
         led.backup(bak)
     led.record_hand(s, l1(2, "self_draw"))
     led.new_session("later", "guilin", ["甲", "乙"])
+    other = new_ledger(tmp_path)
+    assert other.state("备份").round_totals == [0, 36, 36]  # cached in another object
     led.restore(bak)
     assert led.state("备份").round_totals == [0, 36, 0]
+    assert other.state("备份").round_totals == [0, 36, 0]  # a restore makes every cache stale
     with pytest.raises(LedgerError):
         led.session("later")
     foreign = tmp_path / "foreign.db"
