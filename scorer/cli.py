@@ -108,7 +108,7 @@ def _entry_line(st: SessionState, e: Entry) -> list[Any]:
     p = st.session.players
     if e.kind in ("hand", "double"):
         who = "、".join(p[w] for w in e.winners)
-        how = WON_BY.get(e.won_by or "", e.won_by or "")
+        how = WON_BY.get(e.won_by or "", e.won_by or "") + ("(双)" if e.kind == "double" else "")
         if e.discarder is not None:
             how += f"({p[e.discarder]})"
         specials = " ".join(sp["name"] for sp in e.specials)

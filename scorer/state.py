@@ -332,11 +332,12 @@ class Replayer:
         entry.input, entry.output = raws, out
         entry.winners = list(out["winners"])
         entry.won_by = "dealt"
-        res = out["results"]
+        # the winning layouts only (both when the points are equal)
+        res = [r for raw, r in zip(raws, out["results"], strict=True) if raw["winner"] in entry.winners]
         entry.points = max(r["points"] for r in res)
         entry.score = max(r["score"] for r in res)
         entry.specials = [sp for r in res for sp in r["specials"]]
-        entry.text = " ‖ ".join(r.get("text", "") for r in res)
+        entry.text = " ‖ ".join(r.get("text", "") for r in out["results"])
         entry.groups = [g for r in res for g in r["groups"]]
         entry.payouts, entry.transfers = list(out["payouts"]), [list(t) for t in out["transfers"]]
 

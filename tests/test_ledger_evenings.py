@@ -81,9 +81,11 @@ def test_guangxi_evening_self_draw_discard_double_instant_and_xiahuo(tmp_path: P
     # seat 1 has 21 油, seat 2 has 27 油: the higher wins alone
     e = led.record_double_instant(s, [instant(1, INSTANT_A), instant(2, INSTANT_B)])
     assert e.winners == [2] and e.payouts == [-27, -27, 54]
+    assert (e.points, e.score, [sp["id"] for sp in e.specials]) == (27, 27, ["wukan"])
     # 21 and 21: both win, the third player pays each
     e = led.record_double_instant(s, [instant(1, INSTANT_A), instant(2, INSTANT_C)])
     assert e.winners == [1, 2] and e.payouts == [-42, 21, 21]
+    assert e.score == 21 and len(e.specials) == 2 and e.dealer == 2
     e = led.adjust(s, offender=0)                          # 下夥: pays each other player 15
     assert e.payouts == [-30, 15, 15] and e.reason == "下夥"
     assert led.record_hand(s, l1(0, "stock")).payouts == [36, -18, -18]   # stock counts as 自摸
