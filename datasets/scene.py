@@ -19,9 +19,11 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
 from zipai.engine import ALL_CARDS, Card, ZipaiError, score
+from zipai.engine.cards import BIG_SIMPLIFIED, BIG_TRADITIONAL, SMALL_CHARS
 from zipai.engine.generate import HAND, TABLE, LaidGroup, Layout, random_layout
 
 from .cards import DeckStyle, random_deck, render_back, render_face
+from .fonts import font
 
 CATEGORIES: list[dict[str, Any]] = (
     [{"id": r, "name": f"x{r}", "supercategory": "card"} for r in range(1, 11)]
@@ -364,7 +366,30 @@ def _loose_cards(rng: random.Random, lay: Layout) -> list[Card]:
         counts[c.index] += 1
     pool = [c for c in ALL_CARDS for _ in range(4 - counts[c.index])]
     rng.shuffle(pool)
-    return pool[:rng.choice([0, 0, 1, 2, 3])]
+    return pool[:rng.choice([0, 0, 1, 2, 3, 4, 6, 8])]
+
+
+# Common characters for printed-paper distractors; numerals are removed so that no unlabelled
+# rank glyph appears in a scene.
+_TEXT = "".join(ch for ch in (
+    "的是不了人我在有他这中来上国个到说们为和你地出道也时年得就那要下以生会自着去之过家学对可里后么心"
+    "多天而能好都然没日于起还发成事只作当想看文无开手用主行方又如前所本见经头面公同已老从动两长知民样"
+    "现分将外但身些与高意进把法此实回理美点月明茶牌胡红黑钱赢输")
+    if ch not in set(SMALL_CHARS + BIG_SIMPLIFIED + BIG_TRADITIONAL + "叄大小"))
+
+
+def _paper(rng: random.Random, deck: DeckStyle, scale: float) -> Image.Image:
+    """A scrap of printed paper (a score sheet, a wrapper): CJK text that is not a card."""
+    w, h = int(scale * rng.uniform(3, 6)), int(scale * rng.uniform(2, 5))
+    im = Image.new("RGBA", (w, h), (*rng.choice([(245, 242, 235), (230, 225, 200), (250, 250, 250)]), 255))
+    d = ImageDraw.Draw(im)
+    size = max(6, int(scale * rng.uniform(0.25, 0.6)))
+    f = font(deck.face, size)
+    ink = rng.choice([(30, 30, 30), (60, 60, 120), (160, 40, 40)])
+    for y in range(size // 2, h - size, int(size * 1.4)):
+        line = "".join(rng.choice(_TEXT) for _ in range(max(1, (w - size) // size)))
+        d.text((size // 2, y), line, font=f, fill=ink)
+    return im.rotate(rng.uniform(0, 360), expand=True, resample=Image.Resampling.BICUBIC)
 
 
 # ---------------------------------------------------------------- photo effects
@@ -629,7 +654,18 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
             items.append(Placed(None, bx + k * rng.uniform(0, 1.5), by - k * rng.uniform(0, 2),
                                 a0 + rng.gauss(0, 3), -1, None, "loose"))
     loose = _loose_cards(rng, lay)
-    for c in loose:
+    n_row = len(loose) if len(loose) >= 3 and rng.random() < 0.5 else 0
+    if n_row:  # a discard row in front of another player: cards side by side
+        ang = rng.choice((0, 90, 180, 270)) + rng.gauss(0, 4)
+        side_x, side_y = rng.choice(((0, -1), (0, 1), (-1, 0), (1, 0)))
+        rx = ccx + side_x * (ext_w * unit / 2 + unit * rng.uniform(1.5, 3)) + rng.gauss(0, unit)
+        ry = ccy + side_y * (ext_h * unit / 2 + unit * rng.uniform(1.5, 3)) + rng.gauss(0, unit)
+        spacing = unit * rng.uniform(1.05, 1.4)
+        dx, dy = _rot(spacing, 0, ang)
+        for j, c in enumerate(loose[:n_row]):
+            off = j - (n_row - 1) / 2
+            items.append(Placed(c, rx + off * dx, ry + off * dy, ang + rng.gauss(0, 2), -1, None, "loose"))
+    for c in loose[n_row:]:
         ang = rng.uniform(0, 360)
         lx = ccx + rng.choice((-1, 1)) * (ext_w * unit / 2 + unit * rng.uniform(1, 4))
         ly = ccy + rng.uniform(-0.5, 0.5) * ext_h * unit
@@ -653,6 +689,12 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
             oy = rng.uniform(0.1, 0.9) * PH
             occluders.append((occ, int(ox), int(oy)))
     canvas = Image.fromarray(table.astype(np.uint8))
+    if rng.random() < 0.25:  # printed paper lying on the table, under the cards
+        paper = _paper(rng, deck, unit)
+        off = rng.choice((-1, 1)) * (ext_w * unit / 2 + unit * rng.uniform(0.5, 2))
+        px = int(ccx + off - paper.width / 2)
+        py = int(ccy + rng.uniform(-0.6, 0.6) * ext_h * unit - paper.height / 2)
+        canvas.paste(paper, (px, py), paper)
     rgb, anns, maps = compose(items, deck, canvas, quad, (W, H), rng, unit, occluders)
     if debug is not None:
         debug.update(maps, items=items)
