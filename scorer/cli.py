@@ -222,11 +222,11 @@ def _globals(argv: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
     return rest, out
 
 
-def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]) -> int:
+def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None], about: str) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         rest, glob = _globals(argv)
-        p = _Parser(prog=prog, description=__doc__.splitlines()[0] if __doc__ else None)
+        p = _Parser(prog=prog, description=about)
         p.add_argument("--db", help="ledger file (default: $ZIPAI_DB or the user's data folder)")
         p.add_argument("--session", help="session id or name (default: the current session)")
         p.add_argument("--json", action="store_true", help="print data as JSON")
@@ -234,7 +234,7 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
         args = p.parse_args(rest)
         args.db, args.session, args.json = glob["db"], glob["session"], glob["json"]
         if not hasattr(args, "func"):
-            p.print_help()
+            p.print_help(sys.stderr)
             return 2
         with Ledger(args.db) as led:
             return int(args.func(led, args) or 0)
@@ -376,7 +376,8 @@ def _build_session(p: _Parser) -> None:
 
 def session_main(argv: list[str] | None = None) -> int:
     """``zipai session new|list|show|use|undo|settle|reopen|export|import|backup|restore``."""
-    return _run("zipai session", argv, _build_session)
+    return _run("zipai session", argv, _build_session,
+                "Sessions of the ledger: start, list, show, undo, settle, reopen, export, import.")
 
 
 # ------------------------------------------------------------------ zipai hand
@@ -480,7 +481,8 @@ def _build_hand(p: _Parser) -> None:
 
 def hand_main(argv: list[str] | None = None) -> int:
     """``zipai hand add FILE|-``, ``edit N FILE``, ``draw``, ``double A B``, ``adjust``, ``list``."""
-    return _run("zipai hand", argv, _build_hand)
+    return _run("zipai hand", argv, _build_hand,
+                "Hands of the current session: add, edit, draw, double instant win, adjust, list.")
 
 
 # ------------------------------------------------------------------ zipai players
@@ -518,4 +520,5 @@ def _build_players(p: _Parser) -> None:
 
 def players_main(argv: list[str] | None = None) -> int:
     """``zipai players [list|add NAME…|rm NAME]``: the roster remembered across sessions."""
-    return _run("zipai players", argv, _build_players)
+    return _run("zipai players", argv, _build_players,
+                "The roster of players, remembered across sessions.")
