@@ -405,7 +405,7 @@ def _photo_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Ima
     fall = 1.0 - rng.uniform(0.1, 0.55) * np.clip(dist, 0, 1.5) / 1.5
     expo = rng.choice([rng.uniform(0.85, 1.12), rng.uniform(0.45, 0.85)])
     tint = rng.choice([(1.08, 1.0, 0.82), (1.12, 1.0, 0.75), (0.92, 0.98, 1.08), (1.0, 1.0, 1.0),
-                       (1.0, 1.0, 0.95)])
+                       (1.0, 1.0, 0.95), (0.95, 1.04, 0.95), (1.15, 0.97, 0.7)])
     a = a * (fall * expo)[..., None] * np.array(tint, np.float32)
     # a soft shadow across part of the scene (a hand, a head, the phone)
     if rng.random() < 0.35:
@@ -618,7 +618,13 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     side = abs(math.sin(math.radians(theta))) > 0.7
 
     placed, ext_w, ext_h = _column_plan(rng, lay, deck.ratio)
-    fill = rng.uniform(0.68, 1.0)
+    roll = rng.random()  # how much of the frame the layout fills: far, usual, close and cropped
+    if roll < 0.1:
+        fill = rng.uniform(0.35, 0.68)
+    elif roll < 0.85:
+        fill = rng.uniform(0.68, 1.0)
+    else:
+        fill = rng.uniform(1.0, 1.2)
     box_w, box_h = (H, W) if side else (W, H)
     if not side and ext_h / ext_w > 1.3 * H / W and rng.random() < 0.3:
         # a tall layout: the phone is turned to portrait
