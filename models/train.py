@@ -1,0 +1,602 @@
+"""``zipai train``: the whole recipe that produced the shipped model, on CPU.
+
+render scenes (if missing) -> finder data -> train the finder -> mine its false finds ->
+reader crop bank -> train the reader -> export both to ONNX -> manifest (SHA-256, data seed,
+figures), training-curve and confusion-matrix PNGs under models/.
+
+Each stage checkpoints to ``--runs`` every minute and on Ctrl-C; running the command again
+resumes where it stopped (``--fresh`` starts over). Time budgets are wall-clock minutes, and the
+learning rate follows a cosine over the budget, so an interrupted run resumes on schedule.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from zipai.vision.preprocess import MEAN, STD
+
+from . import data as D
+
+DEFAULT_DATA = Path("data/detector")
+DEFAULT_RUNS = Path("runs/detector")
+LONG_SIDE = 416
+STRIDE = 4
+CROP = 48
+MARGIN = 1.3
+SYMMETRIC = (0, 1, 2, 9)  # x1 x2 x3 x10
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        raise SystemExit("zipai train: torch is not installed; pip install -e '.[train]' "
+                         "(torch==2.13.0)") from None
+    return torch
+
+
+class TrainError(ValueError):
+    """A bad argument or missing data for training."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="zipai train", description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="rendered splits live here")
+    p.add_argument("--runs", type=Path, default=DEFAULT_RUNS, help="checkpoints, caches and logs")
+    p.add_argument("--out", type=Path, default=None, help="where the model goes (default: models/)")
+    p.add_argument("--seed", type=int, default=5, help="data seed for rendering")
+    p.add_argument("--train-count", type=int, default=2400)
+    p.add_argument("--val-count", type=int, default=200)
+    p.add_argument("--size", default="1600x1200", help="rendered scene size WxH")
+    p.add_argument("--finder-minutes", type=float, default=30.0)
+    p.add_argument("--reader-minutes", type=float, default=20.0)
+    p.add_argument("--mine", type=int, default=1500, help="train scenes to mine false finds from")
+    p.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
+                   help="add reader crops turned a quarter or half round")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--fresh", action="store_true", help="ignore checkpoints and start over")
+    p.add_argument("--stage", choices=("all", "finder", "reader", "export"), default="all")
+    return p
+
+
+# ---------------------------------------------------------------- data
+
+
+def ensure_split(root: Path, split: str, count: int, seed: int, size: str) -> Path:
+    """Render ``root/split`` with the scene generator unless it is there already."""
+    d = root / split
+    if (d / "annotations.json").exists():
+        return d
+    try:
+        from zipai.datasets.cli import main as data_main  # the scene generator (issue 4)
+    except ImportError as exc:
+        raise TrainError(f"no data in {d} and the scene generator is not available ({exc})") from None
+    print(f"rendering {count} {split} scenes into {d} …", file=sys.stderr)
+    rc = data_main(["render", "--out", str(d), "--count", str(count), "--seed", str(seed),
+                    "--split", split, "--size", size])
+    if rc or not (d / "annotations.json").exists():
+        raise TrainError(f"rendering {split} into {d} failed (exit {rc})")
+    return d
+
+
+# ---------------------------------------------------------------- augmentation
+
+
+def photometric(torch: Any, x: Any, strong: bool = False) -> Any:
+    """uint8 [B, H, W, 3] -> normalised float [B, 3, H, W] with light, colour, blur and noise."""
+    F = torch.nn.functional
+    b = x.shape[0]
+    x = x.permute(0, 3, 1, 2).float() / 255.0
+    dev = x.device
+    gain = 1 + (torch.rand(b, 3, 1, 1, device=dev) - 0.5) * (0.4 if strong else 0.3)
+    bright = 0.55 + torch.rand(b, 1, 1, 1, device=dev) * 0.8
+    x = x * gain * bright
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * (0.6 + torch.rand(b, 1, 1, 1, device=dev) * 0.7) + mean
+    gray = (torch.rand(b, 1, 1, 1, device=dev) < (0.15 if strong else 0.08)).float()
+    x = gray * x.mean(dim=1, keepdim=True).expand_as(x) + (1 - gray) * x
+    blur = torch.rand(b, device=dev) < (0.4 if strong else 0.25)
+    if blur.any():
+        k = torch.tensor([1.0, 2.0, 1.0], device=dev)
+        k2 = (k[:, None] * k[None, :] / 16).expand(3, 1, 3, 3).contiguous()
+        xb = F.conv2d(F.pad(x[blur], (1, 1, 1, 1), mode="replicate"), k2, groups=3)
+        if strong:
+            twice = torch.rand(xb.shape[0], 1, 1, 1, device=dev) < 0.4
+            xb2 = F.conv2d(F.pad(xb, (1, 1, 1, 1), mode="replicate"), k2, groups=3)
+            xb = torch.where(twice, xb2, xb)
+        x = x.clone()
+        x[blur] = xb
+    sigma = torch.rand(b, 1, 1, 1, device=dev) * (0.06 if strong else 0.04)
+    x = x + torch.randn_like(x) * sigma
+    x = x.clamp(0, 1)
+    m = torch.tensor(MEAN, device=dev).view(1, 3, 1, 1)
+    s = torch.tensor(STD, device=dev).view(1, 3, 1, 1)
+    return (x - m) / s
+
+
+def reader_augment(torch: Any, x: Any) -> Any:
+    """Crops uint8 [B, S, S, 3] -> augmented normalised [B, 3, S, S]: stroke weight, small
+    rotation/scale/shift, then light, colour, blur and noise (heavier decks and phone photos)."""
+    F = torch.nn.functional
+    b = x.shape[0]
+    xf = x.permute(0, 3, 1, 2).float() / 255.0
+    # stroke weight: dark ink grows under a min filter, thins under a max filter
+    r = torch.rand(b, 1, 1, 1)
+    thick = -F.max_pool2d(-xf, 3, 1, 1)
+    thin = F.max_pool2d(xf, 3, 1, 1)
+    a = torch.rand(b, 1, 1, 1) * 0.7 + 0.3
+    xf = torch.where(r < 0.25, xf * (1 - a) + thick * a, torch.where(r > 0.85, xf * (1 - a) + thin * a, xf))
+    # geometry
+    ang = (torch.rand(b) - 0.5) * math.radians(20)
+    sc = 1 + (torch.rand(b) - 0.5) * 0.2
+    tx, ty = (torch.rand(b) - 0.5) * 0.1, (torch.rand(b) - 0.5) * 0.1
+    cos, sin = torch.cos(ang) * sc, torch.sin(ang) * sc
+    theta = torch.stack([torch.stack([cos, -sin, tx], 1), torch.stack([sin, cos, ty], 1)], 1)
+    grid = F.affine_grid(theta, list(xf.shape), align_corners=False)
+    xf = F.grid_sample(xf, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    return photometric(torch, (xf.permute(0, 2, 3, 1) * 255).clamp(0, 255), strong=True)
+
+
+# ---------------------------------------------------------------- checkpoints
+
+
+class Stage:
+    """A time-budgeted training stage with resumable checkpoints."""
+
+    def __init__(self, torch: Any, name: str, runs: Path, model: Any, opt: Any, budget_s: float,
+                 base_lr: float, fresh: bool) -> None:
+        self.torch, self.name, self.model, self.opt = torch, name, model, opt
+        self.path = runs / f"{name}.ckpt"
+        self.done_path = runs / f"{name}.done.pt"
+        self.budget, self.base_lr = budget_s, base_lr
+        self.elapsed, self.step = 0.0, 0
+        self.history: dict[str, list[list[float]]] = {"train": [], "val": []}
+        self.stop = False
+        if not fresh and self.path.exists():
+            ck = torch.load(self.path, map_location="cpu", weights_only=False)
+            model.load_state_dict(ck["model"])
+            opt.load_state_dict(ck["opt"])
+            self.elapsed, self.step, self.history = ck["elapsed"], ck["step"], ck["history"]
+            print(f"{name}: resumed at step {self.step}, {self.elapsed / 60:.1f} of "
+                  f"{budget_s / 60:.0f} min", file=sys.stderr)
+        self._last_save = time.time()
+        self._t = time.time()
+
+    @property
+    def finished(self) -> bool:
+        return self.done_path.exists()
+
+    def lr(self) -> float:
+        frac = min(1.0, self.elapsed / max(1.0, self.budget))
+        warm = min(1.0, (self.step + 1) / 100)
+        return self.base_lr * warm * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
+
+    def tick(self) -> bool:
+        """Advance the clock; set the learning rate; checkpoint each minute; False when over."""
+        now = time.time()
+        self.elapsed += now - self._t
+        self._t = now
+        self.step += 1
+        for g in self.opt.param_groups:
+            g["lr"] = self.lr()
+        if now - self._last_save > 60:
+            self.save()
+        return self.elapsed < self.budget and not self.stop
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        self.torch.save({"model": self.model.state_dict(), "opt": self.opt.state_dict(),
+                         "elapsed": self.elapsed, "step": self.step, "history": self.history}, tmp)
+        tmp.replace(self.path)
+        self._last_save = time.time()
+
+    def finish(self) -> None:
+        self.save()
+        self.torch.save({"model": self.model.state_dict(), "history": self.history,
+                         "elapsed": self.elapsed, "step": self.step}, self.done_path)
+
+
+# ---------------------------------------------------------------- finder
+
+
+def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Generator,
+                 flip: bool = True) -> tuple[np.ndarray, ...]:
+    """Random crop windows of the finder images and their targets."""
+    out = crop // STRIDE
+    imgs = np.zeros((len(idx), crop, crop, 3), np.uint8)
+    heat = np.zeros((len(idx), 2, out, out), np.float32)
+    weight = np.zeros_like(heat)
+    reg = np.zeros((len(idx), 4, out, out), np.float32)
+    mask = np.zeros((len(idx), out, out), np.float32)
+    for n, i in enumerate(idx):
+        cw, ch = fs.sizes[i]
+        x0 = int(rng.integers(0, max(1, cw - crop + 1)))
+        y0 = int(rng.integers(0, max(1, ch - crop + 1)))
+        x0 -= x0 % STRIDE
+        y0 -= y0 % STRIDE
+        win = fs.images[i, y0:y0 + crop, x0:x0 + crop]
+        imgs[n, :win.shape[0], :win.shape[1]] = win
+        b = fs.boxes[i] - np.asarray([x0, y0, x0, y0], np.float32)
+        vis_w, vis_h = min(crop, cw - x0), min(crop, ch - y0)
+        if flip and rng.random() < 0.5:
+            imgs[n, :, :vis_w] = imgs[n, :, :vis_w][:, ::-1]
+            b = b[:, [2, 1, 0, 3]] * np.asarray([-1, 1, -1, 1], np.float32) + np.asarray(
+                [vis_w, 0, vis_w, 0], np.float32)
+        cx, cy = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
+        inside = (cx >= 0) & (cy >= 0) & (cx < vis_w) & (cy < vis_h)
+        ign = fs.ignore[i] | ~inside
+        # a card cut by the window edge is neither positive nor negative
+        touch = (b[:, 2] > 0) & (b[:, 3] > 0) & (b[:, 0] < vis_w) & (b[:, 1] < vis_h)
+        edge = touch & ((b[:, 0] < 0) | (b[:, 1] < 0) | (b[:, 2] > vis_w) | (b[:, 3] > vis_h))
+        ign = ign | edge
+        sel = touch
+        h_, w_, r_, m_ = D.finder_targets(b[sel], fs.kinds[i][sel], ign[sel], out, out, STRIDE)
+        heat[n], weight[n], reg[n], mask[n] = h_, w_, r_, m_
+        # outside the image content: no loss
+        if vis_w < crop:
+            weight[n, :, :, (vis_w + STRIDE - 1) // STRIDE:] = 0
+        if vis_h < crop:
+            weight[n, :, (vis_h + STRIDE - 1) // STRIDE:, :] = 0
+    return imgs, heat, weight, reg, mask
+
+
+def finder_loss(torch: Any, out: Any, heat: Any, weight: Any, reg: Any, mask: Any) -> tuple[Any, Any, Any]:
+    """CenterNet focal loss on the heatmap + L1 on log-size and offset at centres."""
+    logit = out[:, :2]
+    p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
+    pos = (heat >= 0.999).float()
+    neg_w = (1 - heat) ** 4
+    lp = -torch.log(p) * (1 - p) ** 2 * pos
+    ln = -torch.log(1 - p) * p ** 2 * neg_w * (1 - pos)
+    npos = pos.sum().clamp(min=1)
+    focal = ((lp + ln) * weight).sum() / npos
+    m = mask.unsqueeze(1)
+    l1 = ((out[:, 2:] - reg).abs() * m).sum() / (m.sum().clamp(min=1) * 4)
+    return focal + l1, focal, l1
+
+
+def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.Namespace) -> Any:
+    from .nets import Finder
+
+    torch.manual_seed(args.seed)
+    model = Finder()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    st = Stage(torch, "finder", args.runs, model, opt, args.finder_minutes * 60, 3e-3, args.fresh)
+    if st.finished:
+        ck = torch.load(st.done_path, map_location="cpu", weights_only=False)
+        model.load_state_dict(ck["model"])
+        return model, ck["history"]
+    rng = np.random.default_rng(args.seed + st.step)
+    vrng = np.random.default_rng(0)
+    vb = finder_batch(val, np.arange(min(48, len(val.sizes))), 256, vrng, flip=False)
+    vt = [torch.from_numpy(a) for a in vb]
+    n = len(fs.sizes)
+    t0 = time.time()
+    run_loss: list[float] = []
+    model.train()
+    while True:
+        try:
+            go = _finder_step(torch, model, opt, fs, rng, n, run_loss, st)
+        except KeyboardInterrupt:
+            st.save()
+            raise
+        if st.step % 50 == 0 or not go:
+            model.eval()
+            with torch.no_grad():
+                vout = model(_norm(torch, vt[0]))
+                vl = float(finder_loss(torch, vout, *vt[1:])[0])
+            model.train()
+            st.history["train"].append([st.elapsed / 60, float(np.mean(run_loss[-50:]))])
+            st.history["val"].append([st.elapsed / 60, vl])
+            D.progress("finder", int(min(st.elapsed, st.budget)), int(st.budget), t0 - 0,
+                       f"step {st.step} loss {np.mean(run_loss[-50:]):.3f} val {vl:.3f}")
+        if not go:
+            break
+    st.finish()
+    model.eval()
+    return model, st.history
+
+
+def _finder_step(torch: Any, model: Any, opt: Any, fs: D.FinderSet, rng: np.random.Generator, n: int,
+                 run_loss: list[float], st: Stage) -> bool:
+    idx = rng.integers(0, n, 16)
+    imgs, heat, weight, reg, mask = (torch.from_numpy(a) for a in finder_batch(fs, idx, 256, rng))
+    out = model(photometric(torch, imgs))
+    loss, _, _ = finder_loss(torch, out, heat, weight, reg, mask)
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+    opt.step()
+    run_loss.append(float(loss))
+    return st.tick()
+
+
+def _norm(torch: Any, imgs: Any) -> Any:
+    x = imgs.permute(0, 3, 1, 2).float() / 255.0
+    m = torch.tensor(MEAN).view(1, 3, 1, 1)
+    s = torch.tensor(STD).view(1, 3, 1, 1)
+    return (x - m) / s
+
+
+def run_finder(torch: Any, model: Any, img: np.ndarray, threshold: float = 0.3) -> tuple[np.ndarray, ...]:
+    """The exported finder's decoding, in torch, for mining and checks (canvas pixels)."""
+    from zipai.vision.postprocess import decode_heatmap, nms
+
+    from .nets import FinderExport
+
+    h, w = img.shape[:2]
+    ph, pw = -(-h // 32) * 32, -(-w // 32) * 32
+    canvas = np.zeros((1, ph, pw, 3), np.uint8)
+    canvas[0, :h, :w] = img
+    with torch.no_grad():
+        heat, reg = FinderExport(model)(_norm(torch, torch.from_numpy(canvas)))
+    f = decode_heatmap(heat.numpy(), reg.numpy(), STRIDE, threshold, valid=(w, h))
+    keep = nms(f.boxes, f.scores, f.kinds)
+    return f.boxes[keep], f.scores[keep], f.kinds[keep]
+
+
+def mine(torch: Any, model: Any, fs: D.FinderSet, scenes: list[D.Scene], count: int) -> dict[int, tuple]:
+    """Finder boxes on training scenes, in photo pixels: matched ones keep their card's label
+    (realistic box errors for the reader), unmatched ones become ``none``."""
+    out: dict[int, tuple] = {}
+    t0 = time.time()
+    count = min(count, len(scenes))
+    model.eval()
+    for i in range(count):
+        cw, ch = fs.sizes[i]
+        boxes, _, kinds = run_finder(torch, model, fs.images[i, :ch, :cw], 0.25)
+        k = scenes[i].width / cw
+        boxes = boxes * k
+        labels, downs = [], []
+        for b, kind in zip(boxes, kinds, strict=True):
+            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+            lab, down = 21, (math.nan, math.nan)
+            for a in scenes[i].anns:
+                hit = [g for g in a.glyphs if D._inside(cx, cy, g[0])] or (
+                    [(a.box, 1.0, a.down)] if D._inside(cx, cy, a.box) else [])
+                if hit:
+                    lab = -1 if (a.ignore or hit[0][1] < 0.5) else a.cls
+                    down = hit[0][2]
+                    break
+            if lab == 21 and kind == 1:
+                lab = -1  # a back's visible part is loosely defined; don't teach "none" there
+            labels.append(lab)
+            downs.append(down)
+        lab_a = np.asarray(labels, np.int64)
+        sel = lab_a >= 0
+        out[i] = (boxes[sel], lab_a[sel], np.asarray(downs, np.float32).reshape(-1, 2)[sel])
+        if i % 25 == 0 or i == count - 1:
+            D.progress("mining", i + 1, count, t0)
+    return out
+
+
+# ---------------------------------------------------------------- reader
+
+
+def crop_bank(scenes: list[D.Scene], seed: int, mined: dict[int, tuple] | None, turned: bool,
+              label: str, copies: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops, labels and down directions of many scenes."""
+    rng = np.random.default_rng(seed)
+    crops, labels, downs = [], [], []
+    t0 = time.time()
+    for i, sc in enumerate(scenes):
+        eb, el, ed = (mined or {}).get(i, (None, None, None))
+        c, lab, dn = D.scene_crops(sc, CROP, MARGIN, rng, copies=copies, negatives=6,
+                                   extra_boxes=eb, extra_labels=el, turned=turned, extra_downs=ed)
+        crops.append(c)
+        labels.append(lab)
+        downs.append(dn)
+        if i % 25 == 0 or i == len(scenes) - 1:
+            D.progress(label, i + 1, len(scenes), t0)
+    return np.concatenate(crops), np.concatenate(labels), np.concatenate(downs)
+
+
+def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray, ...],
+                 args: argparse.Namespace) -> tuple[Any, dict]:
+    from .nets import Reader
+
+    torch.manual_seed(args.seed + 1)
+    model = Reader()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
+    st = Stage(torch, "reader", args.runs, model, opt, args.reader_minutes * 60, 3e-3, args.fresh)
+    if st.finished:
+        ck = torch.load(st.done_path, map_location="cpu", weights_only=False)
+        model.load_state_dict(ck["model"])
+        return model, ck["history"]
+    X, Y, DN = bank
+    has_dn = ~np.isnan(DN[:, 0])
+    DN = np.nan_to_num(DN)
+    counts = np.bincount(Y, minlength=22).astype(np.float64)
+    w = np.where(counts > 0, 1.0 / np.sqrt(np.maximum(counts, 1)), 0.0)
+    cls_w = torch.tensor(w / (w[counts > 0].mean()), dtype=torch.float32)
+    lossf = torch.nn.CrossEntropyLoss(weight=cls_w, label_smoothing=0.05)
+    rng = np.random.default_rng(args.seed + st.step + 7)
+    vx = _norm(torch, torch.from_numpy(val[0][:4000]))
+    vy = torch.from_numpy(val[1][:4000])
+    t0 = time.time()
+    run_loss: list[float] = []
+    model.train()
+    while True:
+        try:
+            idx = rng.integers(0, len(Y), 192)
+            x = reader_augment(torch, torch.from_numpy(X[idx]))
+            y = torch.from_numpy(Y[idx])
+            out = model(x)
+            loss = lossf(out[:, :22], y)
+            m = torch.from_numpy(has_dn[idx]).float()
+            d = torch.nn.functional.normalize(out[:, 22:], dim=1)
+            cos = (d * torch.from_numpy(DN[idx])).sum(1)
+            # 一二三十 read the same turned round: only their axis is known
+            sym = torch.from_numpy(np.isin(Y[idx], SYMMETRIC))
+            cos = torch.where(sym, cos.abs(), cos)
+            loss = loss + 0.3 * ((1 - cos) * m).sum() / m.sum().clamp(min=1)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            run_loss.append(float(loss))
+            go = st.tick()
+        except KeyboardInterrupt:
+            st.save()
+            raise
+        if st.step % 100 == 0 or not go:
+            model.eval()
+            with torch.no_grad():
+                pred = torch.cat([model(vx[i:i + 1000])[:, :22].argmax(1) for i in range(0, len(vx), 1000)])
+            acc = float((pred == vy).float().mean())
+            model.train()
+            st.history["train"].append([st.elapsed / 60, float(np.mean(run_loss[-100:]))])
+            st.history["val"].append([st.elapsed / 60, acc])
+            D.progress("reader", int(min(st.elapsed, st.budget)), int(st.budget), t0,
+                       f"step {st.step} loss {np.mean(run_loss[-100:]):.3f} val acc {acc:.4f}")
+        if not go:
+            break
+    st.finish()
+    model.eval()
+    return model, st.history
+
+
+# ---------------------------------------------------------------- plots
+
+
+def plot_curves(fh: dict, rh: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
+    for key, style in (("train", "-"), ("val", "--")):
+        if fh.get(key):
+            a = np.asarray(fh[key])
+            ax[0].plot(a[:, 0], a[:, 1], style, label=f"finder {key} loss")
+    ax[0].set_xlabel("minutes")
+    ax[0].set_yscale("log")
+    ax[0].legend()
+    ax[0].set_title("finder (heatmap focal + box L1)")
+    if rh.get("train"):
+        a = np.asarray(rh["train"])
+        ax[1].plot(a[:, 0], a[:, 1], "-", label="reader train loss")
+    ax[1].set_xlabel("minutes")
+    ax2 = ax[1].twinx()
+    if rh.get("val"):
+        a = np.asarray(rh["val"])
+        ax2.plot(a[:, 0], a[:, 1], "r--", label="val accuracy")
+        ax2.set_ylim(max(0.0, float(a[:, 1].min()) - 0.02), 1.0)
+    ax[1].legend(loc="center left")
+    ax2.legend(loc="center right")
+    ax[1].set_title("reader (crops)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def plot_confusion(cm: np.ndarray, classes: list[str], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    norm = cm / np.maximum(cm.sum(axis=1, keepdims=True), 1)
+    fig, ax = plt.subplots(figsize=(7.5, 6.5))
+    ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
+    ax.set_xticks(range(len(classes)), classes, rotation=90, fontsize=7)
+    ax.set_yticks(range(len(classes)), classes, fontsize=7)
+    ax.set_xlabel("read as")
+    ax.set_ylabel("true")
+    for i in range(len(classes)):
+        for j in range(len(classes)):
+            if cm[i, j] and (i != j or norm[i, j] < 0.995):
+                ax.text(j, i, str(int(cm[i, j])), ha="center", va="center", fontsize=5,
+                        color="white" if norm[i, j] > 0.5 else "black")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------- main
+
+
+def run(args: argparse.Namespace) -> int:
+    torch = _torch()
+    torch.set_num_threads(max(1, args.threads))
+    from . import export as E
+    from .nets import READER_CLASSES
+
+    out_dir = args.out or Path(__file__).resolve().parent
+    out_dir.mkdir(parents=True, exist_ok=True)
+    args.runs.mkdir(parents=True, exist_ok=True)
+    if args.fresh:
+        for f in args.runs.glob("*.ckpt"):
+            f.unlink()
+        for f in args.runs.glob("*.done.pt"):
+            f.unlink()
+    t_start = time.time()
+    tr_dir = ensure_split(args.data, "train", args.train_count, args.seed, args.size)
+    va_dir = ensure_split(args.data, "val", args.val_count, args.seed, args.size)
+    train_sc, val_sc = D.load_coco(tr_dir), D.load_coco(va_dir)
+    print(f"data: {len(train_sc)} train, {len(val_sc)} val scenes", file=sys.stderr)
+    fs = D.build_finder_set(train_sc, LONG_SIDE, args.runs / "finder_train.npz", "finder data (train)")
+    fv = D.build_finder_set(val_sc, LONG_SIDE, args.runs / "finder_val.npz", "finder data (val)")
+    finder, fh = train_finder(torch, fs, fv, args)
+    if args.stage == "finder":
+        return 0
+    bank_path = args.runs / "reader_bank.npz"
+    if bank_path.exists() and not args.fresh:
+        z = np.load(bank_path)
+        bank = (z["x"], z["y"], z["d"])
+        val_bank = (z["vx"], z["vy"], z["vd"])
+    else:
+        mined = mine(torch, finder, fs, train_sc, args.mine)
+        bank = crop_bank(train_sc, args.seed, mined, args.turned, "reader crops (train)")
+        val_bank = crop_bank(val_sc, args.seed + 99, None, args.turned, "reader crops (val)", 1)
+        np.savez(bank_path, x=bank[0], y=bank[1], d=bank[2], vx=val_bank[0], vy=val_bank[1], vd=val_bank[2])
+    print(f"reader bank: {len(bank[1])} train crops, {len(val_bank[1])} val crops; per class "
+          f"{np.bincount(bank[1], minlength=22).tolist()}", file=sys.stderr)
+    reader, rh = train_reader(torch, bank, val_bank, args)
+    # figures on val crops for the confusion matrix
+    with torch.no_grad():
+        vx = _norm(torch, torch.from_numpy(val_bank[0]))
+        pred = torch.cat([reader(vx[i:i + 1000])[:, :22].argmax(1) for i in range(0, len(vx), 1000)]).numpy()
+    cm = np.zeros((22, 22), np.int64)
+    np.add.at(cm, (val_bank[1], pred), 1)
+    acc = float((pred == val_bank[1]).mean())
+    plot_confusion(cm, list(READER_CLASSES), out_dir / "confusion.png",
+                   f"reader on {len(pred)} val crops (jittered true boxes): accuracy {acc:.4f}")
+    plot_curves(fh, rh, out_dir / "training_curve.png")
+    info = {"data_seed": args.seed, "train_scenes": len(train_sc), "val_scenes": len(val_sc),
+            "scene_size": args.size, "finder_minutes": round(args.finder_minutes, 1),
+            "reader_minutes": round(args.reader_minutes, 1), "reader_crops": len(bank[1]),
+            "turned_crops": bool(args.turned),
+            "recipe_minutes": round((time.time() - t_start) / 60, 1),
+            "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
+    figures = {"reader_val_crop_accuracy": round(acc, 4)}
+    E.export_all(torch, finder, reader, out_dir, info, figures)
+    print(f"model written to {out_dir} (reader val crop accuracy {acc:.4f})", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+
+    def _stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        return run(args)
+    except TrainError as exc:
+        print(f"zipai train: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nzipai train: interrupted; run it again to resume from the last checkpoint", file=sys.stderr)
+        return 130

@@ -1,0 +1,91 @@
+"""Per-card accuracy, whole-scene exact rate and back precision/recall of the shipped detector
+on a rendered, labelled split (the held-out-font split for the README figures).
+
+A card counts as read when a detection of the right class has its box centre inside the card's
+visible polygon, matched one to one (zipai.vision.evaluate). Runs the same code as `zipai scan`.
+
+    zipai data render --out data/detector/heldout --count 300 --seed 7 --split heldout
+    python scripts/eval_detector.py data/detector/heldout [--limit N] [--write-manifest]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from zipai.vision.decode import load
+from zipai.vision.detector import Detector, default_manifest
+from zipai.vision.evaluate import Totals, match_scene
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", type=Path, help="a rendered COCO folder (annotations.json, images/)")
+    p.add_argument("--limit", type=int, default=0, help="only the first N images")
+    p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--write-manifest", action="store_true", help="record the figures in the manifest")
+    p.add_argument("--failures", type=int, default=10, help="list this many imperfect scenes")
+    args = p.parse_args(argv)
+    try:
+        coco = json.loads((args.data / "annotations.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        print(f"eval_detector: {args.data}: no readable annotations.json ({exc})", file=sys.stderr)
+        return 2
+    det = Detector(args.model, threads=args.threads)
+    by_img: dict[int, list[dict]] = {}
+    for a in coco["annotations"]:
+        by_img.setdefault(int(a["image_id"]), []).append(a)
+    images = coco["images"][: args.limit or None]
+    totals = Totals()
+    fonts: dict[str, Totals] = {}
+    times: list[float] = []
+    failures: list[str] = []
+    for n, im in enumerate(images):
+        t0 = time.perf_counter()
+        dets = det.detect(load(args.data / im["file_name"]))
+        times.append(time.perf_counter() - t0)
+        m = match_scene([(d.card, d.box) for d in dets], by_img.get(int(im["id"]), []))
+        totals.add(m)
+        fonts.setdefault(str(im.get("font", "?")), Totals()).add(m)
+        if not m.exact and len(failures) < args.failures:
+            failures.append(f"  {im['file_name']} ({im.get('font')}): {m.read}/{m.cards} read, "
+                            f"wrong {m.wrong}, missed {m.missed}, extra {m.extra}")
+        if (n + 1) % 25 == 0:
+            f = totals.figures()
+            print(f"  {n + 1}/{len(images)} per card {f['per_card_accuracy']:.4f} "
+                  f"exact {f['scene_exact_rate']:.3f}", file=sys.stderr)
+    fig = totals.figures()
+    fig["detect_ms_median"] = round(1000 * statistics.median(times), 1) if times else 0.0
+    print(f"split {args.data} ({fig['scenes']} scenes, {fig['cards']} labelled cards, "
+          f"fonts: {', '.join(sorted(fonts))})")
+    for k, v in fig.items():
+        print(f"  {k}: {v}")
+    for font, t in sorted(fonts.items()):
+        ff = t.figures()
+        print(f"  font {font}: per card {ff['per_card_accuracy']:.4f}, exact {ff['scene_exact_rate']:.3f} "
+              f"({ff['scenes']} scenes)")
+    conf = Counter(totals.confusions).most_common(12)
+    if conf:
+        print("  most common misreads (true -> read): " + ", ".join(f"{a}->{b} x{k}" for (a, b), k in conf))
+    if totals.missed:
+        print("  missed cards by class: " + ", ".join(f"{k} x{v}" for k, v in
+                                                      sorted(totals.missed.items(), key=lambda x: -x[1])))
+    if failures:
+        print("imperfect scenes:")
+        print("\n".join(failures))
+    if args.write_manifest:
+        from zipai.models.export import update_manifest
+
+        split = str(coco["images"][0].get("split", args.data.name)) if coco["images"] else args.data.name
+        update_manifest(args.model or default_manifest(), "figures", {split: fig})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""Training pieces on tiny synthetic data: targets, batches, a few optimisation steps, export
+and loading through the runtime's manifest check."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+torch = pytest.importorskip("torch")
+
+from zipai.models import data as D  # noqa: E402
+from zipai.models import train as T  # noqa: E402
+from zipai.models.export import export_all  # noqa: E402
+from zipai.models.nets import READER_CLASSES, Finder, FinderExport, Reader, n_params  # noqa: E402
+from zipai.vision.decode import decode  # noqa: E402
+from zipai.vision.detector import Detector  # noqa: E402
+from zipai.vision.errors import ModelError  # noqa: E402
+
+
+def test_finder_targets_peak_size_offset_and_ignore() -> None:
+    boxes = np.asarray([[10, 20, 30, 28], [50, 50, 70, 70]], np.float32)
+    kinds, ignore = np.asarray([0, 1]), np.asarray([False, True])
+    heat, weight, reg, mask = D.finder_targets(boxes, kinds, ignore, 32, 32, 4)
+    assert heat[0, 6, 5] == 1.0 and heat[0].sum() > 1.0  # centre (20, 24) px = cell (5, 6)
+    assert np.allclose(reg[:, 6, 5], [math.log(5.0), math.log(2.0), 0.0, 0.0])
+    assert mask.sum() == 1
+    assert heat[1].max() == 0 and weight[1, 12:18, 12:18].max() == 0  # the ignored back
+    assert weight[0].min() == 1.0
+
+
+def test_networks_shapes_and_sizes() -> None:
+    f, r = Finder().eval(), Reader().eval()
+    heat, reg = FinderExport(f)(torch.zeros(1, 3, 96, 128))
+    assert heat.shape == (1, 2, 24, 32) and reg.shape == (1, 4, 24, 32)
+    assert r(torch.zeros(2, 3, 48, 48)).shape == (2, len(READER_CLASSES) + 2)
+    assert n_params(r) < 500_000 and n_params(f) < 300_000
+
+
+def _finder_set() -> D.FinderSet:
+    rng = np.random.default_rng(0)
+    images = np.full((2, 128, 128, 3), 230, np.uint8)
+    boxes, kinds = [], []
+    for i in range(2):
+        bl = []
+        for _ in range(4):
+            x, y = rng.integers(8, 100, 2)
+            images[i, y:y + 12, x:x + 12] = 20  # a dark "glyph"
+            bl.append([x, y, x + 12, y + 12])
+        boxes.append(np.asarray(bl, np.float32))
+        kinds.append(np.zeros(4, np.int64))
+    return D.FinderSet(images, np.asarray([[128, 128], [128, 128]]), boxes, kinds,
+                       [np.zeros(4, bool), np.zeros(4, bool)])
+
+
+def test_finder_overfits_a_tiny_batch() -> None:
+    torch.manual_seed(0)
+    fs = _finder_set()
+    batch = T.finder_batch(fs, np.asarray([0, 1]), 128, np.random.default_rng(1), flip=False)
+    imgs, heat, weight, reg, mask = (torch.from_numpy(a) for a in batch)
+    assert heat[:, 0].eq(1).sum() == 8
+    model = Finder()
+    opt = torch.optim.AdamW(model.parameters(), 3e-3)
+    x = T._norm(torch, imgs)
+    first = None
+    for _ in range(40):
+        loss, _, _ = T.finder_loss(torch, model(x), heat, weight, reg, mask)
+        first = float(loss.detach()) if first is None else first
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert float(loss.detach()) < 0.5 * first
+
+
+def test_reader_augment_keeps_shape_and_range() -> None:
+    x = torch.randint(0, 255, (6, 48, 48, 3), dtype=torch.uint8)
+    y = T.reader_augment(torch, x)
+    assert y.shape == (6, 3, 48, 48) and torch.isfinite(y).all()
+
+
+def _coco(tmp: Path) -> Path:
+    """A one-image COCO folder: a white card on grey with a black 'glyph' near its top."""
+    (tmp / "images").mkdir(parents=True)
+    img = Image.new("RGB", (320, 240), (90, 90, 90))
+    img.paste((245, 245, 240), (100, 40, 160, 210))
+    img.paste((10, 10, 10), (115, 55, 145, 85))
+    img.save(tmp / "images" / "000000.jpg", quality=95)
+    ann = {"id": 1, "image_id": 0, "category_id": 4, "bbox": [115, 55, 30, 30], "ignore": False,
+           "card_polygon": [[100, 40], [160, 40], [160, 210], [100, 210]],
+           "card_corners": [[100, 40], [160, 40], [160, 210], [100, 210]], "color": "black",
+           "glyphs": [{"which": "top", "bbox": [115, 55, 30, 30], "visible": 1.0, "upright": True}]}
+    coco = {"images": [{"id": 0, "file_name": "images/000000.jpg", "width": 320, "height": 240}],
+            "annotations": [ann], "categories": []}
+    (tmp / "annotations.json").write_text(json.dumps(coco))
+    return tmp
+
+
+def test_coco_loading_and_reader_crops(tmp_path: Path) -> None:
+    scenes = D.load_coco(_coco(tmp_path))
+    assert len(scenes) == 1 and scenes[0].anns[0].cls == 3 and scenes[0].anns[0].down == (0.0, 1.0)
+    crops, labels, downs = D.scene_crops(scenes[0], 48, 1.3, np.random.default_rng(0), copies=2, negatives=4)
+    assert crops.shape[1:] == (48, 48, 3) and len(crops) == len(labels) == len(downs)
+    assert (labels == 3).sum() >= 2 and (labels == 21).sum() >= 1
+    # a crop turned a quarter round carries a down direction turned with it
+    turned = (labels == 3) & (np.abs(downs[:, 0]) > 0.5)
+    for k in np.flatnonzero(turned):
+        assert np.isclose(np.hypot(*downs[k]), 1.0, atol=1e-5)
+    assert np.all(np.isnan(downs[labels == 21]))
+    fs = D.build_finder_set(scenes, 160)
+    assert fs.images.shape == (1, 160, 160, 3) and np.allclose(fs.boxes[0], [[57.5, 27.5, 72.5, 42.5]])
+
+
+def test_crop_rotation_matches_down_direction() -> None:
+    arr = np.full((100, 100, 3), 255, np.uint8)
+    arr[50:70, 45:55] = 0  # ink below the centre: "down" is +y
+    from zipai.vision.preprocess import cut_crops
+
+    c = cut_crops(arr, np.asarray([[30, 30, 70, 70]], np.float32), 20, 1.0,
+                  np.asarray([math.pi / 2], np.float32))[0, :, :, 0]
+    # down (0, 1) turned by -90°: (1, 0) -> ink right of centre
+    assert c[10, 15] < 100 and c[10, 4] > 200
+
+
+def test_export_load_detect_and_tamper(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    out = tmp_path / "model"
+    manifest = export_all(torch, Finder().eval(), Reader().eval(), out, {"data_seed": 1}, {})
+    data = json.loads(manifest.read_text())
+    assert data["classes"] == list(READER_CLASSES) and data["training"]["data_seed"] == 1
+    det = Detector(manifest)
+    img = Image.new("RGB", (640, 480), (30, 120, 40))
+    import io
+
+    buf = io.BytesIO()
+    img.save(buf, "JPEG")
+    dets = det.detect(decode(buf.getvalue()))
+    assert isinstance(dets, list)
+    (out / "reader.onnx").write_bytes((out / "reader.onnx").read_bytes() + b"x")
+    with pytest.raises(ModelError, match="SHA-256"):
+        Detector(manifest)

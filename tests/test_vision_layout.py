@@ -1,0 +1,129 @@
+"""From hand-made detections to the engine's input: columns, rows, groups and doubts."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from zipai.engine import score
+from zipai.vision.detector import Detection, drop_far_ends
+from zipai.vision.layout import Params, assemble, card_axis, columns, propose_states
+
+G = 50.0  # glyph size in pixels
+
+# RULINGS section 8, layout L1: the claimed row, then the revealed hand.
+TABLE_ROW = [["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]]
+HAND_ROW = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]
+
+
+def _det(card: str, cx: float, cy: float, down: tuple[float, float] = (0.0, 1.0), prob: float = 0.99,
+         color: str | None = None) -> Detection:
+    if card == "back":
+        box = (cx - 0.7 * G, cy - 0.5 * G, cx + 0.7 * G, cy + 0.5 * G)
+        return Detection("back", box, 0.9, None, 0.9, 1.0, down=down)
+    red = card in ("x2", "x7", "x10", "d2", "d7", "d10")
+    col = color or ("red" if red else "black")
+    box = (cx - G / 2, cy - G / 2, cx + G / 2, cy + G / 2)
+    return Detection(card, box, 0.9 * prob, col, 0.9, prob, down=down)
+
+
+def _scene(rows: list[list[list[str]]], angle: float = 0.0, side_by_side: bool = False) -> list[Detection]:
+    """Columns 100 px apart, cards 80 px apart down a column; rows 450 px apart (or, side by
+    side, 250 px apart along one line); the whole layout turned by ``angle`` degrees."""
+    a = math.radians(angle)
+    c, s = math.cos(a), math.sin(a)
+    down = (-s, c)
+    dets = []
+    x0 = 0.0
+    for r, row in enumerate(rows):
+        for k, col in enumerate(row):
+            for j, card in enumerate(col):
+                x = (x0 + 100.0 * k) if side_by_side else 100.0 * k
+                y = 80.0 * j + (0 if side_by_side else 450.0 * r)
+                dets.append(_det(card, 800 + c * x - s * y, 600 + s * x + c * y, down))
+        x0 += 100.0 * len(row) + 250.0
+    return dets
+
+
+def _groups(dets: list[Detection], p: Params | None = None) -> list[tuple[str, str, list[str]]]:
+    cols = columns(dets, p)
+    propose_states(cols)
+    return [(c.row, c.state, c.cards) for c in cols]
+
+
+@pytest.mark.parametrize("angle", [0.0, 12.0, 90.0, -90.0, 180.0, 135.0])
+def test_two_rows_become_table_groups_and_hand(angle: float) -> None:
+    dets = _scene([TABLE_ROW, HAND_ROW], angle)
+    assert abs((card_axis(dets) - angle + 180) % 360 - 180) < 1e-6
+    got = _groups(dets)
+    assert got == [("table", "open", ["d5", "d5", "d5"]), ("table", "concealed", ["x10", "back", "back"]),
+                   ("table", "open", ["x1", "x2", "x3"])] + [("hand", "hand", col) for col in HAND_ROW]
+
+
+def test_layout_scores_like_the_rulings_example() -> None:
+    dets = _scene([TABLE_ROW, HAND_ROW])
+    cols = columns(dets)
+    propose_states(cols)
+    asm = assemble(cols, dets, {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"})
+    assert asm.complete and asm.doubts == []
+    assert asm.layout["groups"] == [{"cards": ["d5"] * 3, "state": "open"},
+                                    {"cards": ["x10"] * 3, "state": "concealed"},
+                                    {"cards": ["x1", "x2", "x3"], "state": "open"}]
+    assert sorted(asm.layout["hand"]) == sorted(c for col in HAND_ROW for c in col)
+    result = score(asm.layout)
+    assert result["winning"] and result["points"] == 18
+
+
+def test_one_long_row_splits_at_the_wide_gap() -> None:
+    got = _groups(_scene([TABLE_ROW, HAND_ROW], side_by_side=True))
+    assert [r for r, _, _ in got] == ["table"] * 3 + ["hand"] * 4
+
+
+def test_all_back_column_is_a_doubt_until_named() -> None:
+    rows = [[["back"] * 3, ["d5", "d5", "d5"], ["x1", "x2", "x3"]], HAND_ROW]
+    dets = _scene(rows)
+    cols = columns(dets)
+    propose_states(cols)
+    asm = assemble(cols, dets)
+    assert not asm.complete
+    assert [d.kind for d in asm.doubts] == ["unnamed_concealed"]
+    assert len(asm.doubts[0].detections) == 3
+    cols[0].name = "x10"
+    asm = assemble(cols, dets, {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"})
+    assert asm.complete and asm.layout["groups"][0] == {"cards": ["x10"] * 3, "state": "concealed"}
+
+
+def test_deck_limit_colour_and_confidence_doubts() -> None:
+    rows = [[["x4", "x4", "x4"]], [["x4", "x4", "x5"], ["d2", "d7", "d10"]]]
+    dets = _scene(rows)
+    dets[-1] = _det("d10", *dets[-1].center, color="black")  # red card seen black
+    dets[-2] = _det("d7", *dets[-2].center, prob=0.4)  # unsure read
+    cols = columns(dets)
+    propose_states(cols)
+    asm = assemble(cols, dets)
+    kinds = [d.kind for d in asm.doubts]
+    assert "deck_limit" in kinds and not asm.complete
+    limit = next(d for d in asm.doubts if d.kind == "deck_limit")
+    assert "x4" in limit.message and len(limit.detections) == 5
+    assert "colour" in kinds and "low_confidence" in kinds and "missing_cards" in kinds
+
+
+def test_no_detections() -> None:
+    asm = assemble(columns([]), [])
+    assert not asm.complete and [d.kind for d in asm.doubts] == ["no_cards"]
+
+
+def test_far_end_of_a_fully_shown_card_is_dropped() -> None:
+    top = _det("d6", 100, 100)
+    far = _det("d6", 100, 100 + 3.2 * G, down=(0.0, -1.0))  # same card's bottom glyph, turned round
+    other = _det("x2", 300, 100)
+    assert drop_far_ends([top, far, other]) == [top, other]
+
+
+def test_a_column_of_one_card_keeps_every_copy() -> None:
+    col = [_det("x9", 100, 100 + 1.6 * G * k) for k in range(4)]  # 提: four x9, 1.6 glyphs apart
+    assert len(drop_far_ends(col)) == 4
+    apart = [_det("x9", 100, 100), _det("x9", 100, 100 + 3 * G)]  # far apart, same way up,
+    between = _det("d1", 100, 100 + 1.5 * G)  # but a card lies between them
+    assert len(drop_far_ends([*apart, between])) == 3

@@ -1,0 +1,122 @@
+"""``zipai scan PHOTO``: read a table photo, print the cards, groups, doubts and the score."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from zipai.engine import Card, ZipaiError, parse_input
+from zipai.engine.api import WON_BY
+
+from .errors import VisionError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        raise VisionError(message, code="usage")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="zipai scan", description=(
+        "Read the cards in a photo of a winning Zipai layout and score it. Prints the cards read, "
+        "the groups, the doubts, and the engine's breakdown when the layout is complete."))
+    p.add_argument("photo", help="a JPEG or PNG photo of the table")
+    p.add_argument("--rules", default=None, help="hunan (default), guangxi, guilin or a house-rules .toml")
+    p.add_argument("--players", type=int)
+    p.add_argument("--dealer", type=int)
+    p.add_argument("--winner", type=int)
+    p.add_argument("--won-by", choices=WON_BY)
+    p.add_argument("--from", dest="from_", type=int, metavar="SEAT", help="the discarding seat")
+    p.add_argument("--winning-card")
+    p.add_argument("--first-discard", action="store_true", default=None)
+    p.add_argument("--xing", action="append", help="Guilin turned card (repeatable)")
+    p.add_argument("--overlay", metavar="OUT.png", help="write the photo with boxes, classes and groups")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--model", metavar="MANIFEST", help="a model manifest.json (default: the shipped model)")
+    p.add_argument("--threads", type=int, default=2, help="inference threads (default 2)")
+    return p
+
+
+def base_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The engine input's seat and win fields from the flags, checked before any pixel is read."""
+    from .scan import DEFAULT_BASE
+
+    base = dict(DEFAULT_BASE)
+    for key, val in (("rules", args.rules), ("players", args.players), ("dealer", args.dealer),
+                     ("winner", args.winner), ("won_by", args.won_by), ("from", args.from_),
+                     ("first_discard", args.first_discard), ("xing", args.xing)):
+        if val is not None:
+            base[key] = val
+    if base["won_by"] == "discard" and "from" not in base:
+        raise ZipaiError("--won-by discard needs --from SEAT", code="usage")
+    parse_input({**base, "groups": [], "hand": []})  # seats, rules, xing: the user's errors, exit 2
+    if args.winning_card is not None:
+        base["winning_card"] = str(Card.parse(args.winning_card))
+    return base
+
+
+def _text(sc: Any, base: dict[str, Any]) -> str:
+    from zipai.engine.cli import render
+
+    lines = [f"photo {sc.width}x{sc.height}: {len(sc.detections)} cards read"]
+    for g, c in enumerate(sc.columns):
+        cards = " ".join(c.cards)
+        label = c.state if c.state != "hand" else "hand cards"
+        if c.name:
+            cards += f" (named {c.name})"
+        lines.append(f"  group {g + 1} [{c.row} row, {label}]: {cards}")
+    if not sc.detections:
+        lines.append("  no cards found in this photo")
+    if sc.assembled.doubts:
+        lines.append("doubts:")
+        lines += [f"  - {d.kind}: {d.message}" for d in sc.assembled.doubts]
+    if sc.result is not None:
+        lines += ["", render(sc.assembled.layout, sc.result)]
+    elif sc.error:
+        lines += ["", f"cannot score this layout: {sc.error}"]
+    elif sc.detections:
+        lines += ["", "layout incomplete: settle the doubts above to score it"]
+    return "\n".join(lines)
+
+
+def run(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    base = base_from_args(args)
+    from .scan import Detector, overlay, scan_file
+
+    det = Detector(args.model, threads=args.threads) if args.model else None
+    if args.threads != 2 and det is None:
+        det = Detector(threads=args.threads)
+    sc = scan_file(args.photo, det, base)
+    if sc.error and "winning_card" in base:
+        sc.assembled.doubts.append(_winning_doubt(sc.error))
+    if args.overlay:
+        from .decode import load
+
+        try:
+            overlay(load(args.photo, max_side=4096).image, sc).save(args.overlay)
+        except OSError as exc:
+            raise VisionError(f"{args.overlay}: cannot write overlay ({exc})", code="io") from None
+    if args.json:
+        print(json.dumps(sc.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(_text(sc, base))
+    return 0
+
+
+def _winning_doubt(message: str) -> Any:
+    from .layout import Doubt
+
+    return Doubt("engine", message)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return run(list(sys.argv[1:] if argv is None else argv))
+    except (VisionError, ZipaiError) as exc:
+        print(f"zipai scan: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0

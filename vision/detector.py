@@ -1,0 +1,265 @@
+"""The shipped detector: manifest (checked), finder + reader sessions, photo -> detections."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .color import RED_THRESHOLD, redness
+from .decode import Decoded
+from .errors import ModelError
+from .postprocess import decode_heatmap, nms, to_image
+from .preprocess import cut_crops, letterbox, normalise
+from .session import Session, SessionFactory, ort_factory
+
+FACES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)])
+RED = frozenset({"x2", "x7", "x10", "d2", "d7", "d10"})
+
+
+def models_dir() -> Path:
+    """Where the shipped model lives (the zipai.models package directory)."""
+    import zipai.models
+
+    return Path(zipai.models.__file__).resolve().parent
+
+
+def default_manifest() -> Path:
+    return models_dir() / "manifest.json"
+
+
+@dataclass(slots=True)
+class Detection:
+    """One card read from the photo. ``box`` is in photo pixels (after EXIF orientation)."""
+
+    card: str  # x1..x10, d1..d10 or back
+    box: tuple[float, float, float, float]
+    score: float
+    color: str | None  # measured ink colour; None for a back
+    finder_score: float = 1.0
+    class_prob: float = 1.0
+    redness: float = 0.0
+    alternatives: list[tuple[str, float]] = field(default_factory=list)
+    down: tuple[float, float] = (0.0, 1.0)  # the card's top-to-bottom direction in the photo
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return (self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2
+
+    @property
+    def color_ok(self) -> bool:
+        """Whether the measured ink colour agrees with the class."""
+        return self.card == "back" or (self.color == "red") == (self.card in RED)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"card": self.card, "color": self.color, "box": [round(float(v), 1) for v in self.box],
+                "score": round(float(self.score), 4)}
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """What the model files are and how to feed them (models/manifest.json)."""
+
+    path: Path
+    data: dict[str, Any]
+
+    @property
+    def finder(self) -> dict[str, Any]:
+        return self.data["finder"]
+
+    @property
+    def reader(self) -> dict[str, Any]:
+        return self.data["reader"]
+
+    @property
+    def mean(self) -> tuple[float, ...]:
+        return tuple(self.data["normalise"]["mean"])
+
+    @property
+    def std(self) -> tuple[float, ...]:
+        return tuple(self.data["normalise"]["std"])
+
+    def model_bytes(self, part: str) -> bytes:
+        """The ONNX bytes of ``finder`` or ``reader``, refused if the SHA-256 differs."""
+        spec = self.data[part]
+        f = self.path.parent / spec["file"]
+        try:
+            blob = f.read_bytes()
+        except OSError:
+            raise ModelError(f"{f}: model file missing (reinstall zipai-scorer or run zipai train)",
+                             code="no_model") from None
+        digest = hashlib.sha256(blob).hexdigest()
+        if digest != spec["sha256"]:
+            raise ModelError(f"{f}: SHA-256 {digest[:12]}… does not match the manifest "
+                             f"({spec['sha256'][:12]}…); the file is damaged or was replaced",
+                             code="bad_model")
+        return blob
+
+
+def load_manifest(path: str | Path | None = None) -> Manifest:
+    p = Path(path) if path is not None else default_manifest()
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(f"{p}: no model manifest (run zipai train, or reinstall)", code="no_model") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelError(f"{p}: unreadable model manifest ({exc})", code="bad_model") from None
+    for key in ("finder", "reader", "normalise", "classes"):
+        if key not in data:
+            raise ModelError(f"{p}: model manifest lacks {key!r}", code="bad_model")
+    return Manifest(p, data)
+
+
+@dataclass(slots=True)
+class Timing:
+    preprocess: float = 0.0
+    finder: float = 0.0
+    reader: float = 0.0
+    postprocess: float = 0.0
+
+    @property
+    def inference(self) -> float:
+        return self.finder + self.reader
+
+
+class Detector:
+    """Photo in, card detections out. ``factory`` swaps the runtime (see ``session.py``)."""
+
+    def __init__(self, manifest: str | Path | Manifest | None = None, threads: int = 2,
+                 factory: SessionFactory | None = None) -> None:
+        self.manifest = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
+        make = factory or ort_factory
+        self.finder: Session = make(self.manifest.model_bytes("finder"), threads)
+        self.reader: Session = make(self.manifest.model_bytes("reader"), threads)
+        self.classes: list[str] = list(self.manifest.data["classes"])
+        f, r = self.manifest.finder, self.manifest.reader
+        self.long_side = int(f["long_side"])
+        self.multiple = int(f.get("multiple", 32))
+        self.stride = int(f.get("stride", 4))
+        self.threshold = float(f.get("threshold", 0.3))
+        self.crop_size = int(r["size"])
+        self.margin = float(r["margin"])
+        self.none_threshold = float(r.get("none_threshold", 0.5))
+        self.red_threshold = float(self.manifest.data.get("color", {}).get("red_threshold", RED_THRESHOLD))
+        self.timing = Timing()
+
+    def find(self, decoded: Decoded) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Finder boxes (decoded-image pixels), scores and kinds (0 glyph, 1 back), deduplicated."""
+        t0 = time.perf_counter()
+        x, lb = letterbox(decoded.image, self.long_side, self.multiple, self.mean, self.std)
+        t1 = time.perf_counter()
+        heat, reg = self.finder.run({self.manifest.finder.get("input", "image"): x})[:2]
+        t2 = time.perf_counter()
+        found = decode_heatmap(heat, reg, self.stride, self.threshold, valid=(lb.content_w, lb.content_h))
+        keep = nms(found.boxes, found.scores, found.kinds)
+        boxes = to_image(found.boxes[keep], lb)
+        t3 = time.perf_counter()
+        self.timing.preprocess += t1 - t0
+        self.timing.finder += t2 - t1
+        self.timing.postprocess += t3 - t2
+        return boxes, found.scores[keep], found.kinds[keep]
+
+    @property
+    def mean(self) -> tuple[float, ...]:
+        return self.manifest.mean
+
+    @property
+    def std(self) -> tuple[float, ...]:
+        return self.manifest.std
+
+    def read(self, arr: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Reader class probabilities [N, classes] and card down directions [N, 2] for glyph
+        boxes in decoded-image pixels."""
+        if len(boxes) == 0:
+            return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 2), np.float32)
+        t0 = time.perf_counter()
+        crops = normalise(cut_crops(arr, boxes, self.crop_size, self.margin), self.mean, self.std)
+        t1 = time.perf_counter()
+        outs = self.reader.run({self.manifest.reader.get("input", "crops"): crops})
+        self.timing.preprocess += t1 - t0
+        self.timing.reader += time.perf_counter() - t1
+        probs = np.asarray(outs[0], np.float32)
+        downs = np.asarray(outs[1], np.float32) if len(outs) > 1 else np.tile([0.0, 1.0], (len(boxes), 1))
+        return probs, downs.astype(np.float32)
+
+    def detect(self, decoded: Decoded) -> list[Detection]:
+        """Every card the photo shows, best first, boxes in photo pixels."""
+        self.timing = Timing()
+        boxes, scores, kinds = self.find(decoded)
+        arr = np.asarray(decoded.image, dtype=np.uint8)
+        probs, downs = self.read(arr, boxes)
+        t0 = time.perf_counter()
+        out: list[Detection] = []
+        none_i = self.classes.index("none") if "none" in self.classes else -1
+        back_i = self.classes.index("back") if "back" in self.classes else -1
+        face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
+        k = decoded.scale
+        for b, s, kind, p, dn in zip(boxes, scores, kinds, probs, downs, strict=True):
+            box = tuple(float(v) * k for v in b)
+            down = (float(dn[0]), float(dn[1]))
+            if kind == 1:  # the finder says back; the reader may still see a face
+                best = max(face_idx, key=lambda i: p[i])
+                if p[best] > 0.9 and back_i >= 0 and p[back_i] < 0.05:
+                    kind = 0
+                else:
+                    out.append(Detection("back", box, float(s), None, float(s), 1.0, down=down))
+                    continue
+            if none_i >= 0 and p[none_i] >= self.none_threshold:
+                continue
+            face_p = p[face_idx]
+            order = np.argsort(-face_p)
+            total = float(face_p.sum()) or 1.0
+            cls_prob = float(face_p[order[0]]) / total
+            card = self.classes[face_idx[order[0]]]
+            red = redness(arr, b)
+            alts = [(self.classes[face_idx[j]], round(float(face_p[j]) / total, 4)) for j in order[1:3]]
+            color = "red" if red > self.red_threshold else "black"
+            out.append(Detection(card, box, float(s) * cls_prob, color, float(s), cls_prob, red, alts, down))
+        out = drop_far_ends(out)
+        self.timing.postprocess += time.perf_counter() - t0
+        out.sort(key=lambda d: (d.box[1], d.box[0]))
+        return out
+
+
+def _size(d: Detection) -> float:
+    return max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
+
+
+def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, lateral: float = 0.6,
+                  max_sin: float = 0.5) -> list[Detection]:
+    """A card lying fully in view shows its rank at both ends, the far one turned round; keep one.
+
+    Two detections are the two ends of one card when they read the same, lie 2–5.5 glyph sizes
+    apart along the glyph's axis (the reader's down direction), and nothing lies between them.
+    The one that reads more upright in the photo stays (that is the one the labels name)."""
+    faces = [i for i, d in enumerate(dets) if d.card != "back"]
+    centres = np.asarray([d.center for d in dets], np.float64).reshape(-1, 2)
+    drop: set[int] = set()
+    for a_i, i in enumerate(faces):
+        for j in faces[a_i + 1:]:
+            di, dj = dets[i], dets[j]
+            if di.card != dj.card or i in drop or j in drop:
+                continue
+            s = max(_size(di), _size(dj))
+            vec = centres[j] - centres[i]
+            dist = float(np.hypot(*vec))
+            if not lo * s <= dist <= hi * s:
+                continue
+            u = vec / dist
+            aligned = any(abs(u[0] * d.down[1] - u[1] * d.down[0]) < max_sin for d in (di, dj))
+            if not aligned:
+                continue
+            rel = centres - centres[i]
+            t = rel @ u
+            off = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+            between = (t > 0.1 * dist) & (t < 0.9 * dist) & (off < lateral * s)
+            between[[i, j]] = False
+            if between.any():
+                continue
+            drop.add(i if di.down[1] < dj.down[1] else j)
+    return [d for k, d in enumerate(dets) if k not in drop]

@@ -1,0 +1,175 @@
+"""Scoring detections against labelled scenes (the COCO files of ``zipai data render``).
+
+A card counts as read when a detection of the right class has its box centre inside the card's
+visible polygon, matched one to one. A scene is exact when every labelled card is read and no
+detection is left over (detections on cards labelled ``ignore`` are neither credit nor blame).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+CATEGORY_NAMES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)] + ["back"])
+
+
+def category_name(category_id: int) -> str:
+    return CATEGORY_NAMES[category_id - 1]
+
+
+def inside(pt: tuple[float, float], poly: Sequence[Sequence[float]]) -> bool:
+    """Ray casting: is the point inside (or on the edge of) the polygon?"""
+    x, y = pt
+    hit = False
+    n = len(poly)
+    for i in range(n):
+        x0, y0 = poly[i][0], poly[i][1]
+        x1, y1 = poly[(i + 1) % n][0], poly[(i + 1) % n][1]
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            hit = not hit
+    return hit
+
+
+def _polygon(ann: dict[str, Any]) -> list[list[float]]:
+    poly = ann.get("card_polygon") or []
+    if poly and isinstance(poly[0], (int, float)):
+        poly = [list(p) for p in zip(poly[0::2], poly[1::2], strict=False)]
+    if not poly:  # no polygon: the labelled box stands in for the card
+        x, y, w, h = ann["bbox"]
+        poly = [[x, y], [x + w, y], [x + w, y + h], [x, y + h]]
+    return poly
+
+
+@dataclass(slots=True)
+class SceneMatch:
+    """How the detections of one scene compare with its labels."""
+
+    cards: int = 0  # labelled cards (not ignored)
+    read: int = 0  # of those, read right
+    extra: int = 0  # detections matched to no labelled card (nor an ignored one)
+    wrong: list[tuple[str, str]] = field(default_factory=list)  # (true, read) for misreads
+    missed: list[str] = field(default_factory=list)  # labelled cards with no detection at all
+    back_true: int = 0  # labelled backs
+    back_found: int = 0  # labelled backs read as back
+    back_detections: int = 0  # detections of class back
+    back_correct: int = 0  # of those, matched to a labelled back
+
+    @property
+    def exact(self) -> bool:
+        return self.read == self.cards and self.extra == 0
+
+
+def _bipartite(n_left: int, n_right: int, edges: list[list[int]]) -> list[int]:
+    """Maximum matching (augmenting paths); returns right -> left (or -1)."""
+    match_r = [-1] * n_right
+
+    def augment(u: int, seen: set[int]) -> bool:
+        for v in edges[u]:
+            if v in seen:
+                continue
+            seen.add(v)
+            if match_r[v] < 0 or augment(match_r[v], seen):
+                match_r[v] = u
+                return True
+        return False
+
+    for u in range(n_left):
+        augment(u, set())
+    return match_r
+
+
+def match_scene(detections: Sequence[tuple[str, Sequence[float]]],
+                annotations: Sequence[dict[str, Any]]) -> SceneMatch:
+    """Compare ``(card, [x0, y0, x1, y1])`` detections with a scene's COCO annotations."""
+    cards = [a for a in annotations if not a.get("ignore")]
+    ignored = [a for a in annotations if a.get("ignore")]
+    polys = [_polygon(a) for a in cards]
+    names = [category_name(int(a["category_id"])) for a in cards]
+    centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for _, b in detections]
+    inside_of = [[j for j, p in enumerate(polys) if inside(c, p)] for c in centres]
+    # 1) as many right-class matches as possible, 2) then any remaining det-card pairs
+    right = [[j for j in inside_of[i] if names[j] == detections[i][0]] for i in range(len(detections))]
+    match_r = _bipartite(len(detections), len(cards), right)
+    # cards -> detection; extend with wrong-class pairs for unmatched cards and detections
+    used = {m for m in match_r if m >= 0}
+    for i in range(len(detections)):
+        if i in used:
+            continue
+        for j in inside_of[i]:
+            if match_r[j] < 0:
+                match_r[j] = i
+                used.add(i)
+                break
+    m = SceneMatch(cards=len(cards))
+    for j, i in enumerate(match_r):
+        if i < 0:
+            m.missed.append(names[j])
+        elif names[j] == detections[i][0]:
+            m.read += 1
+        else:
+            m.wrong.append((names[j], detections[i][0]))
+    ign_polys = [_polygon(a) for a in ignored]
+    for i, c in enumerate(centres):
+        if i in used:
+            continue
+        if any(inside(c, p) for p in ign_polys):
+            continue
+        m.extra += 1
+    m.back_true = sum(1 for n in names if n == "back")
+    m.back_found = sum(1 for j, i in enumerate(match_r) if i >= 0 and names[j] == "back"
+                       and detections[i][0] == "back")
+    back_dets = [i for i, (card, _) in enumerate(detections) if card == "back"]
+    m.back_detections = len(back_dets)
+    on_ignored_back = 0
+    for i in back_dets:
+        if i not in used and any(inside(centres[i], p) for p, a in zip(ign_polys, ignored, strict=True)
+                                 if int(a["category_id"]) == 21):
+            on_ignored_back += 1
+    m.back_detections -= on_ignored_back
+    m.back_correct = sum(1 for j, i in enumerate(match_r) if i >= 0 and names[j] == "back"
+                         and detections[i][0] == "back")
+    return m
+
+
+@dataclass(slots=True)
+class Totals:
+    """Figures over many scenes."""
+
+    scenes: int = 0
+    exact: int = 0
+    cards: int = 0
+    read: int = 0
+    extra: int = 0
+    back_true: int = 0
+    back_found: int = 0
+    back_detections: int = 0
+    back_correct: int = 0
+    confusions: dict[tuple[str, str], int] = field(default_factory=dict)
+    missed: dict[str, int] = field(default_factory=dict)
+
+    def add(self, m: SceneMatch) -> None:
+        self.scenes += 1
+        self.exact += int(m.exact)
+        self.cards += m.cards
+        self.read += m.read
+        self.extra += m.extra
+        self.back_true += m.back_true
+        self.back_found += m.back_found
+        self.back_detections += m.back_detections
+        self.back_correct += m.back_correct
+        for pair in m.wrong:
+            self.confusions[pair] = self.confusions.get(pair, 0) + 1
+        for name in m.missed:
+            self.missed[name] = self.missed.get(name, 0) + 1
+
+    def figures(self) -> dict[str, float | int]:
+        return {
+            "scenes": self.scenes,
+            "cards": self.cards,
+            "per_card_accuracy": round(self.read / max(1, self.cards), 4),
+            "scene_exact_rate": round(self.exact / max(1, self.scenes), 4),
+            "extra_detections": self.extra,
+            "back_precision": round(self.back_correct / max(1, self.back_detections), 4),
+            "back_recall": round(self.back_found / max(1, self.back_true), 4),
+        }

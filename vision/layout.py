@@ -1,0 +1,310 @@
+"""From detections to the engine's input: columns, rows, groups, and what is doubtful.
+
+RULINGS section 7: a column of one face card and two or three backs is a concealed triple or
+quad of that card; a column of backs only is a concealed group whose card the user names (always
+a doubt); face-up groups in the row of claimed groups are proposed open; the other face cards
+go to ``hand`` for the engine to decompose. Deck limits and the seven-group structure are checked
+here so that vision mistakes surface as doubts naming a card, not as engine errors.
+
+The app edits the same ``Column`` list (move a card, flip a group, name a back group) and calls
+``assemble`` again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from zipai.engine import Card, Group, ZipaiError
+
+from .detector import FACES, Detection
+
+TABLE, HAND = "table", "hand"
+OPEN, CONCEALED, FREE = "open", "concealed", "hand"
+
+
+@dataclass(slots=True)
+class Params:
+    """Clustering thresholds, in units of the median glyph size ``s``."""
+
+    max_lateral: float = 0.65  # |across-column offset| of two cards in one column
+    max_gap: float = 1.9  # gap along the column between consecutive boxes
+    search: tuple[float, ...] = (-8.0, -4.0, 0.0, 4.0, 8.0)  # degrees tried around the cards' axis
+    row_split: float = 1.6  # a gap this many times the usual column spacing splits one long row
+    low_confidence: float = 0.7  # reader probability below this is a doubt
+    low_find: float = 0.35  # finder score below this is a doubt
+
+
+@dataclass(slots=True)
+class Column:
+    """Cards laid as one column (a group on the table, or part of the revealed hand)."""
+
+    detections: list[int]  # indices into the detection list, top to bottom
+    cards: list[str]
+    row: str = HAND
+    state: str = FREE  # open / concealed (a group) or hand (free cards for the engine)
+    name: str | None = None  # the card an all-back column stands for, once the user names it
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"cards": list(self.cards), "state": self.state, "row": self.row,
+                             "detections": list(self.detections)}
+        if self.name:
+            d["name"] = self.name
+        return d
+
+
+@dataclass(slots=True)
+class Doubt:
+    kind: str
+    message: str
+    detections: list[int] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "detections": list(self.detections)}
+
+
+@dataclass(slots=True)
+class Assembled:
+    """The engine input (``layout``), whether it is complete enough to score, and the doubts."""
+
+    layout: dict[str, Any]
+    complete: bool
+    doubts: list[Doubt]
+
+
+def _scale(dets: Sequence[Detection]) -> float:
+    faces = [max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in dets if d.card != "back"]
+    if not faces:
+        faces = [min(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in dets]
+    faces.sort()
+    return max(1.0, faces[len(faces) // 2])
+
+
+def _frame(dets: Sequence[Detection], deg: float) -> list[tuple[float, float, float, float]]:
+    """Boxes as (u0, u1, v0, v1): u across columns, v along them, for columns leaning ``deg``."""
+    a = math.radians(deg)
+    c, s = math.cos(a), math.sin(a)
+    out = []
+    for d in dets:
+        x0, y0, x1, y1 = d.box
+        us = [x * c + y * s for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+        vs = [-x * s + y * c for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+        # a back's visible part is long and thin; its across extent is the card's width
+        out.append((min(us), max(us), min(vs), max(vs)))
+    return out
+
+
+def _links(frame: list[tuple[float, float, float, float]], s: float, p: Params) -> list[tuple[int, int]]:
+    links = []
+    for i in range(len(frame)):
+        ui = (frame[i][0] + frame[i][1]) / 2
+        for j in range(i + 1, len(frame)):
+            uj = (frame[j][0] + frame[j][1]) / 2
+            if abs(ui - uj) > p.max_lateral * s:
+                continue
+            gap = max(frame[i][2], frame[j][2]) - min(frame[i][3], frame[j][3])
+            if gap < p.max_gap * s:
+                links.append((i, j))
+    return links
+
+
+def _components(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
+    parent = list(range(n))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for a, b in links:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    comps: dict[int, list[int]] = {}
+    for i in range(n):
+        comps.setdefault(find(i), []).append(i)
+    return list(comps.values())
+
+
+def card_axis(dets: Sequence[Detection]) -> float:
+    """The direction cards run (top to bottom) in the photo, in degrees for ``_frame``, from the
+    reader's per-glyph down directions: an axial mean, signed by the majority."""
+    downs = [d.down for d in dets if d.card != "back"] or [d.down for d in dets]
+    if not downs:
+        return 0.0
+    c2 = sum(math.cos(2 * math.atan2(dy, dx)) for dx, dy in downs)
+    s2 = sum(math.sin(2 * math.atan2(dy, dx)) for dx, dy in downs)
+    th = 0.5 * math.atan2(s2, c2)
+    ux, uy = math.cos(th), math.sin(th)
+    if sum(dx * ux + dy * uy for dx, dy in downs) < 0:
+        ux, uy = -ux, -uy
+    return math.degrees(math.atan2(-ux, uy))
+
+
+def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
+    """Cluster detections into columns and the columns into rows (table row first)."""
+    p = p or Params()
+    if not dets:
+        return []
+    s = _scale(dets)
+    axis = card_axis(dets)
+    best: tuple[float, float, list[tuple[int, int]], list[tuple[float, float, float, float]]] | None = None
+    for off in p.search:
+        deg = axis + off
+        fr = _frame(dets, deg)
+        links = _links(fr, s, p)
+        comps = _components(len(dets), links)
+        # fewest columns wins; then straightest (least across spread); then the upright frame
+        spread = sum(_spread(fr, c) for c in comps)
+        key = (len(comps), spread / s + abs(off) / 90.0)
+        if best is None or key < (best[0], best[1]):
+            best = (key[0], key[1], links, fr)
+    assert best is not None
+    _, _, links, fr = best
+    comps = _components(len(dets), links)
+    cols = []
+    for comp in comps:
+        comp.sort(key=lambda i: fr[i][2])
+        cols.append((comp, min(fr[i][2] for i in comp), max(fr[i][3] for i in comp),
+                     sum((fr[i][0] + fr[i][1]) / 2 for i in comp) / len(comp)))
+    # rows: columns whose extents along v overlap; the claimed row usually comes first
+    cols.sort(key=lambda c: c[1])
+    rows: list[list[tuple[list[int], float, float, float]]] = []
+    end = -math.inf
+    for c in cols:
+        if rows and c[1] < end:
+            rows[-1].append(c)
+            end = max(end, c[2])
+        else:
+            rows.append([c])
+            end = c[2]
+    if len(rows) == 1 and len(rows[0]) >= 3:  # one long row: the two rows sit side by side
+        row = sorted(rows[0], key=lambda c: c[3])
+        gaps = [b[3] - a[3] for a, b in itertools.pairwise(row)]
+        k = max(range(len(gaps)), key=lambda n: gaps[n])
+        usual = sorted(gaps)[len(gaps) // 2]
+        if gaps[k] > p.row_split * usual:
+            rows = [row[:k + 1], row[k + 1:]]
+    out = []
+    for r, row in enumerate(rows):
+        name = TABLE if (r == 0 and len(rows) > 1) else HAND
+        for comp, _, _, _ in sorted(row, key=lambda c: c[3]):
+            out.append(Column(list(comp), [dets[i].card for i in comp], name))
+    return out
+
+
+def _spread(fr: list[tuple[float, float, float, float]], comp: list[int]) -> float:
+    us = [(fr[i][0] + fr[i][1]) / 2 for i in comp]
+    m = sum(us) / len(us)
+    return sum(abs(u - m) for u in us)
+
+
+def propose_states(cols: list[Column]) -> None:
+    """Backs make a concealed group; a face-up column in the table row is proposed open; the
+    rest is hand (free cards)."""
+    for c in cols:
+        faces = [x for x in c.cards if x != "back"]
+        backs = len(c.cards) - len(faces)
+        if backs:
+            c.state = CONCEALED
+        elif c.row == TABLE and len(faces) >= 3:
+            c.state = OPEN
+        else:
+            c.state = FREE
+
+
+def _group_cards(c: Column) -> list[str] | None:
+    """The cards a group column stands for, backs resolved; None when unknown."""
+    faces = [x for x in c.cards if x != "back"]
+    backs = len(c.cards) - len(faces)
+    if not backs:
+        return faces
+    known = [c.name] if c.name else []
+    if len(set(faces + known)) == 1:
+        return [(faces + known)[0]] * len(c.cards)
+    return None
+
+
+def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[str, Any] | None = None,
+             p: Params | None = None) -> Assembled:
+    """The engine input for these columns, and every doubt (RULINGS sections 2 and 7)."""
+    p = p or Params()
+    layout: dict[str, Any] = dict(base or {})
+    groups: list[dict[str, Any]] = []
+    hand: list[str] = []
+    doubts: list[Doubt] = []
+    complete = True
+    for n, c in enumerate(cols):
+        if c.state == FREE:
+            backs = [i for i, x in zip(c.detections, c.cards, strict=False) if x == "back"]
+            if backs:
+                doubts.append(Doubt("stray_back", f"column {n + 1}: a card back among free hand cards",
+                                    backs))
+                complete = False
+            hand += [x for x in c.cards if x != "back"]
+            continue
+        cards = _group_cards(c)
+        if cards is None:
+            faces = sorted({x for x in c.cards if x != "back"})
+            if not faces:
+                doubts.append(Doubt("unnamed_concealed", f"column {n + 1}: {len(c.cards)} card backs; "
+                                    "name the card of this concealed group", list(c.detections)))
+            else:
+                doubts.append(Doubt("mixed_concealed", f"column {n + 1}: backs with different face cards "
+                                    f"({' '.join(faces)})", list(c.detections)))
+            complete = False
+            continue
+        try:
+            Group([Card.parse(x) for x in cards], c.state)
+        except ZipaiError as exc:
+            doubts.append(Doubt("bad_group", f"column {n + 1}: {' '.join(cards)} is not a group ({exc}); "
+                                "its cards go to the hand", list(c.detections)))
+            hand += [x for x in cards if x != "back"]
+            continue
+        groups.append({"cards": cards, "state": c.state})
+    layout["groups"] = groups
+    layout["hand"] = hand
+    # deck limits: never five of a card
+    counts = Counter([x for g in groups for x in g["cards"]] + hand)
+    for card, k in sorted(counts.items()):
+        if k > 4:
+            idx = [i for i, d in enumerate(dets) if d.card == card]
+            doubts.append(Doubt("deck_limit", f"{k} cards read as {card}; a deck has four", idx))
+            complete = False
+    # structure: seven groups use 21 cards, one more per quad beyond the first
+    total = sum(counts.values()) + sum(len(c.cards) for c in cols if _group_cards(c) is None
+                                       and c.state != FREE)
+    quads = sum(1 for g in groups if len(g["cards"]) == 4)
+    if not dets and not cols:
+        doubts.append(Doubt("no_cards", "no cards found in this photo"))
+    elif total < 21:
+        doubts.append(Doubt("missing_cards", f"{total} cards read; a winning layout has at least 21"))
+    elif total > 21 + max(0, quads - 1) + 3:
+        doubts.append(Doubt("extra_cards", f"{total} cards read; more than a winning layout holds"))
+    # confidence and colour
+    for i, d in enumerate(dets):
+        if d.card == "back":
+            if d.finder_score < p.low_find:
+                doubts.append(Doubt("low_confidence", f"back at {_where(d)}: finder score "
+                                    f"{d.finder_score:.2f}", [i]))
+            continue
+        if d.class_prob < p.low_confidence or d.finder_score < p.low_find:
+            alt = f" (or {d.alternatives[0][0]})" if d.alternatives else ""
+            doubts.append(Doubt("low_confidence", f"{d.card}{alt} at {_where(d)}: read with "
+                                f"probability {d.class_prob:.2f}", [i]))
+        if d.card in FACES and not d.color_ok:
+            doubts.append(Doubt("colour", f"{d.card} at {_where(d)} looks {d.color}, but "
+                                f"{d.card} is {'red' if Card.parse(d.card).is_red else 'black'}", [i]))
+    if not dets:
+        complete = False
+    return Assembled(layout, complete and bool(groups or hand), doubts)
+
+
+def _where(d: Detection) -> str:
+    x, y = d.center
+    return f"({x:.0f}, {y:.0f})"

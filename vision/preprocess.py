@@ -1,0 +1,99 @@
+"""Model inputs in numpy: the finder's resized, padded, normalised photo, and the reader's
+square crops cut around each glyph box. Training uses these same functions, so what the
+networks learn from is exactly what they get at run time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image
+
+MEAN = (0.5, 0.5, 0.5)
+STD = (0.25, 0.25, 0.25)
+
+
+@dataclass(frozen=True, slots=True)
+class Letterbox:
+    """How finder-input pixels map to decoded-image pixels: x_img = x_in / scale."""
+
+    scale: float
+    width: int  # finder input size (padded)
+    height: int
+    content_w: int  # the resized image inside it (top-left)
+    content_h: int
+
+
+def input_size(w: int, h: int, long_side: int, multiple: int = 32) -> tuple[float, int, int, int, int]:
+    """Scale, padded input size and content size for an image of w x h."""
+    s = long_side / max(w, h)
+    cw, ch = max(1, round(w * s)), max(1, round(h * s))
+    pw = -(-cw // multiple) * multiple
+    ph = -(-ch // multiple) * multiple
+    return s, pw, ph, cw, ch
+
+
+def normalise(arr: np.ndarray, mean: tuple[float, ...] = MEAN, std: tuple[float, ...] = STD) -> np.ndarray:
+    """uint8 HxWx3 (or NxHxWx3) -> float32 channels-first, (x/255 - mean) / std."""
+    x = arr.astype(np.float32) * (1.0 / 255.0)
+    x -= np.asarray(mean, np.float32)
+    x *= 1.0 / np.asarray(std, np.float32)
+    return np.ascontiguousarray(np.moveaxis(x, -1, -3))
+
+
+def letterbox(img: Image.Image, long_side: int = 416, multiple: int = 32,
+              mean: tuple[float, ...] = MEAN, std: tuple[float, ...] = STD) -> tuple[np.ndarray, Letterbox]:
+    """The finder input [1, 3, H, W]: the image resized so its long side is ``long_side``,
+    placed top-left and padded to a multiple of ``multiple`` with the mean colour (zeros)."""
+    _, pw, ph, cw, ch = input_size(img.width, img.height, long_side, multiple)
+    small = img.resize((cw, ch), Image.Resampling.BILINEAR, reducing_gap=2.0) \
+        if (cw, ch) != img.size else img
+    arr = np.asarray(small.convert("RGB"), dtype=np.uint8)
+    out = np.zeros((1, 3, ph, pw), np.float32)
+    out[0, :, :ch, :cw] = normalise(arr, mean, std)
+    return out, Letterbox(cw / img.width, pw, ph, cw, ch)
+
+
+def crop_square(box: np.ndarray | tuple[float, ...], margin: float) -> tuple[float, float, float]:
+    """Centre and side of the square crop around a glyph box [x0, y0, x1, y1]."""
+    x0, y0, x1, y1 = (float(v) for v in box)
+    side = margin * max(x1 - x0, y1 - y0, 1.0)
+    return (x0 + x1) / 2, (y0 + y1) / 2, side
+
+
+def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = 48, margin: float = 1.3,
+              angles: np.ndarray | None = None) -> np.ndarray:
+    """uint8 crops [N, size, size, 3] of the square around each box, bilinear, with a box
+    pre-filter when shrinking (so thin strokes do not alias away); outside the image is
+    edge-replicated. ``angles`` (radians, optional) rotates each crop about its centre."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    n = len(boxes)
+    out = np.zeros((n, size, size, 3), np.uint8)
+    if n == 0:
+        return out
+    h, w = arr.shape[:2]
+    src = arr.astype(np.float32)
+    for i, b in enumerate(boxes):
+        cx, cy, side = crop_square(b, margin)
+        k = int(min(3, max(1, np.ceil(side / size - 0.25))))  # samples per output pixel, per axis
+        m = size * k
+        t = (np.arange(m, dtype=np.float32) + 0.5) / m - 0.5
+        gx, gy = np.meshgrid(t * side, t * side)
+        if angles is not None and angles[i] != 0.0:
+            c, s = np.cos(angles[i]), np.sin(angles[i])
+            gx, gy = c * gx - s * gy, s * gx + c * gy
+        xs = np.clip(gx + cx - 0.5, 0, w - 1)
+        ys = np.clip(gy + cy - 0.5, 0, h - 1)
+        x0 = np.floor(xs).astype(np.int32)
+        y0 = np.floor(ys).astype(np.int32)
+        x1 = np.minimum(x0 + 1, w - 1)
+        y1 = np.minimum(y0 + 1, h - 1)
+        fx = (xs - x0)[..., None]
+        fy = (ys - y0)[..., None]
+        top = src[y0, x0] * (1 - fx) + src[y0, x1] * fx
+        bot = src[y1, x0] * (1 - fx) + src[y1, x1] * fx
+        v = top * (1 - fy) + bot * fy
+        if k > 1:
+            v = v.reshape(size, k, size, k, 3).mean(axis=(1, 3))
+        out[i] = np.clip(v + 0.5, 0, 255).astype(np.uint8)
+    return out

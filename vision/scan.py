@@ -1,0 +1,141 @@
+"""Photo -> detections -> columns -> engine input -> score: the whole ``zipai scan`` pipeline as
+one call returning the JSON object of the issue, plus the overlay picture."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from zipai.engine import ZipaiError, score
+
+from .decode import Decoded, decode, load
+from .detector import Detection, Detector
+from .layout import Assembled, Column, Params, assemble, columns, propose_states
+
+DEFAULT_BASE: dict[str, Any] = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1,
+                                "won_by": "self_draw"}
+
+_DETECTOR: Detector | None = None
+
+
+def default_detector(threads: int = 2) -> Detector:
+    """The shipped model, loaded once per process."""
+    global _DETECTOR
+    if _DETECTOR is None:
+        _DETECTOR = Detector(threads=threads)
+    return _DETECTOR
+
+
+@dataclass(slots=True)
+class Scan:
+    """Everything a scan found; ``to_json`` is the CLI's ``--json`` object."""
+
+    width: int
+    height: int
+    detections: list[Detection]
+    columns: list[Column]
+    assembled: Assembled
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    timing: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        group_of: dict[int, int] = {}
+        for g, c in enumerate(self.columns):
+            for i in c.detections:
+                group_of[i] = g
+        dets = []
+        for i, d in enumerate(self.detections):
+            j = d.to_json()
+            j["group"] = group_of.get(i)
+            dets.append(j)
+        out: dict[str, Any] = {
+            "image": {"width": self.width, "height": self.height},
+            "detections": dets,
+            "groups": [c.to_json() for c in self.columns],
+            "layout": self.assembled.layout,
+            "result": self.result,
+            "doubts": [d.to_json() for d in self.assembled.doubts],
+        }
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = None) -> Scan:
+    """Rebuild the layout and score after the columns were edited (the app's review screen)."""
+    sc.assembled = assemble(sc.columns, sc.detections, {**DEFAULT_BASE, **(base or {})}, p)
+    sc.result, sc.error = None, None
+    if sc.assembled.complete:
+        try:
+            sc.result = score(sc.assembled.layout)
+        except ZipaiError as exc:
+            sc.error = str(exc)
+    return sc
+
+
+def scan_decoded(img: Decoded, detector: Detector | None = None, base: dict[str, Any] | None = None,
+                 p: Params | None = None) -> Scan:
+    det = detector or default_detector()
+    dets = det.detect(img)
+    cols = columns(dets, p)
+    propose_states(cols)
+    sc = Scan(img.width, img.height, dets, cols, Assembled({}, False, []))
+    t = det.timing
+    sc.timing = {"preprocess": t.preprocess, "finder": t.finder, "reader": t.reader,
+                 "postprocess": t.postprocess}
+    return rescore(sc, base, p)
+
+
+def scan_file(path: str | Path, detector: Detector | None = None, base: dict[str, Any] | None = None,
+              p: Params | None = None) -> Scan:
+    """Scan a photo file. Bad files raise ``ImageError`` (a ValueError) with one clear line."""
+    return scan_decoded(load(path), detector, base, p)
+
+
+def scan_bytes(data: bytes, detector: Detector | None = None, base: dict[str, Any] | None = None,
+               name: str = "photo") -> Scan:
+    return scan_decoded(decode(data, name), detector, base)
+
+
+_COLORS = {"back": (40, 120, 255), "red": (230, 30, 30), "black": (20, 170, 60)}
+
+
+def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    for name in ("DejaVuSans-Bold.ttf", "DejaVuSans.ttf"):
+        try:
+            return ImageFont.truetype(name, size)
+        except OSError:
+            continue
+    return ImageFont.load_default()
+
+
+def overlay(photo: Image.Image, sc: Scan) -> Image.Image:
+    """The photo with each detection boxed and labelled, group outlines and doubts in yellow."""
+    img = photo.convert("RGB").copy()
+    if img.size != (sc.width, sc.height):
+        img = img.resize((sc.width, sc.height))
+    draw = ImageDraw.Draw(img)
+    lw = max(2, round(max(img.size) / 600))
+    font = _font(max(12, round(max(img.size) / 70)))
+    doubtful = {i for d in sc.assembled.doubts for i in d.detections}
+    for g, c in enumerate(sc.columns):
+        boxes = [sc.detections[i].box for i in c.detections]
+        x0 = min(b[0] for b in boxes) - 3 * lw
+        y0 = min(b[1] for b in boxes) - 3 * lw
+        x1 = max(b[2] for b in boxes) + 3 * lw
+        y1 = max(b[3] for b in boxes) + 3 * lw
+        draw.rectangle((x0, y0, x1, y1), outline=(255, 255, 255), width=lw)
+        draw.text((x0, y1 + lw), f"G{g} {c.state}", fill=(255, 255, 255), font=font,
+                  stroke_width=2, stroke_fill=(0, 0, 0))
+    for i, d in enumerate(sc.detections):
+        col = _COLORS["back" if d.card == "back" else (d.color or "black")]
+        if i in doubtful:
+            col = (255, 220, 0)
+        draw.rectangle(d.box, outline=col, width=lw)
+        draw.text((d.box[0], d.box[1] - font.size - lw if hasattr(font, "size") else d.box[1] - 14),
+                  f"{d.card} {d.score:.2f}", fill=col, font=font, stroke_width=2, stroke_fill=(0, 0, 0))
+    return img

@@ -1,0 +1,51 @@
+"""The one seam between our code and an inference runtime.
+
+Desktop uses the onnxruntime Python package. On Android the same ``.onnx`` bytes can go to
+ONNX Runtime's Java API through pyjnius: wrap an ``ai.onnxruntime.OrtSession`` in a class with
+this ``run`` method and pass a factory for it to ``Detector``; nothing else changes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from .errors import ModelError
+
+
+class Session(Protocol):
+    """A loaded network: named float32 inputs in, outputs (in graph order) out."""
+
+    def run(self, inputs: dict[str, np.ndarray]) -> list[np.ndarray]: ...
+
+
+SessionFactory = Callable[[bytes, int], Session]
+"""Builds a session from model bytes and a thread count."""
+
+
+class OrtSession:
+    """onnxruntime on the CPU, with a fixed thread count (phones and this machine have few cores)."""
+
+    def __init__(self, model: bytes, threads: int = 2) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:  # pragma: no cover - a dependency of the package
+            raise ModelError(f"onnxruntime is not installed ({exc})", code="no_runtime") from None
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, threads)
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.log_severity_level = 3
+        try:
+            self._sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ModelError(f"cannot load the model ({exc})", code="bad_model") from None
+
+    def run(self, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+        return list(self._sess.run(None, inputs))
+
+
+def ort_factory(model: bytes, threads: int) -> Session:
+    return OrtSession(model, threads)
