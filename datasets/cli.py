@@ -152,12 +152,13 @@ def _cmd_preview(argv: list[str]) -> int:
     p.add_argument("--out", default=None, help="sheet PNG (default DIR/contact_sheet.png)")
     p.add_argument("--count", type=_positive, default=6)
     p.add_argument("--width", type=_positive, default=800, help="width of each tile")
+    p.add_argument("--colors", type=_int, default=0, help="save a palette PNG of this many colours (smaller)")
     a = p.parse_args(argv)
     from .preview import PreviewError, contact_sheet
 
     out = a.out or os.path.join(a.dir, "contact_sheet.png")
     try:
-        contact_sheet(a.dir, out, a.count, a.width)
+        contact_sheet(a.dir, out, a.count, a.width, a.colors)
     except PreviewError as exc:
         print(f"zipai data preview: {exc}", file=sys.stderr)
         return 2

@@ -21,8 +21,9 @@ def _label_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
-def contact_sheet(folder: str, out: str, count: int = 6, tile_w: int = 800) -> Image.Image:
-    """Draw glyph boxes (magenta; grey when ignored), card polygons (cyan) and class names."""
+def contact_sheet(folder: str, out: str, count: int = 6, tile_w: int = 800, colors: int = 0) -> Image.Image:
+    """Draw glyph boxes (magenta; grey when ignored), card polygons (cyan) and class names;
+    ``colors`` > 0 saves a palette PNG with that many colours."""
     path = os.path.join(folder, "annotations.json")
     if not os.path.isfile(path):
         raise PreviewError(f"{path} not found (render a dataset there first)")
@@ -70,5 +71,9 @@ def contact_sheet(folder: str, out: str, count: int = 6, tile_w: int = 800) -> I
     for i, t in enumerate(tiles):
         sheet.paste(t, ((i % cols) * (tile_w + 6), (i // cols) * (th + 6)))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    sheet.save(out, optimize=True)
+    if colors:  # a palette image is a much smaller PNG, for committing a sheet
+        pal = sheet.quantize(colors=min(256, max(2, colors)), method=Image.Quantize.MEDIANCUT)
+        pal.save(out, optimize=True)
+    else:
+        sheet.save(out, optimize=True)
     return sheet
