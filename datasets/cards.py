@@ -6,6 +6,7 @@ A face returns an RGBA image plus an ``L`` mask whose value is 1 on the top glyp
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 from dataclasses import dataclass
@@ -45,6 +46,8 @@ class DeckStyle:
     back_color2: RGB
     wear: float
     radius: float
+    shear: float = 0.0      # italic slant of the glyph (x shift per unit of height)
+    dry: float = 0.0        # dry-brush streaks in the ink, 0..1
 
 
 def _jit(rng: random.Random, c: RGB, d: int) -> RGB:
@@ -65,7 +68,7 @@ def random_deck(rng: random.Random, split: str) -> DeckStyle:
     backs = [(30, 90, 60), (40, 60, 140), (150, 30, 35), (90, 60, 40), (20, 110, 110),
              (60, 60, 60), (200, 160, 60), (110, 40, 110)]
     heavy = face.style in ("brush", "kai") and rng.random() < 0.7
-    return DeckStyle(
+    deck = DeckStyle(
         face=face, split=split,
         ratio=rng.uniform(3.1, 3.9),
         paper=_jit(rng, paper, 6), black=_jit(rng, black, 8), red=_jit(rng, red, 12),
@@ -79,7 +82,12 @@ def random_deck(rng: random.Random, split: str) -> DeckStyle:
         back_color=_jit(rng, rng.choice(backs), 15), back_pattern=rng.randrange(5),
         back_color2=_jit(rng, rng.choice([(230, 225, 210), (20, 20, 20), (200, 170, 60)]), 10),
         wear=rng.uniform(0, 1) ** 2, radius=rng.uniform(0.02, 0.12),
+        shear=rng.gauss(0, 0.06) if rng.random() < 0.4 else 0.0,
+        dry=rng.uniform(0.2, 1.0) if face.style == "brush" and rng.random() < 0.5 else 0.0,
     )
+    if "Bold" in face.path and rng.random() < 0.3:  # bold faces are sometimes printed lighter
+        deck = dataclasses.replace(deck, stroke=-rng.uniform(0.005, 0.02))
+    return deck
 
 
 def glyph_text(deck: DeckStyle, card: Card) -> str:
@@ -124,13 +132,25 @@ def glyph_mask(deck: DeckStyle, card: Card, box_w: int) -> Image.Image:
         if ch in "一二三":  # flat glyphs keep their aspect: no box-filling stretch
             gh = max(3, int(gw * aspect * deck.squash))
         im = _fit(m, gw, gh)
-    # Printed strokes are heavier than font strokes: dilate at twice the size, then shrink.
-    k = round(deck.stroke * box_w)
+    # Printed strokes are heavier than font strokes: dilate at twice the size, then shrink
+    # (a negative weight erodes instead, for bold faces printed light).
+    k = round(abs(deck.stroke) * box_w)
     if k >= 1:
         w2, h2 = im.size
         big = im.resize((w2 * 2, h2 * 2), Image.Resampling.BILINEAR)
-        big = big.filter(ImageFilter.MaxFilter(2 * min(k, 4) + 1))
+        filt = ImageFilter.MaxFilter if deck.stroke > 0 else ImageFilter.MinFilter
+        big = big.filter(filt(2 * min(k, 4) + 1))
         im = big.resize((w2, h2), Image.Resampling.BILINEAR)
+    if deck.shear:
+        w2, h2 = im.size
+        pad = int(abs(deck.shear) * h2) + 1
+        wide = Image.new("L", (w2 + 2 * pad, h2), 0)
+        wide.paste(im, (pad, 0))
+        im = wide.transform(wide.size, Image.Transform.AFFINE, (1, deck.shear, -deck.shear * h2 / 2, 0, 1, 0),
+                            resample=Image.Resampling.BILINEAR)
+        bbox = im.getbbox()
+        if bbox:
+            im = im.crop(bbox)
     return im
 
 
@@ -198,6 +218,11 @@ def render_face(deck: DeckStyle, card: Card, width: int,
         big = np.asarray(Image.fromarray(small, "F").resize((w, h), Image.Resampling.BILINEAR))
         holes = big > 2.6 - deck.wear
         ink_alpha = ink_alpha * np.where(holes, 0.35, 1.0)
+    if deck.dry > 0:  # dry brush: streaks along the stroke direction where the ink ran thin
+        nrng2 = np.random.default_rng(rng.getrandbits(32))
+        streak = nrng2.normal(0, 1, (max(2, h // 6), max(2, w // 2))).astype(np.float32)
+        streak = np.asarray(Image.fromarray(streak, "F").resize((w, h), Image.Resampling.BILINEAR))
+        ink_alpha = ink_alpha * np.where(streak > 1.6 - deck.dry, 0.55, 1.0)
     ia = ink_alpha[..., None]
     arr = arr * (1 - ia) + np.asarray(ink, np.float32) * ia
     if deck.wear > 0.3:  # dirty, yellowed edges
