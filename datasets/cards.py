@@ -181,8 +181,9 @@ def render_face(deck: DeckStyle, card: Card, width: int,
     gbox = max(6, int(w * deck.glyph_w))
     g = glyph_mask(deck, card, gbox)
     gw, gh = g.size
-    if gh > h * 0.36:
-        g = g.resize((max(1, int(gw * h * 0.36 / gh)), int(h * 0.36)), Image.Resampling.BILINEAR)
+    fit = min(1.0, h * 0.36 / gh, (w * 0.96) / gw)  # a slanted or tall glyph still fits the card
+    if fit < 1.0:
+        g = g.resize((max(1, int(gw * fit)), max(1, int(gh * fit))), Image.Resampling.BILINEAR)
         gw, gh = g.size
     gx, gy = (w - gw) // 2, int(h * deck.glyph_top) + 1
     flags = np.zeros((h, w), np.uint8)

@@ -89,3 +89,15 @@ def test_face_and_back_shapes() -> None:
     f = np.asarray(flags)
     h = f.shape[0]
     assert (f[: h // 2] == 1).any() and (f[h // 2:] == 2).any() and not (f[h // 2:] == 1).any()
+
+
+@pytest.mark.parametrize("split", ["train", "heldout"])
+def test_any_deck_draws_any_card_at_any_width(split: str) -> None:
+    """Random decks (slant, weight, frames) never overflow a card, even a tiny one."""
+    rng = random.Random(11)
+    for _ in range(120):
+        deck = random_deck(rng, split)
+        card = rng.choice(ALL_CARDS)
+        width = rng.choice((6, 9, 14, 25, 48, 90))
+        face, flags = render_face(deck, card, width, rng)
+        assert face.size == flags.size and face.width == width
