@@ -102,7 +102,7 @@ def _lowfreq(nrng: np.random.Generator, w: int, h: int, cells: int) -> np.ndarra
 
 def table_texture(rng: random.Random, nrng: np.random.Generator, w: int, h: int) -> tuple[np.ndarray, str]:
     """A table surface as float32 HxWx3 and its kind."""
-    kind = rng.choice(["felt", "felt", "wood", "cloth", "plastic", "pattern"])
+    kind = rng.choice(["felt", "felt", "wood", "wood", "cloth", "plastic", "pattern", "stone"])
     if kind in ("felt", "plastic"):
         base = np.array(rng.choice([(30, 100, 60), (20, 70, 120), (120, 30, 35), (70, 70, 75),
                                     (40, 120, 110), (90, 60, 110), (160, 150, 130), (20, 20, 25),
@@ -131,6 +131,16 @@ def table_texture(rng: random.Random, nrng: np.random.Generator, w: int, h: int)
         b = ((yy // period) % 2).astype(np.float32)
         t = (a + b)[..., None] / 2
         img = c2 * (1 - t) + c1 * t
+    elif kind == "stone":  # marble or a tiled top: veins or grout lines
+        base = np.array(rng.choice([(225, 225, 220), (200, 195, 185), (60, 60, 65), (180, 190, 200)]),
+                        np.float32)
+        v = np.abs(_lowfreq(nrng, w, h, 8) + 0.5 * _lowfreq(nrng, w, h, 20))
+        vein = np.clip(0.06 - v, 0, 0.06) / 0.06 * rng.uniform(10, 35)
+        img = base - vein[..., None] + _lowfreq(nrng, w, h, 3)[..., None] * 6
+        if rng.random() < 0.5:
+            tile = int(rng.uniform(150, 400) * max(w, h) / 1600)
+            yy, xx = np.mgrid[0:h, 0:w]
+            img[(xx % tile < 3) | (yy % tile < 3)] *= 0.7
     else:
         bg = np.array(rng.choice([(235, 225, 200), (200, 220, 235), (240, 240, 240), (60, 40, 60)]),
                       np.float32)
@@ -190,7 +200,28 @@ def _hand(rng: random.Random, scale: float) -> Image.Image:
         top = 0.3 * s + abs(k - 1.5) * 0.4 * s
         d.rounded_rectangle((fx, top, fx + 0.75 * s, 4.0 * s), radius=0.37 * s, fill=(*tone, 255))
     d.rounded_rectangle((3.4 * s, 2.6 * s, 4.4 * s, 4.4 * s), radius=0.45 * s, fill=(*tone, 255))
-    return im.rotate(rng.uniform(0, 360), expand=True, resample=Image.Resampling.BICUBIC)
+    # skin is not flat: shade towards the edges, soften the outline
+    a = np.asarray(im.getchannel("A"))
+    soft = im.getchannel("A").filter(ImageFilter.GaussianBlur(max(1.0, 0.35 * s)))
+    inner = np.asarray(soft, np.float32) / 255
+    rgb = np.asarray(im.convert("RGB"), np.float32) * (0.6 + 0.4 * inner[..., None])
+    out = Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).convert("RGBA")
+    out.putalpha(Image.fromarray(a).filter(ImageFilter.GaussianBlur(max(0.5, 0.04 * s))))
+    return out.rotate(rng.uniform(0, 360), expand=True, resample=Image.Resampling.BICUBIC)
+
+
+def _chips(rng: random.Random, scale: float) -> Image.Image:
+    """A few counters or coins, used to keep score at many tables."""
+    w = int(scale * 4)
+    im = Image.new("RGBA", (w, w), (0, 0, 0, 0))
+    d = ImageDraw.Draw(im)
+    col = rng.choice([(200, 40, 40), (40, 80, 180), (230, 200, 60), (30, 30, 30), (190, 160, 90)])
+    for _ in range(rng.randint(2, 7)):
+        r = scale * rng.uniform(0.35, 0.6)
+        x, y = rng.uniform(r, w - r), rng.uniform(r, w - r)
+        d.ellipse((x - r, y - r, x + r, y + r), fill=(*col, 255), outline=(240, 240, 240, 255),
+                  width=max(1, int(r * 0.15)))
+    return im
 
 
 def _phone(rng: random.Random, scale: float) -> Image.Image:
@@ -297,6 +328,7 @@ def _column_plan(rng: random.Random, lay: Layout, ratio: float) -> tuple[list[Pl
     step = rng.uniform(0.2, 0.4)
     gap = rng.uniform(0.98, 1.1) if rng.random() < 0.6 else rng.uniform(1.1, 1.6)
     mode = rng.choices(["straight", "lean", "fan"], [0.55, 0.3, 0.15])[0]
+    sloppy = rng.choice((0.02, 0.02, 0.05, 0.1))   # how carelessly cards are squared in a column
     rows: dict[str, list[int]] = {TABLE: [], HAND: []}
     for n, g in enumerate(lay.groups):
         rows[g.row].append(n)
@@ -329,8 +361,8 @@ def _column_plan(rng: random.Random, lay: Layout, ratio: float) -> tuple[list[Pl
             for j, card in enumerate(shown):
                 along = j * ratio * max(0.12, step + rng.gauss(0, 0.02)) + ratio / 2
                 dx, dy = _rot(0.0, along, ang)
-                placed.append(Placed(card, top_x + dx + rng.gauss(0, 0.02), top_y + dy,
-                                     ang + rng.gauss(0, 1.0), n, g.state, row))
+                placed.append(Placed(card, top_x + dx + rng.gauss(0, sloppy), top_y + dy,
+                                     ang + rng.gauss(0, 1.0 + 20 * sloppy), n, g.state, row))
         if one_row:
             x0 = x_start + ncol * gap + rng.uniform(0.5, 2.0)
             y += rng.gauss(0, 0.3)
@@ -686,7 +718,7 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     # distractors over the layout: a hand reaching in, a phone, a cup
     occluders: list[tuple[Image.Image, int, int]] = []
     scale = unit * rng.uniform(0.8, 1.3)
-    for maker, prob in ((_hand, 0.15), (_phone, 0.12), (_cup, 0.12)):
+    for maker, prob in ((_hand, 0.15), (_phone, 0.12), (_cup, 0.12), (_chips, 0.15)):
         if rng.random() < prob:
             occ = maker(rng, scale)
             edge = rng.random() < 0.7
