@@ -1,0 +1,149 @@
+"""The Kivy application: one ScreenManager, the CJK font, the kv files, and the app state.
+
+Import this module only after the Kivy environment is set (``main.py`` does it): Kivy reads
+its configuration on first import.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.properties import StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.screenmanager import NoTransition, ScreenManager
+
+from . import screens
+from .state import AppError, AppState
+from .widgets import register_cjk_font
+
+KV_DIR = Path(__file__).resolve().parent / "kv"
+KV_FILES = ("theme.kv", "start.kv", "capture.kv", "edit.kv", "win.kv", "result.kv", "ledger.kv",
+            "settle.kv", "settings.kv")
+SCREENS: tuple[tuple[str, type], ...] = (
+    ("start", screens.StartScreen), ("capture", screens.CaptureScreen),
+    ("review", screens.ReviewScreen), ("manual", screens.ManualScreen), ("win", screens.WinScreen),
+    ("result", screens.ResultScreen), ("ledger", screens.LedgerScreen), ("hand", screens.HandScreen),
+    ("settle", screens.SettleScreen), ("settings", screens.SettingsScreen),
+)
+# screens that a restart may come back to directly; the others need a draft in memory first
+RESUMABLE = frozenset({"start", "manual", "win", "ledger", "settle", "settings", "capture"})
+
+_kv_loaded = False
+
+
+def load_kv() -> None:
+    global _kv_loaded
+    if not _kv_loaded:
+        for name in KV_FILES:
+            Builder.load_file(str(KV_DIR / name))
+        _kv_loaded = True
+
+
+class Root(BoxLayout):
+    """The screen manager above a one-line status bar."""
+
+
+class ZipaiApp(App):
+    """The table app. ``state`` holds everything; screens draw it."""
+
+    lang = StringProperty("zh_Hans")
+    status = StringProperty("")
+
+    def __init__(self, data_dir: str | Path, scanner: Any = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.state = AppState(data_dir, scanner=scanner)
+        self.lang = self.state.settings.lang
+        self.font = register_cjk_font()
+        self.title = self.state.t("app_title")
+        self.sm: ScreenManager | None = None
+
+    def tr(self, key: str, _lang: str = "", **kw: Any) -> str:
+        """A UI string; kv passes ``app.lang`` so the text follows a language change."""
+        return self.state.t(key, **kw)
+
+    def build(self) -> Root:
+        load_kv()
+        Window.clearcolor = (0.93, 0.92, 0.87, 1)
+        root = Root()
+        sm = ScreenManager(transition=NoTransition())
+        for name, cls in SCREENS:
+            sm.add_widget(cls(name=name))
+        root.ids.holder.add_widget(sm)
+        self.sm = sm
+        self.state.listeners.append(self._redraw)
+        sm.current = self.first_screen()
+        Window.bind(on_keyboard=self._on_key)
+        return root
+
+    def first_screen(self) -> str:
+        """Where a (re)start lands: the current session's ledger, or where the user was."""
+        s = self.state.session
+        if s is None:
+            return "start"
+        last = self.state.settings.screen
+        if last in RESUMABLE and last != "start":
+            return last
+        return "ledger"
+
+    def go(self, name: str) -> None:
+        assert self.sm is not None
+        self.status = ""
+        self.sm.current = name
+        self.state.set_screen(name)
+
+    def _redraw(self) -> None:
+        if self.sm is not None:
+            scr = self.sm.current_screen
+            if hasattr(scr, "refresh"):
+                scr.refresh()
+
+    def notify(self, msg: str) -> None:
+        self.status = msg
+
+    def guard(self, fn: Any, *args: Any) -> Any:
+        """Run an action; an AppError becomes the one-line status instead of a crash."""
+        try:
+            return fn(*args)
+        except AppError as exc:
+            self.notify(self.state.t("error", msg=str(exc)))
+            return None
+
+    def set_lang(self, lang: str) -> None:
+        self.state.set_lang(lang)
+        self.lang = lang
+        self.title = self.state.t("app_title")
+        self._redraw()
+
+    def _on_key(self, _win: Any, key: int, *_: Any) -> bool:
+        """Android's back key (and Escape on desktop) goes back a screen instead of quitting."""
+        if key == 27 and self.sm is not None:
+            back = getattr(self.sm.current_screen, "back_to", "")
+            if back:
+                self.go(back)
+                return True
+        return False
+
+    def on_pause(self) -> bool:
+        self.state.save_pending()
+        return True
+
+    def on_stop(self) -> None:
+        self.state.save_pending()
+        self.state.close()
+
+    def after_frames(self, n: int, fn: Any) -> None:
+        """Call ``fn`` once ``n`` frames have been drawn from now."""
+        left = [n]
+
+        def tick(_dt: float) -> bool:
+            left[0] -= 1
+            if left[0] <= 0:
+                fn()
+                return False
+            return True
+        Clock.schedule_interval(tick, 0)

@@ -1,0 +1,198 @@
+"""UI strings in simplified Chinese, traditional Chinese and English.
+
+Only words live here, never rules: group names, card glyphs and special names come from the
+engine (``Group.name``, ``Card.chinese``) and are converted to the chosen script here.
+
+>>> t = Translator("en"); t("confirm")
+'Confirm and record'
+>>> Translator("zh_Hant")("ledger")
+'帳本'
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+LANGS: Final = ("zh_Hans", "zh_Hant", "en")
+LANG_NAMES: Final = {"zh_Hans": "简体中文", "zh_Hant": "繁體中文", "en": "English"}
+
+# key -> (simplified, traditional, english)
+_S: dict[str, tuple[str, str, str]] = {
+    "app_title": ("字牌记分", "字牌記分", "Zipai Scorer"),
+    "start": ("开始", "開始", "Start"),
+    "continue": ("继续本局", "繼續本局", "Continue session"),
+    "new_session": ("新开一局", "新開一局", "New session"),
+    "recent": ("最近的牌局", "最近的牌局", "Recent sessions"),
+    "no_session": ("还没有牌局", "還沒有牌局", "No session yet"),
+    "session_name": ("牌局名", "牌局名", "Session name"),
+    "rule_set": ("规则", "規則", "Rule set"),
+    "players": ("玩家", "玩家", "Players"),
+    "seat": ("座位", "座位", "Seat"),
+    "player_n": ("玩家{n}", "玩家{n}", "Player {n}"),
+    "first_dealer": ("首庄", "首莊", "First dealer"),
+    "stake": ("每分金额", "每分金額", "Stake per point"),
+    "house_options": ("房规", "房規", "House options"),
+    "create": ("开局", "開局", "Start session"),
+    "roster": ("常客", "常客", "Roster"),
+    "capture": ("拍照", "拍照", "Photo"),
+    "shutter": ("拍", "拍", "Shoot"),
+    "flash": ("闪光", "閃光", "Flash"),
+    "no_flash": ("无闪光灯", "無閃光燈", "No flash"),
+    "pick_photo": ("选照片", "選照片", "Pick a photo"),
+    "use_photo": ("用这张", "用這張", "Use this photo"),
+    "no_camera": ("没有相机：请选照片", "沒有相機：請選照片", "No camera here: pick a photo"),
+    "frame_hint": ("把整手牌放进框里", "把整手牌放進框裡", "Fit the whole hand inside the frame"),
+    "review": ("核对", "核對", "Review"),
+    "manual": ("手动输入", "手動輸入", "Enter by hand"),
+    "manual_entry": ("手动输入", "手動輸入", "Manual entry"),
+    "hand_row": ("手牌", "手牌", "Hand"),
+    "group_n": ("第{n}组", "第{n}組", "Group {n}"),
+    "new_group": ("+ 新组", "+ 新組", "+ Group"),
+    "delete": ("删除", "刪除", "Delete"),
+    "move": ("移到…", "移到…", "Move to…"),
+    "move_hint": ("点一组放入", "點一組放入", "Tap a group to move it there"),
+    "flip": ("明/暗", "明/暗", "Open/concealed"),
+    "name_group": ("定牌", "定牌", "Name it"),
+    "name_hint": ("这组全是背面：点一张牌定名", "這組全是背面：點一張牌定名",
+                  "All backs: tap a face to name this group"),
+    "open": ("明", "明", "open"),
+    "concealed": ("暗", "暗", "concealed"),
+    "free": ("手", "手", "hand"),
+    "back_card": ("背", "背", "back"),
+    "clear": ("清空", "清空", "Clear"),
+    "next": ("下一步", "下一步", "Next"),
+    "back": ("返回", "返回", "Back"),
+    "check_ok": ("牌型完整：{n}张", "牌型完整：{n}張", "Layout complete: {n} cards"),
+    "check_cards": ("{n}张牌", "{n}張牌", "{n} cards"),
+    "doubts": ("存疑 {n} 处", "存疑 {n} 處", "{n} doubts"),
+    "confirm_doubts": ("已核对存疑", "已核對存疑", "Doubts checked"),
+    "doubts_first": ("请先核对存疑之处", "請先核對存疑之處", "Check the doubts first"),
+    "tap_card": ("点牌更正，点组头翻明暗", "點牌更正，點組頭翻明暗",
+                 "Tap a card to correct it, a group label to flip it"),
+    "how_won": ("怎么胡的", "怎麼胡的", "How it was won"),
+    "winner": ("胡家", "胡家", "Winner"),
+    "won_by": ("胡法", "胡法", "Won by"),
+    "self_draw": ("自摸", "自摸", "Self-drawn"),
+    "stock": ("翻牌", "翻牌", "From the stock"),
+    "discard": ("点炮", "點炮", "Discard"),
+    "dealt": ("起手", "起手", "Dealt"),
+    "from_whom": ("谁放的", "誰放的", "Discarded by"),
+    "winning_card": ("胡的那张", "胡的那張", "Winning card"),
+    "none": ("不指定", "不指定", "none"),
+    "minimum": ("起胡", "起胡", "Minimum"),
+    "xing_card": ("醒牌", "醒牌", "醒 card"),
+    "first_discard": ("庄家首张", "莊家首張", "Dealer's first discard"),
+    "draw": ("流局", "流局", "Drawn hand"),
+    "score_it": ("算分", "算分", "Score"),
+    "result": ("结果", "結果", "Result"),
+    "points": ("{n}分", "{n}分", "{n} pts"),
+    "hand_points": ("合计 {n}", "合計 {n}", "Total {n}"),
+    "score": ("得分 {n}", "得分 {n}", "Score {n}"),
+    "zi_xing_fan": ("子 {zi} · 醒 {xing} · 番 {fan}", "子 {zi} · 醒 {xing} · 番 {fan}",
+                    "子 {zi} · 醒 {xing} · 番 {fan}"),
+    "not_winning": ("不能胡：{msg}", "不能胡：{msg}", "Not a win: {msg}"),
+    "payouts": ("每家输赢", "每家輸贏", "Payout per player"),
+    "confirm": ("确认记账", "確認記帳", "Confirm and record"),
+    "recorded": ("已记账：第{n}手", "已記帳：第{n}手", "Recorded: hand {n}"),
+    "ledger": ("账本", "帳本", "Ledger"),
+    "totals": ("总分", "總分", "Totals"),
+    "round_totals": ("第{n}轮（到100）", "第{n}輪（到100）", "Round {n} (to 100)"),
+    "dealer": ("庄", "莊", "dealer"),
+    "idle": ("数审", "數審", "sits out"),
+    "history": ("记录", "記錄", "History"),
+    "undo": ("撤销上一手", "撤銷上一手", "Undo last"),
+    "edit": ("修改", "修改", "Edit"),
+    "adjust": ("调整", "調整", "Adjust"),
+    "adjust_reason": ("原因", "原因", "Reason"),
+    "apply": ("记入", "記入", "Apply"),
+    "delete_photo": ("删照片", "刪照片", "Delete photo"),
+    "photo_deleted": ("照片已删", "照片已刪", "photo deleted"),
+    "hand_no": ("第{n}手", "第{n}手", "Hand {n}"),
+    "draw_entry": ("流局", "流局", "Drawn hand"),
+    "adjust_entry": ("调整：{r}", "調整：{r}", "Adjustment: {r}"),
+    "double_entry": ("双起手胡", "雙起手胡", "Double instant win"),
+    "settle": ("结算", "結算", "Settle"),
+    "net": ("净输赢", "淨輸贏", "Net"),
+    "transfers": ("转账", "轉帳", "Transfers"),
+    "minimal": ("最少笔数", "最少筆數", "Fewest payments"),
+    "pairwise": ("两两结算", "兩兩結算", "Pairwise"),
+    "pays": ("{a} 付 {b}", "{a} 付 {b}", "{a} pays {b}"),
+    "share_text": ("分享文字", "分享文字", "Share as text"),
+    "share_image": ("分享图片", "分享圖片", "Share as image"),
+    "lock": ("结算并锁定", "結算並鎖定", "Settle and lock"),
+    "locked": ("已结算锁定", "已結算鎖定", "Settled and locked"),
+    "reopen": ("重新打开", "重新打開", "Reopen"),
+    "saved_to": ("已存：{p}", "已存：{p}", "Saved: {p}"),
+    "settings": ("设置", "設定", "Settings"),
+    "language": ("语言", "語言", "Language"),
+    "rule_defaults": ("默认规则", "預設規則", "Default rule set"),
+    "camera_res": ("相机分辨率", "相機解析度", "Camera resolution"),
+    "backup": ("备份", "備份", "Back up"),
+    "restore": ("恢复", "恢復", "Restore"),
+    "restore_hint": ("从最新备份恢复", "從最新備份恢復", "Restore the latest backup"),
+    "no_backup": ("没有备份", "沒有備份", "No backup yet"),
+    "restored": ("已恢复：{p}", "已恢復：{p}", "Restored: {p}"),
+    "error": ("出错：{msg}", "出錯：{msg}", "Error: {msg}"),
+    "hunan": ("湖南字牌（福）", "湖南字牌（福）", "Hunan (福)"),
+    "guangxi": ("广西大字牌（油）", "廣西大字牌（油）", "Guangxi (油)"),
+    "guilin": ("桂林字牌（胡）", "桂林字牌（胡）", "Guilin (胡)"),
+    "opt_self_draw": ("自摸算法", "自摸算法", "Self-draw pays"),
+    "double": ("翻倍", "翻倍", "double"),
+    "plus_ten": ("加十", "加十", "plus ten"),
+    "opt_piao": ("飘福", "飄福", "飘福 value"),
+    "opt_tianhu": ("天胡倍数", "天胡倍數", "天胡 multiplier"),
+    "opt_xing": ("醒", "醒", "醒 kinds"),
+    "up": ("上醒", "上醒", "上醒"),
+    "same": ("本醒", "本醒", "本醒"),
+    "down": ("下醒", "下醒", "下醒"),
+    "opt_fan_as_zi": ("番改加子", "番改加子", "番 adds 1 子"),
+    "opt_rotation": ("换庄", "換莊", "Next dealer"),
+    "rot_winner": ("胡家坐庄", "胡家坐莊", "the winner"),
+    "rot_next_seat": ("轮流坐庄", "輪流坐莊", "next seat"),
+    "yes": ("是", "是", "yes"),
+    "no": ("否", "否", "no"),
+    "photo_missing": ("没有示例照片", "沒有示例照片", "No sample photo"),
+    "scanning": ("识别中…", "識別中…", "Reading the photo…"),
+}
+
+_SPECIALS: dict[str, tuple[str, str, str]] = {
+    "tianfu": ("天福", "天福", "天福 (dealt win)"), "difu": ("地福", "地福", "地福 (first discard)"),
+    "wufu": ("乌福", "烏福", "乌福 (no red)"), "hongfu": ("红福", "紅福", "红福 (many red)"),
+    "piaofu": ("飘福", "飄福", "飘福 (no points)"), "thirty": ("三十福", "三十福", "三十福 (30+)"),
+    "tianhu": ("天胡", "天胡", "天胡"), "dihu": ("地胡", "地胡", "地胡"), "zimo": ("自摸", "自摸", "自摸"),
+    "sanlong": ("三龙", "三龍", "三龙 (3 quads)"), "wukan": ("五坎", "五坎", "五坎 (5 triples)"),
+    "sanlong_wukan": ("三笼五坎", "三籠五坎", "三笼五坎"),
+}
+_TRAD = str.maketrans("贰叁陆顺边绞扫开龙将对乌红飘", "貳參陸順邊絞掃開龍將對烏紅飄")
+
+
+class Translator:
+    """Looks up a UI string in one language; unknown keys come back as the key (visible, not fatal)."""
+
+    def __init__(self, lang: str = "zh_Hans") -> None:
+        self.lang = lang if lang in LANGS else "zh_Hans"
+
+    @property
+    def col(self) -> int:
+        return LANGS.index(self.lang)
+
+    @property
+    def traditional(self) -> bool:
+        return self.lang == "zh_Hant"
+
+    def __call__(self, key: str, **kw: object) -> str:
+        row = _S.get(key)
+        text = row[self.col] if row else key
+        return text.format(**kw) if kw else text
+
+    def special(self, sid: str, fallback: str = "") -> str:
+        row = _SPECIALS.get(sid)
+        return row[self.col] if row else self.script(fallback or sid)
+
+    def script(self, text: str) -> str:
+        """Engine text (simplified) in the chosen script."""
+        return text.translate(_TRAD) if self.traditional else text
+
+
+def keys() -> set[str]:
+    return set(_S)

@@ -1,0 +1,659 @@
+"""The screens, each a small view class over ``AppState`` (layouts in ``kv/*.kv``).
+
+A screen's ``refresh`` redraws it from the state; its buttons call ``AppState`` methods through
+``app.guard`` so a refusal shows as one line in the status bar. No screen computes a score,
+a payout or a layout rule: those come from the engine, the ledger and vision.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.metrics import dp, sp
+from kivy.properties import BooleanProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+from kivy.uix.screenmanager import Screen
+from kivy.uix.textinput import TextInput
+from kivy.uix.widget import Widget
+
+from zipai.engine import Card, Group, Rules
+
+from .i18n import LANG_NAMES, LANGS
+from .state import CAMERA_RESOLUTIONS, PRESETS, WON_BY, AppState
+from .widgets import GREEN, CardChip, Choice, Txt, face_text, tr
+
+IMAGE_EXT = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
+
+
+def _app() -> Any:
+    return App.get_running_app()
+
+
+def _btn(text: str, cb: Any, bg: tuple[float, ...] = GREEN, **kw: Any) -> Button:
+    kw.setdefault("size_hint_y", None)
+    kw.setdefault("height", dp(52))
+    b = Button(text=text, background_normal="", background_down="", background_color=bg,
+               font_size=sp(17), **kw)
+    b.bind(on_release=lambda _b: cb())
+    return b
+
+
+def _cards_text(cards: list[str]) -> str:
+    return "".join(face_text(c) for c in cards)
+
+
+class Base(Screen):
+    """Every screen: a title, where Back goes, and a refresh from the state."""
+
+    title_key = StringProperty("app_title")
+    back_to = StringProperty("")
+
+    @property
+    def state(self) -> AppState:
+        return _app().state
+
+    def on_pre_enter(self, *_: Any) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        pass
+
+
+# ---------------------------------------------------------------- start
+class StartScreen(Base):
+    """Continue the current session or start one: rule set, house options, players, dealer, stake."""
+
+    OPTION_VALUES: ClassVar[dict[str, list[Any]]] = {
+        "self_draw": ["double", "plus_ten"], "piao": [30, 100], "tianhu_multiplier": [2, 3, 4],
+        "fan_as_zi": [False, True], "dealer_rotation": ["winner", "next_seat"],
+        "xing": [("up", "down"), ("up", "same", "down"), ("same",), ("up",), ("down",)],
+    }
+    MINIMUMS: ClassVar[dict[str, list[int | None]]] = {"hunan": [None, 15, 20], "guangxi": [15, 20, 25, 30],
+                                             "guilin": [10, 15]}
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.preset = "hunan"
+        self.nplayers = 3
+        self.dealer = 0
+        self.options: dict[str, Any] = {}
+
+    def refresh(self) -> None:
+        st = self.state
+        self.preset = st.settings.preset
+        ids = self.ids
+        ids.cont.clear_widgets()
+        s = st.session
+        if s is not None:
+            ids.cont.add_widget(_btn(f"{tr('continue')}: {s.name}", lambda: _app().go("ledger")))
+        ids.recent.clear_widgets()
+        for row in st.sessions()[:5]:
+            if s is not None and row["id"] == s.id:
+                continue
+            label = f"{row['name']} · {tr(row['rules'])} · {'/'.join(row['players'])}"
+            ids.recent.add_widget(_btn(label, lambda sid=row["id"]: self.pick_session(sid),
+                                       (0.4, 0.4, 0.38, 1)))
+        if not ids.name.text:
+            ids.name.text = f"{len(st.sessions()) + 1}"
+        ids.preset.set_options([(p, tr(p)) for p in PRESETS], self.preset)
+        self.build_players()
+
+    def pick_session(self, sid: int) -> None:
+        if _app().guard(self.state.continue_session, sid):
+            _app().go("ledger")
+
+    def on_preset(self, preset: str) -> None:
+        self.preset = preset
+        self.options = {}
+        self.build_players()
+
+    def build_players(self) -> None:
+        ids = self.ids
+        lo, hi = Rules.PLAYERS[self.preset]
+        self.nplayers = min(max(self.nplayers, lo), hi)
+        ids.count.set_options([(n, str(n)) for n in range(lo, hi + 1)], self.nplayers)
+        old = [w.text for w in getattr(self, "name_inputs", [])]
+        ids.players.clear_widgets()
+        self.name_inputs: list[TextInput] = []
+        for i in range(self.nplayers):
+            ti = TextInput(text=old[i] if i < len(old) else "", hint_text=tr("player_n", n=i + 1),
+                           multiline=False, size_hint_y=None, height=dp(46), font_size=sp(18))
+            ti.bind(text=lambda *_: self.build_dealer())
+            self.name_inputs.append(ti)
+            ids.players.add_widget(ti)
+        ids.roster.clear_widgets()
+        for name in self.state.roster()[:8]:
+            ids.roster.add_widget(_btn(name, lambda n=name: self.fill(n), (0.45, 0.5, 0.55, 1),
+                                       size_hint_x=None, width=dp(88)))
+        self.build_dealer()
+        self.build_options()
+
+    def fill(self, name: str) -> None:
+        for ti in self.name_inputs:
+            if not ti.text.strip():
+                ti.text = name
+                return
+
+    def names(self) -> list[str]:
+        return [ti.text.strip() or tr("player_n", n=i + 1) for i, ti in enumerate(self.name_inputs)]
+
+    def build_dealer(self) -> None:
+        self.dealer = min(self.dealer, self.nplayers - 1)
+        self.ids.dealer.set_options(list(enumerate(self.names())), self.dealer)
+
+    def on_count(self, n: int) -> None:
+        self.nplayers = n
+        self.build_players()
+
+    def build_options(self) -> None:
+        box = self.ids.options
+        box.clear_widgets()
+        keys = [k for k in ("minimum", "self_draw", "piao", "tianhu_multiplier", "xing", "fan_as_zi",
+                            "dealer_rotation") if k in Rules.KEYS[self.preset]]
+        for key in keys:
+            values = self.MINIMUMS[self.preset] if key == "minimum" else self.OPTION_VALUES[key]
+            label = {"minimum": "minimum", "self_draw": "opt_self_draw", "piao": "opt_piao",
+                     "tianhu_multiplier": "opt_tianhu", "xing": "opt_xing", "fan_as_zi": "opt_fan_as_zi",
+                     "dealer_rotation": "opt_rotation"}[key]
+            box.add_widget(Txt(text=tr(label)))
+            ch = Choice()
+            ch.set_options([(v, self._option_text(key, v)) for v in values],
+                           self.options.get(key, values[0]))
+            ch.bind(on_choice=lambda _w, v, key=key: self.options.__setitem__(key, v))
+            box.add_widget(ch)
+
+    @staticmethod
+    def _option_text(key: str, v: Any) -> str:
+        if v is None:
+            return "15/20"
+        if key == "xing":
+            return "+".join(tr(x) for x in v)
+        if key == "dealer_rotation":
+            return tr(f"rot_{v}")
+        if isinstance(v, bool):
+            return tr("yes" if v else "no")
+        return tr(v) if isinstance(v, str) else str(v)
+
+    def create(self) -> None:
+        opts = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.options.items() if v is not None}
+        s = _app().guard(self.state.new_session, self.ids.name.text.strip() or "1", self.preset,
+                         self.names(), self.ids.stake.text.strip() or "1", self.dealer, opts)
+        if s is not None:
+            self.ids.name.text = ""
+            _app().go("ledger")
+
+
+# ---------------------------------------------------------------- capture
+class CaptureScreen(Base):
+    """Camera preview with a shutter, framing guide and flash, or a photo picked from files."""
+
+    has_camera = BooleanProperty(False)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.camera: Any = None
+        self.flash_on = False
+
+    def on_enter(self, *_: Any) -> None:
+        self.start_camera()
+
+    def on_leave(self, *_: Any) -> None:
+        if self.camera is not None:
+            self.camera.play = False
+
+    def start_camera(self) -> None:
+        """A live preview where Kivy has a camera provider (Android, desktop with a webcam)."""
+        if self.camera is None:
+            from .camera import open_camera
+
+            w, h = (int(v) for v in self.state.settings.camera.split("x"))
+            self.camera = open_camera((w, h))
+            if self.camera is not None:
+                self.ids.preview.add_widget(self.camera, index=len(self.ids.preview.children))
+        self.has_camera = self.camera is not None
+        if self.camera is not None:
+            self.camera.play = True
+
+    def refresh(self) -> None:
+        chooser = self.ids.chooser
+        if not chooser.path or not Path(chooser.path).is_dir():
+            chooser.path = str(Path.home())
+
+    def shoot(self) -> None:
+        if self.camera is None:
+            return
+        dest = self.state.data_dir / "photos" / "capture.png"
+        self.camera.export_to_png(str(dest))
+        self.use(str(dest))
+
+    def toggle_flash(self) -> None:
+        from .camera import set_flash
+
+        self.flash_on = set_flash(self.camera, not self.flash_on)
+
+    def use(self, path: str | None = None) -> None:
+        if path is None:
+            sel = self.ids.chooser.selection
+            if not sel:
+                _app().notify(tr("pick_photo"))
+                return
+            path = sel[0]
+        _app().notify(tr("scanning"))
+        if _app().guard(self.state.load_photo, path) is not None:
+            _app().go("review")
+
+
+# ---------------------------------------------------------------- review / manual
+class EditScreen(Base):
+    """The group editor with the 20-key pad and the live layout check (manual entry)."""
+
+    check_text = StringProperty("")
+    hint_text = StringProperty("")
+
+    def refresh(self) -> None:
+        chk = self.state.check()
+        dets = sorted({i for d in chk.doubts for i in d.detections})
+        ed = self.ids.editor
+        ed.doubt_dets = dets
+        ed.refresh()
+        self.ids.pad.repaint()
+        line = tr("check_ok" if chk.ready and not chk.doubts else "check_cards", n=chk.cards)
+        if chk.doubts:
+            line += " · " + tr("doubts", n=len(chk.doubts))
+        self.check_text = line
+        editor = self.state.editor
+        self.hint_text = {"move": tr("move_hint"), "name": tr("name_hint")}.get(editor.mode, tr("tap_card"))
+        self.ids.doubts.text = "\n".join(f"• {d.message}" for d in chk.doubts[:8])
+
+    def key(self, face: str) -> None:
+        _app().guard(self.state.editor.press, face)
+        self.state.changed()
+
+    def delete(self) -> None:
+        self.state.editor.delete()
+        self.state.changed()
+
+    def move(self) -> None:
+        self.state.editor.start_move()
+        self.state.changed()
+
+    def new_group(self) -> None:
+        self.state.editor.new_group()
+        self.state.changed()
+
+    def clear(self) -> None:
+        self.state.start_manual()
+
+    def next(self) -> None:
+        chk = self.state.check()
+        if not chk.ready:
+            _app().notify(tr("error", msg="; ".join(d.message for d in chk.blocking) or
+                             tr("check_cards", n=chk.cards)))
+            return
+        _app().go("win")
+
+
+class ManualScreen(EditScreen):
+    pass
+
+
+class ReviewScreen(EditScreen):
+    """The photo with every card boxed; the same editor and pad below it, doubts to confirm."""
+
+    def refresh(self) -> None:
+        super().refresh()
+        d = self.state.draft
+        photo = self.ids.photo
+        if photo.source != (d.photo or ""):
+            photo.source = d.photo or ""
+        photo.detections = [(x.card, tuple(x.box)) for x in d.detections]
+        photo.doubt_dets = list(self.ids.editor.doubt_dets)
+        sel = self.state.editor.card
+        photo.selected = d.columns[sel[0]].detections[sel[1]] if sel else -1
+        photo.on_tap = self.tap_box
+        chk = self.state.check()
+        self.ids.ack.disabled = not chk.doubts
+        if not chk.doubts:
+            self.ids.ack.state = "normal"
+
+    def tap_box(self, det: int) -> None:
+        self.state.editor.tap_detection(det)
+        self.state.changed()
+
+    def next(self) -> None:
+        chk = self.state.check()
+        if chk.doubts and chk.ready and self.ids.ack.state != "down":
+            _app().notify(tr("doubts_first"))
+            return
+        super().next()
+
+
+# ---------------------------------------------------------------- how it was won
+class WinScreen(Base):
+    """Winner, how (自摸 / stock / discard from whom / dealt), the winning card, minimum, 醒."""
+
+    def refresh(self) -> None:
+        st = self.state
+        s = st.session
+        if s is None:
+            return
+        sst = st.sstate
+        w = st.win
+        names = list(s.players)
+        idle = sst.idle
+        ids = self.ids
+        ids.dealer.text = f"{tr('dealer')}: {names[sst.dealer]}" + (
+            f" · {tr('idle')}: {names[idle]}" if idle is not None else "")
+        ids.winner.set_options(list(enumerate(names)), w.winner, disabled=[idle] if idle is not None else [])
+        ids.won_by.set_options([(k, tr(k)) for k in WON_BY], w.won_by)
+        show_from = w.won_by == "discard"
+        ids.from_box.opacity = 1 if show_from else 0
+        ids.from_box.disabled = not show_from
+        others = [(i, n) for i, n in enumerate(names) if i != w.winner and i != idle]
+        ids.from_seat.set_options(others, w.discarder)
+        ids.first.set_options([(False, tr("no")), (True, tr("yes"))], w.first_discard)
+        ids.winning.set_options([(None, tr("none"))] + [(c, face_text(c)) for c in st.winning_choices()],
+                                w.winning_card if w.winning_card in st.winning_choices() else None)
+        gx = s.preset == "guangxi"
+        ids.min_box.opacity = 1 if gx else 0
+        ids.min_box.disabled = not gx
+        ids.min_box.height = dp(80) if gx else 0
+        if gx:
+            default = s.rules.minimum(s.n)
+            ids.minimum.set_options([(m, str(m)) for m in (15, 20, 25, 30)], w.minimum or default)
+        gl = s.preset == "guilin"
+        ids.xing_box.opacity = 1 if gl else 0
+        ids.xing_box.disabled = not gl
+        ids.xing_box.height = ids.xing_box.minimum_height if gl else 0
+        ids.xing_now.text = f"{tr('xing_card')}: {face_text(w.xing) if w.xing else tr('none')}"
+
+    def set(self, field: str, value: Any) -> None:
+        setattr(self.state.win, field, value)
+        if field == "winner" and self.state.win.discarder == value:
+            self.state.win.discarder = None
+        self.state.changed()
+
+    def xing(self, face: str | None) -> None:
+        self.set("xing", None if face in (None, "back") else face)
+
+    def draw(self) -> None:
+        if _app().guard(self.state.record_draw) is not None:
+            _app().go("ledger")
+
+    def score(self) -> None:
+        if _app().guard(self.state.score) is not None:
+            _app().go("result")
+
+
+# ---------------------------------------------------------------- result
+class ResultScreen(Base):
+    """Each group with its name and points, specials, the score, and every seat's payout."""
+
+    def refresh(self) -> None:
+        st = self.state
+        r = st.result
+        box = self.ids.body
+        box.clear_widgets()
+        if r is None or st.session is None:
+            return
+        s = st.session
+        t = st.t
+        region = s.preset
+        for g in r["groups"]:
+            name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(region, t.traditional)
+            row = BoxLayout(size_hint_y=None, height=dp(50), spacing=dp(4))
+            row.add_widget(Txt(text=name, size_hint_x=0.28, font_size=sp(19)))
+            for c in g["cards"]:
+                row.add_widget(CardChip(face=c, size_hint_x=None, width=dp(40),
+                                        selected=bool(g.get("winning_card")) and c == st.win.winning_card))
+            row.add_widget(Widget())
+            row.add_widget(Txt(text=t("points", n=g["points"]), size_hint_x=0.22, halign="right"))
+            box.add_widget(row)
+        box.add_widget(Txt(text=t("hand_points", n=r["points"]) + f" {Rules.UNIT[region]}", font_size=sp(19)))
+        if not r["winning"]:
+            box.add_widget(Txt(text=t("not_winning", msg=(r.get("reason") or {}).get("message", "")),
+                               color=(0.75, 0.1, 0.1, 1)))
+        if r["specials"]:
+            box.add_widget(Txt(text=" · ".join(t.special(x["id"], x["name"]) for x in r["specials"]),
+                               font_size=sp(19), color=(0.7, 0.1, 0.1, 1)))
+        box.add_widget(Txt(text=t("score", n=r["score"]), font_size=sp(26), bold=True))
+        if region == "guilin" and r["winning"]:
+            box.add_widget(Txt(text=t("zi_xing_fan", zi=r["zi"], xing=r["xing"], fan=r["fan"])))
+        box.add_widget(Txt(text=t("payouts"), font_size=sp(19)))
+        for seat, amount in enumerate(r["payouts"]):
+            box.add_widget(Txt(text=f"{s.players[seat]}: {amount:+d}", font_size=sp(20),
+                               color=(0.1, 0.45, 0.2, 1) if amount > 0 else (0.1, 0.1, 0.1, 1)))
+        self.ids.confirm.disabled = not r["winning"]
+
+    def confirm(self) -> None:
+        e = _app().guard(self.state.confirm)
+        if e is not None:
+            _app().go("ledger")
+            _app().notify(tr("recorded", n=e.no))
+
+
+# ---------------------------------------------------------------- ledger / one hand
+def entry_line(e: Any, names: tuple[str, ...]) -> str:
+    t = _app().state.t
+    if e.kind == "hand":
+        who = names[e.winners[0]] if e.winners else "?"
+        how = t(e.won_by) if e.won_by else ""
+        return f"{t('hand_no', n=e.no)} · {who} {how} · {e.score}"
+    if e.kind == "draw":
+        return f"{t('hand_no', n=e.no)} · {t('draw_entry')}"
+    if e.kind == "double":
+        return f"{t('hand_no', n=e.no)} · {t('double_entry')}"
+    return f"{t('hand_no', n=e.no)} · {t('adjust_entry', r=e.reason)}"
+
+
+class LedgerScreen(Base):
+    """Running totals (Hunan round totals toward 100), the history, undo, adjustments."""
+
+    def refresh(self) -> None:
+        st = self.state
+        s = st.session
+        ids = self.ids
+        ids.totals.clear_widgets()
+        ids.history.clear_widgets()
+        if s is None:
+            ids.head.text = tr("no_session")
+            return
+        sst = st.sstate
+        t = st.t
+        ids.head.text = (f"{s.name} · {t(s.preset)} · {t('dealer')}: {s.players[sst.dealer]}"
+                         + (f" · {t('locked')}" if sst.locked else ""))
+        projected = sst.projected()[0]
+        for i, name in enumerate(s.players):
+            row = BoxLayout(size_hint_y=None, height=dp(44))
+            tag = " ★" if i == sst.dealer else (" ·" + t("idle") if i == sst.idle else "")
+            row.add_widget(Txt(text=name + tag, font_size=sp(19)))
+            if sst.hunan:
+                row.add_widget(Txt(text=f"{sst.round_totals[i]:+d}", font_size=sp(19), halign="right"))
+            row.add_widget(Txt(text=f"{projected[i]:+d}", font_size=sp(21), halign="right", bold=True))
+            ids.totals.add_widget(row)
+        ids.totals_head.text = (t("round_totals", n=sst.round_number) + " / " + t("net")) if sst.hunan \
+            else t("totals")
+        for e in reversed(sst.history):
+            ids.history.add_widget(_btn(entry_line(e, s.players), lambda no=e.no: self.open(no),
+                                        (0.38, 0.38, 0.36, 1), height=dp(48)))
+        ids.adjust.clear_widgets()
+        self.adjust_inputs: list[TextInput] = []
+        for name in s.players:
+            ti = TextInput(hint_text=name, multiline=False, input_filter="int", font_size=sp(17),
+                           size_hint_y=None, height=dp(44))
+            self.adjust_inputs.append(ti)
+            ids.adjust.add_widget(ti)
+
+    def open(self, no: int) -> None:
+        hand = _app().sm.get_screen("hand")
+        hand.no = no
+        _app().go("hand")
+
+    def undo(self) -> None:
+        e = _app().guard(self.state.undo)
+        if e is not None:
+            self.refresh()
+
+    def draw(self) -> None:
+        if _app().guard(self.state.record_draw) is not None:
+            self.refresh()
+
+    def manual(self) -> None:
+        self.state.start_manual()
+        _app().go("manual")
+
+    def apply_adjust(self) -> None:
+        deltas = [int(ti.text or 0) for ti in self.adjust_inputs]
+        if _app().guard(self.state.adjust, deltas, self.ids.reason.text.strip() or tr("adjust")) is not None:
+            self.ids.reason.text = ""
+            self.refresh()
+
+
+class HandScreen(Base):
+    """One recorded hand: its photo, groups, points and payouts; edit it or delete its photo."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.no = 1
+
+    def entry(self) -> Any:
+        hist = self.state.sstate.history
+        return hist[self.no - 1] if 1 <= self.no <= len(hist) else None
+
+    def refresh(self) -> None:
+        e = self.entry()
+        box = self.ids.body
+        box.clear_widgets()
+        if e is None:
+            return
+        s = self.state.session
+        t = self.state.t
+        self.ids.head.text = entry_line(e, s.players)
+        photo = self.state.photo_of(e)
+        self.ids.photo.source = photo or ""
+        self.ids.photo.height = dp(220) if photo else 0
+        self.ids.photo.opacity = 1 if photo else 0
+        if e.photo and not photo:
+            box.add_widget(Txt(text=t("photo_deleted")))
+        for g in e.groups:
+            name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(s.preset, t.traditional)
+            box.add_widget(Txt(text=f"{name}  {_cards_text(g['cards'])}  {t('points', n=g['points'])}"))
+        if e.specials:
+            box.add_widget(Txt(text=" · ".join(t.special(x["id"], x["name"]) for x in e.specials)))
+        if e.kind == "hand":
+            box.add_widget(Txt(text=t("score", n=e.score), font_size=sp(22)))
+        for seat, amount in enumerate(e.payouts):
+            box.add_widget(Txt(text=f"{s.players[seat]}: {amount:+d}"))
+        self.ids.edit.disabled = e.kind != "hand"
+        self.ids.delphoto.disabled = photo is None
+
+    def edit(self) -> None:
+        if _app().guard(self.state.edit, self.no) is not None:
+            _app().go("manual")
+
+    def delete_photo(self) -> None:
+        e = self.entry()
+        if e is not None and self.state.delete_photo(e):
+            self.refresh()
+
+
+# ---------------------------------------------------------------- settle
+class SettleScreen(Base):
+    """Net per player and the transfers (fewest or pairwise); share as text or image; lock."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.mode = "minimal"
+
+    def refresh(self) -> None:
+        st = self.state
+        s = st.session
+        box = self.ids.body
+        box.clear_widgets()
+        if s is None:
+            return
+        t = st.t
+        self.ids.mode.set_options([("minimal", t("minimal")), ("pairwise", t("pairwise"))], self.mode)
+        res = st.settlement(self.mode).to_dict()
+        locked = st.sstate.locked
+        box.add_widget(Txt(text=f"{s.name} · {t(s.preset)}" + (f" · {t('locked')}" if locked else ""),
+                           font_size=sp(19)))
+        box.add_widget(Txt(text=t("net"), font_size=sp(19)))
+        for p in res["players"]:
+            box.add_widget(Txt(text=f"{p['name']}: {p['points']:+d}  ({p['money']})", font_size=sp(21)))
+        box.add_widget(Txt(text=t("transfers"), font_size=sp(19)))
+        for tr_ in res["transfers"]:
+            box.add_widget(Txt(text=f"{t('pays', a=tr_['from_name'], b=tr_['to_name'])}: "
+                                    f"{tr_['points']}  ({tr_['money']})", font_size=sp(20)))
+        self.ids.lock.text = t("reopen") if locked else t("lock")
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+        self.refresh()
+
+    def lock(self) -> None:
+        if self.state.sstate.locked:
+            _app().guard(self.state.reopen)
+        else:
+            _app().guard(self.state.settle, self.mode)
+        self.refresh()
+
+    def share_text(self) -> None:
+        p = _app().guard(self.state.share_text, self.mode)
+        if p is not None:
+            try:
+                from kivy.core.clipboard import Clipboard
+
+                Clipboard.copy(self.state.settlement_text(self.mode))
+            except Exception:
+                pass
+            _app().notify(tr("saved_to", p=p))
+
+    def share_image(self) -> Path:
+        s = self.state.need_session()
+        p = self.state.data_dir / "shared" / f"settlement-{s.id}.png"
+        p.parent.mkdir(exist_ok=True)
+        self.ids.body.export_to_png(str(p))
+        _app().notify(tr("saved_to", p=p))
+        return p
+
+
+# ---------------------------------------------------------------- settings
+class SettingsScreen(Base):
+    """Language and script, the default rule set, camera resolution, backup and restore."""
+
+    def refresh(self) -> None:
+        st = self.state
+        self.ids.lang.set_options([(k, LANG_NAMES[k]) for k in LANGS], st.settings.lang)
+        self.ids.preset.set_options([(p, tr(p)) for p in PRESETS], st.settings.preset)
+        self.ids.camera.set_options([(r, r) for r in CAMERA_RESOLUTIONS], st.settings.camera)
+
+    def set_lang(self, lang: str) -> None:
+        _app().set_lang(lang)
+        Clock.schedule_once(lambda _dt: self.refresh(), 0)
+
+    def set_preset(self, preset: str) -> None:
+        self.state.settings.preset = preset
+        self.state.save_settings()
+
+    def set_camera(self, res: str) -> None:
+        self.state.settings.camera = res
+        self.state.save_settings()
+
+    def backup(self) -> None:
+        p = _app().guard(self.state.backup)
+        if p is not None:
+            _app().notify(tr("saved_to", p=p))
+
+    def restore(self) -> None:
+        p = _app().guard(self.state.restore_latest)
+        if p is not None:
+            _app().notify(tr("restored", p=p))
+
+
+__all__ = ["CaptureScreen", "HandScreen", "LedgerScreen", "ManualScreen", "ResultScreen",
+           "ReviewScreen", "SettingsScreen", "SettleScreen", "StartScreen", "WinScreen"]

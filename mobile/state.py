@@ -1,0 +1,463 @@
+"""The app's state, apart from any widget: settings, the ledger, the draft, how the hand was won.
+
+Screens read this object and call its methods; it calls the same public functions the CLI
+calls (``zipai.engine.score``, ``zipai.scorer.Ledger``, ``zipai.vision.scan_file``), so the
+app holds no rule of its own. Everything that must survive a kill is on disk as soon as it
+happens: confirmed hands in the ledger (SQLite, one transaction each), settings and the draft
+being edited in small JSON files written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zipai.engine import Rules, ZipaiError, score
+from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, Settlement, UnknownSession
+
+from .draft import Check, Draft, DraftError, Editor
+from .i18n import LANGS, Translator
+
+WON_BY = ("self_draw", "stock", "discard", "dealt")
+PRESETS = ("hunan", "guangxi", "guilin")
+CAMERA_RESOLUTIONS = ("640x480", "1280x720", "1920x1080")
+
+
+class AppError(ValueError):
+    """Something the user asked for cannot be done; the message says what, in one line."""
+
+
+@dataclass
+class Settings:
+    """What the app remembers between runs (besides the ledger)."""
+
+    lang: str = "zh_Hans"
+    preset: str = "hunan"
+    camera: str = "1280x720"
+    screen: str = "start"  # the last screen shown, to come back to after a kill
+
+    @classmethod
+    def load(cls, path: Path) -> Settings:
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls()
+        s = cls()
+        for k in ("lang", "preset", "camera", "screen"):
+            if isinstance(raw.get(k), str):
+                setattr(s, k, raw[k])
+        if s.lang not in LANGS:
+            s.lang = "zh_Hans"
+        if s.preset not in PRESETS:
+            s.preset = "hunan"
+        return s
+
+
+@dataclass
+class WinInfo:
+    """How the hand was won (RULINGS section 5), as the win screen sets it."""
+
+    winner: int | None = None
+    won_by: str = "self_draw"
+    discarder: int | None = None
+    winning_card: str | None = None
+    minimum: int | None = None  # Guangxi: the dealer's minimum for this hand
+    xing: str | None = None  # Guilin: the turned 醒 card
+    first_discard: bool = False
+
+
+@dataclass
+class Pending:
+    """What the app is doing now: the draft, the win, and which ledger hand is being edited."""
+
+    draft: Draft = field(default_factory=Draft.manual)
+    win: WinInfo = field(default_factory=WinInfo)
+    editing: int | None = None  # the ledger's hand number when editing a recorded hand
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def default_data_dir() -> Path:
+    """``$ZIPAI_APP_DATA``, else ``$XDG_DATA_HOME/zipai/app`` (``~/.local/share/zipai/app``)."""
+    env = os.environ.get("ZIPAI_APP_DATA")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "zipai" / "app"
+
+
+class AppState:
+    """Everything the screens show and do, with no Kivy in it."""
+
+    def __init__(self, data_dir: str | Path, scanner: Callable[[str], Any] | None = None) -> None:
+        self.data_dir = Path(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        (self.data_dir / "photos").mkdir(exist_ok=True)
+        self.settings = Settings.load(self.settings_path)
+        self.ledger = Ledger(self.data_dir / "ledger.db")
+        self._scanner = scanner
+        self.pending = self._load_pending()
+        self.scan: Any = None  # the last vision Scan, while reviewing a photo
+        self.result: dict[str, Any] | None = None
+        self.last_entry: Entry | None = None
+        self.listeners: list[Callable[[], None]] = []
+
+    # ------------------------------------------------------------ plumbing
+    @property
+    def settings_path(self) -> Path:
+        return self.data_dir / "settings.json"
+
+    @property
+    def pending_path(self) -> Path:
+        return self.data_dir / "draft.json"
+
+    @property
+    def t(self) -> Translator:
+        return Translator(self.settings.lang)
+
+    def save_settings(self) -> None:
+        _atomic_write(self.settings_path, json.dumps(asdict(self.settings), ensure_ascii=False))
+
+    def save_pending(self) -> None:
+        """The draft and win info, so a kill in the middle of entering a hand loses nothing."""
+        p = self.pending
+        obj = {"draft": p.draft.to_json(), "win": asdict(p.win), "editing": p.editing}
+        _atomic_write(self.pending_path, json.dumps(obj, ensure_ascii=False))
+
+    def _load_pending(self) -> Pending:
+        try:
+            obj = json.loads(self.pending_path.read_text(encoding="utf-8"))
+            win = WinInfo(**obj["win"])
+            return Pending(Draft.from_json(obj["draft"]), win, obj.get("editing"))
+        except (OSError, ValueError, KeyError, TypeError, DraftError):
+            return Pending()
+
+    def changed(self) -> None:
+        """Save the pending work and tell the screens to redraw."""
+        self.save_pending()
+        self.result = None
+        for f in list(self.listeners):
+            f()
+
+    def close(self) -> None:
+        self.ledger.close()
+
+    # ------------------------------------------------------------ sessions
+    @property
+    def session(self) -> SessionInfo | None:
+        try:
+            return self.ledger.session(None)
+        except UnknownSession:
+            return None
+
+    def need_session(self) -> SessionInfo:
+        s = self.session
+        if s is None:
+            raise AppError(self.t("no_session"))
+        return s
+
+    @property
+    def sstate(self) -> SessionState:
+        return self.ledger.state(self.need_session())
+
+    def new_session(self, name: str, preset: str, players: Sequence[str], stake: str = "1",
+                    first_dealer: int = 0, options: Mapping[str, Any] | None = None) -> SessionInfo:
+        try:
+            s = self.ledger.new_session(name, preset, [p.strip() for p in players], stake=stake,
+                                        first_dealer=first_dealer, options=dict(options or {}))
+        except LedgerError as exc:
+            raise AppError(str(exc)) from None
+        self.settings.preset = s.preset
+        self.save_settings()
+        self.start_manual()
+        return s
+
+    def continue_session(self, sid: int) -> SessionInfo:
+        try:
+            return self.ledger.set_current(sid)
+        except LedgerError as exc:
+            raise AppError(str(exc)) from None
+
+    def sessions(self) -> list[dict[str, Any]]:
+        return self.ledger.sessions()
+
+    def roster(self) -> list[str]:
+        return [p["name"] for p in self.ledger.players()]
+
+    def rules(self) -> Rules:
+        return self.need_session().rules
+
+    # ------------------------------------------------------------ drafts
+    def start_manual(self) -> None:
+        self.pending = Pending()
+        self.scan = None
+        self.changed()
+
+    def load_photo(self, path: str | Path) -> Draft:
+        """Read a photo with the detector and make its columns the draft (the review screen)."""
+        scanner = self._scanner or _vision_scan
+        try:
+            sc = scanner(str(path))
+        except ValueError as exc:  # vision's errors are ValueErrors with one clear line
+            raise AppError(str(exc)) from None
+        self.scan = sc
+        self.pending = Pending(Draft.from_scan(sc.columns, sc.detections, str(path), (sc.width, sc.height)))
+        self.changed()
+        return self.pending.draft
+
+    @property
+    def draft(self) -> Draft:
+        return self.pending.draft
+
+    @property
+    def editor(self) -> Editor:
+        """The tap state over the current draft (a new draft gets a fresh one)."""
+        ed = getattr(self, "_editor", None)
+        if ed is None or ed.draft is not self.pending.draft:
+            ed = self._editor = Editor(self.pending.draft)
+        return ed
+
+    @property
+    def win(self) -> WinInfo:
+        return self.pending.win
+
+    def base(self) -> dict[str, Any]:
+        """The engine input's fields that are not the cards: rules, seats and the win."""
+        s = self.need_session()
+        st = self.ledger.state(s)
+        w = self.win
+        obj: dict[str, Any] = {"rules": s.preset, "players": s.n, "dealer": st.dealer,
+                               "winner": w.winner if w.winner is not None else 0, "won_by": w.won_by}
+        if w.won_by == "discard" and w.discarder is not None:
+            obj["from"] = w.discarder
+        if w.winning_card:
+            obj["winning_card"] = w.winning_card
+        if w.xing and s.preset == "guilin":
+            obj["xing"] = [w.xing]
+        if w.first_discard and w.won_by == "discard":
+            obj["first_discard"] = True
+        return obj
+
+    def check(self) -> Check:
+        return self.draft.check(self.base() if self.session else {"rules": self.settings.preset})
+
+    def hand_options(self) -> dict[str, Any] | None:
+        """Per-hand options for the ledger: the Guangxi minimum when the dealer changed it."""
+        s = self.need_session()
+        m = self.win.minimum
+        if m is None or s.preset != "guangxi" or m == s.rules.minimum(s.n):
+            return None
+        return {"minimum": m}
+
+    def engine_input(self) -> dict[str, Any]:
+        chk = self.check()
+        if not chk.ready:
+            raise AppError("; ".join(d.message for d in chk.blocking) or self.t("check_cards", n=0))
+        if self.win.winner is None:
+            raise AppError(self.t("winner") + "?")
+        if self.win.won_by == "discard" and self.win.discarder is None:
+            raise AppError(self.t("from_whom") + "?")
+        obj = dict(chk.layout)
+        if self.win.winning_card and self.win.winning_card not in obj.get("hand", []):
+            obj.pop("winning_card", None)
+        return obj
+
+    def score(self) -> dict[str, Any]:
+        """The engine's result for the pending hand under the session's rules (no ledger write)."""
+        obj = self.engine_input()
+        rules = self.rules()
+        opts = self.hand_options()
+        if opts:
+            rules = rules.with_options(opts)
+        try:
+            self.result = score(obj, rules)
+        except ZipaiError as exc:
+            raise AppError(str(exc)) from None
+        return self.result
+
+    def winning_choices(self) -> list[str]:
+        """The cards the winning card can be: the free hand cards, each face once."""
+        hand = self.check().layout.get("hand", [])
+        return sorted(set(hand), key=lambda c: (c[0] == "d", int(c[1:])))
+
+    # ------------------------------------------------------------ the ledger
+    def _keep_photo(self, entry_no: int) -> str | None:
+        """Copy the draft's photo into the app's data folder, next to the ledger."""
+        src = self.draft.photo
+        if not src or not Path(src).is_file():
+            return None
+        s = self.need_session()
+        dest = self.data_dir / "photos" / f"s{s.id}-h{entry_no}-{int(time.time() * 1000)}{Path(src).suffix}"
+        shutil.copyfile(src, dest)
+        return str(dest)
+
+    def confirm(self) -> Entry:
+        """Record the pending hand (or the edit of a recorded one); it is on disk when this returns."""
+        obj = self.engine_input()
+        s = self.need_session()
+        st = self.ledger.state(s)
+        editing = self.pending.editing
+        photo = self._keep_photo(editing or len(st.history) + 1)
+        try:
+            if editing is not None:
+                e = self.ledger.edit_hand(s, editing, obj, photo=photo, options=self.hand_options())
+            else:
+                e = self.ledger.record_hand(s, obj, photo=photo, options=self.hand_options())
+        except LedgerError as exc:
+            if photo:
+                Path(photo).unlink(missing_ok=True)
+            raise AppError(str(exc)) from None
+        self.last_entry = e
+        self.start_manual()
+        return e
+
+    def record_draw(self) -> Entry:
+        try:
+            e = self.ledger.record_draw(self.need_session())
+        except LedgerError as exc:
+            raise AppError(str(exc)) from None
+        self.last_entry = e
+        self.start_manual()
+        return e
+
+    def undo(self) -> Entry:
+        try:
+            return self.ledger.undo_last(self.need_session())
+        except LedgerError as exc:
+            raise AppError(str(exc)) from None
+
+    def adjust(self, deltas: Sequence[int], reason: str) -> Entry:
+        try:
+            return self.ledger.adjust(self.need_session(), reason=reason, deltas=list(deltas))
+        except LedgerError as exc:
+            raise AppError(str(exc)) from None
+
+    def edit(self, no: int) -> Draft:
+        """Load a recorded hand back into the editor; confirming it replaces that hand."""
+        st = self.sstate
+        if not 1 <= no <= len(st.history) or st.history[no - 1].kind != "hand":
+            raise AppError(self.t("hand_no", n=no) + "?")
+        e = st.history[no - 1]
+        inp = e.input or {}
+        from zipai.vision import Column
+
+        cols = [Column([-1] * len(g["cards"]), list(g["cards"]), "table", g.get("state", "open"))
+                for g in inp.get("groups", [])]
+        cols.append(Column([-1] * len(inp.get("hand", [])), list(inp.get("hand", [])), "hand", "hand"))
+        win = WinInfo(inp.get("winner"), inp.get("won_by", "self_draw"), inp.get("from"),
+                      inp.get("winning_card"), (e.options or {}).get("minimum"),
+                      (inp.get("xing") or [None])[0], bool(inp.get("first_discard", False)))
+        self.pending = Pending(Draft(cols), win, no)
+        self.scan = None
+        self.changed()
+        return self.pending.draft
+
+    def photo_of(self, e: Entry) -> str | None:
+        return e.photo if e.photo and Path(e.photo).is_file() else None
+
+    def delete_photo(self, e: Entry) -> bool:
+        """Delete a hand's stored photo file (only files in the app's own photo folder)."""
+        if not e.photo:
+            return False
+        p = Path(e.photo)
+        if p.parent.resolve() != (self.data_dir / "photos").resolve() or not p.is_file():
+            return False
+        p.unlink()
+        return True
+
+    def settlement(self, mode: str = "minimal") -> Settlement:
+        return self.ledger.settlement(self.need_session(), mode)
+
+    def settle(self, mode: str = "minimal") -> Settlement:
+        try:
+            return self.ledger.settle(self.need_session(), mode)
+        except LedgerError as exc:
+            raise AppError(str(exc)) from None
+
+    def reopen(self) -> None:
+        try:
+            self.ledger.reopen(self.need_session())
+        except LedgerError as exc:
+            raise AppError(str(exc)) from None
+
+    def settlement_text(self, mode: str = "minimal") -> str:
+        """The settlement as plain text, to share."""
+        t = self.t
+        res = self.settlement(mode)
+        d = res.to_dict()
+        lines = [f"{t('app_title')} · {d['name']} · {t(res.session.preset)}", f"{t('net')}:"]
+        for p in d["players"]:
+            lines.append(f"  {p['name']}: {p['points']:+d} ({p['money']})")
+        lines.append(f"{t('transfers')} ({t(mode)}):")
+        for tr in d["transfers"]:
+            lines.append(f"  {t('pays', a=tr['from_name'], b=tr['to_name'])}: {tr['points']} ({tr['money']})")
+        return "\n".join(lines)
+
+    def share_text(self, mode: str = "minimal") -> Path:
+        text = self.settlement_text(mode)
+        s = self.need_session()
+        p = self.data_dir / "shared" / f"settlement-{s.id}.txt"
+        p.parent.mkdir(exist_ok=True)
+        _atomic_write(p, text + "\n")
+        return p
+
+    # ------------------------------------------------------------ settings
+    def set_lang(self, lang: str) -> None:
+        if lang not in LANGS:
+            raise AppError(f"unknown language {lang!r}")
+        self.settings.lang = lang
+        self.save_settings()
+
+    def set_screen(self, name: str) -> None:
+        if self.settings.screen != name:
+            self.settings.screen = name
+            self.save_settings()
+
+    def backup(self) -> Path:
+        dest = self.data_dir / "backups" / time.strftime("ledger-%Y%m%d-%H%M%S.db")
+        n = 1
+        while dest.exists():
+            dest = dest.with_name(f"{dest.stem}-{n}.db")
+            n += 1
+        try:
+            return self.ledger.backup(dest)
+        except LedgerError as exc:
+            raise AppError(str(exc)) from None
+
+    def restore_latest(self) -> Path:
+        backups = sorted((self.data_dir / "backups").glob("ledger-*.db"), key=lambda p: p.stat().st_mtime)
+        if not backups:
+            raise AppError(self.t("no_backup"))
+        try:
+            self.ledger.restore(backups[-1])
+        except LedgerError as exc:
+            raise AppError(str(exc)) from None
+        return backups[-1]
+
+
+def sample_photo() -> Path | None:
+    """models/sample.jpg, shipped by the detector's package, when it is there."""
+    import zipai.models
+
+    p = Path(zipai.models.__file__).resolve().parent / "sample.jpg"
+    return p if p.is_file() else None
+
+
+def _vision_scan(path: str) -> Any:
+    """vision's scan (the shipped detector); imported on first use: it loads the model."""
+    from zipai.vision import scan_file
+
+    return scan_file(path)

@@ -1,0 +1,382 @@
+"""Reusable widgets: the CJK font, card chips, the 20-key pad, the group editor, the photo with boxes.
+
+Widgets draw the app state and turn taps into calls on it (``Editor``, ``AppState``); they keep
+no game data of their own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.core.text import DEFAULT_FONT, LabelBase
+from kivy.core.text import Label as CoreLabel
+from kivy.graphics import Color, Line, Rectangle
+from kivy.metrics import dp, sp
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+from kivy.uix.gridlayout import GridLayout
+from kivy.uix.label import Label
+from kivy.uix.togglebutton import ToggleButton
+from kivy.uix.widget import Widget
+
+from zipai.engine import Card
+
+from .draft import CONCEALED, FREE, KEYS, OPEN, Editor
+
+# Fonts with the big numerals (贰 貳 叁 參 陆 陸) and the UI text, desktop first, then Android.
+FONT_CANDIDATES: tuple[str, ...] = (
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+    "/system/fonts/NotoSansCJK-Regular.ttc",
+    "/system/fonts/NotoSansSC-Regular.otf",
+    "/system/fonts/DroidSansFallback.ttf",
+)
+
+INK_RED = (0.80, 0.08, 0.08, 1)
+INK_BLACK = (0.08, 0.08, 0.08, 1)
+PAPER = (0.98, 0.96, 0.90, 1)
+BACK_BLUE = (0.20, 0.35, 0.62, 1)
+ACCENT = (0.95, 0.68, 0.12, 1)
+GREEN = (0.16, 0.42, 0.31, 1)
+
+
+def register_cjk_font(extra: Sequence[str] = ()) -> str | None:
+    """Make the first CJK font found the default for every label; returns its path."""
+    env = os.environ.get("ZIPAI_FONT")
+    for path in [*([env] if env else []), *extra, *FONT_CANDIDATES]:
+        if path and Path(path).is_file():
+            LabelBase.register(DEFAULT_FONT, path, path, path, path)
+            LabelBase.register("CJK", path)
+            return path
+    return None
+
+
+def tr(key: str, **kw: Any) -> str:
+    app = App.get_running_app()
+    return app.state.t(key, **kw) if app is not None else key
+
+
+def face_text(face: str) -> str:
+    """The glyph of a card in the chosen script; ``back`` as the word for a card back."""
+    if face == "back":
+        return tr("back_card")
+    app = App.get_running_app()
+    trad = bool(app and app.state.t.traditional)
+    return Card.parse(face).chinese(traditional=trad)
+
+
+def face_color(face: str) -> tuple[float, float, float, float]:
+    if face == "back":
+        return (1, 1, 1, 1)
+    return INK_RED if Card.parse(face).is_red else INK_BLACK
+
+
+class CardChip(Button):
+    """One card as a large tappable tile: glyph in its ink colour, small/big shown by the glyph."""
+
+    face = StringProperty("x1")
+    selected = BooleanProperty(False)
+    doubt = BooleanProperty(False)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.background_normal = ""
+        self.background_down = ""
+        self.font_size = sp(24)
+        self.bind(face=self._paint, selected=self._paint, doubt=self._paint)
+        self._paint()
+
+    def _paint(self, *_: Any) -> None:
+        self.text = face_text(self.face)
+        self.color = face_color(self.face)
+        if self.selected:
+            self.background_color = ACCENT
+        elif self.face == "back":
+            self.background_color = BACK_BLUE
+        elif self.doubt:
+            self.background_color = (1.0, 0.85, 0.55, 1)
+        else:
+            self.background_color = PAPER
+
+
+class CardPad(GridLayout):
+    """The 20 faces and ``back`` as keys; ``on_key`` gets the face."""
+
+    __events__ = ("on_key",)
+    portrait_cols = NumericProperty(7)
+    landscape_cols = NumericProperty(11)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.spacing = dp(3)
+        self.size_hint_y = None
+        self.keys: dict[str, CardChip] = {}
+        for face in KEYS:
+            b = CardChip(face=face, size_hint_y=None, height=dp(50))
+            b.bind(on_release=lambda b: self.dispatch("on_key", b.face))
+            self.keys[face] = b
+            self.add_widget(b)
+        self.bind(width=self._reflow)
+        self._reflow()
+
+    def _reflow(self, *_: Any) -> None:
+        self.cols = self.landscape_cols if self.width > dp(640) else self.portrait_cols
+        rows = -(-len(KEYS) // self.cols)
+        self.height = rows * (dp(50) + self.spacing[1])
+
+    def repaint(self) -> None:
+        for b in self.keys.values():
+            b._paint()
+
+    def on_key(self, face: str) -> None:
+        pass
+
+
+def _row_button(text: str, cb: Callable[[Any], None], width: float, bg: tuple[float, ...] = GREEN,
+                **kw: Any) -> Button:
+    b = Button(text=text, size_hint_x=None, width=width, background_normal="", background_down="",
+               background_color=bg, font_size=sp(15), **kw)
+    b.bind(on_release=cb)
+    return b
+
+
+class EditorView(BoxLayout):
+    """The groups being edited, one row each: a label that flips open/concealed, then the cards.
+
+    Taps go to ``AppState.editor``; after each one the state is saved and every view redrawn.
+    """
+
+    doubt_dets = ListProperty([])
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.orientation = "vertical"
+        self.size_hint_y = None
+        self.spacing = dp(4)
+        self.bind(minimum_height=self.setter("height"))
+        self.rows: list[BoxLayout] = []
+
+    @property
+    def editor(self) -> Editor:
+        return App.get_running_app().state.editor
+
+    def _changed(self) -> None:
+        App.get_running_app().state.changed()
+
+    def refresh(self) -> None:
+        self.clear_widgets()
+        self.rows = []
+        ed = self.editor
+        doubts = set(self.doubt_dets)
+        for ci, col in enumerate(ed.draft.columns):
+            row = BoxLayout(size_hint_y=None, height=dp(56), spacing=dp(3))
+            is_target = ci == ed.target and ed.card is None
+            if col.state == FREE:
+                label = tr("hand_row")
+            else:
+                label = f"{ci + 1} {tr('open') if col.state == OPEN else tr('concealed')}"
+            bg = ACCENT if is_target else (GREEN if col.state == OPEN else
+                                           BACK_BLUE if col.state == CONCEALED else (0.45, 0.45, 0.45, 1))
+            head = _row_button(label, lambda _b, ci=ci: self.on_head(ci), dp(78), bg)
+            head.col_index = ci
+            row.add_widget(head)
+            for pos, face in enumerate(col.cards):
+                det = col.detections[pos]
+                chip = CardChip(face=face, size_hint_x=None, width=dp(44),
+                                selected=ed.card == (ci, pos), doubt=det >= 0 and det in doubts)
+                chip.col_index, chip.card_pos = ci, pos
+                chip.bind(on_release=lambda c: self.on_chip(c.col_index, c.card_pos))
+                row.add_widget(chip)
+            if col.cards and all(c == "back" for c in col.cards) and col.state != FREE:
+                named = face_text(col.name) if col.name else "?"
+                row.add_widget(_row_button(f"{tr('name_group')} {named}",
+                                           lambda _b, ci=ci: self.on_name(ci), dp(96), (0.55, 0.3, 0.6, 1)))
+            row.add_widget(_row_button(tr("flip"), lambda _b, ci=ci: self.on_flip(ci),
+                                       dp(84), (0.35, 0.35, 0.35, 1)) if col.state != FREE or col.cards
+                           else Widget(size_hint_x=None, width=0))
+            row.add_widget(Widget())
+            self.rows.append(row)
+            self.add_widget(row)
+
+    # taps
+    def on_head(self, ci: int) -> None:
+        self.editor.tap_column(ci)
+        self._changed()
+
+    def on_chip(self, ci: int, pos: int) -> None:
+        self.editor.tap_card(ci, pos)
+        self._changed()
+
+    def on_flip(self, ci: int) -> None:
+        self.editor.flip(ci)
+        self._changed()
+
+    def on_name(self, ci: int) -> None:
+        self.editor.start_name(ci)
+        self._changed()
+
+
+class PhotoBoxes(Widget):
+    """The photo, fitted to the widget, with every detection boxed and labelled.
+
+    Doubts are drawn thick and orange, the selected card in the accent colour; a tap on a box
+    selects that card in the editor.
+    """
+
+    source = StringProperty("")
+    detections = ListProperty([])
+    doubt_dets = ListProperty([])
+    selected = NumericProperty(-1)
+    image_size = ListProperty([1, 1])
+    on_tap = ObjectProperty(None, allownone=True)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self._texture: Any = None
+        self._labels: dict[tuple[str, bool], Any] = {}
+        self.bind(pos=self.redraw, size=self.redraw, detections=self.redraw, doubt_dets=self.redraw,
+                  selected=self.redraw, source=self._load)
+
+    def _load(self, *_: Any) -> None:
+        self._texture = None
+        if self.source and Path(self.source).is_file():
+            from kivy.core.image import Image as CoreImage
+
+            self._texture = CoreImage(self.source).texture
+            self.image_size = list(self._texture.size)
+        self.redraw()
+
+    def fit(self) -> tuple[float, float, float]:
+        """Scale and offset that fit the photo inside the widget."""
+        iw, ih = self.image_size
+        k = min(self.width / max(iw, 1), self.height / max(ih, 1))
+        return k, self.x + (self.width - iw * k) / 2, self.y + (self.height - ih * k) / 2
+
+    def to_widget_box(self, box: Sequence[float]) -> tuple[float, float, float, float]:
+        k, ox, oy = self.fit()
+        ih = self.image_size[1]
+        x0, y0, x1, y1 = box
+        return ox + x0 * k, oy + (ih - y1) * k, (x1 - x0) * k, (y1 - y0) * k
+
+    def _label(self, text: str, red: bool) -> Any:
+        key = (text, red)
+        if key not in self._labels:
+            lab = CoreLabel(text=text, font_size=sp(13), color=(1, 1, 1, 1))
+            lab.refresh()
+            self._labels[key] = lab.texture
+        return self._labels[key]
+
+    def redraw(self, *_: Any) -> None:
+        self.canvas.clear()
+        with self.canvas:
+            Color(0.15, 0.15, 0.15, 1)
+            Rectangle(pos=self.pos, size=self.size)
+            if self._texture is not None:
+                k, ox, oy = self.fit()
+                Color(1, 1, 1, 1)
+                Rectangle(texture=self._texture, pos=(ox, oy),
+                          size=(self.image_size[0] * k, self.image_size[1] * k))
+            doubts = set(self.doubt_dets)
+            for i, (face, box) in enumerate(self.detections):
+                x, y, w, h = self.to_widget_box(box)
+                if i == self.selected:
+                    Color(*ACCENT)
+                    width = dp(2.5)
+                elif i in doubts:
+                    Color(1.0, 0.45, 0.0, 1)
+                    width = dp(2.5)
+                elif face == "back":
+                    Color(0.3, 0.55, 1.0, 1)
+                    width = dp(1.2)
+                else:
+                    Color(0.1, 0.8, 0.3, 1)
+                    width = dp(1.2)
+                Line(rectangle=(x, y, w, h), width=width)
+                tex = self._label(face_text(face), face != "back" and Card.parse(face).is_red)
+                Color(*(INK_RED if face != "back" and Card.parse(face).is_red else (0.1, 0.1, 0.1, 1)))
+                Rectangle(pos=(x, y + h), size=tex.size)
+                Color(1, 1, 1, 1)
+                Rectangle(texture=tex, pos=(x, y + h), size=tex.size)
+
+    def hit(self, wx: float, wy: float) -> int:
+        """The detection under a point (the smallest box wins), or -1."""
+        best, area = -1, float("inf")
+        for i, (_face, box) in enumerate(self.detections):
+            x, y, w, h = self.to_widget_box(box)
+            pad = dp(6)
+            if x - pad <= wx <= x + w + pad and y - pad <= wy <= y + h + pad and w * h < area:
+                best, area = i, w * h
+        return best
+
+    def on_touch_down(self, touch: Any) -> bool:
+        if not self.collide_point(*touch.pos):
+            return super().on_touch_down(touch)
+        i = self.hit(*touch.pos)
+        if i >= 0 and self.on_tap is not None:
+            self.on_tap(i)
+            return True
+        return super().on_touch_down(touch)
+
+
+class Choice(BoxLayout):
+    """A row of toggle buttons, one value chosen; ``on_choice`` gets the value."""
+
+    __events__ = ("on_choice",)
+    value = ObjectProperty(None, allownone=True)
+
+    def set_options(self, options: Sequence[tuple[Any, str]], value: Any = None,
+                    disabled: Sequence[Any] = ()) -> None:
+        self.clear_widgets()
+        self.value = value
+        self.spacing = dp(3)
+        self.size_hint_y = None
+        self.height = dp(50)
+        self.buttons: dict[Any, ToggleButton] = {}
+        for v, label in options:
+            b = ToggleButton(text=label, state="down" if v == value else "normal", allow_no_selection=False,
+                             background_normal="", background_down="", font_size=sp(16),
+                             disabled=v in disabled)
+            b.choice_value = v
+            b.bind(state=self._paint)
+            b.bind(on_release=self._pick)
+            self.buttons[v] = b
+            self.add_widget(b)
+            self._paint(b)
+
+    @staticmethod
+    def _paint(b: ToggleButton, *_: Any) -> None:
+        b.background_color = ACCENT if b.state == "down" else (0.82, 0.82, 0.79, 1)
+        b.color = (0.05, 0.05, 0.05, 1)
+
+    def _pick(self, b: ToggleButton) -> None:
+        for other in self.buttons.values():
+            other.state = "down" if other is b else "normal"
+        self.value = b.choice_value
+        self.dispatch("on_choice", b.choice_value)
+
+    def pick(self, value: Any) -> None:
+        """Choose a value as a tap would (tests and the screenshot walk use it)."""
+        self._pick(self.buttons[value])
+
+    def on_choice(self, value: Any) -> None:
+        pass
+
+
+class Txt(Label):
+    """Body text that wraps to its width and takes the height it needs."""
+
+    def __init__(self, **kw: Any) -> None:
+        kw.setdefault("color", (0.1, 0.1, 0.1, 1))
+        kw.setdefault("font_size", sp(17))
+        kw.setdefault("halign", "left")
+        kw.setdefault("valign", "middle")
+        kw.setdefault("size_hint_y", None)
+        super().__init__(**kw)
+        self.bind(width=lambda *_: setattr(self, "text_size", (self.width, None)),
+                  texture_size=lambda *_: setattr(self, "height", max(dp(30), self.texture_size[1] + dp(6))))
