@@ -460,6 +460,11 @@ def _photo_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Ima
     # sensor noise, stronger in low light
     sigma = rng.uniform(1, 5) + (10 * (1 - expo) if expo < 0.85 else 0)
     a = a + nrng.normal(0, sigma, a.shape).astype(np.float32)
+    if expo < 0.85 and rng.random() < 0.6:  # blotchy colour noise of a small sensor in low light
+        cn = nrng.normal(0, sigma * 0.8, (h // 4 + 1, w // 4 + 1, 3)).astype(np.float32)
+        cn = np.stack([np.asarray(Image.fromarray(cn[..., c], "F").resize((w, h), Image.Resampling.BILINEAR))
+                       for c in range(3)], axis=-1)
+        a = a + cn
     out = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
     if rng.random() < 0.2:  # a cheap sensor, digital zoom: detail lost, then scaled back up
         f = rng.uniform(1.4, 2.6)
@@ -470,6 +475,13 @@ def _photo_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Ima
         out = out.filter(ImageFilter.GaussianBlur(rng.uniform(0.4, 2.0) * s))
     elif roll < 0.5:
         out = _motion_blur(out, rng.uniform(2, 10) * s, rng.uniform(0, 180))
+    elif roll < 0.7:  # shallow depth of field: sharp in one band, softer away from it
+        blurred = np.asarray(out.filter(ImageFilter.GaussianBlur(rng.uniform(1.5, 4.0) * s)), np.float32)
+        t = math.radians(rng.uniform(0, 360))
+        along = ((xx - w / 2) * math.cos(t) + (yy - h / 2) * math.sin(t)) / max(w, h)
+        m = np.clip(np.abs(along - rng.uniform(-0.3, 0.3)) * rng.uniform(1.5, 3.0), 0, 1)[..., None]
+        sharp = np.asarray(out, np.float32)
+        out = Image.fromarray(np.clip(sharp * (1 - m) + blurred * m, 0, 255).astype(np.uint8))
     buf = io.BytesIO()
     out.save(buf, "JPEG", quality=rng.randint(35, 92))
     buf.seek(0)
