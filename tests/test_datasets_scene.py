@@ -208,3 +208,38 @@ def test_concealed_table_groups_show_backs() -> None:
 def test_small_size_is_an_error() -> None:
     with pytest.raises(ValueError, match="too small"):
         render_scene(0, "train", 0, (10, 10))
+
+
+def test_corners_run_clockwise_from_the_top_glyph_end(scenes) -> None:
+    """card_corners[0:2] is the card's top edge: the top glyph lies nearer to it than the bottom glyph."""
+    checked = 0
+    for _, anns, _, _ in scenes:
+        for a in anns:
+            tops = [g for g in a["glyphs"] if g["which"] == "top" and g["visible"] > 0.9]
+            bottoms = [g for g in a["glyphs"] if g["which"] == "bottom" and g["visible"] > 0.9]
+            if not tops or not bottoms:
+                continue
+            c = np.array(a["card_corners"])
+            top_mid, bot_mid = c[:2].mean(axis=0), c[2:].mean(axis=0)
+
+            def centre(g: dict) -> np.ndarray:
+                x, y, w, h = g["bbox"]
+                return np.array([x + w / 2, y + h / 2])
+
+            t, b = centre(tops[0]), centre(bottoms[0])
+            assert np.linalg.norm(t - top_mid) < np.linalg.norm(t - bot_mid)
+            assert np.linalg.norm(b - bot_mid) < np.linalg.norm(b - top_mid)
+            checked += 1
+    assert checked > 20
+
+
+def test_upright_flag_picks_the_glyph_that_reads_upright() -> None:
+    """A lone card turned half round on the table is labelled on its bottom glyph."""
+    card = Card.parse("x6")
+    _, anns = _plain_setup([(card, 300, 200, 180.0)])
+    (a,) = anns
+    bottom = next(g for g in a["glyphs"] if g["which"] == "bottom")
+    assert bottom["upright"] and a["bbox"] == bottom["bbox"]
+    _, anns = _plain_setup([(card, 300, 200, 0.0)])
+    top = next(g for g in anns[0]["glyphs"] if g["which"] == "top")
+    assert top["upright"] and anns[0]["bbox"] == top["bbox"]
