@@ -504,6 +504,25 @@ def _motion_blur(img: Image.Image, length: float, angle: float) -> Image.Image:
 Annotations = list[dict[str, Any]]
 
 
+def _tilt(face: Image.Image, flags: Image.Image, rng: random.Random, amount: float
+          ) -> tuple[Image.Image, Image.Image, list[tuple[float, float]]]:
+    """Warp a card into a slightly irregular quadrilateral (a card lifted or bent at one end);
+    returns the warped face, the warped flags and its four corners relative to the image centre."""
+    w0, h0 = face.size
+    m = int(amount * w0 * 2) + 2
+    jit = amount * w0
+    dst = [(m + dx * w0 + rng.uniform(-jit, jit), m + dy * h0 + rng.uniform(-jit, jit))
+           for dx, dy in ((0, 0), (1, 0), (1, 1), (0, 1))]
+    src = [(0.0, 0.0), (float(w0), 0.0), (float(w0), float(h0)), (0.0, float(h0))]
+    hm = _homography(dst, src)
+    coeffs = tuple((hm / hm[2, 2]).flatten()[:8])
+    size = (w0 + 2 * m, h0 + 2 * m)
+    f2 = face.transform(size, Image.Transform.PERSPECTIVE, coeffs, resample=Image.Resampling.BICUBIC)
+    g2 = flags.transform(size, Image.Transform.PERSPECTIVE, coeffs, resample=Image.Resampling.NEAREST)
+    cx, cy = size[0] / 2, size[1] / 2
+    return f2, g2, [(x - cx, y - cy) for x, y in dst]
+
+
 def compose(items: list[Placed], deck: DeckStyle, canvas: Image.Image, quad: list[tuple[float, float]],
             size: tuple[int, int], rng: random.Random, unit: float,
             occluders: Sequence[tuple[Image.Image, int, int]] = (),
@@ -525,6 +544,9 @@ def compose(items: list[Placed], deck: DeckStyle, canvas: Image.Image, quad: lis
         else:
             face, fl = render_face(deck, p.card, card_w, rng)
         w0, h0 = face.size
+        local = [(-w0 / 2, -h0 / 2), (w0 / 2, -h0 / 2), (w0 / 2, h0 / 2), (-w0 / 2, h0 / 2)]
+        if w0 >= 12 and rng.random() < 0.4:  # the card does not lie quite flat
+            face, fl, local = _tilt(face, fl, rng, rng.uniform(0.01, 0.05))
         rot = face.rotate(p.angle, expand=True, resample=Image.Resampling.BICUBIC)
         rfl = fl.rotate(p.angle, expand=True, resample=Image.Resampling.NEAREST)
         x = round(p.cx - rot.width / 2)
@@ -539,9 +561,7 @@ def compose(items: list[Placed], deck: DeckStyle, canvas: Image.Image, quad: lis
         _stamp(flags, alpha, x, y, flag_arr)
         p.full_ink = {1: int((flag_arr[alpha] == 1).sum()), 2: int((flag_arr[alpha] == 2).sum())}
         p.area = int(alpha.sum())
-        p.corners = [(p.cx + dx, p.cy + dy) for dx, dy in
-                     (_rot(-w0 / 2, -h0 / 2, p.angle), _rot(w0 / 2, -h0 / 2, p.angle),
-                      _rot(w0 / 2, h0 / 2, p.angle), _rot(-w0 / 2, h0 / 2, p.angle))]
+        p.corners = [(p.cx + dx, p.cy + dy) for dx, dy in (_rot(lx, ly, p.angle) for lx, ly in local)]
 
     for img, ox, oy in occluders:
         sh = _shadowed(img, unit * 0.3, (int(unit * 0.3), int(unit * 0.4)), 0.4)
