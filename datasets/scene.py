@@ -426,7 +426,9 @@ def _paper(rng: random.Random, deck: DeckStyle, scale: float) -> Image.Image:
 
 # ---------------------------------------------------------------- photo effects
 
-def _photo_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Image) -> Image.Image:
+def _photo_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Image,
+                   cards: np.ndarray | None = None) -> Image.Image:
+    """Light, shadow, glare (strongest on the glossy cards, given as a mask), noise, blur, JPEG."""
     w, h = img.size
     s = max(w, h) / 1600
     a = np.asarray(img, np.float32)
@@ -456,6 +458,9 @@ def _photo_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Ima
         gx, gy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
         rx, ry = rng.uniform(0.05, 0.25) * w, rng.uniform(0.03, 0.15) * h
         g = np.exp(-(((xx - gx) / rx) ** 2 + ((yy - gy) / ry) ** 2))
+        if cards is not None and rng.random() < 0.7:  # matte table, glossy cards
+            gloss = Image.fromarray((cards * 255).astype(np.uint8)).filter(ImageFilter.GaussianBlur(1.0))
+            g = g * (0.25 + 0.75 * np.asarray(gloss, np.float32) / 255)
         a = a + (rng.uniform(60, 160) * g)[..., None]
     # sensor noise, stronger in low light
     sigma = rng.uniform(1, 5) + (10 * (1 - expo) if expo < 0.85 else 0)
@@ -768,7 +773,7 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     rgb, anns, maps = compose(items, deck, canvas, quad, (W, H), rng, unit, occluders)
     if debug is not None:
         debug.update(maps, items=items)
-    photo = _photo_effects(rng, nrng, rgb) if effects else rgb
+    photo = _photo_effects(rng, nrng, rgb, maps["owner"] > 0) if effects else rgb
 
     groups_meta = []
     for g in lay.groups:
