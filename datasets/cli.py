@@ -95,7 +95,8 @@ def render_dataset(out: str, count: int, seed: int, split: str = "train",
     results: dict[int, tuple[dict[str, Any], list]] = {}
     bar = _Progress(count, quiet)
     if workers > 1 and count > 1:
-        ctx = mp.get_context("fork")
+        # forkserver: workers start clean, never inheriting a caller's threads (torch, BLAS)
+        ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
         with ctx.Pool(workers) as pool:
             for idx, entry, anns in pool.imap_unordered(_render_one, jobs, chunksize=1):
                 results[idx] = (entry, anns)
