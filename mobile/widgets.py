@@ -161,6 +161,11 @@ class EditorView(BoxLayout):
         self.spacing = dp(4)
         self.bind(minimum_height=self.setter("height"))
         self.rows: list[BoxLayout] = []
+        # the live buttons, for tests and the screenshot walk: heads[ci], chips[(ci, pos)], flips[ci]
+        self.heads: dict[int, Button] = {}
+        self.chips: dict[tuple[int, int], CardChip] = {}
+        self.flips: dict[int, Button] = {}
+        self.namers: dict[int, Button] = {}
 
     @property
     def editor(self) -> Editor:
@@ -172,6 +177,7 @@ class EditorView(BoxLayout):
     def refresh(self) -> None:
         self.clear_widgets()
         self.rows = []
+        self.heads, self.chips, self.flips, self.namers = {}, {}, {}, {}
         ed = self.editor
         doubts = set(self.doubt_dets)
         for ci, col in enumerate(ed.draft.columns):
@@ -184,7 +190,7 @@ class EditorView(BoxLayout):
             bg = ACCENT if is_target else (GREEN if col.state == OPEN else
                                            BACK_BLUE if col.state == CONCEALED else (0.45, 0.45, 0.45, 1))
             head = _row_button(label, lambda _b, ci=ci: self.on_head(ci), dp(78), bg)
-            head.col_index = ci
+            self.heads[ci] = head
             row.add_widget(head)
             for pos, face in enumerate(col.cards):
                 det = col.detections[pos]
@@ -192,14 +198,17 @@ class EditorView(BoxLayout):
                                 selected=ed.card == (ci, pos), doubt=det >= 0 and det in doubts)
                 chip.col_index, chip.card_pos = ci, pos
                 chip.bind(on_release=lambda c: self.on_chip(c.col_index, c.card_pos))
+                self.chips[(ci, pos)] = chip
                 row.add_widget(chip)
             if col.cards and all(c == "back" for c in col.cards) and col.state != FREE:
                 named = face_text(col.name) if col.name else "?"
-                row.add_widget(_row_button(f"{tr('name_group')} {named}",
-                                           lambda _b, ci=ci: self.on_name(ci), dp(96), (0.55, 0.3, 0.6, 1)))
-            row.add_widget(_row_button(tr("flip"), lambda _b, ci=ci: self.on_flip(ci),
-                                       dp(84), (0.35, 0.35, 0.35, 1)) if col.state != FREE or col.cards
-                           else Widget(size_hint_x=None, width=0))
+                self.namers[ci] = _row_button(f"{tr('name_group')} {named}",
+                                              lambda _b, ci=ci: self.on_name(ci), dp(96), (0.55, 0.3, 0.6, 1))
+                row.add_widget(self.namers[ci])
+            if col.state != FREE or col.cards:
+                self.flips[ci] = _row_button(tr("flip"), lambda _b, ci=ci: self.on_flip(ci), dp(84),
+                                             (0.35, 0.35, 0.35, 1))
+                row.add_widget(self.flips[ci])
             row.add_widget(Widget())
             self.rows.append(row)
             self.add_widget(row)

@@ -1,0 +1,196 @@
+"""The app's state layer without any widget: the draft editor, the flow to the ledger, i18n."""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+import pytest
+
+from zipai.engine import score
+from zipai.mobile import draft as draft_mod
+from zipai.mobile import i18n
+from zipai.mobile.draft import Draft, DraftError, Editor
+from zipai.mobile.state import AppError, AppState
+from zipai.vision import Column, Detection
+
+L1_GROUPS = (("open", ("d5", "d5", "d5")), ("concealed", ("x10", "x10", "x10")), ("open", ("x1", "x2", "x3")))
+L1_HAND = ("x4", "x5", "x6", "d2", "d7", "d10", "x9", "x9", "x9", "d8", "d8", "x8")
+
+
+def type_l1(ed: Editor) -> None:
+    for n, (state, cards) in enumerate(L1_GROUPS):
+        if n:
+            ed.new_group()
+        for c in cards:
+            ed.press(c)
+        while ed.draft.columns[ed.target].state != state:
+            ed.flip(ed.target)
+    ed.tap_column(ed.draft.hand_column())
+    for c in L1_HAND:
+        ed.press(c)
+
+
+@pytest.fixture
+def app_state(tmp_path: Path) -> AppState:
+    st = AppState(tmp_path / "data")
+    st.new_session("周五", "hunan", ["甲", "乙", "丙"], stake="0.5")
+    yield st
+    st.close()
+
+
+def test_doctests() -> None:
+    for mod in (draft_mod, i18n):
+        res = doctest.testmod(mod)
+        assert res.failed == 0 and res.attempted > 0, mod.__name__
+
+
+def test_every_string_has_three_languages() -> None:
+    for key in i18n.keys():
+        texts = [i18n.Translator(lang)(key) for lang in i18n.LANGS]
+        assert all(texts), key
+        assert not texts[0].isascii() and not texts[1].isascii(), key  # Chinese in both scripts
+    assert i18n.Translator("zh_Hant").script("贰柒拾 顺子") == "貳柒拾 順子"
+
+
+def test_typed_layout_is_the_engine_input() -> None:
+    ed = Editor(Draft.manual())
+    type_l1(ed)
+    chk = ed.draft.check({"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"})
+    assert chk.ready and chk.cards == 21 and not chk.doubts
+    assert chk.layout["groups"] == [{"cards": list(c), "state": s} for s, c in L1_GROUPS]
+    assert chk.layout["hand"] == list(L1_HAND)
+    assert score(chk.layout)["score"] == 18  # RULINGS section 8, Hunan by stock
+
+
+def test_editor_corrects_moves_deletes_and_names() -> None:
+    ed = Editor(Draft.manual())
+    for c in ("x1", "x2", "x4"):
+        ed.press(c)
+    ed.tap_card(0, 2)
+    ed.press("x3")  # a correction replaces the selected card
+    assert ed.draft.columns[0].cards == ["x1", "x2", "x3"] and ed.card is None
+    ed.tap_card(0, 0)
+    ed.start_move()
+    ed.tap_column(1)  # the hand row
+    assert ed.draft.columns[0].cards == ["x2", "x3"] and ed.draft.columns[1].cards == ["x1"]
+    ed.tap_card(0, 0)
+    ed.delete()
+    ed.tap_card(0, 0)
+    ed.delete()  # the emptied group goes, the hand row stays
+    assert [c.cards for c in ed.draft.columns] == [["x1"]]
+    ed.new_group()
+    ed.flip(ed.target)  # open -> concealed
+    for _ in range(3):
+        ed.press("back")
+    chk = ed.draft.check({"rules": "hunan"})
+    assert not chk.ready and [d.kind for d in chk.blocking] == ["unnamed_concealed"]
+    ed.start_name(ed.target)
+    ed.press("d9")
+    chk = ed.draft.check({"rules": "hunan"})
+    assert chk.ready and chk.layout["groups"] == [{"cards": ["d9", "d9", "d9"], "state": "concealed"}]
+    with pytest.raises(DraftError):
+        ed.draft.set_card(0, 9, "x1")
+    with pytest.raises(DraftError):
+        ed.draft.add(0, "x11")
+
+
+def test_photo_draft_keeps_detections_in_step() -> None:
+    dets = [Detection("x1", (0, 0, 10, 10), 0.3, "black", 0.9, 0.3),
+            Detection("x2", (0, 20, 10, 30), 0.9, "red"),
+            Detection("x9", (50, 0, 60, 10), 0.9, "black")]
+    cols = [Column([0, 1], ["x1", "x2"], "table", "open"), Column([2], ["x9"], "hand", "hand")]
+    d = Draft.from_scan(cols, dets, "p.jpg", (100, 100))
+    assert any(x.kind == "low_confidence" for x in d.check({"rules": "hunan"}).doubts)
+    d.set_card(0, 0, "x3")  # the user's word: no more doubt about it
+    assert dets[0].card == "x3" and not any(x.kind == "low_confidence"
+                                            for x in d.check({"rules": "hunan"}).doubts)
+    d.delete(0, 1)  # a false detection: removed, later indices shift
+    assert len(d.detections) == 2 and d.columns[1].detections == [1] and d.locate(1) == (1, 0)
+    d.add(0, "x2")  # a missed card gets a box below its column
+    assert d.detections[-1].box[1] > d.detections[0].box[3] and d.columns[0].detections == [0, 2]
+    again = Draft.from_json(d.to_json())
+    assert again.to_json() == d.to_json()
+
+
+def test_manual_flow_records_draws_undoes_and_settles(app_state: AppState) -> None:
+    st = app_state
+    type_l1(st.editor)
+    st.changed()
+    st.win.winner, st.win.won_by, st.win.discarder, st.win.winning_card = 1, "discard", 2, "x9"
+    r = st.score()
+    assert r["winning"] and r["score"] == 26 and r["payouts"] == [0, 26, -26]  # RULINGS section 8
+    e = st.confirm()
+    assert e.no == 1 and e.score == 26 and st.draft.count() == 0
+    st.record_draw()
+    assert st.sstate.history[-1].kind == "draw" and st.sstate.dealer == 1
+    assert st.undo().kind == "draw"
+    res = st.settle("minimal")
+    assert res.locked and sum(res.points) == 0
+    with pytest.raises(AppError):
+        st.record_draw()  # a settled session is locked
+    st.reopen()
+    st.record_draw()
+
+
+def test_pending_draft_and_win_survive_a_restart(tmp_path: Path) -> None:
+    st = AppState(tmp_path)
+    st.new_session("s", "guangxi", ["a", "b", "c"])
+    for c in ("d2", "d7"):
+        st.editor.press(c)
+    st.win.minimum = 20
+    st.changed()
+    st.close()
+    again = AppState(tmp_path)
+    assert again.draft.columns[0].cards == ["d2", "d7"] and again.win.minimum == 20
+    assert again.session is not None and again.session.name == "s"
+    again.close()
+
+
+def test_guangxi_minimum_per_hand_and_guilin_xing(tmp_path: Path) -> None:
+    st = AppState(tmp_path)
+    st.new_session("g", "guangxi", ["a", "b", "c"])
+    type_l1(st.editor)
+    st.win.winner, st.win.won_by, st.win.minimum = 1, "self_draw", 20
+    assert st.hand_options() == {"minimum": 20}
+    r = st.score()
+    assert not r["winning"]  # 18 < 20 (RULINGS section 8)
+    with pytest.raises(AppError):
+        st.confirm()
+    st.win.minimum = 15
+    assert st.score()["payouts"] == [-18, 36, -18]
+    st.new_session("l", "guilin", ["a", "b", "c"])
+    type_l1(st.editor)
+    st.win.winner, st.win.won_by, st.win.xing = 1, "self_draw", "x8"
+    assert st.base()["xing"] == ["x8"]
+    r = st.score()
+    assert r["winning"] and r["xing"] > 0
+    st.close()
+
+
+def test_edit_a_recorded_hand_and_delete_its_photo(app_state: AppState, tmp_path: Path) -> None:
+    st = app_state
+    photo = tmp_path / "table.jpg"
+    photo.write_bytes(b"\xff\xd8 not really a jpeg, only stored")
+    type_l1(st.editor)
+    st.draft.photo = str(photo)
+    st.win.winner, st.win.won_by = 1, "stock"
+    e = st.confirm()
+    assert e.photo and Path(e.photo).parent == st.data_dir / "photos" and st.photo_of(e)
+    st.edit(1)
+    assert st.pending.editing == 1 and st.draft.count() == 21
+    st.win.won_by = "self_draw"
+    e2 = st.confirm()
+    assert e2.no == 1 and e2.score == 36 and len(st.sstate.history) == 1
+    assert st.delete_photo(st.sstate.history[0]) and st.photo_of(st.sstate.history[0]) is None
+
+
+def test_backup_restore_and_share_text(app_state: AppState) -> None:
+    st = app_state
+    st.adjust([5, -5, 0], "更正")
+    b = st.backup()
+    st.adjust([1, -1, 0], "x")
+    assert st.restore_latest() == b
+    assert [e.reason for e in st.sstate.history] == ["更正"]
+    text = st.share_text().read_text(encoding="utf-8")
+    assert "甲" in text and "转账" in text
