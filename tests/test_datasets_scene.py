@@ -243,3 +243,20 @@ def test_upright_flag_picks_the_glyph_that_reads_upright() -> None:
     _, anns = _plain_setup([(card, 300, 200, 0.0)])
     top = next(g for g in anns[0]["glyphs"] if g["which"] == "top")
     assert top["upright"] and anns[0]["bbox"] == top["bbox"]
+
+
+def test_labels_belong_to_their_group(scenes) -> None:
+    """A face labelled in group n is one of group n's cards; a group shows no more cards than it has."""
+    for _, anns, meta, _ in scenes:
+        per_group: Counter = Counter()
+        for a in anns:
+            if a["group"] < 0:
+                assert a["row"] == "loose" and a["group_state"] is None
+                continue
+            g = meta["groups"][a["group"]]
+            assert a["row"] == g["row"] and a["group_state"] == g["state"]
+            per_group[a["group"]] += 1
+            if a["category_id"] != BACK_ID:
+                assert Card.from_index(a["category_id"] - 1).__str__() in g["cards"]
+        for n, k in per_group.items():
+            assert k <= len(meta["groups"][n]["cards"])
