@@ -257,6 +257,6 @@ def test_labels_belong_to_their_group(scenes) -> None:
             assert a["row"] == g["row"] and a["group_state"] == g["state"]
             per_group[a["group"]] += 1
             if a["category_id"] != BACK_ID:
-                assert Card.from_index(a["category_id"] - 1).__str__() in g["cards"]
+                assert str(Card.from_index(a["category_id"] - 1)) in g["cards"]
         for n, k in per_group.items():
             assert k <= len(meta["groups"][n]["cards"])
