@@ -676,9 +676,9 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
 
     # the view: which quad of the table plane becomes the photo
     r = rng.random()
-    if r < 0.8:
+    if r < 0.83:
         theta = rng.gauss(0, 12)
-    elif r < 0.9:
+    elif r < 0.93:
         theta = 180 + rng.gauss(0, 10)
     else:
         theta = rng.choice((90, -90)) + rng.gauss(0, 8)
@@ -695,7 +695,7 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     else:
         fill = rng.uniform(1.0, 1.2)
     box_w, box_h = (H, W) if side else (W, H)
-    if not side and ext_h / ext_w > 1.3 * H / W and rng.random() < 0.3:
+    if not side and ext_h / ext_w > 1.3 * H / W and rng.random() < 0.2:
         # a tall layout: the phone is turned to portrait
         theta = rng.choice((90, -90)) + rng.gauss(0, 6)
         side = True
@@ -717,6 +717,31 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     unit = max(unit, 6.0)
 
     table, table_kind = table_texture(rng, nrng, PW, PH)
+    if rng.random() < 0.2:  # the table ends: its edge, then the floor or a lap beyond it
+        side = rng.randrange(4)
+        if side in (0, 1):
+            reach = ext_h * unit / 2 + unit * rng.uniform(0.5, 2.5)
+            cut = int(ccy - reach) if side == 0 else int(ccy + reach)
+        else:
+            reach = ext_w * unit / 2 + unit * rng.uniform(0.5, 2.5)
+            cut = int(ccx - reach) if side == 2 else int(ccx + reach)
+        floors = [(60, 50, 45), (120, 110, 100), (30, 30, 35), (150, 120, 90)]
+        floor = np.array(rng.choice(floors), np.float32)
+        floor = floor + _lowfreq(nrng, PW, PH, 5)[..., None] * 10
+        lip = max(2, int(unit * rng.uniform(0.1, 0.4)))
+        edge_col = table.mean(axis=(0, 1)) * rng.uniform(0.5, 0.8)
+        if side == 0:
+            table[:max(0, cut)] = floor[:max(0, cut)]
+            table[max(0, cut):max(0, cut + lip)] = edge_col
+        elif side == 1:
+            table[max(0, cut):] = floor[max(0, cut):]
+            table[max(0, cut - lip):max(0, cut)] = edge_col
+        elif side == 2:
+            table[:, :max(0, cut)] = floor[:, :max(0, cut)]
+            table[:, max(0, cut):max(0, cut + lip)] = edge_col
+        else:
+            table[:, max(0, cut):] = floor[:, max(0, cut):]
+            table[:, max(0, cut - lip):max(0, cut)] = edge_col
 
     # distractors under the layout: a stock pile of backs and loose face-up cards
     items: list[Placed] = []
