@@ -456,8 +456,17 @@ def sample_photo() -> Path | None:
     return p if p.is_file() else None
 
 
-def _vision_scan(path: str) -> Any:
-    """vision's scan (the shipped detector); imported on first use: it loads the model."""
-    from zipai.vision import scan_file
+_DETECTOR: Any = None
 
-    return scan_file(path)
+
+def _vision_scan(path: str) -> Any:
+    """vision's scan with the shipped detector, loaded on first use; on Android its networks run
+    in ONNX Runtime's Java API (``android_ort``), elsewhere in the onnxruntime Python package."""
+    global _DETECTOR
+    from zipai.vision import Detector, scan_file
+
+    if _DETECTOR is None:
+        from .android_ort import java_factory, on_android
+
+        _DETECTOR = Detector(threads=2, factory=java_factory if on_android() else None)
+    return scan_file(path, detector=_DETECTOR)
