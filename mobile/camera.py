@@ -9,8 +9,20 @@ from typing import Any
 from kivy.utils import platform
 
 
+def request_permission() -> None:
+    """Android 6+ asks the user for the camera at run time (the spec declares it as well)."""
+    if platform != "android":
+        return
+    try:
+        from android.permissions import Permission, request_permissions  # type: ignore[import-not-found]
+    except ImportError:
+        return
+    request_permissions([Permission.CAMERA])
+
+
 def open_camera(resolution: tuple[int, int]) -> Any:
     """A Camera widget, not yet playing, or None when no provider or device answers."""
+    request_permission()
     try:
         from kivy.uix.camera import Camera
 

@@ -91,10 +91,13 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 def default_data_dir() -> Path:
-    """``$ZIPAI_APP_DATA``, else ``$XDG_DATA_HOME/zipai/app`` (``~/.local/share/zipai/app``)."""
+    """``$ZIPAI_APP_DATA``, else the app's private folder on Android, else ``$XDG_DATA_HOME/zipai/app``
+    (``~/.local/share/zipai/app``)."""
     env = os.environ.get("ZIPAI_APP_DATA")
     if env:
         return Path(env)
+    if os.environ.get("ANDROID_PRIVATE"):  # set by python-for-android: the app's own files folder
+        return Path(os.environ["ANDROID_PRIVATE"]) / "zipai"
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "zipai" / "app"
 

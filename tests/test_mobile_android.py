@@ -165,3 +165,30 @@ def test_missing_java_runtime_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(AndroidRuntimeError, match="pyjnius"):
         JavaOrtSession(b"")  # no pyjnius on the desktop
     assert not on_android()
+
+
+def test_staged_android_tree_is_complete(tmp_path: Path) -> None:
+    import configparser
+    import py_compile
+    import subprocess
+    import sys
+
+    from zipai.mobile.stage_android import main as stage_main
+
+    out = tmp_path / "android"
+    assert stage_main([str(out)]) == 0
+    spec = configparser.ConfigParser()
+    spec.read(out / "buildozer.spec", encoding="utf-8")
+    app = spec["app"]
+    assert app["source.dir"] == "." and "android.permission.CAMERA" in app["android.permissions"]
+    assert "com.microsoft.onnxruntime:onnxruntime-android" in app["android.gradle_dependencies"]
+    reqs = [r.strip().split("==")[0] for r in app["requirements"].split(",")]
+    assert "pyjnius" in reqs and "kivy" in reqs and not any(r.startswith("onnxruntime") for r in reqs)
+    assert (out / "main.py").is_file() and (out / "zipai" / "mobile" / "kv" / "theme.kv").is_file()
+    for f in out.rglob("*.py"):
+        py_compile.compile(str(f), doraise=True, cfile=str(tmp_path / "c.pyc"))
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "import zipai.mobile.state, zipai.mobile.android_ort; print(zipai.mobile.state.__file__)")
+    res = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr[-1500:]
+    assert Path(res.stdout.strip()).is_relative_to(out)  # the staged tree alone is enough
