@@ -48,6 +48,7 @@ class DeckStyle:
     radius: float
     shear: float = 0.0      # italic slant of the glyph (x shift per unit of height)
     dry: float = 0.0        # dry-brush streaks in the ink, 0..1
+    soft: float = 0.0       # blur radius of the ink edges, px at render size
 
 
 def _jit(rng: random.Random, c: RGB, d: int) -> RGB:
@@ -84,8 +85,9 @@ def random_deck(rng: random.Random, split: str) -> DeckStyle:
         wear=rng.uniform(0, 1) ** 2, radius=rng.uniform(0.02, 0.12),
         shear=rng.gauss(0, 0.06) if rng.random() < 0.4 else 0.0,
         dry=rng.uniform(0.2, 1.0) if face.style == "brush" and rng.random() < 0.5 else 0.0,
+        soft=rng.uniform(0.4, 1.0) if rng.random() < 0.3 else 0.0,
     )
-    if "Bold" in face.path and rng.random() < 0.3:  # bold faces are sometimes printed lighter
+    if "Bold" in face.path and face.style != "ming" and rng.random() < 0.3:  # bold faces are sometimes printed lighter
         deck = dataclasses.replace(deck, stroke=-rng.uniform(0.005, 0.02))
     return deck
 
@@ -186,15 +188,15 @@ def render_face(deck: DeckStyle, card: Card, width: int,
         g = g.resize((max(1, int(gw * fit)), max(1, int(gh * fit))), Image.Resampling.BILINEAR)
         gw, gh = g.size
     gx, gy = (w - gw) // 2, int(h * deck.glyph_top) + 1
-    flags = np.zeros((h, w), np.uint8)
     ink_alpha = np.zeros((h, w), np.float32)
     ga = np.asarray(g, np.float32) / 255.0
     ink_alpha[gy:gy + gh, gx:gx + gw] = np.maximum(ink_alpha[gy:gy + gh, gx:gx + gw], ga)
-    flags[gy:gy + gh, gx:gx + gw][ga > 0.45] = 1
     gb = ga[::-1, ::-1]
     by, bx = h - gy - gh, w - gx - gw
     ink_alpha[by:by + gh, bx:bx + gw] = np.maximum(ink_alpha[by:by + gh, bx:bx + gw], gb)
-    flags[by:by + gh, bx:bx + gw][gb > 0.45] = 2
+    # which glyph owns each pixel: the upper half of the card holds the top glyph
+    which = np.full((h, w), 2, np.uint8)
+    which[: h // 2] = 1
     if deck.corner_marks:
         r = max(1, int(w * 0.035))
         for cx, cy in ((w * 0.15, h * 0.5 - h * 0.08), (w * 0.85, h * 0.5 + h * 0.08)):
@@ -219,11 +221,15 @@ def render_face(deck: DeckStyle, card: Card, width: int,
         big = np.asarray(Image.fromarray(small, "F").resize((w, h), Image.Resampling.BILINEAR))
         holes = big > 2.6 - deck.wear
         ink_alpha = ink_alpha * np.where(holes, 0.35, 1.0)
+    if deck.soft > 0:  # ink that spread into the paper: soft edges
+        a8 = Image.fromarray(np.clip(ink_alpha * 255, 0, 255).astype(np.uint8))
+        ink_alpha = np.asarray(a8.filter(ImageFilter.GaussianBlur(deck.soft)), np.float32) / 255
     if deck.dry > 0:  # dry brush: streaks along the stroke direction where the ink ran thin
         nrng2 = np.random.default_rng(rng.getrandbits(32))
         streak = nrng2.normal(0, 1, (max(2, h // 6), max(2, w // 2))).astype(np.float32)
         streak = np.asarray(Image.fromarray(streak, "F").resize((w, h), Image.Resampling.BILINEAR))
         ink_alpha = ink_alpha * np.where(streak > 1.6 - deck.dry, 0.55, 1.0)
+    flags = np.where(ink_alpha > 0.3, which, 0).astype(np.uint8)  # labels follow the final ink
     ia = ink_alpha[..., None]
     arr = arr * (1 - ia) + np.asarray(ink, np.float32) * ia
     if deck.wear > 0.3:  # dirty, yellowed edges

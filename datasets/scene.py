@@ -494,13 +494,18 @@ def _photo_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Ima
 
 
 def _motion_blur(img: Image.Image, length: float, angle: float) -> Image.Image:
+    """The phone moved during the exposure: the mean of shifted copies (edges repeated)."""
     a = np.asarray(img, np.float32)
+    h, w = a.shape[:2]
     n = max(2, int(length))
     dx, dy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    p = n // 2 + 1
+    padded = np.pad(a, ((p, p), (p, p), (0, 0)), mode="edge")
     acc = np.zeros_like(a)
     for k in range(n):
         t = k - (n - 1) / 2
-        acc += np.roll(a, (round(t * dy), round(t * dx)), axis=(0, 1))
+        oy, ox = p + round(t * dy), p + round(t * dx)
+        acc += padded[oy:oy + h, ox:ox + w]
     return Image.fromarray(np.clip(acc / n, 0, 255).astype(np.uint8))
 
 
