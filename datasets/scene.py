@@ -695,10 +695,10 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     roll = rng.random()  # how much of the frame the layout fills: far, usual, close and cropped
     if roll < 0.1:
         fill = rng.uniform(0.35, 0.68)
-    elif roll < 0.85:
+    elif roll < 0.92:
         fill = rng.uniform(0.68, 1.0)
     else:
-        fill = rng.uniform(1.0, 1.2)
+        fill = rng.uniform(1.0, 1.15)
     box_w, box_h = (H, W) if side else (W, H)
     if not side and ext_h / ext_w > 1.3 * H / W and rng.random() < 0.2:
         # a tall layout: the phone is turned to portrait
