@@ -87,7 +87,8 @@ def random_deck(rng: random.Random, split: str) -> DeckStyle:
         dry=rng.uniform(0.2, 1.0) if face.style == "brush" and rng.random() < 0.5 else 0.0,
         soft=rng.uniform(0.4, 1.0) if rng.random() < 0.3 else 0.0,
     )
-    if "Bold" in face.path and face.style != "ming" and rng.random() < 0.3:  # bold faces are sometimes printed lighter
+    # bold sans and kai faces are sometimes printed lighter (serif hairlines would vanish)
+    if "Bold" in face.path and face.style != "ming" and rng.random() < 0.3:
         deck = dataclasses.replace(deck, stroke=-rng.uniform(0.005, 0.02))
     return deck
 
