@@ -24,7 +24,7 @@ from zipai.engine import Card, Group, Rules
 
 from .i18n import LANG_NAMES, LANGS
 from .state import CAMERA_RESOLUTIONS, PRESETS, WON_BY, AppState
-from .widgets import GREEN, CardChip, Choice, Txt, face_text, tr
+from .widgets import GREEN, CardChip, Cell, Choice, Txt, face_text, tr
 
 IMAGE_EXT = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
 
@@ -406,12 +406,13 @@ class ResultScreen(Base):
         for g in r["groups"]:
             name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(region, t.traditional)
             row = BoxLayout(size_hint_y=None, height=dp(50), spacing=dp(4))
-            row.add_widget(Txt(text=name, size_hint_x=0.28, font_size=sp(19)))
+            row.add_widget(Cell(text=name, size_hint_x=None, width=dp(96), font_size=sp(19)))
             for c in g["cards"]:
                 row.add_widget(CardChip(face=c, size_hint_x=None, width=dp(40),
                                         selected=bool(g.get("winning_card")) and c == st.win.winning_card))
             row.add_widget(Widget())
-            row.add_widget(Txt(text=t("points", n=g["points"]), size_hint_x=0.22, halign="right"))
+            row.add_widget(Cell(text=t("points", n=g["points"]), size_hint_x=None, width=dp(70),
+                                halign="right"))
             box.add_widget(row)
         box.add_widget(Txt(text=t("hand_points", n=r["points"]) + f" {Rules.UNIT[region]}", font_size=sp(19)))
         if not r["winning"]:
@@ -467,16 +468,22 @@ class LedgerScreen(Base):
         ids.head.text = (f"{s.name} · {t(s.preset)} · {t('dealer')}: {s.players[sst.dealer]}"
                          + (f" · {t('locked')}" if sst.locked else ""))
         projected = sst.projected()[0]
+        head = BoxLayout(size_hint_y=None, height=dp(32))
+        head.add_widget(Cell(text=t("players"), font_size=sp(15), color=(0.35, 0.35, 0.35, 1)))
+        if sst.hunan:
+            head.add_widget(Cell(text=t("round_totals", n=sst.round_number), font_size=sp(15),
+                                 halign="right", color=(0.35, 0.35, 0.35, 1)))
+        head.add_widget(Cell(text=t("net"), font_size=sp(15), halign="right", color=(0.35, 0.35, 0.35, 1)))
+        ids.totals.add_widget(head)
         for i, name in enumerate(s.players):
             row = BoxLayout(size_hint_y=None, height=dp(44))
-            tag = " ★" if i == sst.dealer else (" ·" + t("idle") if i == sst.idle else "")
-            row.add_widget(Txt(text=name + tag, font_size=sp(19)))
+            tag = f" ({t('dealer')})" if i == sst.dealer else (f" ({t('idle')})" if i == sst.idle else "")
+            row.add_widget(Cell(text=name + tag, font_size=sp(19)))
             if sst.hunan:
-                row.add_widget(Txt(text=f"{sst.round_totals[i]:+d}", font_size=sp(19), halign="right"))
-            row.add_widget(Txt(text=f"{projected[i]:+d}", font_size=sp(21), halign="right", bold=True))
+                row.add_widget(Cell(text=f"{sst.round_totals[i]:+d}", font_size=sp(19), halign="right"))
+            row.add_widget(Cell(text=f"{projected[i]:+d}", font_size=sp(21), halign="right", bold=True))
             ids.totals.add_widget(row)
-        ids.totals_head.text = (t("round_totals", n=sst.round_number) + " / " + t("net")) if sst.hunan \
-            else t("totals")
+        ids.totals_head.text = t("totals")
         for e in reversed(sst.history):
             ids.history.add_widget(_btn(entry_line(e, s.players), lambda no=e.no: self.open(no),
                                         (0.38, 0.38, 0.36, 1), height=dp(48)))

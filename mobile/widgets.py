@@ -21,6 +21,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
+from kivy.uix.stacklayout import StackLayout
 from kivy.uix.togglebutton import ToggleButton
 from kivy.uix.widget import Widget
 
@@ -189,27 +190,32 @@ class EditorView(BoxLayout):
                 label = f"{ci + 1} {tr('open') if col.state == OPEN else tr('concealed')}"
             bg = ACCENT if is_target else (GREEN if col.state == OPEN else
                                            BACK_BLUE if col.state == CONCEALED else (0.45, 0.45, 0.45, 1))
-            head = _row_button(label, lambda _b, ci=ci: self.on_head(ci), dp(78), bg)
+            head = _row_button(label, lambda _b, ci=ci: self.on_head(ci), dp(70), bg)
             self.heads[ci] = head
             row.add_widget(head)
+            # the cards wrap onto more lines when a row is long (a 12-card hand on a phone)
+            stack = StackLayout(orientation="lr-tb", spacing=dp(3), size_hint_y=None)
+            stack.bind(minimum_height=stack.setter("height"))
+            stack.bind(height=lambda st, h, row=row: setattr(row, "height", max(dp(56), h)))
             for pos, face in enumerate(col.cards):
                 det = col.detections[pos]
-                chip = CardChip(face=face, size_hint_x=None, width=dp(44),
+                chip = CardChip(face=face, size_hint=(None, None), width=dp(44), height=dp(52),
                                 selected=ed.card == (ci, pos), doubt=det >= 0 and det in doubts)
                 chip.col_index, chip.card_pos = ci, pos
                 chip.bind(on_release=lambda c: self.on_chip(c.col_index, c.card_pos))
                 self.chips[(ci, pos)] = chip
-                row.add_widget(chip)
+                stack.add_widget(chip)
             if col.cards and all(c == "back" for c in col.cards) and col.state != FREE:
                 named = face_text(col.name) if col.name else "?"
                 self.namers[ci] = _row_button(f"{tr('name_group')} {named}",
-                                              lambda _b, ci=ci: self.on_name(ci), dp(96), (0.55, 0.3, 0.6, 1))
-                row.add_widget(self.namers[ci])
+                                              lambda _b, ci=ci: self.on_name(ci), dp(96), (0.55, 0.3, 0.6, 1),
+                                              size_hint_y=None, height=dp(52))
+                stack.add_widget(self.namers[ci])
+            row.add_widget(stack)
             if col.state != FREE or col.cards:
-                self.flips[ci] = _row_button(tr("flip"), lambda _b, ci=ci: self.on_flip(ci), dp(84),
+                self.flips[ci] = _row_button(tr("flip"), lambda _b, ci=ci: self.on_flip(ci), dp(64),
                                              (0.35, 0.35, 0.35, 1))
                 row.add_widget(self.flips[ci])
-            row.add_widget(Widget())
             self.rows.append(row)
             self.add_widget(row)
 
@@ -375,6 +381,18 @@ class Choice(BoxLayout):
 
     def on_choice(self, value: Any) -> None:
         pass
+
+
+class Cell(Label):
+    """Text in a table row: vertically centred, wrapping to its cell."""
+
+    def __init__(self, **kw: Any) -> None:
+        kw.setdefault("color", (0.1, 0.1, 0.1, 1))
+        kw.setdefault("font_size", sp(18))
+        kw.setdefault("halign", "left")
+        kw.setdefault("valign", "middle")
+        super().__init__(**kw)
+        self.bind(size=lambda *_: setattr(self, "text_size", self.size))
 
 
 class Txt(Label):

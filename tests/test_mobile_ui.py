@@ -34,37 +34,46 @@ def kivy_env(home: str) -> None:
 
 
 # ------------------------------------------------------------------ a scanner from a rendered scene
-def truth_scan(path: Path, seed: int = 0, index: int = 1, misread: bool = True) -> tuple[Any, list[str]]:
+def truth_scan(path: Path, seed: int = 0, misread: bool = True) -> tuple[Any, list[str]]:
     """A vision ``Scan`` of a synthetic photo, its detections taken from the scene's labels.
 
     The network is the one part replaced (the shipped model is tested by vision's own tests);
-    columns, states, doubts and scoring are vision's and the engine's. With ``misread`` one
-    face is read wrong and unsure, as the detector may, so the review must correct it.
+    columns, states, doubts and scoring are vision's and the engine's. The first rendered scene
+    whose labelled cards make a complete winning layout is used. With ``misread`` one face is
+    read wrong and unsure, as the detector may, so the review must correct it.
     """
     from zipai.datasets import render_scene_full
     from zipai.engine import ALL_CARDS
     from zipai.vision import Assembled, Detection, Scan, columns, propose_states, rescore
 
-    img, anns, meta = render_scene_full(seed, "val", index, (800, 600))
+    for index in range(60):
+        img, anns, meta = render_scene_full(seed, "val", index, (800, 600))
+        dets = []
+        for a in anns:
+            if a.get("ignore") or a["row"] == "loose":
+                continue
+            x, y, w, h = a["bbox"]
+            cid = a["category_id"]
+            card = "back" if cid == 21 else str(ALL_CARDS[cid - 1])
+            dets.append(Detection(card, (x, y, x + w, y + h), 0.99, a["color"], 0.99, 0.99))
+        dets.sort(key=lambda d: (d.box[1], d.box[0]))
+        base = {k: v for k, v in meta["layout"].items() if k not in ("groups", "hand")}
+        base.update(rules="hunan", winner=1, won_by="self_draw", dealer=0, players=3)
+        cols = columns(dets)
+        propose_states(cols)
+        sc = rescore(Scan(img.width, img.height, dets, cols, Assembled({}, False, [])), base)
+        if sc.assembled.complete and not sc.assembled.doubts and sc.result and sc.result["winning"]:
+            break
+    else:
+        raise AssertionError("no rendered scene makes a complete winning layout")
     img.save(path, quality=85)
-    dets = []
-    for a in anns:
-        if a.get("ignore") or a["row"] == "loose":
-            continue
-        x, y, w, h = a["bbox"]
-        cid = a["category_id"]
-        card = "back" if cid == 21 else str(ALL_CARDS[cid - 1])
-        dets.append(Detection(card, (x, y, x + w, y + h), 0.99, a["color"], 0.99, 0.99))
-    dets.sort(key=lambda d: (d.box[1], d.box[0]))
     truth = [d.card for d in dets]
     if misread:
-        i = next(i for i, d in enumerate(dets) if d.card == "x6" or d.card not in ("back",))
-        wrong = "d1" if truth[i] != "d1" else "d4"
-        dets[i].card, dets[i].class_prob, dets[i].score = wrong, 0.41, 0.41
-    cols = columns(dets)
-    propose_states(cols)
-    sc = Scan(img.width, img.height, dets, cols, Assembled({}, False, []))
-    return rescore(sc, {k: v for k, v in meta["layout"].items() if k not in ("groups", "hand")}), truth
+        i = next(i for i, d in enumerate(dets) if d.card != "back")
+        dets[i].card = "d1" if truth[i] != "d1" else "d4"
+        dets[i].class_prob = dets[i].score = 0.41
+        sc = rescore(sc, base)
+    return sc, truth
 
 
 # ------------------------------------------------------------------ driving the widgets
@@ -84,6 +93,10 @@ class UI:
 
     def press(self, button: Any) -> None:
         assert not button.disabled, f"{button.text!r} is disabled"
+        # what a finger does: press (a toggle flips here), then release
+        button._do_press()
+        button.dispatch("on_press")
+        button._do_release()
         button.dispatch("on_release")
         self.pump()
 
@@ -279,7 +292,8 @@ def test_review_corrections_by_tap(ui: UI) -> None:
     ui.press(ui.screen.ids.editor.heads[st.draft.hand_column()])
     assert st.check().ready
     ui.tap_text("next")
-    if ui.screen.name == "review":  # doubts left (none expected): confirm them first
+    if ui.screen.name == "review":  # doubts left: they must be confirmed first
+        assert st.check().doubts and ui.app.status == st.t("doubts_first"), st.check().doubts
         ui.press(ui.screen.ids.ack)
         ui.tap_text("next")
     assert ui.screen.name == "win"
