@@ -98,7 +98,7 @@ class UI:
         button.dispatch("on_press")
         button._do_release()
         button.dispatch("on_release")
-        self.pump()
+        self.pump(1)
 
     def button(self, text: str, root: Any = None) -> Any:
         """The visible button whose text is ``text`` on the current screen."""
@@ -219,6 +219,12 @@ def test_manual_entry_score_record_and_settle(ui: UI) -> None:
     ui.tap_text("settle")
     assert ui.screen.name == "settle"
     assert "乙 付" not in ui.labels() and "丙 付 乙" in ui.labels()
+    ui.tap_text("share_text")
+    ui.tap_text("share_image")
+    shared = ui.app.state.data_dir / "shared"
+    sid = ui.app.state.session.id
+    assert "丙 付 乙" in (shared / f"settlement-{sid}.txt").read_text(encoding="utf-8")
+    assert (shared / f"settlement-{sid}.png").read_bytes()[:4] == b"\x89PNG"
     ui.press(ui.screen.ids.lock)
     assert ui.app.state.sstate.locked and ui.app.state.t("locked") in ui.labels()
     ui.press(ui.screen.ids.lock)  # reopen
@@ -312,6 +318,27 @@ def test_review_corrections_by_tap(ui: UI) -> None:
     assert not Path(e.photo).exists() and len(st.sstate.history) == 1
 
 
+def test_win_form_follows_the_rule_set_and_seats(ui: UI) -> None:
+    new_session(ui, "gx", "guangxi")
+    ui.app.go("win")
+    ui.pump()
+    ids = ui.screen.ids
+    assert ids.min_box.opacity == 1 and ids.xing_box.opacity == 0 and ids.minimum.value == 15
+    ui.choose(ids.minimum, 25)
+    assert ui.app.state.win.minimum == 25
+    new_session(ui, "gl", "guilin")
+    ui.app.go("win")
+    ui.pump()
+    assert ids.min_box.opacity == 0 and ids.xing_box.opacity == 1
+    new_session(ui, "four", "hunan", ("a", "b", "c", "d"))
+    ui.app.go("win")
+    ui.pump()
+    # four Hunan players: the dealer's opposite sits the hand out (数审) and cannot win
+    assert ids.winner.buttons[2].disabled and not ids.winner.buttons[1].disabled
+    ui.choose(ids.won_by, "discard")
+    assert ids.from_box.opacity == 1
+
+
 def test_name_an_all_back_group(ui: UI) -> None:
     new_session(ui, "backs")
     ui.tap_text("manual")
@@ -365,6 +392,26 @@ def test_language_and_script(ui: UI) -> None:
     ui.pump()
     ui.choose(ui.screen.ids.lang, "zh_Hans")
     assert ui.app.state.t("ledger") == "账本"
+
+
+def test_screenshots_walk_every_screen(tmp_path: Path) -> None:
+    """``zipai app --screenshots DIR``: one PNG per screen, drawn (not the black first frame), small."""
+    from PIL import Image, ImageStat
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "KIVY_HOME")}
+    photo = tmp_path / "table.jpg"
+    res = subprocess.run([sys.executable, "-m", "zipai.cli", "app", "--screenshots", str(tmp_path / "shots"),
+                          "--size", "540x960"] + (["--photo", str(photo)] if photo.exists() else []),
+                         capture_output=True, text=True, env=env, timeout=240)
+    assert res.returncode == 0, res.stderr[-2000:]
+    shots = sorted((tmp_path / "shots").glob("*.png"))
+    names = [p.stem.split("-", 1)[1] for p in shots]
+    for screen in ("start", "settings", "capture", "manual", "win", "result", "ledger", "hand", "settle"):
+        assert screen in names
+    for p in shots:
+        im = Image.open(p).convert("L")
+        assert im.size == (540, 960) and p.stat().st_size < 300_000
+        assert ImageStat.Stat(im).mean[0] > 60, f"{p.name} looks black"
 
 
 # ------------------------------------------------------------------ nothing is lost (subprocess)
