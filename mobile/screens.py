@@ -46,6 +46,19 @@ def _cards_text(cards: list[str]) -> str:
     return "".join(face_text(c) for c in cards)
 
 
+def doubt_text(d: Any, state: AppState, cards: int) -> str:
+    """A doubt in the user's language, naming its cards by glyph; vision's message otherwise."""
+    t = state.t
+    key = f"doubt_{d.kind}"
+    if t(key) == key:
+        return d.message
+    dets = state.draft.detections
+    faces = [dets[i].card for i in d.detections if 0 <= i < len(dets)]
+    if d.kind == "deck_limit":
+        faces = sorted(set(faces))
+    return t(key, cards=_cards_text(faces[:6]) or "?", n=cards)
+
+
 class Base(Screen):
     """Every screen: a title, where Back goes, and a refresh from the state."""
 
@@ -267,7 +280,7 @@ class EditScreen(Base):
         self.check_text = line
         editor = self.state.editor
         self.hint_text = {"move": tr("move_hint"), "name": tr("name_hint")}.get(editor.mode, tr("tap_card"))
-        self.ids.doubts.text = "\n".join(f"• {d.message}" for d in chk.doubts[:8])
+        self.ids.doubts.text = "\n".join(f"• {doubt_text(d, self.state, chk.cards)}" for d in chk.doubts[:8])
 
     def key(self, face: str) -> None:
         _app().guard(self.state.editor.press, face)
@@ -440,6 +453,13 @@ class ResultScreen(Base):
 # ---------------------------------------------------------------- ledger / one hand
 def entry_line(e: Any, names: tuple[str, ...]) -> str:
     t = _app().state.t
+    line = _entry_line(e, names, t)
+    if e.round_closed is not None:
+        line += " · " + t("round_closed", n=e.round_closed.number)
+    return line
+
+
+def _entry_line(e: Any, names: tuple[str, ...], t: Any) -> str:
     if e.kind == "hand":
         who = names[e.winners[0]] if e.winners else "?"
         how = t(e.won_by) if e.won_by else ""
