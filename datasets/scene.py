@@ -274,47 +274,57 @@ def _rot(x: float, y: float, deg: float) -> tuple[float, float]:
     return x * math.cos(t) + y * math.sin(t), -x * math.sin(t) + y * math.cos(t)
 
 
-def _hull(points: np.ndarray) -> list[tuple[float, float]]:
-    pts = sorted(set(map(tuple, points.tolist())))
-    if len(pts) <= 2:
-        return [(float(x), float(y)) for x, y in pts]
-
-    def cross(o: tuple, a: tuple, b: tuple) -> float:
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower: list[tuple] = []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    upper: list[tuple] = []
-    for p in reversed(pts):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    hull = lower[:-1] + upper[:-1]
-    # Drop the vertices that add least area until at most 8 remain.
-    while len(hull) > 8:
-        best, bi = None, 0
-        for i in range(len(hull)):
-            a, b, c = hull[i - 1], hull[i], hull[(i + 1) % len(hull)]
-            ar = abs(cross(a, b, c))
-            if best is None or ar < best:
-                best, bi = ar, i
-        hull.pop(bi)
-    return [(float(x), float(y)) for x, y in hull]
+def _main_part(mask: np.ndarray, card_w: float) -> np.ndarray:
+    """The mask without slivers thinner than ~15% of the card's width (a card peeking out a pixel
+    or two beside the one on top of it), so the visible polygon does not swallow its neighbour."""
+    k = int(card_w * 0.15) // 2 * 2 + 1
+    if k < 3:
+        return mask
+    im = Image.fromarray(mask.astype(np.uint8) * 255)
+    opened = np.asarray(im.filter(ImageFilter.MinFilter(k)).filter(ImageFilter.MaxFilter(k))) > 0
+    return opened if opened.any() else mask
 
 
-def _mask_hull(mask: np.ndarray, ox: int, oy: int) -> list[list[float]]:
+def _simplify(pts: list[tuple[float, float]], eps: float) -> list[tuple[float, float]]:
+    """Douglas-Peucker on an open chain."""
+    if len(pts) < 3:
+        return pts
+    (x0, y0), (x1, y1) = pts[0], pts[-1]
+    dx, dy = x1 - x0, y1 - y0
+    norm = math.hypot(dx, dy) or 1.0
+    best, idx = -1.0, 0
+    for i in range(1, len(pts) - 1):
+        d = abs(dy * (pts[i][0] - x0) - dx * (pts[i][1] - y0)) / norm
+        if d > best:
+            best, idx = d, i
+    if best <= eps:
+        return [pts[0], pts[-1]]
+    return _simplify(pts[:idx + 1], eps)[:-1] + _simplify(pts[idx:], eps)
+
+
+def _mask_outline(mask: np.ndarray, ox: int, oy: int, max_points: int = 12) -> list[list[float]]:
+    """The outline of a visible region, row by row (exact for any region whose rows are single
+    runs, as a card's visible part is), simplified to at most ``max_points`` corners."""
     rows = np.nonzero(mask.any(axis=1))[0]
     if len(rows) == 0:
         return []
     sub = mask[rows]
     left = sub.argmax(axis=1)
-    right = sub.shape[1] - 1 - sub[:, ::-1].argmax(axis=1)
-    pts = np.concatenate([np.stack([left, rows], 1), np.stack([right + 1, rows], 1),
-                          np.stack([left, rows + 1], 1), np.stack([right + 1, rows + 1], 1)])
-    return [[round(x + ox, 1), round(y + oy, 1)] for x, y in _hull(pts)]
+    right = sub.shape[1] - sub[:, ::-1].argmax(axis=1)
+    chain_l: list[tuple[float, float]] = []
+    chain_r: list[tuple[float, float]] = []
+    for r, lo, hi in zip(rows.tolist(), left.tolist(), right.tolist(), strict=True):
+        chain_l += [(lo, r), (lo, r + 1)]
+        chain_r += [(hi, r), (hi, r + 1)]
+    poly = _simplify(chain_l, 0.75) + _simplify(chain_r[::-1], 0.75)
+    # drop the corners that change the area least until few remain
+    while len(poly) > max_points:
+        areas = []
+        for i in range(len(poly)):
+            (ax, ay), (bx, by), (cx, cy) = poly[i - 1], poly[i], poly[(i + 1) % len(poly)]
+            areas.append(abs((bx - ax) * (cy - ay) - (cx - ax) * (by - ay)))
+        poly.pop(int(np.argmin(areas)))
+    return [[round(float(x) + ox, 1), round(float(y) + oy, 1)] for x, y in poly]
 
 
 # ---------------------------------------------------------------- the layout on the plane
@@ -613,7 +623,7 @@ def compose(items: list[Placed], deck: DeckStyle, canvas: Image.Image, quad: lis
         sub_flg = flg_o[y0:y1, x0:x1]
         ann: dict[str, Any] = {
             "category_id": category_id(p.card), "iscrowd": 0,
-            "card_polygon": _mask_hull(sub_own, x0, y0),
+            "card_polygon": _mask_outline(_main_part(sub_own, math.dist(oc[0], oc[1])), x0, y0),
             "card_corners": [[round(x, 1), round(y, 1)] for x, y in oc],
             "group": p.group, "group_state": p.state, "row": p.row,
             "color": None if p.card is None else p.card.color,

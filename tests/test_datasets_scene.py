@@ -260,3 +260,32 @@ def test_labels_belong_to_their_group(scenes) -> None:
                 assert str(Card.from_index(a["category_id"] - 1)) in g["cards"]
         for n, k in per_group.items():
             assert k <= len(meta["groups"][n]["cards"])
+
+
+def _inside(pt: tuple[float, float], poly: list[list[float]]) -> bool:
+    x, y = pt
+    hit = False
+    for i in range(len(poly)):
+        (x0, y0), (x1, y1) = poly[i], poly[(i + 1) % len(poly)]
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            hit = not hit
+    return hit
+
+
+def test_visible_polygon_holds_its_own_glyph_and_not_its_neighbours(scenes) -> None:
+    """The glyph box centre of a labelled face lies in its own card's visible polygon and rarely in
+    another card's (a wedge of the card underneath must not swallow the card on top)."""
+    total = own_out = shared = 0
+    for _, anns, _, _ in scenes:
+        kept = [a for a in anns if not a["ignore"]]
+        for a in kept:
+            if a["category_id"] == BACK_ID:
+                continue
+            x, y, w, h = a["bbox"]
+            c = (x + w / 2, y + h / 2)
+            total += 1
+            own_out += not _inside(c, a["card_polygon"])
+            shared += any(_inside(c, b["card_polygon"]) for b in kept if b is not a)
+    assert total > 150
+    assert own_out <= total * 0.01, f"{own_out} of {total} glyphs outside their own card polygon"
+    assert shared <= total * 0.03, f"{shared} of {total} glyphs inside another card's polygon"
