@@ -289,3 +289,15 @@ def test_visible_polygon_holds_its_own_glyph_and_not_its_neighbours(scenes) -> N
     assert total > 150
     assert own_out <= total * 0.01, f"{own_out} of {total} glyphs outside their own card polygon"
     assert shared <= total * 0.03, f"{shared} of {total} glyphs inside another card's polygon"
+
+
+def test_ignore_means_too_hidden(scenes) -> None:
+    """A face is kept exactly when one of its glyphs shows at least half its ink; a kept back shows
+    a real part of itself; nothing is labelled that shows (almost) nothing."""
+    for _, anns, _, _ in scenes:
+        for a in anns:
+            assert a["bbox"][2] >= 1 and a["bbox"][3] >= 1
+            if a["category_id"] == BACK_ID:
+                continue
+            best = max((g["visible"] for g in a["glyphs"]), default=0.0)
+            assert a["ignore"] == (best < 0.5), a
