@@ -356,6 +356,7 @@ class WinScreen(Base):
             return
         sst = st.sstate
         w = st.win
+        self.back_to = "review" if st.draft.is_photo else "manual"
         names = list(s.players)
         idle = sst.idle
         ids = self.ids

@@ -14,7 +14,7 @@ from typing import Any
 from kivy.app import App
 from kivy.core.text import DEFAULT_FONT, LabelBase
 from kivy.core.text import Label as CoreLabel
-from kivy.graphics import Color, Line, Rectangle
+from kivy.graphics import Color, InstructionGroup, Line, Rectangle
 from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
@@ -22,8 +22,8 @@ from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
 from kivy.uix.stacklayout import StackLayout
+from kivy.uix.stencilview import StencilView
 from kivy.uix.togglebutton import ToggleButton
-from kivy.uix.widget import Widget
 
 from zipai.engine import Card
 
@@ -237,13 +237,16 @@ class EditorView(BoxLayout):
         self._changed()
 
 
-class PhotoBoxes(Widget):
+class PhotoBoxes(StencilView):
     """The photo, fitted to the widget, with every detection boxed and labelled.
 
     Doubts are drawn thick and orange, the selected card in the accent colour; a tap on a box
-    selects that card in the editor.
+    selects that card in the editor. ``zoom_by`` magnifies (a phone's photo is small) and a
+    drag pans the magnified photo; a tap is a touch that did not move.
     """
 
+    zoom = NumericProperty(1.0)
+    pan = ListProperty([0.5, 0.5])  # the photo point at the widget's centre, as fractions
     source = StringProperty("")
     detections = ListProperty([])
     doubt_dets = ListProperty([])
@@ -255,8 +258,10 @@ class PhotoBoxes(Widget):
         super().__init__(**kw)
         self._texture: Any = None
         self._labels: dict[tuple[str, bool], Any] = {}
+        self._g = InstructionGroup()  # the photo and boxes, under the zoom buttons
+        self.canvas.insert(0, self._g)
         self.bind(pos=self.redraw, size=self.redraw, detections=self.redraw, doubt_dets=self.redraw,
-                  selected=self.redraw, source=self._load)
+                  selected=self.redraw, source=self._load, zoom=self.redraw, pan=self.redraw)
 
     def _load(self, *_: Any) -> None:
         self._texture = None
@@ -268,10 +273,16 @@ class PhotoBoxes(Widget):
         self.redraw()
 
     def fit(self) -> tuple[float, float, float]:
-        """Scale and offset that fit the photo inside the widget."""
+        """Scale and offset that put the photo (zoomed, panned) inside the widget."""
         iw, ih = self.image_size
-        k = min(self.width / max(iw, 1), self.height / max(ih, 1))
-        return k, self.x + (self.width - iw * k) / 2, self.y + (self.height - ih * k) / 2
+        k = min(self.width / max(iw, 1), self.height / max(ih, 1)) * self.zoom
+        px, py = self.pan
+        return k, self.center_x - px * iw * k, self.center_y - (1 - py) * ih * k
+
+    def zoom_by(self, factor: float) -> None:
+        self.zoom = min(6.0, max(1.0, self.zoom * factor))
+        if self.zoom == 1.0:
+            self.pan = [0.5, 0.5]
 
     def to_widget_box(self, box: Sequence[float]) -> tuple[float, float, float, float]:
         k, ox, oy = self.fit()
@@ -288,36 +299,34 @@ class PhotoBoxes(Widget):
         return self._labels[key]
 
     def redraw(self, *_: Any) -> None:
-        self.canvas.clear()
-        with self.canvas:
-            Color(0.15, 0.15, 0.15, 1)
-            Rectangle(pos=self.pos, size=self.size)
-            if self._texture is not None:
-                k, ox, oy = self.fit()
-                Color(1, 1, 1, 1)
-                Rectangle(texture=self._texture, pos=(ox, oy),
-                          size=(self.image_size[0] * k, self.image_size[1] * k))
-            doubts = set(self.doubt_dets)
-            for i, (face, box) in enumerate(self.detections):
-                x, y, w, h = self.to_widget_box(box)
-                if i == self.selected:
-                    Color(*ACCENT)
-                    width = dp(2.5)
-                elif i in doubts:
-                    Color(1.0, 0.45, 0.0, 1)
-                    width = dp(2.5)
-                elif face == "back":
-                    Color(0.3, 0.55, 1.0, 1)
-                    width = dp(1.2)
-                else:
-                    Color(0.1, 0.8, 0.3, 1)
-                    width = dp(1.2)
-                Line(rectangle=(x, y, w, h), width=width)
-                tex = self._label(face_text(face), face != "back" and Card.parse(face).is_red)
-                Color(*(INK_RED if face != "back" and Card.parse(face).is_red else (0.1, 0.1, 0.1, 1)))
-                Rectangle(pos=(x, y + h), size=tex.size)
-                Color(1, 1, 1, 1)
-                Rectangle(texture=tex, pos=(x, y + h), size=tex.size)
+        g = self._g
+        g.clear()
+        g.add(Color(0.15, 0.15, 0.15, 1))
+        g.add(Rectangle(pos=self.pos, size=self.size))
+        if self._texture is not None:
+            k, ox, oy = self.fit()
+            g.add(Color(1, 1, 1, 1))
+            g.add(Rectangle(texture=self._texture, pos=(ox, oy),
+                            size=(self.image_size[0] * k, self.image_size[1] * k)))
+        doubts = set(self.doubt_dets)
+        for i, (face, box) in enumerate(self.detections):
+            x, y, w, h = self.to_widget_box(box)
+            red = face != "back" and Card.parse(face).is_red
+            if i == self.selected:
+                color, width = ACCENT, dp(2.5)
+            elif i in doubts:
+                color, width = (1.0, 0.45, 0.0, 1), dp(2.5)
+            elif face == "back":
+                color, width = (0.3, 0.55, 1.0, 1), dp(1.2)
+            else:
+                color, width = (0.1, 0.8, 0.3, 1), dp(1.2)
+            g.add(Color(*color))
+            g.add(Line(rectangle=(x, y, w, h), width=width))
+            tex = self._label(face_text(face), red)
+            g.add(Color(*(INK_RED if red else (0.1, 0.1, 0.1, 1))))
+            g.add(Rectangle(pos=(x, y + h), size=tex.size))
+            g.add(Color(1, 1, 1, 1))
+            g.add(Rectangle(texture=tex, pos=(x, y + h), size=tex.size))
 
     def hit(self, wx: float, wy: float) -> int:
         """The detection under a point (the smallest box wins), or -1."""
@@ -331,12 +340,34 @@ class PhotoBoxes(Widget):
 
     def on_touch_down(self, touch: Any) -> bool:
         if not self.collide_point(*touch.pos):
-            return super().on_touch_down(touch)
-        i = self.hit(*touch.pos)
-        if i >= 0 and self.on_tap is not None:
-            self.on_tap(i)
+            return False
+        if super().on_touch_down(touch):  # the zoom buttons
             return True
-        return super().on_touch_down(touch)
+        touch.grab(self)
+        touch.ud["photo_start"] = touch.pos
+        return True
+
+    def on_touch_move(self, touch: Any) -> bool:
+        if touch.grab_current is not self:
+            return super().on_touch_move(touch)
+        if self.zoom > 1.0:
+            k = self.fit()[0]
+            iw, ih = self.image_size
+            px = min(1.0, max(0.0, self.pan[0] - touch.dx / max(iw * k, 1)))
+            py = min(1.0, max(0.0, self.pan[1] + touch.dy / max(ih * k, 1)))
+            self.pan = [px, py]
+        return True
+
+    def on_touch_up(self, touch: Any) -> bool:
+        if touch.grab_current is not self:
+            return super().on_touch_up(touch)
+        touch.ungrab(self)
+        sx, sy = touch.ud.get("photo_start", touch.pos)
+        if abs(touch.x - sx) < dp(10) and abs(touch.y - sy) < dp(10):
+            i = self.hit(*touch.pos)
+            if i >= 0 and self.on_tap is not None:
+                self.on_tap(i)
+        return True
 
 
 class Choice(BoxLayout):

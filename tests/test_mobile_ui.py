@@ -267,6 +267,25 @@ def test_review_corrections_by_tap(ui: UI) -> None:
     ui.pad(truth[bad])
     assert st.draft.detections[bad].card == truth[bad]
     assert not any(bad in d.detections for d in st.check().doubts)
+    # zoom in, drag, and a tap on a (moved) box still selects it; zoom back out
+    ui.press(ui.button("+"))
+    assert view.zoom > 1
+    from kivy.tests.common import UnitTestTouch
+
+    t = UnitTestTouch(view.center_x, view.center_y)
+    t.touch_down()
+    t.touch_move(view.center_x + 30, view.center_y + 20)
+    t.touch_up()
+    ui.pump()
+    assert view.pan != [0.5, 0.5] and st.editor.card is None  # a drag is not a tap
+    x, y, w, h = view.to_widget_box(st.draft.detections[bad].box)
+    if view.collide_point(x + w / 2, y + h / 2):
+        ui.tap_at(x + w / 2, y + h / 2)
+        assert st.editor.card == st.draft.locate(bad)
+        ui.tap_at(x + w / 2, y + h / 2)  # a second tap lets it go
+    while view.zoom > 1:
+        ui.press(ui.button("-"))
+    assert view.pan == [0.5, 0.5] and st.editor.card is None
     # delete a card, add it back to the same group, flip a group twice and back
     ci, pos = 0, 0
     face = st.draft.columns[ci].cards[pos]
