@@ -39,6 +39,15 @@ def _size(text: str | None) -> tuple[int, int] | None:
     return w, h
 
 
+def _no_display() -> bool:
+    """A Linux desktop without X11 or Wayland (and no SDL driver chosen): nothing to show on."""
+    from .android_ort import on_android
+
+    if sys.platform != "linux" or on_android() or os.environ.get("SDL_VIDEODRIVER"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def kivy_env(headless: bool = False, home: str | None = None) -> None:
     """Settings Kivy reads on first import: no argv parsing, quiet console, own config home."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")
@@ -52,12 +61,17 @@ def kivy_env(headless: bool = False, home: str | None = None) -> None:
         os.environ.pop("DISPLAY", None)
 
 
+def _say(msg: str) -> None:
+    """One line on the real stderr (Kivy's logger takes over ``sys.stderr`` once imported)."""
+    print(f"zipai app: {msg}", file=sys.__stderr__ or sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         size = _size(args.size)
     except ValueError as exc:
-        print(f"zipai app: {exc}", file=sys.stderr)
+        _say(f"{exc}")
         return 2
     shots = Path(args.screenshots) if args.screenshots else None
     photo = None
@@ -66,14 +80,18 @@ def main(argv: list[str] | None = None) -> int:
 
         photo = Path(args.photo) if args.photo else sample_photo()
         if photo is not None and not photo.is_file():
-            print(f"zipai app: photo {str(photo)!r} not found", file=sys.stderr)
+            _say(f"photo {str(photo)!r} not found")
             return 2
         try:
             shots.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            print(f"zipai app: cannot create {str(shots)!r}: {exc.strerror}", file=sys.stderr)
+            _say(f"cannot create {str(shots)!r}: {exc.strerror}")
             return 2
         size = size or (540, 960)
+    if shots is None and _no_display():
+        _say("no display (DISPLAY and WAYLAND_DISPLAY are not set); start it in a desktop "
+             "session, or save every screen with --screenshots DIR")
+        return 2
     tmp = tempfile.TemporaryDirectory(prefix="zipai-app-") if shots is not None and not args.data else None
     data = Path(args.data) if args.data else (Path(tmp.name) if tmp else None)
     kivy_env(headless=shots is not None and not os.environ.get("DISPLAY"),
@@ -86,15 +104,21 @@ def main(argv: list[str] | None = None) -> int:
     from .state import default_data_dir
 
     data = data or default_data_dir()
+    if data.exists() and not data.is_dir():
+        _say(f"data folder {str(data)!r} is a file, not a folder")
+        return 2
     try:
         from .app import ZipaiApp
     except ImportError as exc:
-        print(f"zipai app: cannot start Kivy ({exc})", file=sys.stderr)
+        _say(f"cannot start Kivy ({exc})")
         return 2
     try:
         app = ZipaiApp(data)
-    except ValueError as exc:  # a damaged ledger file, an unreadable data folder
-        print(f"zipai app: {exc}", file=sys.stderr)
+    except ValueError as exc:  # a damaged or foreign ledger file
+        _say(f"{exc}")
+        return 2
+    except OSError as exc:  # a data folder that cannot be made or written
+        _say(f"data folder {str(data)!r}: {exc.strerror or exc}")
         return 2
     if args.lang:
         app.state.set_lang(args.lang)
@@ -108,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         if tmp is not None:
             tmp.cleanup()
         if walker.error:
-            print(f"zipai app: {walker.error}", file=sys.stderr)
+            _say(f"{walker.error}")
             return 2
         for p in walker.saved:
             print(p)

@@ -433,6 +433,22 @@ def test_screenshots_walk_every_screen(tmp_path: Path) -> None:
         assert ImageStat.Stat(im).mean[0] > 60, f"{p.name} looks black"
 
 
+def test_bad_command_lines_get_one_line(tmp_path: Path) -> None:
+    from zipai.mobile.main import main
+
+    assert main(["--size", "10x10"]) == 2 and main(["--size", "wide"]) == 2
+    (tmp_path / "file").write_text("x")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "ledger.db").write_text("not a database, only text that is long enough to be read" * 4)
+    env = {**os.environ, "SDL_VIDEODRIVER": "offscreen", "KIVY_HOME": str(tmp_path / "kivy")}
+    for data, words in ((tmp_path / "file", "not a folder"), (bad, "not a zipai ledger")):
+        res = subprocess.run([sys.executable, "-m", "zipai.cli", "app", "--data", str(data)],
+                             capture_output=True, text=True, env=env, timeout=120)
+        lines = res.stderr.strip().splitlines()
+        assert res.returncode == 2 and len(lines) == 1 and words in lines[0], res.stderr[-1500:]
+
+
 # ------------------------------------------------------------------ nothing is lost (subprocess)
 def _drive(data: str, mode: str) -> None:
     """The subprocess: ``record`` confirms a hand, starts typing the next, then waits to be killed;
