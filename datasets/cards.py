@@ -49,14 +49,18 @@ class DeckStyle:
     shear: float = 0.0      # italic slant of the glyph (x shift per unit of height)
     dry: float = 0.0        # dry-brush streaks in the ink, 0..1
     soft: float = 0.0       # blur radius of the ink edges, px at render size
+    decor: int = 0          # style 2 only: 1 misregistered second print, 2 hollow outline, 3 cartouche
+    decor_color: RGB = (0, 0, 0)
+    decor_shift: float = 0.0  # offset of the second print, fraction of the card width
 
 
 def _jit(rng: random.Random, c: RGB, d: int) -> RGB:
     return tuple(max(0, min(255, v + rng.randint(-d, d))) for v in c)  # type: ignore[return-value]
 
 
-def random_deck(rng: random.Random, split: str) -> DeckStyle:
-    """A deck style; the face comes from ``split``'s font list only."""
+def random_deck(rng: random.Random, split: str, style: int = 1) -> DeckStyle:
+    """A deck style; the face comes from ``split``'s font list only. ``style`` 2 adds decorated
+    glyphs (drawn after every style-1 choice, so style 1 decks stay exactly as they were)."""
     face = rng.choice(faces(split))
     variants: dict[int, str] = {}
     for rank, forms in BIG_VARIANTS.items():
@@ -91,6 +95,13 @@ def random_deck(rng: random.Random, split: str) -> DeckStyle:
     # bold sans and kai faces are sometimes printed lighter (serif hairlines would vanish)
     if "Bold" in face.path and face.style != "ming" and rng.random() < 0.3:
         deck = dataclasses.replace(deck, stroke=-rng.uniform(0.005, 0.02))
+    if style >= 2:
+        decor = rng.choices((0, 1, 2, 3), (0.4, 0.25, 0.15, 0.2))[0]
+        if decor == 2:  # the pale fill of a hollow glyph
+            color = rng.choice([(250, 250, 250), (235, 210, 120), (240, 170, 160), (200, 200, 200)])
+        else:  # the out-of-register second print
+            color = rng.choice([(120, 120, 120), (200, 160, 40), (210, 60, 50), (40, 60, 140)])
+        deck = dataclasses.replace(deck, decor=decor, decor_color=color, decor_shift=rng.uniform(0.02, 0.05))
     return deck
 
 
@@ -190,12 +201,25 @@ def render_face(deck: DeckStyle, card: Card, width: int,
         g = g.resize((max(1, int(gw * fit)), max(1, int(gh * fit))), Image.Resampling.BILINEAR)
         gw, gh = g.size
     gx, gy = (w - gw) // 2, int(h * deck.glyph_top) + 1
-    ink_alpha = np.zeros((h, w), np.float32)
     ga = np.asarray(g, np.float32) / 255.0
-    ink_alpha[gy:gy + gh, gx:gx + gw] = np.maximum(ink_alpha[gy:gy + gh, gx:gx + gw], ga)
-    gb = ga[::-1, ::-1]
     by, bx = h - gy - gh, w - gx - gw
-    ink_alpha[by:by + gh, bx:bx + gw] = np.maximum(ink_alpha[by:by + gh, bx:bx + gw], gb)
+    second = np.zeros((h, w), np.float32)      # a second ink layer (style 2 decorations)
+    if deck.decor == 2:  # hollow glyph: a dark outline around a pale fill
+        k = max(1, round(0.035 * w))
+        grown = np.asarray(g.filter(ImageFilter.MaxFilter(2 * k + 1)), np.float32) / 255.0
+        ring = np.clip(grown - ga, 0, 1)
+        second = _both_glyphs(ga * 0.45, h, w, gx, gy, bx, by)
+        ga = ring
+    elif deck.decor == 1:  # printed twice, the second pass out of register
+        sx = round(deck.decor_shift * w)
+        second = _both_glyphs(ga, h, w, gx + sx, gy + sx, bx - sx, by - sx)
+    elif deck.decor == 3:  # the glyph sits in a cartouche
+        pad = max(2, int(w * 0.04))
+        lw = max(1, int(w * 0.025))
+        for x0, y0 in ((gx, gy), (bx, by)):
+            d.rounded_rectangle((x0 - pad, y0 - pad, x0 + gw + pad, y0 + gh + pad), radius=pad * 2,
+                                outline=deck.frame_color, width=lw)
+    ink_alpha = _both_glyphs(ga, h, w, gx, gy, bx, by)
     # which glyph owns each pixel: the upper half of the card holds the top glyph
     which = np.full((h, w), 2, np.uint8)
     which[: h // 2] = 1
@@ -223,15 +247,20 @@ def render_face(deck: DeckStyle, card: Card, width: int,
         big = np.asarray(Image.fromarray(small, "F").resize((w, h), Image.Resampling.BILINEAR))
         holes = big > 2.6 - deck.wear
         ink_alpha = ink_alpha * np.where(holes, 0.35, 1.0)
+        second = second * np.where(holes, 0.35, 1.0)
     if deck.soft > 0:  # ink that spread into the paper: soft edges
-        a8 = Image.fromarray(np.clip(ink_alpha * 255, 0, 255).astype(np.uint8))
-        ink_alpha = np.asarray(a8.filter(ImageFilter.GaussianBlur(deck.soft)), np.float32) / 255
+        ink_alpha, second = _soften(ink_alpha, deck.soft), _soften(second, deck.soft)
     if deck.dry > 0:  # dry brush: streaks along the stroke direction where the ink ran thin
         nrng2 = np.random.default_rng(rng.getrandbits(32))
         streak = nrng2.normal(0, 1, (max(2, h // 6), max(2, w // 2))).astype(np.float32)
         streak = np.asarray(Image.fromarray(streak, "F").resize((w, h), Image.Resampling.BILINEAR))
-        ink_alpha = ink_alpha * np.where(streak > 1.6 - deck.dry, 0.55, 1.0)
-    flags = np.where(ink_alpha > 0.3, which, 0).astype(np.uint8)  # labels follow the final ink
+        thin = np.where(streak > 1.6 - deck.dry, 0.55, 1.0)
+        ink_alpha, second = ink_alpha * thin, second * thin
+    # labels follow the final ink, decorations included
+    flags = np.where((ink_alpha > 0.3) | (second > 0.3), which, 0).astype(np.uint8)
+    if deck.decor:
+        sa = second[..., None]
+        arr = arr * (1 - sa) + np.asarray(deck.decor_color, np.float32) * sa
     ia = ink_alpha[..., None]
     arr = arr * (1 - ia) + np.asarray(ink, np.float32) * ia
     if deck.wear > 0.3:  # dirty, yellowed edges
@@ -243,6 +272,23 @@ def render_face(deck: DeckStyle, card: Card, width: int,
     out = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8)).convert("RGBA")
     out.putalpha(_rounded(w, h, int(w * deck.radius)))
     return out, Image.fromarray(flags)
+
+
+def _both_glyphs(ga: np.ndarray, h: int, w: int, gx: int, gy: int, bx: int, by: int) -> np.ndarray:
+    """A card-sized alpha holding ``ga`` at (gx, gy) and, turned half round, at (bx, by)."""
+    out = np.zeros((h, w), np.float32)
+    for a, x0, y0 in ((ga, gx, gy), (ga[::-1, ::-1], bx, by)):
+        gh, gw = a.shape
+        xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + gw), min(h, y0 + gh)
+        if xa < xb and ya < yb:
+            part = a[ya - y0:yb - y0, xa - x0:xb - x0]
+            out[ya:yb, xa:xb] = np.maximum(out[ya:yb, xa:xb], part)
+    return out
+
+
+def _soften(alpha: np.ndarray, radius: float) -> np.ndarray:
+    a8 = Image.fromarray(np.clip(alpha * 255, 0, 255).astype(np.uint8))
+    return np.asarray(a8.filter(ImageFilter.GaussianBlur(radius)), np.float32) / 255
 
 
 def _paper_light(arr: np.ndarray, rng: random.Random) -> np.ndarray:

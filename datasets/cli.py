@@ -71,11 +71,14 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _render_one(job: tuple[str, int, str, int, tuple[int, int], int]) -> tuple[int, dict[str, Any], list]:
-    out, seed, split, index, size, quality = job
+Job = tuple[str, int, str, int, tuple[int, int], int, int]  # out, seed, split, index, size, quality, style
+
+
+def _render_one(job: Job) -> tuple[int, dict[str, Any], list]:
+    out, seed, split, index, size, quality, style = job
     from .scene import render_scene_full
 
-    img, anns, meta = render_scene_full(seed, split, index, size)
+    img, anns, meta = render_scene_full(seed, split, index, size, style=style)
     name = f"images/{index:06d}.jpg"
     img.save(os.path.join(out, name), "JPEG", quality=quality)
     entry = {"file_name": name, "width": img.width, "height": img.height, **meta}
@@ -84,14 +87,14 @@ def _render_one(job: tuple[str, int, str, int, tuple[int, int], int]) -> tuple[i
 
 def render_dataset(out: str, count: int, seed: int, split: str = "train",
                    size: tuple[int, int] = (1600, 1200), workers: int = 2, start: int = 0,
-                   quiet: bool = False, quality: int = 92) -> dict[str, Any]:
+                   quiet: bool = False, quality: int = 92, style: int = 1) -> dict[str, Any]:
     """Render images ``start .. start+count-1`` into ``out`` and write ``annotations.json``."""
     from .fonts import faces
     from .scene import CATEGORIES
 
     faces(split)  # a missing font fails here, before any work
     os.makedirs(os.path.join(out, "images"), exist_ok=True)
-    jobs = [(out, seed, split, i, size, quality) for i in range(start, start + count)]
+    jobs = [(out, seed, split, i, size, quality, style) for i in range(start, start + count)]
     results: dict[int, tuple[dict[str, Any], list]] = {}
     bar = _Progress(count, quiet)
     if workers > 1 and count > 1:
@@ -114,7 +117,7 @@ def render_dataset(out: str, count: int, seed: int, split: str = "train",
             annotations.append({"id": len(annotations) + 1, "image_id": idx, **a})
     coco = {
         "info": {"description": "Zipai synthetic table photos", "version": "1", "seed": seed,
-                 "split": split, "size": list(size), "spec": "datasets/LABELS.md"},
+                 "split": split, "style": style, "size": list(size), "spec": "datasets/LABELS.md"},
         "categories": CATEGORIES, "images": images, "annotations": annotations,
     }
     with open(os.path.join(out, "annotations.json"), "w", encoding="utf-8") as f:
@@ -133,6 +136,8 @@ def _cmd_render(argv: list[str]) -> int:
     p.add_argument("--start", type=_int, default=0, help="first image index")
     p.add_argument("--quality", type=_positive, default=92, help="JPEG quality of the written files")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--style", type=int, choices=(1, 2), default=1,
+                   help="1: the generator the first detector was trained on (default); 2: decorated glyphs")
     a = p.parse_args(argv)
     if a.start < 0:
         p.error("--start must be 0 or more")
@@ -140,7 +145,7 @@ def _cmd_render(argv: list[str]) -> int:
         p.error(f"--out {a.out} exists and is not a folder")
     t0 = time.time()
     coco = render_dataset(a.out, a.count, a.seed, a.split, a.size, a.workers, a.start, a.quiet,
-                          min(100, a.quality))
+                          min(100, a.quality), a.style)
     dt = time.time() - t0
     print(f"wrote {len(coco['images'])} images, {len(coco['annotations'])} labels to {a.out} "
           f"in {dt:.1f}s ({len(coco['images']) / max(dt, 1e-6):.2f} img/s)")

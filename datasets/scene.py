@@ -34,6 +34,7 @@ BACK_ID = 21
 MIN_GLYPH_VISIBLE = 0.5    # below this fraction of its ink a glyph is too hidden to tell
 MIN_BACK_VISIBLE = 0.15    # fraction of a back's area
 MIN_PIXELS = 12
+STYLES = (1, 2)            # 1: the generator as frozen for the first detector; 2: decorated glyphs
 
 
 def category_id(card: Card | None) -> int:
@@ -666,15 +667,16 @@ def compose(items: list[Placed], deck: DeckStyle, canvas: Image.Image, quad: lis
 
 
 
-def render_scene(seed: int, split: str, index: int,
-                 size: tuple[int, int] = (1600, 1200)) -> tuple[Image.Image, list[dict[str, Any]]]:
-    """A table photo and its annotations (no "id"/"image_id" yet); see datasets/LABELS.md."""
-    img, anns, _ = render_scene_full(seed, split, index, size)
+def render_scene(seed: int, split: str, index: int, size: tuple[int, int] = (1600, 1200),
+                 style: int = 1) -> tuple[Image.Image, list[dict[str, Any]]]:
+    """A table photo and its annotations (no "id"/"image_id" yet); see datasets/LABELS.md.
+    ``style`` 2 adds decorated glyphs; style 1 is the generator the first detector was trained on."""
+    img, anns, _ = render_scene_full(seed, split, index, size, style=style)
     return img, anns
 
 
 def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] = (1600, 1200),
-                      effects: bool = True, debug: dict[str, Any] | None = None
+                      effects: bool = True, debug: dict[str, Any] | None = None, style: int = 1,
                       ) -> tuple[Image.Image, list[dict[str, Any]], dict[str, Any]]:
     """Like ``render_scene``, plus the image-level metadata (font, layout, groups, table).
 
@@ -683,9 +685,11 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     W, H = int(size[0]), int(size[1])
     if W < 64 or H < 64:
         raise ValueError(f"image size {W}x{H} is too small (at least 64x64)")
+    if style not in STYLES:
+        raise ValueError(f"unknown style {style!r} (use {', '.join(map(str, STYLES))})")
     rng = _rng_for(seed, split, index)
     nrng = np.random.default_rng(rng.getrandbits(64))
-    deck = random_deck(rng, split)
+    deck = random_deck(rng, split, style)
     lay = pick_layout(rng)
     PW, PH = int(W * 1.35), int(H * 1.35)
 
@@ -823,7 +827,7 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
             kind = None
         groups_meta.append({"cards": [str(c) for c in g.cards], "state": g.state, "row": g.row,
                             "kind": kind})
-    meta = {"split": split, "font": deck.face.name, "font_style": deck.face.style,
+    meta = {"split": split, "style": style, "font": deck.face.name, "font_style": deck.face.style,
             "layout": lay.to_input(), "groups": groups_meta, "table": table_kind,
             "loose": [str(c) for c in loose], "seed": seed, "index": index}
     return photo, anns, meta

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,21 +30,33 @@ def _ink(rgb: np.ndarray, red: bool) -> np.ndarray:
     return lum < 0.62 * np.percentile(lum, 95)
 
 
-def _plain_deck(rng: random.Random, split: str) -> DeckStyle:
+def _plain_deck(rng: random.Random, split: str, style: int = 1) -> DeckStyle:
     """A deck with no frame, corner marks or picture: the only ink on a face is its two glyphs."""
-    return dataclasses.replace(_random_deck(rng, split), frame=0, corner_marks=False, picture=0)
+    deck = _random_deck(rng, split, style)
+    return dataclasses.replace(deck, frame=0, corner_marks=False, picture=0,
+                               decor=deck.decor if deck.decor == 2 else 0)
+
+
+def _clean_scenes(style: int, count: int) -> list[tuple[np.ndarray, list[dict], dict, dict]]:
+    out = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scene_mod, "random_deck", _plain_deck)
+        for i in range(count):
+            dbg: dict = {}
+            img, anns, meta = render_scene_full(4, "train", i, SIZE, effects=False, debug=dbg, style=style)
+            out.append((np.asarray(img), anns, meta, dbg))
+    return out
 
 
 @pytest.fixture(scope="module")
 def scenes() -> list[tuple[np.ndarray, list[dict], dict, dict]]:
-    out = []
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(scene_mod, "random_deck", _plain_deck)
-        for i in range(12):
-            dbg: dict = {}
-            img, anns, meta = render_scene_full(4, "train", i, SIZE, effects=False, debug=dbg)
-            out.append((np.asarray(img), anns, meta, dbg))
-    return out
+    return _clean_scenes(1, 12)
+
+
+@pytest.fixture(scope="module")
+def scenes_v2() -> list[tuple[np.ndarray, list[dict], dict, dict]]:
+    """Style 2 with hollow glyphs kept (misregistered prints are tested on a lone card)."""
+    return _clean_scenes(2, 12)
 
 
 def test_render_is_deterministic() -> None:
@@ -54,10 +67,12 @@ def test_render_is_deterministic() -> None:
     assert not np.array_equal(np.asarray(a), np.asarray(c))
 
 
-def test_glyph_boxes_lie_on_their_ink(scenes) -> None:
+@pytest.mark.parametrize("fixture", ["scenes", "scenes_v2"])
+def test_glyph_boxes_lie_on_their_ink(fixture: str, request: pytest.FixtureRequest) -> None:
     """In the clean image, ink of the card's colour covers every labelled glyph box; for red
     cards (whose ink no shadow or card edge can imitate) the red ink inside the card spans the
     box of each fully visible glyph to within 3 px on every side, with no systematic shift."""
+    scenes = request.getfixturevalue(fixture)
     checked = bad = 0
     signed: list[tuple[int, int, int, int]] = []
     m = 4
@@ -121,9 +136,9 @@ def test_labels_follow_the_owner_map(scenes) -> None:
 
 
 def _plain_setup(card_specs: list[tuple[Card | None, float, float, float]], seed: int = 1,
-                 occluders: list | None = None) -> tuple[np.ndarray, list[dict]]:
+                 occluders: list | None = None, **deck_fields: Any) -> tuple[np.ndarray, list[dict]]:
     rng = random.Random(seed)
-    deck = dataclasses.replace(_plain_deck(rng, "train"), wear=0.0)
+    deck = dataclasses.replace(_plain_deck(rng, "train"), wear=0.0, **deck_fields)
     w, h = 600, 400
     canvas = Image.new("RGB", (w, h), (128, 128, 128))
     items = [Placed(c, cx, cy, ang, 0, "open", "table") for c, cx, cy, ang in card_specs]
@@ -141,6 +156,22 @@ def test_box_equals_ink_box_of_a_lone_card() -> None:
     x, y, w, h = anns[0]["bbox"]
     assert abs(x - xs.min()) <= 1 and abs(y - ys.min()) <= 1
     assert abs(x + w - 1 - xs.max()) <= 1 and abs(y + h - 1 - ys.max()) <= 1
+
+
+@pytest.mark.parametrize("decor", [1, 3])
+def test_decorated_glyph_box(decor: int) -> None:
+    """A second print out of register is part of the glyph's ink; a cartouche around it is not."""
+    red = Card.parse("d7")
+    rgb, anns = _plain_setup([(red, 300, 200, 0.0)], decor=decor, decor_color=(210, 40, 40),
+                             decor_shift=0.05, frame_color=(20, 20, 20), soft=0.0, dry=0.0)
+    ink = _ink(rgb, True)
+    ys, xs = np.nonzero(ink[:200])
+    x, y, w, h = anns[0]["bbox"]      # faint anti-aliased tips may fall under the red threshold
+    assert abs(x - xs.min()) <= 2 and abs(y - ys.min()) <= 2
+    assert abs(x + w - 1 - xs.max()) <= 2 and abs(y + h - 1 - ys.max()) <= 2
+    _, plain = _plain_setup([(red, 300, 200, 0.0)], soft=0.0, dry=0.0)
+    grow = anns[0]["bbox"][2] - plain[0]["bbox"][2]
+    assert grow >= 2 if decor == 1 else grow == 0
 
 
 def test_hidden_cards_are_not_labelled_visible() -> None:
