@@ -243,6 +243,13 @@ def test_draw_and_undo_from_the_ledger(ui: UI) -> None:
     ui.tap_text("undo")
     ui.tap_text("undo")  # nothing left: a status line, no crash
     assert st.sstate.history == [] and ui.app.status
+    scr = ui.screen
+    for ti, v in zip(scr.adjust_inputs, ("5", "-5", ""), strict=True):
+        ti.text = v
+    scr.ids.reason.text = "更正"
+    ui.tap_text("apply")
+    e = st.sstate.history[-1]
+    assert e.kind == "adjust" and e.reason == "更正" and st.sstate.round_totals == [5, -5, 0]
 
 
 def test_review_corrections_by_tap(ui: UI) -> None:
@@ -335,6 +342,20 @@ def test_review_corrections_by_tap(ui: UI) -> None:
     assert ui.screen.name == "hand" and ui.screen.ids.photo.source == e.photo
     ui.press(ui.screen.ids.delphoto)
     assert not Path(e.photo).exists() and len(st.sstate.history) == 1
+    # edit the hand: won from the stock instead; the ledger replaces it
+    ui.press(ui.screen.ids.edit)
+    assert ui.screen.name == "manual" and st.pending.editing == 1
+    ui.tap_text("next")
+    ui.choose(ui.screen.ids.won_by, "stock")
+    ui.tap_text("score_it")
+    shown = st.result["score"]
+    ui.press(ui.screen.ids.confirm)
+    hist = st.sstate.history
+    assert len(hist) == 1 and hist[0].won_by == "stock" and hist[0].score == shown
+    # and settle the evening
+    ui.tap_text("settle")
+    ui.press(ui.screen.ids.lock)
+    assert st.sstate.locked and sum(st.settlement().points) == 0
 
 
 def test_win_form_follows_the_rule_set_and_seats(ui: UI) -> None:
