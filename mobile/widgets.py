@@ -142,7 +142,8 @@ class CardPad(GridLayout):
 def _row_button(text: str, cb: Callable[[Any], None], width: float, bg: tuple[float, ...] = GREEN,
                 **kw: Any) -> Button:
     b = Button(text=text, size_hint_x=None, width=width, background_normal="", background_down="",
-               background_color=bg, font_size=sp(15), **kw)
+               background_color=bg, font_size=sp(14), halign="center", valign="middle", **kw)
+    b.bind(size=lambda w, s: setattr(w, "text_size", (s[0] - dp(4), None)))
     b.bind(on_release=cb)
     return b
 
@@ -187,7 +188,7 @@ class EditorView(BoxLayout):
             if col.state == FREE:
                 label = tr("hand_row")
             else:
-                label = f"{ci + 1} {tr('open') if col.state == OPEN else tr('concealed')}"
+                label = f"{ci + 1}\n{tr('open') if col.state == OPEN else tr('concealed')}"
             bg = ACCENT if is_target else (GREEN if col.state == OPEN else
                                            BACK_BLUE if col.state == CONCEALED else (0.45, 0.45, 0.45, 1))
             head = _row_button(label, lambda _b, ci=ci: self.on_head(ci), dp(70), bg)
