@@ -194,3 +194,24 @@ def test_backup_restore_and_share_text(app_state: AppState) -> None:
     assert [e.reason for e in st.sstate.history] == ["更正"]
     text = st.share_text().read_text(encoding="utf-8")
     assert "甲" in text and "转账" in text
+
+
+def test_sample_photo_with_the_shipped_model(tmp_path: Path) -> None:
+    """The real detector on models/sample.jpg: the review draft scores like ``zipai scan``."""
+    from zipai.mobile.state import sample_photo
+    from zipai.vision.detector import default_manifest
+
+    photo = sample_photo()
+    if photo is None or not default_manifest().is_file():
+        pytest.skip("no shipped model or sample photo yet (models/)")
+    from zipai.vision import scan_file
+
+    st = AppState(tmp_path)
+    st.new_session("s", "hunan", ["a", "b", "c"])
+    d = st.load_photo(photo)
+    assert d.is_photo and d.detections and d.count() >= 21
+    ref = scan_file(photo, base=st.base())
+    chk = st.check()
+    assert chk.layout["groups"] == ref.assembled.layout["groups"]
+    assert sorted(chk.layout["hand"]) == sorted(ref.assembled.layout["hand"])
+    st.close()
