@@ -145,10 +145,11 @@ def build_finder_set(scenes: list[Scene], long_side: int, cache: Path | None = N
                 kl.append(1)
                 il.append(a.ignore)
                 continue
-            for b, v, _ in a.glyphs or [(a.box, 1.0, a.down)]:
-                bl.append(b)
-                kl.append(0)
-                il.append(a.ignore or v < 0.5)  # half-hidden ink: neither found nor missed
+            # only the identifying glyph is a find: the far end of a fully shown card (turned
+            # round) is a negative, told apart by whether the card runs on uncovered
+            bl.append(a.box)
+            kl.append(0)
+            il.append(a.ignore)
         boxes.append(np.asarray(bl, np.float32).reshape(-1, 4) * k)
         kinds.append(np.asarray(kl, np.int64))
         ignore.append(np.asarray(il, bool))

@@ -52,6 +52,7 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
                    "margin": margin, "none_threshold": 0.5},
         "normalise": {"mean": list(MEAN), "std": list(STD), "layout": "NCHW RGB, (x/255 - mean) / std"},
         "color": {"red_threshold": 0.10},
+        "postprocess": {"drop_far_ends": True},
         "training": training,
         "figures": figures,
     }

@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="rendered splits live here")
     p.add_argument("--runs", type=Path, default=DEFAULT_RUNS, help="checkpoints, caches and logs")
     p.add_argument("--out", type=Path, default=None, help="where the model goes (default: models/)")
-    p.add_argument("--seed", type=int, default=5, help="data seed for rendering")
+    p.add_argument("--seed", type=int, default=5, help="data seed: train renders with it, val with seed + 1")
     p.add_argument("--train-count", type=int, default=2400)
     p.add_argument("--val-count", type=int, default=200)
     p.add_argument("--size", default="1600x1200", help="rendered scene size WxH")
@@ -542,7 +542,7 @@ def run(args: argparse.Namespace) -> int:
             f.unlink()
     t_start = time.time()
     tr_dir = ensure_split(args.data, "train", args.train_count, args.seed, args.size)
-    va_dir = ensure_split(args.data, "val", args.val_count, args.seed, args.size)
+    va_dir = ensure_split(args.data, "val", args.val_count, args.seed + 1, args.size)
     train_sc, val_sc = D.load_coco(tr_dir), D.load_coco(va_dir)
     print(f"data: {len(train_sc)} train, {len(val_sc)} val scenes", file=sys.stderr)
     fs = D.build_finder_set(train_sc, LONG_SIDE, args.runs / "finder_train.npz", "finder data (train)")
@@ -573,7 +573,8 @@ def run(args: argparse.Namespace) -> int:
     plot_confusion(cm, list(READER_CLASSES), out_dir / "confusion.png",
                    f"reader on {len(pred)} val crops (jittered true boxes): accuracy {acc:.4f}")
     plot_curves(fh, rh, out_dir / "training_curve.png")
-    info = {"data_seed": args.seed, "train_scenes": len(train_sc), "val_scenes": len(val_sc),
+    info = {"data_seed": args.seed, "val_seed": args.seed + 1, "train_scenes": len(train_sc),
+            "val_scenes": len(val_sc),
             "scene_size": args.size, "finder_minutes": round(args.finder_minutes, 1),
             "reader_minutes": round(args.reader_minutes, 1), "reader_crops": len(bank[1]),
             "turned_crops": bool(args.turned),

@@ -18,9 +18,33 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
+
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector, default_manifest
-from zipai.vision.evaluate import Totals, match_scene
+from zipai.vision.evaluate import Totals, _polygon, inside, match_scene
+from zipai.vision.scan import scan_decoded
+
+
+def same_layout(got: dict, truth: dict) -> bool:
+    """The engine input from the photo equals the scene's: same groups (cards and state) and
+    the same free hand cards, in any order."""
+    def groups(lay: dict) -> list:
+        return sorted((sorted(g["cards"]), g.get("state", "open")) for g in lay.get("groups", []))
+
+    return groups(got) == groups(truth) and sorted(got.get("hand", [])) == sorted(truth.get("hand", []))
+
+
+def calibrate(pairs: list[tuple[float, bool]]) -> tuple[float, float]:
+    """The redness threshold that best separates red from black ink, and its accuracy."""
+    if not pairs:
+        return 0.1, 0.0
+    r = np.asarray([p[0] for p in pairs])
+    red = np.asarray([p[1] for p in pairs])
+    ts = np.quantile(r, np.linspace(0.01, 0.99, 197))
+    accs = [float(((r > t) == red).mean()) for t in ts]
+    k = int(np.argmax(accs))
+    return float(ts[k]), accs[k]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--write-manifest", action="store_true", help="record the figures in the manifest")
     p.add_argument("--failures", type=int, default=10, help="list this many imperfect scenes")
+    p.add_argument("--calibrate-color", action="store_true",
+                   help="fit the red/black ink threshold on this split (and store it with --write-manifest)")
     args = p.parse_args(argv)
     try:
         coco = json.loads((args.data / "annotations.json").read_text(encoding="utf-8"))
@@ -46,11 +72,28 @@ def main(argv: list[str] | None = None) -> int:
     fonts: dict[str, Totals] = {}
     times: list[float] = []
     failures: list[str] = []
+    reds: list[tuple[float, bool]] = []
+    layouts = layout_ok = complete = 0
+    colour_ok = colour_n = 0
     for n, im in enumerate(images):
         t0 = time.perf_counter()
-        dets = det.detect(load(args.data / im["file_name"]))
+        sc = scan_decoded(load(args.data / im["file_name"]), det)
+        dets = sc.detections
         times.append(time.perf_counter() - t0)
-        m = match_scene([(d.card, d.box) for d in dets], by_img.get(int(im["id"]), []))
+        if "layout" in im:
+            layouts += 1
+            layout_ok += same_layout(sc.assembled.layout, im["layout"])
+            complete += sc.assembled.complete
+        anns = by_img.get(int(im["id"]), [])
+        m = match_scene([(d.card, d.box) for d in dets], anns)
+        for d in dets:
+            if d.card == "back":
+                continue
+            truth = next((a for a in anns if a.get("color") and inside(d.center, _polygon(a))), None)
+            if truth is not None:
+                reds.append((d.redness, truth["color"] == "red"))
+                colour_n += 1
+                colour_ok += d.color == truth["color"]
         totals.add(m)
         fonts.setdefault(str(im.get("font", "?")), Totals()).add(m)
         if not m.exact and len(failures) < args.failures:
@@ -62,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"exact {f['scene_exact_rate']:.3f}", file=sys.stderr)
     fig = totals.figures()
     fig["detect_ms_median"] = round(1000 * statistics.median(times), 1) if times else 0.0
+    fig["ink_colour_accuracy"] = round(colour_ok / max(1, colour_n), 4)
+    fig["layout_exact_rate"] = round(layout_ok / max(1, layouts), 4)
+    fig["layout_complete_rate"] = round(complete / max(1, layouts), 4)
     print(f"split {args.data} ({fig['scenes']} scenes, {fig['cards']} labelled cards, "
           f"fonts: {', '.join(sorted(fonts))})")
     for k, v in fig.items():
@@ -79,9 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     if failures:
         print("imperfect scenes:")
         print("\n".join(failures))
+    if args.calibrate_color:
+        t, acc = calibrate(reds)
+        print(f"  ink colour: threshold {t:.3f} separates red from black on {acc:.4f} of {len(reds)} glyphs")
     if args.write_manifest:
         from zipai.models.export import update_manifest
 
+        if args.calibrate_color:
+            update_manifest(args.model or default_manifest(), "color", {"red_threshold": t})
         split = str(coco["images"][0].get("split", args.data.name)) if coco["images"] else args.data.name
         update_manifest(args.model or default_manifest(), "figures", {split: fig})
     return 0

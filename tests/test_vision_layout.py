@@ -127,3 +127,16 @@ def test_a_column_of_one_card_keeps_every_copy() -> None:
     apart = [_det("x9", 100, 100), _det("x9", 100, 100 + 3 * G)]  # far apart, same way up,
     between = _det("d1", 100, 100 + 1.5 * G)  # but a card lies between them
     assert len(drop_far_ends([*apart, between])) == 3
+
+
+def test_row_with_backs_is_the_table_row_and_strays_are_left_out() -> None:
+    hand_first = _scene([HAND_ROW, TABLE_ROW])  # the hand laid nearer the top of the photo
+    stray = _det("d9", 800 + 150.0, 600 + 1400.0)  # a discard lying far below the layout
+    dets = [*hand_first, stray]
+    got = _groups(dets)
+    assert [r for r, _, _ in got] == ["hand"] * 4 + ["table"] * 3 + ["loose"]
+    cols = columns(dets)
+    propose_states(cols)
+    asm = assemble(cols, dets)
+    assert "d9" not in asm.layout["hand"]
+    assert [d.kind for d in asm.doubts] == ["stray_cards"]

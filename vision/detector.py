@@ -146,6 +146,7 @@ class Detector:
         self.margin = float(r["margin"])
         self.none_threshold = float(r.get("none_threshold", 0.5))
         self.red_threshold = float(self.manifest.data.get("color", {}).get("red_threshold", RED_THRESHOLD))
+        self.drop_far_ends = bool(self.manifest.data.get("postprocess", {}).get("drop_far_ends", True))
         self.timing = Timing()
 
     def find(self, decoded: Decoded) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -220,7 +221,8 @@ class Detector:
             alts = [(self.classes[face_idx[j]], round(float(face_p[j]) / total, 4)) for j in order[1:3]]
             color = "red" if red > self.red_threshold else "black"
             out.append(Detection(card, box, float(s) * cls_prob, color, float(s), cls_prob, red, alts, down))
-        out = drop_far_ends(out)
+        if self.drop_far_ends:
+            out = drop_far_ends(out)
         self.timing.postprocess += time.perf_counter() - t0
         out.sort(key=lambda d: (d.box[1], d.box[0]))
         return out
@@ -231,7 +233,7 @@ def _size(d: Detection) -> float:
 
 
 def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, lateral: float = 0.6,
-                  max_sin: float = 0.5) -> list[Detection]:
+                  max_sin: float = 0.2) -> list[Detection]:
     """A card lying fully in view shows its rank at both ends, the far one turned round; keep one.
 
     Two detections are the two ends of one card when they read the same, lie 2–5.5 glyph sizes

@@ -23,7 +23,7 @@ from zipai.engine import Card, Group, ZipaiError
 
 from .detector import FACES, Detection
 
-TABLE, HAND = "table", "hand"
+TABLE, HAND, LOOSE = "table", "hand", "loose"
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"
 
 
@@ -33,7 +33,13 @@ class Params:
 
     max_lateral: float = 0.65  # |across-column offset| of two cards in one column
     max_gap: float = 1.9  # gap along the column between consecutive boxes
-    search: tuple[float, ...] = (-8.0, -4.0, 0.0, 4.0, 8.0)  # degrees tried around the cards' axis
+    card_per_glyph: float = 1.2  # a card's width in glyph sizes
+    min_step: float = 0.25  # the next card down a column, in card widths along the column
+    max_step: float = 4.0
+    max_across: float = 0.35  # and at most this far across it
+    step_factor: float = 3.0  # face-to-face links longer than this many usual steps are cut
+    across_cost: float = 3.0
+    stray_max: int = 2  # a row of at most this many cards lies apart from the layout
     row_split: float = 1.6  # a gap this many times the usual column spacing splits one long row
     low_confidence: float = 0.7  # reader probability below this is a doubt
     low_find: float = 0.35  # finder score below this is a doubt
@@ -98,6 +104,72 @@ def _frame(dets: Sequence[Detection], deg: float) -> list[tuple[float, float, fl
     return out
 
 
+def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[tuple[int, int]]:
+    """Each card links to the next card down its column: the nearest one ahead along the card's
+    own axis (columns lean and fan), close across it, each card taken once. Distances are in
+    card widths, estimated locally from glyph sizes (perspective makes far cards smaller)."""
+    n = len(dets)
+    if n < 2:
+        return []
+    a = math.radians(axis_deg)
+    gx, gy = -math.sin(a), math.cos(a)  # the layout's down direction
+    faces = sorted(max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in dets if d.card != "back")
+    typical = faces[len(faces) // 2] if faces else _scale(dets)
+    width = []
+    downs = []
+    for d in dets:
+        g = max(d.box[2] - d.box[0], d.box[3] - d.box[1]) if d.card != "back" else typical
+        width.append(p.card_per_glyph * min(max(g, 0.6 * typical), 1.6 * typical))
+        dx, dy = d.down if d.card != "back" else (gx, gy)
+        if dx * gx + dy * gy < 0:  # 一二三十 and backs give only an axis: sign it like the layout
+            dx, dy = -dx, -dy
+        if dx * gx + dy * gy < math.cos(math.radians(40)):  # off the layout's axis: trust the layout
+            dx, dy = gx, gy
+        downs.append((dx, dy))
+    cands: list[tuple[float, int, int, float]] = []
+    for i in range(n):
+        ci = dets[i].center
+        for j in range(n):
+            if i == j:
+                continue
+            cj = dets[j].center
+            dx = (downs[i][0] + downs[j][0]) / 2
+            dy = (downs[i][1] + downs[j][1]) / 2
+            norm = math.hypot(dx, dy) or 1.0
+            dx, dy = dx / norm, dy / norm
+            rx, ry = cj[0] - ci[0], cj[1] - ci[1]
+            w = (width[i] + width[j]) / 2
+            dv = (rx * dx + ry * dy) / w
+            du = abs(rx * dy - ry * dx) / w
+            if p.min_step < dv < p.max_step and du < p.max_across:
+                cands.append((dv + p.across_cost * du, i, j, dv))
+    # the usual step from one card to the next (glyph to glyph) in this photo: the gap to the
+    # next row is several times longer, so face-to-face links far beyond it are cut
+    best: dict[int, float] = {}
+    for _, i, j, dv in cands:
+        if dets[i].card != "back" and dets[j].card != "back":
+            best[i] = min(best.get(i, math.inf), dv)
+    steps = sorted(best.values())
+    usual = steps[len(steps) // 2] if steps else 1.0
+    cands = [c for c in cands if dets[c[1]].card == "back" or dets[c[2]].card == "back"
+             or c[3] < p.step_factor * usual]
+    cands.sort()
+    nxt: dict[int, int] = {}
+    prev: dict[int, int] = {}
+    for _, i, j, _ in cands:
+        if i in nxt or j in prev:
+            continue
+        # no cycles: j must not already lead back to i
+        k = j
+        while k in nxt:
+            k = nxt[k]
+        if k == i:
+            continue
+        nxt[i] = j
+        prev[j] = i
+    return list(nxt.items())
+
+
 def _links(frame: list[tuple[float, float, float, float]], s: float, p: Params) -> list[tuple[int, int]]:
     links = []
     for i in range(len(frame)):
@@ -151,22 +223,9 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     p = p or Params()
     if not dets:
         return []
-    s = _scale(dets)
     axis = card_axis(dets)
-    best: tuple[float, float, list[tuple[int, int]], list[tuple[float, float, float, float]]] | None = None
-    for off in p.search:
-        deg = axis + off
-        fr = _frame(dets, deg)
-        links = _links(fr, s, p)
-        comps = _components(len(dets), links)
-        # fewest columns wins; then straightest (least across spread); then the upright frame
-        spread = sum(_spread(fr, c) for c in comps)
-        key = (len(comps), spread / s + abs(off) / 90.0)
-        if best is None or key < (best[0], best[1]):
-            best = (key[0], key[1], links, fr)
-    assert best is not None
-    _, _, links, fr = best
-    comps = _components(len(dets), links)
+    fr = _frame(dets, axis)
+    comps = _components(len(dets), chain_links(dets, axis, p))
     cols = []
     for comp in comps:
         comp.sort(key=lambda i: fr[i][2])
@@ -190,11 +249,22 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
         usual = sorted(gaps)[len(gaps) // 2]
         if gaps[k] > p.row_split * usual:
             rows = [row[:k + 1], row[k + 1:]]
+    # a row of one or two cards away from the layout is a stray (a discard, the stock)
+    size = [sum(len(c[0]) for c in row) for row in rows]
+    main = [r for r in range(len(rows)) if size[r] > p.stray_max]
+    names = {r: LOOSE for r in range(len(rows))}
+    if len(main) == 1:
+        names[main[0]] = HAND
+    elif main:
+        first, second = sorted(sorted(main, key=lambda r: -size[r])[:2])
+        names.update({r: HAND for r in main})
+        backs = [any(dets[i].card == "back" for c in rows[r] for i in c[0]) for r in (first, second)]
+        # concealed groups on the table show backs; the revealed hand never does
+        names[second if backs == [False, True] else first] = TABLE
     out = []
     for r, row in enumerate(rows):
-        name = TABLE if (r == 0 and len(rows) > 1) else HAND
         for comp, _, _, _ in sorted(row, key=lambda c: c[3]):
-            out.append(Column(list(comp), [dets[i].card for i in comp], name))
+            out.append(Column(list(comp), [dets[i].card for i in comp], names[r]))
     return out
 
 
@@ -210,7 +280,9 @@ def propose_states(cols: list[Column]) -> None:
     for c in cols:
         faces = [x for x in c.cards if x != "back"]
         backs = len(c.cards) - len(faces)
-        if backs:
+        if c.row == LOOSE:
+            c.state = LOOSE
+        elif backs:
             c.state = CONCEALED
         elif c.row == TABLE and len(faces) >= 3:
             c.state = OPEN
@@ -240,6 +312,10 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
     doubts: list[Doubt] = []
     complete = True
     for n, c in enumerate(cols):
+        if c.state == LOOSE:
+            doubts.append(Doubt("stray_cards", f"column {n + 1}: {' '.join(c.cards)} lies apart from the "
+                                "layout and is left out", list(c.detections)))
+            continue
         if c.state == FREE:
             backs = [i for i, x in zip(c.detections, c.cards, strict=False) if x == "back"]
             if backs:
@@ -278,7 +354,7 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
             complete = False
     # structure: seven groups use 21 cards, one more per quad beyond the first
     total = sum(counts.values()) + sum(len(c.cards) for c in cols if _group_cards(c) is None
-                                       and c.state != FREE)
+                                       and c.state not in (FREE, LOOSE))
     quads = sum(1 for g in groups if len(g["cards"]) == 4)
     if not dets and not cols:
         doubts.append(Doubt("no_cards", "no cards found in this photo"))

@@ -1,0 +1,109 @@
+"""The shipped model end to end: the sample photo is read right and scored; odd photos give a
+result with no cards, quickly; the runtime seam takes another session factory."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from zipai.vision import Detector, scan_file
+from zipai.vision.cli import main
+from zipai.vision.detector import models_dir
+from zipai.vision.session import OrtSession
+
+SAMPLE = models_dir() / "sample.jpg"
+TRUTH = json.loads((models_dir() / "sample.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    return Detector()
+
+
+def test_manifest_records_training_and_figures(detector: Detector) -> None:
+    data = detector.manifest.data
+    assert data["training"]["data_seed"] == TRUTH["source"]["train_seed"]
+    assert data["finder"]["long_side"] > 0 and len(data["classes"]) == 22
+    size = sum((models_dir() / data[k]["file"]).stat().st_size for k in ("finder", "reader"))
+    assert size <= 5 * 1024 * 1024
+
+
+def test_sample_is_read_right(detector: Detector) -> None:
+    sc = scan_file(SAMPLE, detector)
+    got = Counter(d.card for d in sc.detections)
+    assert got == Counter(TRUTH["cards"])
+    assert (sc.width, sc.height) == (1600, 1200)
+    for d in sc.detections:
+        assert 0 <= d.box[0] < d.box[2] <= 1600 and 0 <= d.box[1] < d.box[3] <= 1200
+        assert d.color_ok
+
+
+def test_sample_json_contract(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    overlay = tmp_path / "o.png"
+    argv = [str(SAMPLE), "--json", "--overlay", str(overlay), "--rules", "hunan", "--won-by", "stock"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) >= {"image", "detections", "groups", "layout", "result", "doubts"}
+    assert out["image"] == {"width": 1600, "height": 1200}
+    d0 = out["detections"][0]
+    assert set(d0) == {"card", "color", "box", "score", "group"} and len(d0["box"]) == 4
+    for g, grp in enumerate(out["groups"]):
+        assert {"cards", "state", "row", "detections"} <= set(grp)
+        assert all(out["detections"][i]["group"] == g for i in grp["detections"])
+    assert out["layout"]["won_by"] == "stock"
+    assert out["result"] is not None and out["result"]["winning"] == TRUTH["winning"]
+    with Image.open(overlay) as im:
+        assert im.size == (1600, 1200)
+
+
+def test_sample_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(SAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(TRUTH['cards'])} cards read" in out and "score:" in out
+
+
+def test_photo_without_cards_and_huge_photo(tmp_path: Path, detector: Detector) -> None:
+    plain = tmp_path / "felt.jpg"
+    Image.new("RGB", (1600, 1200), (25, 110, 50)).save(plain, "JPEG")
+    sc = scan_file(plain, detector)
+    assert sc.detections == [] and sc.result is None
+    assert [d.kind for d in sc.assembled.doubts] == ["no_cards"]
+    big = tmp_path / "big.jpg"
+    Image.new("RGB", (8660, 5773), (120, 80, 40)).save(big, "JPEG", quality=70)  # 50 megapixels
+    t0 = time.perf_counter()
+    sc = scan_file(big, detector)
+    assert time.perf_counter() - t0 < 30  # a generous bound: never a hang
+    assert (sc.width, sc.height) == (8660, 5773) and sc.detections == []
+
+
+def test_tiny_image(tmp_path: Path, detector: Detector) -> None:
+    buf = io.BytesIO()
+    Image.new("RGB", (1, 1), (255, 255, 255)).save(buf, "PNG")
+    f = tmp_path / "dot.png"
+    f.write_bytes(buf.getvalue())
+    assert scan_file(f, detector).detections == []
+
+
+def test_custom_session_factory(detector: Detector) -> None:
+    """What Android does with ONNX Runtime's Java API: any object with run(inputs) -> outputs."""
+    calls: list[str] = []
+
+    class Wrapped:
+        def __init__(self, model: bytes, threads: int) -> None:
+            self.inner = OrtSession(model, threads)
+
+        def run(self, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+            calls.append(next(iter(inputs)))
+            return self.inner.run(inputs)
+
+    det = Detector(factory=Wrapped, threads=1)
+    sc = scan_file(SAMPLE, det)
+    assert calls == ["image", "crops"]
+    assert Counter(d.card for d in sc.detections) == Counter(TRUTH["cards"])
