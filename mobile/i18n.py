@@ -63,6 +63,8 @@ _S: dict[str, tuple[str, str, str]] = {
     "next": ("下一步", "下一步", "Next"),
     "back": ("返回", "返回", "Back"),
     "check_ok": ("牌型完整：{n}张", "牌型完整：{n}張", "Layout complete: {n} cards"),
+    "seven_yes": ("成七组", "成七組", "seven groups"),
+    "seven_no": ("不成七组", "不成七組", "not seven groups"),
     "check_cards": ("{n}张牌", "{n}張牌", "{n} cards"),
     "doubts": ("存疑 {n} 处", "存疑 {n} 處", "{n} doubts"),
     "confirm_doubts": ("已核对存疑", "已核對存疑", "Doubts checked"),

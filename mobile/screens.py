@@ -275,6 +275,9 @@ class EditScreen(Base):
         ed.refresh()
         self.ids.pad.repaint()
         line = tr("check_ok" if chk.ready and not chk.doubts else "check_cards", n=chk.cards)
+        seven = self.state.seven_groups(chk)
+        if seven is not None:
+            line += " · " + tr("seven_yes" if seven else "seven_no")
         if chk.doubts:
             line += " · " + tr("doubts", n=len(chk.doubts))
         self.check_text = line

@@ -257,6 +257,18 @@ class AppState:
     def check(self) -> Check:
         return self.draft.check(self.base() if self.session else {"rules": self.settings.preset})
 
+    def seven_groups(self, chk: Check | None = None) -> bool | None:
+        """The live structure check: do these cards make seven groups (the engine decides)?
+        None while something blocks asking (unnamed backs, a fifth copy, no session)."""
+        chk = chk or self.check()
+        if not chk.ready or self.session is None:
+            return None
+        try:
+            out = score(dict(chk.layout), self.rules())
+        except ZipaiError:
+            return False
+        return bool(out["groups"])
+
     def hand_options(self) -> dict[str, Any] | None:
         """Per-hand options for the ledger: the Guangxi minimum when the dealer changed it."""
         s = self.need_session()

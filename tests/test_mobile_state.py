@@ -87,6 +87,7 @@ def test_editor_corrects_moves_deletes_and_names() -> None:
     assert not chk.ready and [d.kind for d in chk.blocking] == ["unnamed_concealed"]
     ed.start_name(ed.target)
     ed.press("d9")
+    assert ed.draft.count() == 4
     chk = ed.draft.check({"rules": "hunan"})
     assert chk.ready and chk.layout["groups"] == [{"cards": ["d9", "d9", "d9"], "state": "concealed"}]
     with pytest.raises(DraftError):
@@ -118,6 +119,7 @@ def test_manual_flow_records_draws_undoes_and_settles(app_state: AppState) -> No
     type_l1(st.editor)
     st.changed()
     st.win.winner, st.win.won_by, st.win.discarder, st.win.winning_card = 1, "discard", 2, "x9"
+    assert st.seven_groups() is True
     r = st.score()
     assert r["winning"] and r["score"] == 26 and r["payouts"] == [0, 26, -26]  # RULINGS section 8
     e = st.confirm()
@@ -215,3 +217,18 @@ def test_sample_photo_with_the_shipped_model(tmp_path: Path) -> None:
     assert chk.layout["groups"] == ref.assembled.layout["groups"]
     assert sorted(chk.layout["hand"]) == sorted(ref.assembled.layout["hand"])
     st.close()
+
+
+def test_live_seven_group_check(app_state: AppState) -> None:
+    st = app_state
+    assert st.seven_groups() is None  # nothing typed yet
+    type_l1(st.editor)
+    assert st.seven_groups() is True
+    hand = st.draft.hand_column()
+    st.editor.tap_card(hand, 0)
+    st.editor.press("d1")  # x4 x5 x6 becomes d1 x5 x6: no longer seven groups
+    assert st.seven_groups() is False
+    for _ in range(4):
+        st.editor.tap_column(hand)
+        st.editor.press("d5")  # a fifth and more d5: blocked before the engine is asked
+    assert st.seven_groups() is None and st.check().blocking[0].kind == "deck_limit"
