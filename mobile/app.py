@@ -81,11 +81,17 @@ class ZipaiApp(App):
         return root
 
     def first_screen(self) -> str:
-        """Where a (re)start lands: the current session's ledger, or where the user was."""
+        """Where a (re)start lands: where the user was, in the current session (the draft and
+        the win form come back from disk); the ledger when that screen needs what is gone."""
         s = self.state.session
         if s is None:
             return "start"
         last = self.state.settings.screen
+        draft = self.state.draft
+        if last == "review":
+            return "review" if draft.photo and Path(draft.photo).is_file() else "manual"
+        if last == "result":
+            return "win"
         if last in RESUMABLE and last != "start":
             return last
         return "ledger"

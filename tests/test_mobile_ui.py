@@ -454,6 +454,20 @@ def test_screenshots_walk_every_screen(tmp_path: Path) -> None:
         assert ImageStat.Stat(im).mean[0] > 60, f"{p.name} looks black"
 
 
+def test_a_restart_returns_to_the_screen_it_can(ui: UI) -> None:
+    new_session(ui, "resume")
+    st = ui.app.state
+    for last, want in (("manual", "manual"), ("win", "win"), ("result", "win"), ("settle", "settle"),
+                       ("hand", "ledger"), ("review", "manual")):
+        st.settings.screen = last
+        assert ui.app.first_screen() == want, last
+    st.draft.photo = str(ui.base / "table.jpg")  # type: ignore[attr-defined]
+    Path(st.draft.photo).write_bytes(b"x")
+    st.settings.screen = "review"
+    assert ui.app.first_screen() == "review"
+    st.start_manual()
+
+
 def test_bad_command_lines_get_one_line(tmp_path: Path) -> None:
     from zipai.mobile.main import main
 
