@@ -232,13 +232,18 @@ def _size(d: Detection) -> float:
     return max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
 
 
+SYMMETRIC = frozenset({"x1", "x2", "x3", "x10"})  # read the same turned round
+
+
 def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, lateral: float = 0.6,
-                  max_sin: float = 0.2) -> list[Detection]:
+                  max_sin: float = 0.2, symmetric: bool = True) -> list[Detection]:
     """A card lying fully in view shows its rank at both ends, the far one turned round; keep one.
 
     Two detections are the two ends of one card when they read the same, lie 2–5.5 glyph sizes
-    apart along the glyph's axis (the reader's down direction), and nothing lies between them.
-    The one that reads more upright in the photo stays (that is the one the labels name)."""
+    apart along the glyph's axis (the reader's down direction), nothing lies between them, and
+    they face opposite ways (unless the glyph reads the same turned round, 一二三十; ``symmetric``
+    False leaves those alone). The one that reads more upright in the photo stays (that is the
+    one the labels name)."""
     faces = [i for i, d in enumerate(dets) if d.card != "back"]
     centres = np.asarray([d.center for d in dets], np.float64).reshape(-1, 2)
     drop: set[int] = set()
@@ -246,6 +251,11 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
         for j in faces[a_i + 1:]:
             di, dj = dets[i], dets[j]
             if di.card != dj.card or i in drop or j in drop:
+                continue
+            if di.card in SYMMETRIC:
+                if not symmetric:
+                    continue
+            elif di.down[0] * dj.down[0] + di.down[1] * dj.down[1] > -0.5:
                 continue
             s = max(_size(di), _size(dj))
             vec = centres[j] - centres[i]
