@@ -116,6 +116,20 @@ def load_manifest(path: str | Path | None = None) -> Manifest:
 
 
 @dataclass(slots=True)
+class Raw:
+    """One photo's network outputs before thresholds: decoded pixels and their photo scale,
+    finder boxes (decoded pixels), scores and kinds, reader probabilities and down directions."""
+
+    arr: np.ndarray
+    scale: float
+    boxes: np.ndarray
+    scores: np.ndarray
+    kinds: np.ndarray
+    probs: np.ndarray
+    downs: np.ndarray
+
+
+@dataclass(slots=True)
 class Timing:
     preprocess: float = 0.0
     finder: float = 0.0
@@ -149,14 +163,16 @@ class Detector:
         self.drop_far_ends = bool(self.manifest.data.get("postprocess", {}).get("drop_far_ends", True))
         self.timing = Timing()
 
-    def find(self, decoded: Decoded) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def find(self, decoded: Decoded,
+             threshold: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Finder boxes (decoded-image pixels), scores and kinds (0 glyph, 1 back), deduplicated."""
         t0 = time.perf_counter()
         x, lb = letterbox(decoded.image, self.long_side, self.multiple, self.mean, self.std)
         t1 = time.perf_counter()
         heat, reg = self.finder.run({self.manifest.finder.get("input", "image"): x})[:2]
         t2 = time.perf_counter()
-        found = decode_heatmap(heat, reg, self.stride, self.threshold, valid=(lb.content_w, lb.content_h))
+        thr = self.threshold if threshold is None else threshold
+        found = decode_heatmap(heat, reg, self.stride, thr, valid=(lb.content_w, lb.content_h))
         keep = nms(found.boxes, found.scores, found.kinds)
         boxes = to_image(found.boxes[keep], lb)
         t3 = time.perf_counter()
@@ -191,16 +207,31 @@ class Detector:
     def detect(self, decoded: Decoded) -> list[Detection]:
         """Every card the photo shows, best first, boxes in photo pixels."""
         self.timing = Timing()
-        boxes, scores, kinds = self.find(decoded)
+        return self.build(self.raw(decoded))
+
+    def raw(self, decoded: Decoded, threshold: float | None = None) -> Raw:
+        """Network outputs for every find above ``threshold`` (default: the manifest's)."""
+        boxes, scores, kinds = self.find(decoded, threshold)
         arr = np.asarray(decoded.image, dtype=np.uint8)
         probs, downs = self.read(arr, boxes)
+        return Raw(arr, decoded.scale, boxes, scores, kinds, probs, downs)
+
+    def build(self, raw: Raw, threshold: float | None = None, none_threshold: float | None = None,
+              far_ends: bool | None = None) -> list[Detection]:
+        """Detections from network outputs; the keyword arguments override the manifest (tuning)."""
         t0 = time.perf_counter()
+        thr = self.threshold if threshold is None else threshold
+        none_thr = self.none_threshold if none_threshold is None else none_threshold
+        arr, boxes, scores, kinds = raw.arr, raw.boxes, raw.scores, raw.kinds
+        probs, downs = raw.probs, raw.downs
         out: list[Detection] = []
         none_i = self.classes.index("none") if "none" in self.classes else -1
         back_i = self.classes.index("back") if "back" in self.classes else -1
         face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
-        k = decoded.scale
+        k = raw.scale
         for b, s, kind, p, dn in zip(boxes, scores, kinds, probs, downs, strict=True):
+            if s < thr:
+                continue
             box = tuple(float(v) * k for v in b)
             down = (float(dn[0]), float(dn[1]))
             if kind == 1:  # the finder says back; the reader may still see a face
@@ -210,7 +241,7 @@ class Detector:
                 else:
                     out.append(Detection("back", box, float(s), None, float(s), 1.0, down=down))
                     continue
-            if none_i >= 0 and p[none_i] >= self.none_threshold:
+            if none_i >= 0 and p[none_i] >= none_thr:
                 continue
             face_p = p[face_idx]
             order = np.argsort(-face_p)
@@ -221,7 +252,7 @@ class Detector:
             alts = [(self.classes[face_idx[j]], round(float(face_p[j]) / total, 4)) for j in order[1:3]]
             color = "red" if red > self.red_threshold else "black"
             out.append(Detection(card, box, float(s) * cls_prob, color, float(s), cls_prob, red, alts, down))
-        if self.drop_far_ends:
+        if self.drop_far_ends if far_ends is None else far_ends:
             out = drop_far_ends(out)
         self.timing.postprocess += time.perf_counter() - t0
         out.sort(key=lambda d: (d.box[1], d.box[0]))
