@@ -387,6 +387,12 @@ class WinScreen(Base):
         ids.xing_box.disabled = not gl
         ids.xing_box.height = ids.xing_box.minimum_height if gl else 0
         ids.xing_now.text = f"{tr('xing_card')}: {face_text(w.xing) if w.xing else tr('none')}"
+        first = st.pending.first
+        ids.held.text = tr("double_held", name=names[first["winner"]]) if first else ""
+        show = st.can_double()
+        ids.double.opacity = 1 if show else 0
+        ids.double.disabled = not show
+        ids.double.height = dp(52) if show else 0
 
     def set(self, field: str, value: Any) -> None:
         setattr(self.state.win, field, value)
@@ -400,6 +406,11 @@ class WinScreen(Base):
     def draw(self) -> None:
         if _app().guard(self.state.record_draw) is not None:
             _app().go("ledger")
+
+    def double(self) -> None:
+        """Guangxi: keep this instant win and enter the other player's layout."""
+        if _app().guard(self.state.hold_instant) is not None or self.state.pending.first is not None:
+            _app().go("manual")
 
     def score(self) -> None:
         if _app().guard(self.state.score) is not None:
@@ -420,6 +431,9 @@ class ResultScreen(Base):
         s = st.session
         t = st.t
         region = s.preset
+        if r.get("double"):
+            self.show_double(r)
+            return
         for g in r["groups"]:
             name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(region, t.traditional)
             row = BoxLayout(size_hint_y=None, height=dp(50), spacing=dp(4))
@@ -446,6 +460,25 @@ class ResultScreen(Base):
             box.add_widget(Txt(text=f"{s.players[seat]}: {amount:+d}", font_size=sp(20),
                                color=(0.1, 0.45, 0.2, 1) if amount > 0 else (0.1, 0.1, 0.1, 1)))
         self.ids.confirm.disabled = not r["winning"]
+
+    def show_double(self, r: dict[str, Any]) -> None:
+        """Two instant wins after one deal: each layout's groups and score, then the payouts."""
+        st = self.state
+        s, t, box = st.session, st.t, self.ids.body
+        box.add_widget(Txt(text=t("double_winners", names="、".join(s.players[w] for w in r["winners"])),
+                           font_size=sp(20), bold=True))
+        for res, first in zip(r["results"], (st.pending.first, None), strict=True):
+            seat = (first or {}).get("winner", st.win.winner)
+            box.add_widget(Txt(text=f"{s.players[seat]} · {t('score', n=res['score'])} · "
+                                    + " ".join(t.special(x["id"], x["name"]) for x in res["specials"]),
+                               font_size=sp(18)))
+            for g in res["groups"]:
+                name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(s.preset, t.traditional)
+                box.add_widget(Txt(text=f"  {name}  {_cards_text(g['cards'])}  {t('points', n=g['points'])}"))
+        box.add_widget(Txt(text=t("payouts"), font_size=sp(19)))
+        for seat, amount in enumerate(r["payouts"]):
+            box.add_widget(Txt(text=f"{s.players[seat]}: {amount:+d}", font_size=sp(20)))
+        self.ids.confirm.disabled = False
 
     def confirm(self) -> None:
         e = _app().guard(self.state.confirm)

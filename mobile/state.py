@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zipai.engine import Rules, ZipaiError, score
+from zipai.engine import Rules, ZipaiError, score, score_simultaneous
 from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, Settlement, UnknownSession
 
 from .draft import Check, Draft, DraftError, Editor
@@ -79,6 +79,7 @@ class Pending:
     draft: Draft = field(default_factory=Draft.manual)
     win: WinInfo = field(default_factory=WinInfo)
     editing: int | None = None  # the ledger's hand number when editing a recorded hand
+    first: dict[str, Any] | None = None  # Guangxi: the first of two instant wins after one deal
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -137,14 +138,14 @@ class AppState:
     def save_pending(self) -> None:
         """The draft and win info, so a kill in the middle of entering a hand loses nothing."""
         p = self.pending
-        obj = {"draft": p.draft.to_json(), "win": asdict(p.win), "editing": p.editing}
+        obj = {"draft": p.draft.to_json(), "win": asdict(p.win), "editing": p.editing, "first": p.first}
         _atomic_write(self.pending_path, json.dumps(obj, ensure_ascii=False))
 
     def _load_pending(self) -> Pending:
         try:
             obj = json.loads(self.pending_path.read_text(encoding="utf-8"))
             win = WinInfo(**obj["win"])
-            return Pending(Draft.from_json(obj["draft"]), win, obj.get("editing"))
+            return Pending(Draft.from_json(obj["draft"]), win, obj.get("editing"), obj.get("first"))
         except (OSError, ValueError, KeyError, TypeError, DraftError):
             return Pending()
 
@@ -290,10 +291,36 @@ class AppState:
             obj.pop("winning_card", None)
         return obj
 
+    def can_double(self) -> bool:
+        """Guangxi: a second instant win after the same deal may be entered (RULINGS section 6)."""
+        s = self.session
+        return (s is not None and s.preset == "guangxi" and self.win.won_by == "dealt"
+                and self.pending.first is None and self.pending.editing is None)
+
+    def hold_instant(self) -> None:
+        """Keep this instant win as the first of two and start entering the second layout."""
+        if not self.can_double():
+            raise AppError(self.t("double_entry") + ": " + self.t("dealt") + "?")
+        first = self.engine_input()
+        first["winner"] = self.win.winner
+        self.pending = Pending(first=first, win=WinInfo(won_by="dealt"))
+        self.scan = None
+        self.changed()
+
     def score(self) -> dict[str, Any]:
-        """The engine's result for the pending hand under the session's rules (no ledger write)."""
+        """The engine's result for the pending hand under the session's rules (no ledger write).
+        With a held first instant win, both layouts go to ``score_simultaneous``."""
         obj = self.engine_input()
         rules = self.rules()
+        if self.pending.first is not None:
+            st = self.sstate
+            objs = [{**o, "players": st.session.n, "dealer": st.dealer} for o in (self.pending.first, obj)]
+            try:
+                res = score_simultaneous(objs, rules)
+            except ZipaiError as exc:
+                raise AppError(str(exc)) from None
+            self.result = {**res, "double": True, "winning": True}
+            return self.result
         opts = self.hand_options()
         if opts:
             rules = rules.with_options(opts)
@@ -327,7 +354,9 @@ class AppState:
         editing = self.pending.editing
         photo = self._keep_photo(editing or len(st.history) + 1)
         try:
-            if editing is not None:
+            if self.pending.first is not None:
+                e = self.ledger.record_double_instant(s, [self.pending.first, obj], photo=photo)
+            elif editing is not None:
                 e = self.ledger.edit_hand(s, editing, obj, photo=photo, options=self.hand_options())
             else:
                 e = self.ledger.record_hand(s, obj, photo=photo, options=self.hand_options())

@@ -232,3 +232,29 @@ def test_live_seven_group_check(app_state: AppState) -> None:
         st.editor.tap_column(hand)
         st.editor.press("d5")  # a fifth and more d5: blocked before the engine is asked
     assert st.seven_groups() is None and st.check().blocking[0].kind == "deck_limit"
+
+
+def test_guangxi_double_instant_win(tmp_path: Path) -> None:
+    st = AppState(tmp_path)
+    st.new_session("gx", "guangxi", ["a", "b", "c"])
+    for c in ["x1"] * 4 + ["x2"] * 4 + ["x3"] * 4 + ["x5", "x6", "x8"]:
+        st.editor.press(c)  # typed into the first group, then flipped to hand cards
+    st.editor.flip(0)
+    st.editor.flip(0)
+    st.win.winner, st.win.won_by = 1, "dealt"
+    assert st.can_double()
+    st.hold_instant()
+    assert st.pending.first is not None and st.draft.count() == 0 and st.win.winner is None
+    st.close()
+    st = AppState(tmp_path)  # the held first layout survives a restart
+    assert st.pending.first is not None and not st.can_double()
+    for c in ["x4"] * 4 + ["x5"] * 4 + ["x6"] * 4 + ["x8", "x9", "d1"]:
+        st.editor.press(c)
+    st.editor.flip(0)
+    st.editor.flip(0)
+    st.win.winner, st.win.won_by = 2, "dealt"
+    r = st.score()
+    assert r["double"] and r["winners"] == [1, 2] and r["payouts"] == [-54, 27, 27]  # equal points
+    e = st.confirm()
+    assert e.kind == "double" and st.sstate.net == [-54, 27, 27] and st.pending.first is None
+    st.close()

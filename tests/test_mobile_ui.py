@@ -379,6 +379,32 @@ def test_win_form_follows_the_rule_set_and_seats(ui: UI) -> None:
     assert ids.from_box.opacity == 1
 
 
+def test_guangxi_double_instant_win_by_tap(ui: UI) -> None:
+    new_session(ui, "double", "guangxi")
+    st = ui.app.state
+    for n, (winner, cards) in enumerate(((1, ["x1"] * 4 + ["x2"] * 4 + ["x3"] * 4 + ["x5", "x6", "x8"]),
+                                         (2, ["d1"] * 4 + ["d2"] * 4 + ["d3"] * 4 + ["x8", "x9", "d5"]))):
+        if n == 0:
+            ui.tap_text("manual")
+        assert ui.screen.name == "manual"
+        ui.press(ui.screen.ids.editor.heads[st.draft.hand_column()])
+        for c in cards:
+            ui.pad(c)
+        ui.tap_text("next")
+        ids = ui.screen.ids
+        ui.choose(ids.winner, winner)
+        ui.choose(ids.won_by, "dealt")
+        if n == 0:
+            assert ids.double.opacity == 1
+            ui.press(ids.double)
+    assert st.t("double_held", name="乙") in ui.labels() and ui.screen.ids.double.disabled
+    ui.tap_text("score_it")
+    assert ui.screen.name == "result" and st.t("double_winners", names="丙") in ui.labels()
+    ui.press(ui.screen.ids.confirm)
+    e = st.sstate.history[-1]
+    assert e.kind == "double" and e.payouts == [-36, -36, 72]  # 36 > 27: the higher wins alone, both pay
+
+
 def test_name_an_all_back_group(ui: UI) -> None:
     new_session(ui, "backs")
     ui.tap_text("manual")
