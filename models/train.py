@@ -57,13 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--val-count", type=int, default=200)
     p.add_argument("--size", default="1600x1200", help="rendered scene size WxH")
     p.add_argument("--finder-minutes", type=float, default=30.0)
-    p.add_argument("--reader-minutes", type=float, default=20.0)
+    p.add_argument("--reader-minutes", type=float, default=25.0)
     p.add_argument("--mine", type=int, default=1500, help="train scenes to mine false finds from")
     p.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
                    help="add reader crops turned a quarter or half round")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--fresh", action="store_true", help="ignore checkpoints and start over")
-    p.add_argument("--stage", choices=("all", "finder", "reader", "export"), default="all")
     return p
 
 
@@ -548,8 +547,6 @@ def run(args: argparse.Namespace) -> int:
     fs = D.build_finder_set(train_sc, LONG_SIDE, args.runs / "finder_train.npz", "finder data (train)")
     fv = D.build_finder_set(val_sc, LONG_SIDE, args.runs / "finder_val.npz", "finder data (val)")
     finder, fh = train_finder(torch, fs, fv, args)
-    if args.stage == "finder":
-        return 0
     bank_path = args.runs / "reader_bank.npz"
     if bank_path.exists() and not args.fresh:
         z = np.load(bank_path)
