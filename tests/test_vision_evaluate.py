@@ -1,0 +1,50 @@
+"""The figures' matching rule: box centre inside the card's visible polygon, one to one."""
+
+from __future__ import annotations
+
+from zipai.vision.evaluate import Totals, inside, match_scene
+
+
+def _card(cat: int, x: float, y: float, ignore: bool = False) -> dict:
+    poly = [[x, y], [x + 40, y], [x + 40, y + 120], [x, y + 120]]
+    return {"category_id": cat, "bbox": [x + 5, y + 5, 30, 30], "card_polygon": poly, "ignore": ignore}
+
+
+def _box(x: float, y: float) -> list[float]:
+    return [x - 10, y - 10, x + 10, y + 10]
+
+
+def test_inside_polygon() -> None:
+    poly = [[0, 0], [10, 0], [10, 10], [0, 10]]
+    assert inside((5, 5), poly) and not inside((15, 5), poly) and not inside((5, -1), poly)
+
+
+def test_read_wrong_missed_extra() -> None:
+    anns = [_card(1, 0, 0), _card(2, 100, 0), _card(21, 200, 0), _card(5, 300, 0)]
+    dets = [("x1", _box(20, 20)), ("x3", _box(120, 20)), ("back", _box(220, 60)), ("x9", _box(600, 600))]
+    m = match_scene(dets, anns)
+    assert (m.cards, m.read, m.extra) == (4, 2, 1)
+    assert m.wrong == [("x2", "x3")] and m.missed == ["x5"]
+    assert (m.back_true, m.back_found, m.back_detections, m.back_correct) == (1, 1, 1, 1)
+    assert not m.exact
+
+
+def test_one_to_one_and_best_assignment() -> None:
+    # two x1 cards overlapping: both detections lie in the overlap of the first card's polygon
+    anns = [_card(1, 0, 0), _card(1, 0, 60)]
+    dets = [("x1", _box(20, 70)), ("x1", _box(20, 100))]
+    m = match_scene(dets, anns)
+    assert m.read == 2 and m.extra == 0 and m.exact
+    m = match_scene([("x1", _box(20, 70)), ("x1", _box(20, 71)), ("x1", _box(20, 72))], anns)
+    assert m.read == 2 and m.extra == 1
+
+
+def test_ignored_cards_are_neither_credit_nor_blame() -> None:
+    anns = [_card(3, 0, 0), _card(4, 100, 0, ignore=True)]
+    assert match_scene([("x3", _box(20, 20)), ("x4", _box(120, 20))], anns).exact
+    assert match_scene([("x3", _box(20, 20))], anns).exact
+    t = Totals()
+    t.add(match_scene([("x3", _box(20, 20))], anns))
+    t.add(match_scene([], anns))
+    f = t.figures()
+    assert f["per_card_accuracy"] == 0.5 and f["scene_exact_rate"] == 0.5 and f["cards"] == 2
