@@ -110,9 +110,15 @@ class StartScreen(Base):
             label = f"{row['name']} · {tr(row['rules'])} · {'/'.join(row['players'])}"
             ids.recent.add_widget(_btn(label, lambda sid=row["id"]: self.pick_session(sid),
                                        (0.4, 0.4, 0.38, 1)))
+        sessions = st.sessions()
         if not ids.name.text:
-            ids.name.text = f"{len(st.sessions()) + 1}"
+            ids.name.text = f"{len(sessions) + 1}"
         ids.preset.set_options([(p, tr(p)) for p in PRESETS], self.preset)
+        if sessions and not any(w.text for w in getattr(self, "name_inputs", [])):
+            # a new evening usually seats the same people: start from the last session's table
+            last = sessions[0]["players"]
+            self.nplayers = len(last)
+            self.name_inputs = [TextInput(text=n) for n in last]
         self.build_players()
 
     def pick_session(self, sid: int) -> None:
