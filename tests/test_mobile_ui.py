@@ -358,6 +358,42 @@ def test_review_corrections_by_tap(ui: UI) -> None:
     assert st.sstate.locked and sum(st.settlement().points) == 0
 
 
+def test_sample_photo_to_a_settlement_with_the_shipped_model(ui: UI) -> None:
+    """models/sample.jpg read by the shipped detector, reviewed, scored, recorded and settled."""
+    from zipai.mobile.state import sample_photo
+    from zipai.vision.detector import default_manifest
+
+    photo = sample_photo()
+    if photo is None or not default_manifest().is_file():
+        pytest.skip("no shipped model or sample photo yet (models/)")
+    new_session(ui, "sample")
+    st = ui.app.state
+    scanner, st._scanner = st._scanner, None  # the real detector, as the app runs it
+    try:
+        ui.tap_text("capture")
+        ui.screen.ids.chooser.selection = [str(photo)]
+        ui.tap_text("use_photo")
+    finally:
+        st._scanner = scanner
+    assert ui.screen.name == "review" and st.draft.detections
+    ui.pump(2)
+    if st.check().doubts:
+        ui.press(ui.screen.ids.ack)
+    ui.tap_text("next")
+    assert ui.screen.name == "win", ui.app.status
+    ui.choose(ui.screen.ids.winner, 1)
+    ui.choose(ui.screen.ids.won_by, "self_draw")
+    ui.tap_text("score_it")
+    r = st.result
+    assert ui.screen.name == "result" and r is not None
+    if r["winning"]:
+        ui.press(ui.screen.ids.confirm)
+        assert st.sstate.history[-1].photo
+    ui.tap_text("settle")
+    ui.press(ui.screen.ids.lock)
+    assert st.sstate.locked
+
+
 def test_win_form_follows_the_rule_set_and_seats(ui: UI) -> None:
     new_session(ui, "gx", "guangxi")
     ui.app.go("win")
