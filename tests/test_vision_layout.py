@@ -29,7 +29,7 @@ def _det(card: str, cx: float, cy: float, down: tuple[float, float] = (0.0, 1.0)
 
 
 def _scene(rows: list[list[list[str]]], angle: float = 0.0, side_by_side: bool = False) -> list[Detection]:
-    """Columns 100 px apart, cards 80 px apart down a column; rows 450 px apart (or, side by
+    """Columns 100 px apart, cards 80 px apart down a column; rows 600 px apart (or, side by
     side, 250 px apart along one line); the whole layout turned by ``angle`` degrees."""
     a = math.radians(angle)
     c, s = math.cos(a), math.sin(a)
@@ -40,7 +40,7 @@ def _scene(rows: list[list[list[str]]], angle: float = 0.0, side_by_side: bool =
         for k, col in enumerate(row):
             for j, card in enumerate(col):
                 x = (x0 + 100.0 * k) if side_by_side else 100.0 * k
-                y = 80.0 * j + (0 if side_by_side else 450.0 * r)
+                y = 80.0 * j + (0 if side_by_side else 600.0 * r)
                 dets.append(_det(card, 800 + c * x - s * y, 600 + s * x + c * y, down))
         x0 += 100.0 * len(row) + 250.0
     return dets
@@ -131,7 +131,7 @@ def test_a_column_of_one_card_keeps_every_copy() -> None:
 
 def test_row_with_backs_is_the_table_row_and_strays_are_left_out() -> None:
     hand_first = _scene([HAND_ROW, TABLE_ROW])  # the hand laid nearer the top of the photo
-    stray = _det("d9", 800 + 150.0, 600 + 1400.0)  # a discard lying far below the layout
+    stray = _det("d9", 800 + 150.0, 600 + 1800.0)  # a discard lying far below the layout
     dets = [*hand_first, stray]
     got = _groups(dets)
     assert [r for r, _, _ in got] == ["hand"] * 4 + ["table"] * 3 + ["loose"]

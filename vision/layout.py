@@ -35,9 +35,9 @@ class Params:
     max_gap: float = 1.9  # gap along the column between consecutive boxes
     card_per_glyph: float = 1.2  # a card's width in glyph sizes
     min_step: float = 0.25  # the next card down a column, in card widths along the column
-    max_step: float = 4.0
+    max_step: float = 5.0
     max_across: float = 0.35  # and at most this far across it
-    step_factor: float = 3.0  # face-to-face links longer than this many usual steps are cut
+    step_factor: float = 4.0  # face-to-face links longer than this many usual steps are cut
     across_cost: float = 3.0
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
     row_split: float = 1.6  # a gap this many times the usual column spacing splits one long row
