@@ -7,6 +7,7 @@ a payout or a layout rule: those come from the engine, the ledger and vision.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -25,9 +26,6 @@ from zipai.engine import Card, Group, Rules
 from .i18n import LANG_NAMES, LANGS
 from .state import CAMERA_RESOLUTIONS, PRESETS, WON_BY, AppState
 from .widgets import GREEN, CardChip, Cell, Choice, Txt, face_text, tr
-
-IMAGE_EXT = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
-
 
 def _app() -> Any:
     return App.get_running_app()
@@ -55,6 +53,9 @@ def doubt_text(d: Any, state: AppState, cards: int) -> str:
     dets = state.draft.detections
     faces = [dets[i].card for i in d.detections if 0 <= i < len(dets)]
     if d.kind == "deck_limit":
+        if not faces:  # typed cards have no detections: name the card that is over
+            counts = Counter(c for col in state.draft.columns for c in col.cards if c != "back")
+            faces = [c for c, n in counts.items() if n > 4]
         faces = sorted(set(faces))
     return t(key, cards=_cards_text(faces[:6]) or "?", n=cards)
 
@@ -62,7 +63,6 @@ def doubt_text(d: Any, state: AppState, cards: int) -> str:
 class Base(Screen):
     """Every screen: a title, where Back goes, and a refresh from the state."""
 
-    title_key = StringProperty("app_title")
     back_to = StringProperty("")
 
     @property
