@@ -27,6 +27,7 @@ from .i18n import LANG_NAMES, LANGS
 from .state import CAMERA_RESOLUTIONS, PRESETS, WON_BY, AppState
 from .widgets import GREEN, CardChip, Cell, Choice, Txt, face_text, tr
 
+
 def _app() -> Any:
     return App.get_running_app()
 
