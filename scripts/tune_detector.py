@@ -20,8 +20,9 @@ from zipai.vision.decode import load
 from zipai.vision.detector import Detector, default_manifest
 from zipai.vision.evaluate import Totals, match_scene
 
-THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
-NONE = (0.3, 0.5, 0.7, 0.9)
+THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5)
+BACKS = (0.1, 0.15, 0.2, 0.3, 0.4)
+NONE = (0.5, 0.7, 0.9)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,32 +40,34 @@ def main(argv: list[str] | None = None) -> int:
     raws = []
     images = coco["images"][: args.limit or None]
     for n, im in enumerate(images):
-        raw = det.raw(load(args.data / im["file_name"]), min(THRESHOLDS))
+        raw = det.raw(load(args.data / im["file_name"]), min(THRESHOLDS + BACKS))
         raws.append((replace(raw, arr=np.zeros((1, 1, 3), np.uint8)), by_img.get(int(im["id"]), [])))
         if (n + 1) % 50 == 0:
             print(f"  {n + 1}/{len(images)} scenes run", file=sys.stderr)
     rows = []
-    for thr, none, far in itertools.product(THRESHOLDS, NONE, (False, True)):
+    for thr, back, none, far in itertools.product(THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
         for raw, anns in raws:
-            dets = det.build(raw, thr, none, far)
+            dets = det.build(raw, thr, none, far, back)
             t.add(match_scene([(d.card, d.box) for d in dets], anns))
         f = t.figures()
-        rows.append((f["scene_exact_rate"], f["per_card_accuracy"], thr, none, far, f["extra_detections"]))
+        rows.append((f["scene_exact_rate"], f["per_card_accuracy"], thr, none, far, f["extra_detections"],
+                     back))
     rows.sort(reverse=True)
     print(f"{len(raws)} scenes of {args.data}; best settings first:")
-    print("  exact  per-card  finder>=  none>=  far-ends  extra")
+    print("  exact  per-card  glyph>=  back>=  none>=  far-ends  extra")
     for r in rows[:12]:
-        print(f"  {r[0]:.3f}  {r[1]:.4f}    {r[2]:.2f}    {r[3]:.2f}   {r[4]!s:5}     {r[5]}")
+        print(f"  {r[0]:.3f}  {r[1]:.4f}    {r[2]:.2f}    {r[6]:.2f}    {r[3]:.2f}   {r[4]!s:5}     {r[5]}")
     best = rows[0]
     if args.write_manifest:
         from zipai.models.export import update_manifest
 
         man = args.model or default_manifest()
-        update_manifest(man, "finder", {"threshold": best[2]})
+        update_manifest(man, "finder", {"threshold": best[2], "back_threshold": best[6]})
         update_manifest(man, "reader", {"none_threshold": best[3]})
         update_manifest(man, "postprocess", {"drop_far_ends": best[4], "tuned_on": str(args.data.name)})
-        print(f"manifest: finder threshold {best[2]}, none threshold {best[3]}, drop_far_ends {best[4]}")
+        print(f"manifest: finder threshold {best[2]} (backs {best[6]}), none threshold {best[3]}, "
+              f"drop_far_ends {best[4]}")
     return 0
 
 

@@ -156,6 +156,7 @@ class Detector:
         self.multiple = int(f.get("multiple", 32))
         self.stride = int(f.get("stride", 4))
         self.threshold = float(f.get("threshold", 0.3))
+        self.back_threshold = float(f.get("back_threshold", self.threshold))
         self.crop_size = int(r["size"])
         self.margin = float(r["margin"])
         self.none_threshold = float(r.get("none_threshold", 0.5))
@@ -211,16 +212,18 @@ class Detector:
 
     def raw(self, decoded: Decoded, threshold: float | None = None) -> Raw:
         """Network outputs for every find above ``threshold`` (default: the manifest's)."""
-        boxes, scores, kinds = self.find(decoded, threshold)
+        low = min(self.threshold, self.back_threshold)
+        boxes, scores, kinds = self.find(decoded, low if threshold is None else threshold)
         arr = np.asarray(decoded.image, dtype=np.uint8)
         probs, downs = self.read(arr, boxes)
         return Raw(arr, decoded.scale, boxes, scores, kinds, probs, downs)
 
     def build(self, raw: Raw, threshold: float | None = None, none_threshold: float | None = None,
-              far_ends: bool | None = None) -> list[Detection]:
+              far_ends: bool | None = None, back_threshold: float | None = None) -> list[Detection]:
         """Detections from network outputs; the keyword arguments override the manifest (tuning)."""
         t0 = time.perf_counter()
         thr = self.threshold if threshold is None else threshold
+        back_thr = self.back_threshold if back_threshold is None else back_threshold
         none_thr = self.none_threshold if none_threshold is None else none_threshold
         arr, boxes, scores, kinds = raw.arr, raw.boxes, raw.scores, raw.kinds
         probs, downs = raw.probs, raw.downs
@@ -230,7 +233,7 @@ class Detector:
         face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
         k = raw.scale
         for b, s, kind, p, dn in zip(boxes, scores, kinds, probs, downs, strict=True):
-            if s < thr:
+            if s < (back_thr if kind == 1 else thr):
                 continue
             box = tuple(float(v) * k for v in b)
             down = (float(dn[0]), float(dn[1]))
