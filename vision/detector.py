@@ -46,6 +46,7 @@ class Detection:
     redness: float = 0.0
     alternatives: list[tuple[str, float]] = field(default_factory=list)
     down: tuple[float, float] = (0.0, 1.0)  # the card's top-to-bottom direction in the photo
+    color_margin: float = 1.0  # how far the ink's redness lies from the red/black threshold
 
     @property
     def center(self) -> tuple[float, float]:
@@ -254,7 +255,8 @@ class Detector:
             red = redness(arr, b)
             alts = [(self.classes[face_idx[j]], round(float(face_p[j]) / total, 4)) for j in order[1:3]]
             color = "red" if red > self.red_threshold else "black"
-            out.append(Detection(card, box, float(s) * cls_prob, color, float(s), cls_prob, red, alts, down))
+            out.append(Detection(card, box, float(s) * cls_prob, color, float(s), cls_prob, red, alts, down,
+                                 abs(red - self.red_threshold)))
         if self.drop_far_ends if far_ends is None else far_ends:
             out = drop_far_ends(out)
         self.timing.postprocess += time.perf_counter() - t0

@@ -43,6 +43,7 @@ class Params:
     row_split: float = 1.6  # a gap this many times the usual column spacing splits one long row
     low_confidence: float = 0.7  # reader probability below this is a doubt
     low_find: float = 0.35  # finder score below this is a doubt
+    color_margin: float = 0.06  # ink colour this close to the red/black threshold is no evidence
 
 
 @dataclass(slots=True)
@@ -373,7 +374,7 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
             alt = f" (or {d.alternatives[0][0]})" if d.alternatives else ""
             doubts.append(Doubt("low_confidence", f"{d.card}{alt} at {_where(d)}: read with "
                                 f"probability {d.class_prob:.2f}", [i]))
-        if d.card in FACES and not d.color_ok:
+        if d.card in FACES and not d.color_ok and d.color_margin > p.color_margin:
             doubts.append(Doubt("colour", f"{d.card} at {_where(d)} looks {d.color}, but "
                                 f"{d.card} is {'red' if Card.parse(d.card).is_red else 'black'}", [i]))
     if not dets:
