@@ -58,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", default="1600x1200", help="rendered scene size WxH")
     p.add_argument("--finder-minutes", type=float, default=30.0)
     p.add_argument("--reader-minutes", type=float, default=25.0)
+    p.add_argument("--finder-tune-minutes", type=float, default=12.0,
+                   help="last stage: the finder again, backs weighted up")
     p.add_argument("--mine", type=int, default=1500, help="train scenes to mine false finds from")
     p.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
                    help="add reader crops turned a quarter or half round")
@@ -248,7 +250,8 @@ def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Gen
     return imgs, heat, weight, reg, mask
 
 
-def finder_loss(torch: Any, out: Any, heat: Any, weight: Any, reg: Any, mask: Any) -> tuple[Any, Any, Any]:
+def finder_loss(torch: Any, out: Any, heat: Any, weight: Any, reg: Any, mask: Any,
+                back_weight: float = 1.0) -> tuple[Any, Any, Any]:
     """CenterNet focal loss on the heatmap + L1 on log-size and offset at centres."""
     logit = out[:, :2]
     p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
@@ -257,6 +260,8 @@ def finder_loss(torch: Any, out: Any, heat: Any, weight: Any, reg: Any, mask: An
     lp = -torch.log(p) * (1 - p) ** 2 * pos
     ln = -torch.log(1 - p) * p ** 2 * neg_w * (1 - pos)
     npos = pos.sum().clamp(min=1)
+    if back_weight != 1.0:
+        weight = weight * torch.tensor([1.0, back_weight]).view(1, 2, 1, 1)
     focal = ((lp + ln) * weight).sum() / npos
     m = mask.unsqueeze(1)
     l1 = ((out[:, 2:] - reg).abs() * m).sum() / (m.sum().clamp(min=1) * 4)
@@ -273,6 +278,7 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
     if st.finished:
         ck = torch.load(st.done_path, map_location="cpu", weights_only=False)
         model.load_state_dict(ck["model"])
+        model.eval()  # inference from here on: BatchNorm must not learn from what it sees
         return model, ck["history"]
     rng = np.random.default_rng(args.seed + st.step)
     vrng = np.random.default_rng(0)
@@ -306,17 +312,51 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
 
 
 def _finder_step(torch: Any, model: Any, opt: Any, fs: D.FinderSet, rng: np.random.Generator, n: int,
-                 run_loss: list[float], st: Stage) -> bool:
+                 run_loss: list[float], st: Stage, back_weight: float = 1.0) -> bool:
     idx = rng.integers(0, n, 16)
     imgs, heat, weight, reg, mask = (torch.from_numpy(a) for a in finder_batch(fs, idx, 256, rng))
     out = model(photometric(torch, imgs))
-    loss, _, _ = finder_loss(torch, out, heat, weight, reg, mask)
+    loss, _, _ = finder_loss(torch, out, heat, weight, reg, mask, back_weight)
     opt.zero_grad()
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
     opt.step()
-    run_loss.append(float(loss))
+    run_loss.append(float(loss.detach()))
     return st.tick()
+
+
+def tune_finder(torch: Any, model: Any, fs: D.FinderSet, args: argparse.Namespace) -> Any:
+    """A last, gentler finder stage that weighs card backs three times: backs are few, long and
+    overlap in concealed groups, and the first stage finds too few of them."""
+    if args.finder_tune_minutes <= 0:
+        return model
+    opt = torch.optim.AdamW(model.parameters(), lr=6e-4, weight_decay=1e-4)
+    st = Stage(torch, "finder_tune", args.runs, model, opt, args.finder_tune_minutes * 60, 6e-4, args.fresh)
+    if st.finished:
+        ck = torch.load(st.done_path, map_location="cpu", weights_only=False)
+        model.load_state_dict(ck["model"])
+        model.eval()
+        return model
+    st.step = max(st.step, 100)  # no warm-up: this continues a trained network
+    rng = np.random.default_rng(args.seed + 17 + st.step)
+    run_loss: list[float] = []
+    t0 = time.time()
+    model.train()
+    while True:
+        try:
+            go = _finder_step(torch, model, opt, fs, rng, len(fs.sizes), run_loss, st, back_weight=3.0)
+        except KeyboardInterrupt:
+            st.save()
+            raise
+        if st.step % 50 == 0 or not go:
+            st.history["train"].append([st.elapsed / 60, float(np.mean(run_loss[-50:]))])
+            D.progress("finder (backs)", int(min(st.elapsed, st.budget)), int(st.budget), t0,
+                       f"step {st.step} loss {np.mean(run_loss[-50:]):.3f}")
+        if not go:
+            break
+    st.finish()
+    model.eval()
+    return model
 
 
 def _norm(torch: Any, imgs: Any) -> Any:
@@ -410,6 +450,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     if st.finished:
         ck = torch.load(st.done_path, map_location="cpu", weights_only=False)
         model.load_state_dict(ck["model"])
+        model.eval()  # inference from here on: BatchNorm must not learn from what it sees
         return model, ck["history"]
     X, Y, DN = bank
     has_dn = ~np.isnan(DN[:, 0])
@@ -441,7 +482,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
             opt.zero_grad()
             loss.backward()
             opt.step()
-            run_loss.append(float(loss))
+            run_loss.append(float(loss.detach()))
             go = st.tick()
         except KeyboardInterrupt:
             st.save()
@@ -560,6 +601,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"reader bank: {len(bank[1])} train crops, {len(val_bank[1])} val crops; per class "
           f"{np.bincount(bank[1], minlength=22).tolist()}", file=sys.stderr)
     reader, rh = train_reader(torch, bank, val_bank, args)
+    finder = tune_finder(torch, finder, fs, args)
     # figures on val crops for the confusion matrix
     with torch.no_grad():
         vx = _norm(torch, torch.from_numpy(val_bank[0]))
@@ -573,7 +615,8 @@ def run(args: argparse.Namespace) -> int:
     info = {"data_seed": args.seed, "val_seed": args.seed + 1, "train_scenes": len(train_sc),
             "val_scenes": len(val_sc),
             "scene_size": args.size, "finder_minutes": round(args.finder_minutes, 1),
-            "reader_minutes": round(args.reader_minutes, 1), "reader_crops": len(bank[1]),
+            "reader_minutes": round(args.reader_minutes, 1),
+            "finder_tune_minutes": round(args.finder_tune_minutes, 1), "reader_crops": len(bank[1]),
             "turned_crops": bool(args.turned),
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
             "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
