@@ -1,7 +1,8 @@
 """Compare a general Chinese OCR (RapidOCR, the PyPI package rapidocr-onnxruntime, which ships
 its own ONNX models) with our detector on the same labelled scenes: per-card accuracy and time.
 
-A user might try a phone OCR app instead of Zipai Scorer; this measures what that gives.
+A user might try a phone OCR app instead of Zipai Scorer; this measures what that gives, and
+runs our detector over the same scenes in the same run.
 OCR returns text lines with a quadrilateral each. Every character of a line that is a card
 numeral (一…十, 壹…拾 with their variant forms) becomes one prediction, its box the matching
 slice of the line's quadrilateral. A card counts as read when a prediction of the right class
@@ -72,14 +73,21 @@ def main(argv: list[str] | None = None) -> int:
         if ann["category_id"] != BACK:  # OCR cannot see backs: faces only (ignored ones kept)
             by_image.setdefault(ann["image_id"], []).append(ann)
     ocr = RapidOCR(intra_op_num_threads=args.threads, inter_op_num_threads=1)
-    totals = Totals()
+    from zipai.vision import scan_file
+
+    totals, ours = Totals(), Totals()
     times: list[float] = []
+    our_times: list[float] = []
     for n, img in enumerate(images, 1):
         cards = by_image.get(img["id"], [])
         t0 = time.perf_counter()
         result, _ = ocr(str(args.data / img["file_name"]))
         times.append(time.perf_counter() - t0)
         totals.add(match_scene(ocr_predictions(result), cards))
+        t0 = time.perf_counter()
+        sc = scan_file(args.data / img["file_name"])
+        our_times.append(time.perf_counter() - t0)
+        ours.add(match_scene([(d.card, d.box) for d in sc.detections if d.card != "back"], cards))
         print(f"\r{n}/{len(images)} images, {totals.read}/{totals.cards} face cards read", end="",
               file=sys.stderr)
     print(file=sys.stderr)
@@ -91,6 +99,12 @@ def main(argv: list[str] | None = None) -> int:
           f"{100 * f['scene_exact_rate']:.1f}%; extra detections {totals.extra}")
     print(f"  time per photo: median {1000 * statistics.median(times):.0f} ms, "
           f"{args.threads} threads")
+    g = ours.figures()
+    print("Zipai Scorer's detector (zipai scan, backs left out) on the same scenes:")
+    print(f"  per-card accuracy (face cards): {ours.read}/{ours.cards} = {100 * g['per_card_accuracy']:.1f}%")
+    print(f"  scenes exact: {ours.exact}/{ours.scenes} = {100 * g['scene_exact_rate']:.1f}%; "
+          f"extra detections {ours.extra}")
+    print(f"  time per photo (whole scan): median {1000 * statistics.median(our_times):.0f} ms")
     return 0
 
 
