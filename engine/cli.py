@@ -31,17 +31,8 @@ class _Parser(argparse.ArgumentParser):
         raise ZipaiError(message, code="usage")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="zipai score", description=(
-        "Score a winning Zipai layout. FILE holds the JSON input object ('-' for stdin); "
-        "--text takes the notation instead: table groups, then '|', then hand cards, e.g. "
-        "\"d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8\" (~ = concealed, "
-        "x9! = the winning card)."))
-    p.add_argument("file", nargs="?", help="JSON input file, or - for stdin")
-    p.add_argument("--text", help="the layout in text notation")
-    p.add_argument("--json", action="store_true", help="print the output object as JSON")
-    p.add_argument("--jsonl", action="store_true", help="JSON Lines in, JSON Lines out")
-    p.add_argument("--rules", help="hunan, guangxi, guilin or a house-rules .toml (wins over the JSON)")
+def add_win_flags(p: argparse.ArgumentParser) -> None:
+    """The seat and win flags shared by ``zipai score`` and ``zipai scan``."""
     p.add_argument("--players", type=int)
     p.add_argument("--dealer", type=int)
     p.add_argument("--winner", type=int)
@@ -53,6 +44,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--xing", action="append", help="Guilin turned card (repeatable)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a house option of RULINGS section 9 (repeatable)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="zipai score", description=(
+        "Score a winning Zipai layout. FILE holds the JSON input object ('-' for stdin); "
+        "--text takes the notation instead: table groups, then '|', then hand cards, e.g. "
+        "\"d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8\" (~ = concealed, "
+        "x9! = the winning card)."))
+    p.add_argument("file", nargs="?", help="JSON input file, or - for stdin")
+    p.add_argument("--text", help="the layout in text notation")
+    p.add_argument("--json", action="store_true", help="print the output object as JSON")
+    p.add_argument("--jsonl", action="store_true", help="JSON Lines in, JSON Lines out")
+    p.add_argument("--rules", help="hunan, guangxi, guilin or a house-rules .toml (wins over the JSON)")
+    add_win_flags(p)
     p.add_argument("--traditional", action="store_true", help="print traditional characters")
     return p
 
@@ -72,7 +77,8 @@ def _option_value(text: str) -> Any:
     return text.strip()
 
 
-def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+def win_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The input fields the flags of ``add_win_flags`` set (``options`` from ``--option``)."""
     out: dict[str, Any] = {}
     for key, val in (("players", args.players), ("dealer", args.dealer), ("winner", args.winner),
                      ("won_by", args.won_by), ("from", args.from_),
@@ -193,7 +199,7 @@ def _jsonl(args: argparse.Namespace, over: dict[str, Any]) -> int:
 
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    over = _overrides(args)
+    over = win_fields(args)
     if args.jsonl:
         return _jsonl(args, over)
     if args.text is not None:

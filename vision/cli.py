@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from zipai.engine import Card, ZipaiError, parse_input
-from zipai.engine.api import WON_BY
+from zipai.engine.cli import add_win_flags, win_fields
 
 from .errors import VisionError
 
@@ -24,14 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the groups, the doubts, and the engine's breakdown when the layout is complete."))
     p.add_argument("photo", help="a JPEG or PNG photo of the table")
     p.add_argument("--rules", default=None, help="hunan (default), guangxi, guilin or a house-rules .toml")
-    p.add_argument("--players", type=int)
-    p.add_argument("--dealer", type=int)
-    p.add_argument("--winner", type=int)
-    p.add_argument("--won-by", choices=WON_BY)
-    p.add_argument("--from", dest="from_", type=int, metavar="SEAT", help="the discarding seat")
-    p.add_argument("--winning-card")
-    p.add_argument("--first-discard", action="store_true", default=None)
-    p.add_argument("--xing", action="append", help="Guilin turned card (repeatable)")
+    add_win_flags(p)
     p.add_argument("--overlay", metavar="OUT.png", help="write the photo with boxes, classes and groups")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--model", metavar="MANIFEST", help="a model manifest.json (default: the shipped model)")
@@ -44,11 +37,10 @@ def base_from_args(args: argparse.Namespace) -> dict[str, Any]:
     from .scan import DEFAULT_BASE
 
     base = dict(DEFAULT_BASE)
-    for key, val in (("rules", args.rules), ("players", args.players), ("dealer", args.dealer),
-                     ("winner", args.winner), ("won_by", args.won_by), ("from", args.from_),
-                     ("first_discard", args.first_discard), ("xing", args.xing)):
-        if val is not None:
-            base[key] = val
+    if args.rules is not None:
+        base["rules"] = args.rules
+    base.update(win_fields(args))
+    base.pop("winning_card", None)  # checked against the cards read, below
     if base["won_by"] == "discard" and "from" not in base:
         raise ZipaiError("--won-by discard needs --from SEAT", code="usage")
     parse_input({**base, "groups": [], "hand": []})  # seats, rules, xing: the user's errors, exit 2
