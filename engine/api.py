@@ -36,6 +36,7 @@ WON_BY = ("self_draw", "stock", "discard", "dealt")
 _KEYS = {"rules", "options", "players", "dealer", "winner", "won_by", "from", "first_discard",
          "winning_card", "xing", "groups", "hand"}
 MAX_ALTERNATIVES = 64
+_KIND_TEXT = {k: str(k.value) for k in Kind}
 _CARD_BY_TEXT: dict[str, Card] = {str(c): c for c in ALL_CARDS}
 
 
@@ -269,10 +270,10 @@ def evaluate(hand: Hand) -> tuple[Candidate | None, list[Candidate]]:
     from_other = hand.ctx.won_by in ("stock", "discard")
     splits = hand_splits(counts, len(hand.groups), table_quads, w, from_other, table_triples)
     cands: list[Candidate] = []
-    seen: set[tuple[tuple[tuple[int, ...], str], ...]] = set()
+    seen: set[tuple[tuple[tuple[Card, ...], bool], ...]] = set()
     for split in splits:
         groups, win_at = _build(hand, split)
-        sig = tuple(sorted((tuple(c.index for c in g.cards), g.state.value) for g in groups))
+        sig = tuple(sorted((g.cards, g.state is State.OPEN) for g in groups))
         if sig in seen:
             continue
         seen.add(sig)
@@ -290,8 +291,9 @@ def evaluate(hand: Hand) -> tuple[Candidate | None, list[Candidate]]:
 
 
 def _group_json(g: Group, pts: int, region: str, winning: bool) -> dict[str, Any]:
-    d: dict[str, Any] = {"cards": [c.text for c in g.cards], "kind": g.kind.value,
-                         "state": g.state.value, "name": g.name(region), "points": pts}
+    d: dict[str, Any] = {"cards": [c.text for c in g.cards], "kind": _KIND_TEXT[g.kind],
+                         "state": "open" if g.state is State.OPEN else "concealed",
+                         "name": g.name(region), "points": pts}
     if winning:
         d["winning_card"] = True
     return d

@@ -85,8 +85,12 @@ class Group:
             raise GroupError(f"group state {state!r} is neither 'open' nor 'concealed'") from None
 
     @classmethod
-    def of(cls, indices: Sequence[int], state: State | str = State.CONCEALED) -> Group:
-        return cls([ALL_CARDS[i] for i in indices], state)
+    def of(cls, indices: Sequence[int], state: State = State.CONCEALED) -> Group:
+        """A group from count-vector indices, as the decomposition yields them (hot path)."""
+        cards, kind = _of_indices(tuple(indices))
+        g = cls.__new__(cls)
+        g.cards, g.kind, g.state = cards, kind, state
+        return g
 
     @classmethod
     def parse(cls, text: str) -> Group:
@@ -132,3 +136,12 @@ def _name(cards: tuple[Card, ...], kind: Kind, state: State, region: str, tradit
         names = _NAMES[(kind, state if kind in (Kind.TRIPLE, Kind.QUAD) else None)]
         name = names.get(region, names["hunan"])
     return name.translate(TRADITIONAL) if traditional else name
+
+
+@lru_cache(maxsize=4096)
+def _of_indices(indices: tuple[int, ...]) -> tuple[tuple[Card, ...], Kind]:
+    cards = tuple(sorted(ALL_CARDS[i] for i in indices))
+    kind = classify(cards)
+    if kind is None:
+        raise GroupError(f"cards {' '.join(c.text for c in cards)} form no group")
+    return cards, kind
