@@ -16,7 +16,7 @@ Manual entry uses the same model: cards typed on the pad have no detection (inde
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -340,3 +340,17 @@ class Editor:
         self.target = self.draft.new_column()
         self.card = None
         self.mode = "type"
+
+    def enter(self, groups: Sequence[tuple[str, Sequence[str]]], hand: Sequence[str]) -> None:
+        """Type a whole layout as taps on the pad would: each ``(state, cards)`` group in a new
+        column flipped to its state, then the free cards into the hand column."""
+        for n, (state, cards) in enumerate(groups):
+            if n:
+                self.new_group()
+            for c in cards:
+                self.press(c)
+            while self.draft.columns[self.target].state != state:
+                self.flip(self.target)
+        self.tap_column(self.draft.hand_column())
+        for c in hand:
+            self.press(c)

@@ -25,17 +25,7 @@ def type_layout(state: Any, groups: tuple[tuple[str, tuple[str, ...]], ...] = L1
                 hand: tuple[str, ...] = L1_HAND) -> None:
     """Enter a layout through the editor, as taps on the pad would."""
     state.start_manual()
-    ed = state.editor
-    for n, (st, cards) in enumerate(groups):
-        if n:
-            ed.new_group()
-        for c in cards:
-            ed.press(c)
-        while state.draft.columns[ed.target].state != st:
-            ed.flip(ed.target)
-    ed.tap_column(state.draft.hand_column())
-    for c in hand:
-        ed.press(c)
+    state.editor.enter(groups, hand)
     state.changed()
 
 

@@ -19,16 +19,7 @@ L1_HAND = ("x4", "x5", "x6", "d2", "d7", "d10", "x9", "x9", "x9", "d8", "d8", "x
 
 
 def type_l1(ed: Editor) -> None:
-    for n, (state, cards) in enumerate(L1_GROUPS):
-        if n:
-            ed.new_group()
-        for c in cards:
-            ed.press(c)
-        while ed.draft.columns[ed.target].state != state:
-            ed.flip(ed.target)
-    ed.tap_column(ed.draft.hand_column())
-    for c in L1_HAND:
-        ed.press(c)
+    ed.enter(L1_GROUPS, L1_HAND)
 
 
 @pytest.fixture
