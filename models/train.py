@@ -200,6 +200,13 @@ class Stage:
         tmp.replace(self.path)
         self._last_save = time.time()
 
+    def load_finished(self) -> dict[str, list[list[float]]]:
+        """Load a finished stage into the model, ready for inference; its history."""
+        ck = self.torch.load(self.done_path, map_location="cpu", weights_only=False)
+        self.model.load_state_dict(ck["model"])
+        self.model.eval()  # inference from here on: BatchNorm must not learn from what it sees
+        return ck["history"]
+
     def finish(self) -> None:
         self.save()
         self.torch.save({"model": self.model.state_dict(), "history": self.history,
@@ -276,10 +283,7 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     st = Stage(torch, "finder", args.runs, model, opt, args.finder_minutes * 60, 3e-3, args.fresh)
     if st.finished:
-        ck = torch.load(st.done_path, map_location="cpu", weights_only=False)
-        model.load_state_dict(ck["model"])
-        model.eval()  # inference from here on: BatchNorm must not learn from what it sees
-        return model, ck["history"]
+        return model, st.load_finished()
     rng = np.random.default_rng(args.seed + st.step)
     vrng = np.random.default_rng(0)
     vb = finder_batch(val, np.arange(min(48, len(val.sizes))), 256, vrng, flip=False)
@@ -333,9 +337,7 @@ def tune_finder(torch: Any, model: Any, fs: D.FinderSet, args: argparse.Namespac
     opt = torch.optim.AdamW(model.parameters(), lr=6e-4, weight_decay=1e-4)
     st = Stage(torch, "finder_tune", args.runs, model, opt, args.finder_tune_minutes * 60, 6e-4, args.fresh)
     if st.finished:
-        ck = torch.load(st.done_path, map_location="cpu", weights_only=False)
-        model.load_state_dict(ck["model"])
-        model.eval()
+        st.load_finished()
         return model
     st.step = max(st.step, 100)  # no warm-up: this continues a trained network
     rng = np.random.default_rng(args.seed + 17 + st.step)
@@ -448,10 +450,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
     st = Stage(torch, "reader", args.runs, model, opt, args.reader_minutes * 60, 3e-3, args.fresh)
     if st.finished:
-        ck = torch.load(st.done_path, map_location="cpu", weights_only=False)
-        model.load_state_dict(ck["model"])
-        model.eval()  # inference from here on: BatchNorm must not learn from what it sees
-        return model, ck["history"]
+        return model, st.load_finished()
     X, Y, DN = bank
     has_dn = ~np.isnan(DN[:, 0])
     DN = np.nan_to_num(DN)
