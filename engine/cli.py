@@ -136,7 +136,7 @@ def _loads(text: str, where: str) -> Any:
 
 def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = False) -> str:
     """A readable breakdown with Chinese names, points per group, specials and payouts."""
-    hand = parse_input(obj, result["rules"]["preset"] if isinstance(obj.get("rules"), Rules) else None)
+    hand = parse_input(obj)
     rules = hand.rules
     unit = Rules.UNIT[rules.name]
     ctx = hand.ctx
