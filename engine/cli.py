@@ -178,12 +178,10 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
 
 
 def _jsonl(args: argparse.Namespace, over: dict[str, Any]) -> int:
-    stream = sys.stdin if args.file in (None, "-") else None
-    if stream is None:
-        text = _read(args.file)
-        lines = text.splitlines()
+    if args.file in (None, "-"):
+        lines: Any = (line.rstrip("\n") for line in sys.stdin)
     else:
-        lines = (line.rstrip("\n") for line in sys.stdin)
+        lines = _read(args.file).splitlines()
     out = sys.stdout
     for n, line in enumerate(lines, 1):
         try:
@@ -191,8 +189,6 @@ def _jsonl(args: argparse.Namespace, over: dict[str, Any]) -> int:
             res: dict[str, Any] = score(obj, args.rules)
         except ZipaiError as exc:
             res = {"error": f"line {n}: {exc}", "code": exc.code}
-        except RecursionError:
-            res = {"error": f"line {n}: JSON nested too deeply", "code": "bad_json"}
         out.write(json.dumps(res, ensure_ascii=False) + "\n")
     return 0
 
@@ -219,10 +215,7 @@ def run(argv: list[str]) -> int:
         obj = _merge(_loads(_read(args.file), where), over)
     else:
         raise ZipaiError("give a JSON FILE, '-' for stdin, or --text \"…\"", code="usage")
-    try:
-        result = score(obj, args.rules)
-    except RecursionError:
-        raise ZipaiError("JSON nested too deeply", code="bad_json") from None
+    result = score(obj, args.rules)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
     else:
