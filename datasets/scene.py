@@ -414,7 +414,7 @@ def _loose_cards(rng: random.Random, lay: Layout) -> list[Card]:
 
 # Common characters for printed-paper distractors; numerals are removed so that no unlabelled
 # rank glyph appears in a scene.
-_TEXT = "".join(ch for ch in (
+PAPER_TEXT = "".join(ch for ch in (
     "的是不了人我在有他这中来上国个到说们为和你地出道也时年得就那要下以生会自着去之过家学对可里后么心"
     "多天而能好都然没日于起还发成事只作当想看文无开手用主行方又如前所本见经头面公同已老从动两长知民样"
     "现分将外但身些与高意进把法此实回理美点月明茶牌胡红黑钱赢输")
@@ -430,7 +430,7 @@ def _paper(rng: random.Random, deck: DeckStyle, scale: float) -> Image.Image:
     f = font(deck.face, size)
     ink = rng.choice([(30, 30, 30), (60, 60, 120), (160, 40, 40)])
     for y in range(size // 2, h - size, int(size * 1.4)):
-        line = "".join(rng.choice(_TEXT) for _ in range(max(1, (w - size) // size)))
+        line = "".join(rng.choice(PAPER_TEXT) for _ in range(max(1, (w - size) // size)))
         d.text((size // 2, y), line, font=f, fill=ink)
     return im.rotate(rng.uniform(0, 360), expand=True, resample=Image.Resampling.BICUBIC)
 

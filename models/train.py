@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
 from zipai.vision.preprocess import MEAN, STD
 
@@ -32,6 +33,7 @@ STRIDE = 4
 CROP = 48
 MARGIN = 1.3
 SYMMETRIC = (0, 1, 2, 9)  # x1 x2 x3 x10
+ZOOM = (0.6, 1.7)  # finder window rescaling range
 
 
 def _torch() -> Any:
@@ -56,11 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--train-count", type=int, default=2400)
     p.add_argument("--val-count", type=int, default=200)
     p.add_argument("--size", default="1600x1200", help="rendered scene size WxH")
-    p.add_argument("--finder-minutes", type=float, default=30.0)
-    p.add_argument("--reader-minutes", type=float, default=25.0)
+    p.add_argument("--finder-minutes", type=float, default=36.0)
+    p.add_argument("--reader-minutes", type=float, default=28.0)
     p.add_argument("--finder-tune-minutes", type=float, default=12.0,
                    help="last stage: the finder again, backs weighted up")
-    p.add_argument("--mine", type=int, default=1500, help="train scenes to mine false finds from")
+    p.add_argument("--mine", type=int, default=2400, help="train scenes to mine false finds from")
+    p.add_argument("--paper", type=int, default=16000,
+                   help="reader crops of printed non-rank text (class none)")
     p.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
                    help="add reader crops turned a quarter or half round")
     p.add_argument("--threads", type=int, default=2)
@@ -217,8 +221,10 @@ class Stage:
 
 
 def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Generator,
-                 flip: bool = True) -> tuple[np.ndarray, ...]:
-    """Random crop windows of the finder images and their targets."""
+                 flip: bool = True, zoom: tuple[float, float] = (1.0, 1.0)) -> tuple[np.ndarray, ...]:
+    """Random crop windows of the finder images and their targets. With a ``zoom`` range, most
+    windows are rescaled by a factor drawn log-uniformly from it: phones are held closer or
+    farther than the renders, and glyphs of every size must peak."""
     out = crop // STRIDE
     imgs = np.zeros((len(idx), crop, crop, 3), np.uint8)
     heat = np.zeros((len(idx), 2, out, out), np.float32)
@@ -226,15 +232,24 @@ def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Gen
     reg = np.zeros((len(idx), 4, out, out), np.float32)
     mask = np.zeros((len(idx), out, out), np.float32)
     for n, i in enumerate(idx):
-        cw, ch = fs.sizes[i]
-        x0 = int(rng.integers(0, max(1, cw - crop + 1)))
-        y0 = int(rng.integers(0, max(1, ch - crop + 1)))
+        cw, ch = (int(v) for v in fs.sizes[i])
+        z = 1.0
+        if zoom != (1.0, 1.0) and rng.random() < 0.7:
+            z = float(np.exp(rng.uniform(math.log(zoom[0]), math.log(zoom[1]))))
+        ws = max(STRIDE * 4, round(crop / z))
+        x0 = int(rng.integers(0, max(1, cw - ws + 1)))
+        y0 = int(rng.integers(0, max(1, ch - ws + 1)))
         x0 -= x0 % STRIDE
         y0 -= y0 % STRIDE
-        win = fs.images[i, y0:y0 + crop, x0:x0 + crop]
+        win = fs.images[i, y0:y0 + min(ws, ch - y0), x0:x0 + min(ws, cw - x0)]
+        if z != 1.0:
+            size = (max(1, round(win.shape[1] * z)), max(1, round(win.shape[0] * z)))
+            small = Image.fromarray(np.ascontiguousarray(win))
+            win = np.asarray(small.resize(size, Image.Resampling.BILINEAR))
+        win = win[:crop, :crop]
         imgs[n, :win.shape[0], :win.shape[1]] = win
-        b = fs.boxes[i] - np.asarray([x0, y0, x0, y0], np.float32)
-        vis_w, vis_h = min(crop, cw - x0), min(crop, ch - y0)
+        b = (fs.boxes[i] - np.asarray([x0, y0, x0, y0], np.float32)) * z
+        vis_w, vis_h = win.shape[1], win.shape[0]
         if flip and rng.random() < 0.5:
             imgs[n, :, :vis_w] = imgs[n, :, :vis_w][:, ::-1]
             b = b[:, [2, 1, 0, 3]] * np.asarray([-1, 1, -1, 1], np.float32) + np.asarray(
@@ -318,7 +333,7 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
 def _finder_step(torch: Any, model: Any, opt: Any, fs: D.FinderSet, rng: np.random.Generator, n: int,
                  run_loss: list[float], st: Stage, back_weight: float = 1.0) -> bool:
     idx = rng.integers(0, n, 16)
-    imgs, heat, weight, reg, mask = (torch.from_numpy(a) for a in finder_batch(fs, idx, 256, rng))
+    imgs, heat, weight, reg, mask = (torch.from_numpy(a) for a in finder_batch(fs, idx, 256, rng, zoom=ZOOM))
     out = model(photometric(torch, imgs))
     loss, _, _ = finder_loss(torch, out, heat, weight, reg, mask, back_weight)
     opt.zero_grad()
@@ -595,6 +610,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         mined = mine(torch, finder, fs, train_sc, args.mine)
         bank = crop_bank(train_sc, args.seed, mined, args.turned, "reader crops (train)")
+        if args.paper > 0:
+            print(f"rendering {args.paper} printed-paper crops …", file=sys.stderr)
+            paper = D.paper_crops(args.paper, CROP, MARGIN, np.random.default_rng(args.seed + 3))
+            bank = (np.concatenate([bank[0], paper]), np.concatenate([bank[1], np.full(len(paper), 21)]),
+                    np.concatenate([bank[2], np.full((len(paper), 2), np.nan, np.float32)]))
         val_bank = crop_bank(val_sc, args.seed + 99, None, args.turned, "reader crops (val)", 1)
         np.savez(bank_path, x=bank[0], y=bank[1], d=bank[2], vx=val_bank[0], vy=val_bank[1], vd=val_bank[2])
     print(f"reader bank: {len(bank[1])} train crops, {len(val_bank[1])} val crops; per class "
@@ -616,7 +636,7 @@ def run(args: argparse.Namespace) -> int:
             "scene_size": args.size, "finder_minutes": round(args.finder_minutes, 1),
             "reader_minutes": round(args.reader_minutes, 1),
             "finder_tune_minutes": round(args.finder_tune_minutes, 1), "reader_crops": len(bank[1]),
-            "turned_crops": bool(args.turned),
+            "turned_crops": bool(args.turned), "paper_crops": int(args.paper), "finder_zoom": list(ZOOM),
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
             "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
     figures = {"reader_val_crop_accuracy": round(acc, 4)}

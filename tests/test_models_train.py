@@ -57,6 +57,31 @@ def _finder_set() -> D.FinderSet:
                        [np.zeros(4, bool), np.zeros(4, bool)])
 
 
+def test_zoomed_windows_keep_targets_on_the_glyphs() -> None:
+    """Every positive of a rescaled window sits on the dark square it labels, at the new size."""
+    fs = _finder_set()
+    rng = np.random.default_rng(3)
+    sizes = set()
+    for _ in range(6):
+        imgs, _heat, _w, reg, mask = T.finder_batch(fs, np.asarray([0, 1]), 64, rng, flip=False,
+                                                    zoom=(0.6, 1.7))
+        for n in range(2):
+            for y, x in zip(*np.nonzero(mask[n]), strict=True):
+                cx, cy = (x + reg[n, 2, y, x]) * T.STRIDE, (y + reg[n, 3, y, x]) * T.STRIDE
+                w = math.exp(reg[n, 0, y, x]) * T.STRIDE
+                assert imgs[n, int(cy), int(cx)].max() < 100  # the centre is on ink
+                sizes.add(round(w))
+    assert len(sizes) > 2  # the windows were rescaled by different factors
+
+
+def test_paper_crops_are_text_of_the_training_faces() -> None:
+    pytest.importorskip("zipai.datasets")
+    crops = D.paper_crops(12, 48, 1.3, np.random.default_rng(0))
+    assert crops.shape == (12, 48, 48, 3) and crops.dtype == np.uint8
+    ink = (crops.astype(np.int32).sum(axis=3) < 300).mean(axis=(1, 2))
+    assert (ink > 0.005).all() and (ink < 0.8).all()  # some ink on paper in every crop
+
+
 def test_finder_overfits_a_tiny_batch() -> None:
     torch.manual_seed(0)
     fs = _finder_set()

@@ -140,3 +140,32 @@ def test_row_with_backs_is_the_table_row_and_strays_are_left_out() -> None:
     asm = assemble(cols, dets)
     assert "d9" not in asm.layout["hand"]
     assert [d.kind for d in asm.doubts] == ["stray_cards"]
+
+
+def test_a_card_turned_across_the_layout_lies_apart() -> None:
+    dets = _scene([TABLE_ROW, HAND_ROW])
+    dropped = _det("d3", 800 + 200.0, 600 + 300.0, down=(1.0, 0.0))  # lying sideways between the rows
+    got = _groups([*dets, dropped])
+    assert ("loose", "loose", ["d3"]) in got
+    assert [c for r, _, c in got if r != "loose"] == TABLE_ROW + HAND_ROW
+
+
+def test_a_glyph_turned_round_ends_its_column() -> None:
+    """The last card of a column shows its far end turned round; the next row's column starts
+    close below it, closer than the column's own cards are to one another."""
+    col = [_det("d5", 100, 100 + 80.0 * k) for k in range(2)]
+    last = _det("d6", 100, 100 + 160.0, down=(0.0, -1.0))  # far end of the last card
+    below = [_det("x4", 100, 100 + 160.0 + 70.0 + 80.0 * k) for k in range(3)]
+    got = [c.cards for c in columns([*col, last, *below])]
+    assert ["d5", "d5", "d6"] in got and ["x4", "x4", "x4"] in got
+
+
+def test_a_long_step_in_a_column_starts_a_new_column() -> None:
+    """Four cards 60 px apart, then 190 px (a card's length and the gap between the rows), then
+    three more: two columns, though 190 px is within the photo-wide step limit."""
+    top = [_det("x7", 100, 100 + 60.0 * k) for k in range(4)]
+    bottom = [_det("d2", 100, 100 + 180.0 + 190.0 + 60.0 * k) for k in range(3)]
+    got = [c.cards for c in columns([*top, *bottom])]
+    assert ["x7"] * 4 in got and ["d2"] * 3 in got
+    joined = [c.cards for c in columns([*top, *bottom], Params(column_break=100.0))]
+    assert ["x7"] * 4 + ["d2"] * 3 in joined

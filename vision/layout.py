@@ -21,7 +21,7 @@ from typing import Any
 
 from zipai.engine import Card, Group, ZipaiError
 
-from .detector import FACES, Detection
+from .detector import FACES, SYMMETRIC, Detection
 
 TABLE, HAND, LOOSE = "table", "hand", "loose"
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"
@@ -39,11 +39,13 @@ class Params:
     max_across: float = 0.35  # and at most this far across it
     step_factor: float = 4.0  # face-to-face links longer than this many usual steps are cut
     across_cost: float = 3.0
+    column_break: float = 1.8  # a step this many times a column's median step ends the column
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
     row_split: float = 1.6  # a gap this many times the usual column spacing splits one long row
     low_confidence: float = 0.7  # reader probability below this is a doubt
     low_find: float = 0.35  # finder score below this is a doubt
     color_margin: float = 0.06  # ink colour this close to the red/black threshold is no evidence
+    off_axis: float = 40.0  # degrees: a face turned further from the layout's axis lies apart
 
 
 @dataclass(slots=True)
@@ -118,10 +120,15 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     typical = faces[len(faces) // 2] if faces else _scale(dets)
     width = []
     downs = []
+    tail = []
     for d in dets:
         g = max(d.box[2] - d.box[0], d.box[3] - d.box[1]) if d.card != "back" else typical
         width.append(p.card_per_glyph * min(max(g, 0.6 * typical), 1.6 * typical))
         dx, dy = d.down if d.card != "back" else (gx, gy)
+        # a glyph turned round against the layout is the far end of the last card in its
+        # column (the only card that shows both ends): nothing follows it in that column
+        tail.append(d.card != "back" and d.card not in SYMMETRIC
+                    and dx * gx + dy * gy < -math.cos(math.radians(40)))
         if dx * gx + dy * gy < 0:  # 一二三十 and backs give only an axis: sign it like the layout
             dx, dy = -dx, -dy
         if dx * gx + dy * gy < math.cos(math.radians(40)):  # off the layout's axis: trust the layout
@@ -131,7 +138,7 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     for i in range(n):
         ci = dets[i].center
         for j in range(n):
-            if i == j:
+            if i == j or tail[i]:
                 continue
             cj = dets[j].center
             dx = (downs[i][0] + downs[j][0]) / 2
@@ -157,7 +164,8 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     cands.sort()
     nxt: dict[int, int] = {}
     prev: dict[int, int] = {}
-    for _, i, j, _ in cands:
+    step: dict[int, float] = {}
+    for _, i, j, dv in cands:
         if i in nxt or j in prev:
             continue
         # no cycles: j must not already lead back to i
@@ -168,6 +176,21 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
             continue
         nxt[i] = j
         prev[j] = i
+        step[i] = dv
+    # within one column the cards overlap by the same amount: a face-to-face step far longer
+    # than the column's own usual step runs on into the next row
+    for head in [i for i in nxt if i not in prev]:
+        chain = [head]
+        while chain[-1] in nxt:
+            chain.append(nxt[chain[-1]])
+        faces = [step[i] for i in chain[:-1] if dets[i].card != "back" and dets[nxt[i]].card != "back"]
+        if len(faces) < 3:
+            continue
+        mid = sorted(faces)[len(faces) // 2]
+        for i in chain[:-1]:
+            if dets[i].card != "back" and dets[nxt[i]].card != "back" and step[i] > p.column_break * mid:
+                del prev[nxt[i]]
+                del nxt[i]
     return list(nxt.items())
 
 
@@ -225,6 +248,15 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     if not dets:
         return []
     axis = card_axis(dets)
+    # a face card turned well away from the layout's axis was dropped or discarded, not laid
+    off = [i for i, d in enumerate(dets) if _off_axis(d, axis, p)]
+    if off and len(off) < len(dets):
+        keep = [i for i in range(len(dets)) if i not in set(off)]
+        inner = columns([dets[i] for i in keep], p)
+        for c in inner:
+            c.detections = [keep[i] for i in c.detections]
+        strays = [Column([i], [dets[i].card], LOOSE) for i in off]
+        return inner + strays
     fr = _frame(dets, axis)
     comps = _components(len(dets), chain_links(dets, axis, p))
     cols = []
@@ -259,14 +291,30 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     elif main:
         first, second = sorted(sorted(main, key=lambda r: -size[r])[:2])
         names.update({r: HAND for r in main})
-        backs = [any(dets[i].card == "back" for c in rows[r] for i in c[0]) for r in (first, second)]
-        # concealed groups on the table show backs; the revealed hand never does
-        names[second if backs == [False, True] else first] = TABLE
+        # concealed groups on the table show backs and the revealed hand never does; the table
+        # holds only triples and quads, while a hand often has a pair or a lone card
+        evidence = []
+        for r in (first, second):
+            backs = any(dets[i].card == "back" for c in rows[r] for i in c[0])
+            short = any(len(c[0]) < 3 for c in rows[r])
+            evidence.append(2 * backs - short)
+        names[second if evidence[1] > evidence[0] else first] = TABLE
     out = []
     for r, row in enumerate(rows):
         for comp, _, _, _ in sorted(row, key=lambda c: c[3]):
             out.append(Column(list(comp), [dets[i].card for i in comp], names[r]))
     return out
+
+
+def _off_axis(d: Detection, axis_deg: float, p: Params) -> bool:
+    """Whether a face card lies more than ``p.off_axis`` degrees across the layout's axis. Only
+    the axis counts, not the sense: the last card of a column shows both ends, and in a photo
+    taken from the side either end may be the one that reads upright."""
+    if d.card == "back":
+        return False
+    a = math.radians(axis_deg)
+    cos = d.down[0] * -math.sin(a) + d.down[1] * math.cos(a)
+    return abs(cos) < math.cos(math.radians(p.off_axis))
 
 
 def _spread(fr: list[tuple[float, float, float, float]], comp: list[int]) -> float:
