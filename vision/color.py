@@ -11,20 +11,20 @@ RED_THRESHOLD = 0.10
 def redness(arr: np.ndarray, box: np.ndarray | tuple[float, ...]) -> float:
     """How much redder the ink inside ``box`` is than the paper around it, in [-1, 1].
 
-    Ink pixels are the darkest quarter of the box (at least a few); paper is the brightest
-    quarter. Chroma is measured as (R - max(G, B)) / (R + G + B), relative to the paper, so a
+    Ink pixels are the darkest eighth of the box (at least a few), paper the brightest eighth;
+    the box is not padded, because the red frame printed round many cards' ranks would pass for
+    red ink. Chroma is measured as (R - max(G, B)) / (R + G + B), relative to the paper, so a
     warm lamp that tints paper and ink alike cancels out."""
     h, w = arr.shape[:2]
     x0, y0, x1, y1 = (float(v) for v in box)
-    pad_x, pad_y = 0.1 * (x1 - x0), 0.1 * (y1 - y0)
-    ix0, iy0 = max(0, int(x0 - pad_x)), max(0, int(y0 - pad_y))
-    ix1, iy1 = min(w, int(np.ceil(x1 + pad_x))), min(h, int(np.ceil(y1 + pad_y)))
+    ix0, iy0 = max(0, int(x0)), max(0, int(y0))
+    ix1, iy1 = min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
     if ix1 - ix0 < 2 or iy1 - iy0 < 2:
         return 0.0
     px = arr[iy0:iy1, ix0:ix1].reshape(-1, 3).astype(np.float32)
     lum = px @ np.asarray([0.299, 0.587, 0.114], np.float32)
     order = np.argsort(lum)
-    q = max(3, len(order) // 4)
+    q = max(3, len(order) // 8)
     ink, paper = px[order[:q]], px[order[-q:]]
 
     def chroma(p: np.ndarray) -> float:
