@@ -9,6 +9,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from zipai.vision.color import RED_THRESHOLD
 from zipai.vision.preprocess import MEAN, STD
 
 from .nets import FINDER_CLASSES, FINDER_STRIDE, READER_CLASSES, FinderExport, ReaderExport
@@ -51,7 +52,7 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
         "reader": {"file": READER_FILE, "sha256": sha256(rpath), "input": "crops", "size": crop,
                    "margin": margin, "none_threshold": 0.5},
         "normalise": {"mean": list(MEAN), "std": list(STD), "layout": "NCHW RGB, (x/255 - mean) / std"},
-        "color": {"red_threshold": 0.10},
+        "color": {"red_threshold": RED_THRESHOLD},
         "postprocess": {"drop_far_ends": True},
         "training": training,
         "figures": figures,

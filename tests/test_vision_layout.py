@@ -169,3 +169,11 @@ def test_a_long_step_in_a_column_starts_a_new_column() -> None:
     assert ["x7"] * 4 in got and ["d2"] * 3 in got
     joined = [c.cards for c in columns([*top, *bottom], Params(column_break=100.0))]
     assert ["x7"] * 4 + ["d2"] * 3 in joined
+
+
+def test_a_lone_back_is_the_stock_pile_not_a_group() -> None:
+    dets = _scene([TABLE_ROW, HAND_ROW])
+    stock = _det("back", 800 + 900.0, 600 + 100.0)  # the face-down stock beside the layout
+    got = _groups([*dets, stock])
+    assert got[-1] == ("loose", "loose", ["back"])
+    assert [c for r, _, c in got if r != "loose"] == TABLE_ROW + HAND_ROW

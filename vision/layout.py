@@ -39,12 +39,12 @@ class Params:
     max_across: float = 0.35  # and at most this far across it
     step_factor: float = 4.0  # face-to-face links longer than this many usual steps are cut
     across_cost: float = 3.0
-    column_break: float = 1.8  # a step this many times a column's median step ends the column
+    column_break: float = 2.2  # a step this many times a column's median step ends the column
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
-    row_split: float = 1.6  # a gap this many times the usual column spacing splits one long row
+    row_split: float = 1.4  # a gap this many times the usual column spacing splits one long row
     low_confidence: float = 0.7  # reader probability below this is a doubt
     low_find: float = 0.35  # finder score below this is a doubt
-    color_margin: float = 0.06  # ink colour this close to the red/black threshold is no evidence
+    color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
     off_axis: float = 40.0  # degrees: a face turned further from the layout's axis lies apart
 
 
@@ -260,7 +260,13 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     fr = _frame(dets, axis)
     comps = _components(len(dets), chain_links(dets, axis, p))
     cols = []
+    lone_backs: list[Column] = []
     for comp in comps:
+        if len(comp) == 1 and dets[comp[0]].card == "back":
+            # a concealed group shows two or more backs, or backs and a face, down its column;
+            # a single back on its own is the stock pile (or a group too broken to name)
+            lone_backs.append(Column(comp, ["back"], LOOSE))
+            continue
         comp.sort(key=lambda i: fr[i][2])
         cols.append((comp, min(fr[i][2] for i in comp), max(fr[i][3] for i in comp),
                      sum((fr[i][0] + fr[i][1]) / 2 for i in comp) / len(comp)))
@@ -303,7 +309,7 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     for r, row in enumerate(rows):
         for comp, _, _, _ in sorted(row, key=lambda c: c[3]):
             out.append(Column(list(comp), [dets[i].card for i in comp], names[r]))
-    return out
+    return out + lone_backs
 
 
 def _off_axis(d: Detection, axis_deg: float, p: Params) -> bool:
