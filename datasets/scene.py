@@ -622,16 +622,17 @@ def compose(items: list[Placed], deck: DeckStyle, canvas: Image.Image, quad: lis
         if n_vis < MIN_PIXELS:
             continue
         sub_flg = flg_o[y0:y1, x0:x1]
+        main = _main_part(sub_own, math.dist(oc[0], oc[1]))
         ann: dict[str, Any] = {
             "category_id": category_id(p.card), "iscrowd": 0,
-            "card_polygon": _mask_outline(_main_part(sub_own, math.dist(oc[0], oc[1])), x0, y0),
+            "card_polygon": _mask_outline(main, x0, y0),
             "card_corners": [[round(x, 1), round(y, 1)] for x, y in oc],
             "group": p.group, "group_state": p.state, "row": p.row,
             "color": None if p.card is None else p.card.color,
         }
         if p.card is None:
             vis_frac = counts[3 * k] / max(1, p.area)
-            ann["bbox"] = _bbox(sub_own, x0, y0)
+            ann["bbox"] = _bbox(main if main.any() else sub_own, x0, y0)  # slivers left out
             ann["ignore"] = bool(vis_frac < MIN_BACK_VISIBLE)
             ann["glyphs"] = []
         else:

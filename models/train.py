@@ -58,8 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--train-count", type=int, default=2400)
     p.add_argument("--val-count", type=int, default=200)
     p.add_argument("--size", default="1600x1200", help="rendered scene size WxH")
-    p.add_argument("--finder-minutes", type=float, default=36.0)
-    p.add_argument("--reader-minutes", type=float, default=28.0)
+    p.add_argument("--finder-minutes", type=float, default=34.0)
+    p.add_argument("--reader-minutes", type=float, default=26.0)
     p.add_argument("--finder-tune-minutes", type=float, default=12.0,
                    help="last stage: the finder again, backs weighted up")
     p.add_argument("--mine", type=int, default=2400, help="train scenes to mine false finds from")

@@ -332,3 +332,20 @@ def test_ignore_means_too_hidden(scenes) -> None:
                 continue
             best = max((g["visible"] for g in a["glyphs"]), default=0.0)
             assert a["ignore"] == (best < 0.5), a
+
+
+def test_back_boxes_leave_out_slivers(scenes) -> None:
+    """A labelled back's box is the box of its visible polygon (no slivers peeking out beside
+    the card on top), so it does not reach over the cards that cover it."""
+    n = 0
+    for _, anns, _, _ in scenes:
+        for a in anns:
+            if a["category_id"] != BACK_ID or a["ignore"] or len(a["card_polygon"]) < 3:
+                continue
+            x, y, w, h = a["bbox"]
+            xs = [p[0] for p in a["card_polygon"]]
+            ys = [p[1] for p in a["card_polygon"]]
+            assert x >= min(xs) - 2 and y >= min(ys) - 2, a
+            assert x + w <= max(xs) + 3 and y + h <= max(ys) + 3, a
+            n += 1
+    assert n >= 5

@@ -82,6 +82,20 @@ def test_paper_crops_are_text_of_the_training_faces() -> None:
     assert (ink > 0.005).all() and (ink < 0.8).all()  # some ink on paper in every crop
 
 
+def test_back_box_is_the_bulk_of_the_visible_part() -> None:
+    """A back covered by a card lying 100 px lower and 4 px to the right: it shows a strip at its
+    top and a 4 px sliver down its left side. Its labelled box spans both; the target is the strip."""
+    w, h = 60.0, 200.0
+    back = D.Ann(20, (100.0, 100.0, 100.0 + w, 100.0 + h), False,
+                 corners=[(100.0, 100.0), (100.0 + w, 100.0), (100.0 + w, 100.0 + h), (100.0, 100.0 + h)])
+    top = D.Ann(3, (120.0, 210.0, 150.0, 240.0), False,
+                corners=[(104.0, 200.0), (104.0 + w, 200.0), (104.0 + w, 200.0 + h), (104.0, 200.0 + h)])
+    x0, y0, x1, y1 = D.back_box([back, top], 0)
+    assert abs(x0 - 100) <= 3 and abs(x1 - 160) <= 3
+    assert abs(y0 - 100) <= 3 and abs(y1 - 200) <= 3  # the strip, not the sliver down to y = 300
+    assert D.back_box([back], 0) == pytest.approx((100.0, 100.0, 160.0, 300.0), abs=2.5)
+
+
 def test_finder_overfits_a_tiny_batch() -> None:
     torch.manual_seed(0)
     fs = _finder_set()
