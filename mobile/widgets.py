@@ -188,7 +188,7 @@ class EditorView(BoxLayout):
             if col.state == FREE:
                 label = tr("hand_row")
             else:
-                label = f"{ci + 1}\n{tr('open') if col.state == OPEN else tr('concealed')}"
+                label = f"{ci + 1}\n{tr(col.state if col.state in (OPEN, CONCEALED) else 'loose')}"
             bg = ACCENT if is_target else (GREEN if col.state == OPEN else
                                            BACK_BLUE if col.state == CONCEALED else (0.45, 0.45, 0.45, 1))
             head = _row_button(label, lambda _b, ci=ci: self.on_head(ci), dp(70), bg)

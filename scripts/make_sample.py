@@ -5,9 +5,9 @@ reads exactly and that scores as a winning hand straight from the photo.
     python scripts/make_sample.py [--seed 21] [--start 0] [--tries 60]
 
 A scene qualifies when every labelled card is read and nothing is extra (the figures' rule),
-no loose cards lie in the photo, every concealed group shows a face card (an all-back column
-always waits for the user to name it), the layout assembled from the photo equals the scene's
-own layout, and the engine scores it as a win. It writes models/sample.jpg and
+every concealed group shows a face card (an all-back column always waits for the user to name
+it), the layout assembled from the photo equals the scene's own layout (loose cards left out),
+and the engine scores it as a win. It writes models/sample.jpg and
 models/sample.json (the render command, the cards and the layout). The scenes are rendered from
 fonts the model never saw, so the sample does not flatter it; it is still one chosen scene, and
 the figures in the README come from scripts/eval_detector.py, not from it.
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=21)
     p.add_argument("--start", type=int, default=0)
-    p.add_argument("--tries", type=int, default=60)
+    p.add_argument("--tries", type=int, default=150)
     p.add_argument("--out", type=Path, default=models_dir())
     args = p.parse_args(argv)
     det = Detector(args.out / "manifest.json")
@@ -70,8 +70,6 @@ def main(argv: list[str] | None = None) -> int:
             why = []
             if not m.exact:
                 why.append(f"read {m.read}/{m.cards}, extra {m.extra}")
-            if im.get("loose") or any(a.get("row") == "loose" for a in anns):
-                why.append("loose cards")
             if any(g["state"] == "concealed" and g["row"] == "table" and
                    all(category_name(a["category_id"]) == "back" for a in anns if a.get("group") == n)
                    for n, g in enumerate(im["groups"])):

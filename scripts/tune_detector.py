@@ -20,8 +20,8 @@ from zipai.vision.decode import load
 from zipai.vision.detector import Detector, default_manifest
 from zipai.vision.evaluate import Totals, match_scene
 
-THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5)
-BACKS = (0.1, 0.15, 0.2, 0.3, 0.4)
+THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+BACKS = (0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
 NONE = (0.5, 0.7, 0.9)
 
 

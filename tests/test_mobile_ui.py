@@ -377,6 +377,11 @@ def test_sample_photo_to_a_settlement_with_the_shipped_model(ui: UI) -> None:
         st._scanner = scanner
     assert ui.screen.name == "review" and st.draft.detections
     ui.pump(2)
+    # the sample has discards lying apart: named in the user's language, their rows marked left out
+    assert "放在一边，不算" in ui.screen.ids.doubts.text and "lies apart" not in ui.screen.ids.doubts.text
+    strays = [c for c in st.draft.columns if c.state == "loose"]
+    heads = ui.screen.ids.editor.heads
+    assert strays and all("不算" in heads[st.draft.columns.index(c)].text for c in strays)
     if st.check().doubts:
         ui.press(ui.screen.ids.ack)
     ui.tap_text("next")

@@ -160,8 +160,6 @@ class Detector:
         self.back_threshold = float(f.get("back_threshold", self.threshold))
         self.crop_size = int(r["size"])
         self.margin = float(r["margin"])
-        # more crops of each glyph, cut wider, whose probabilities are averaged with the first
-        self.extra_margins = [float(m) for m in r.get("extra_margins", [])]
         self.none_threshold = float(r.get("none_threshold", 0.5))
         self.red_threshold = float(self.manifest.data.get("color", {}).get("red_threshold", RED_THRESHOLD))
         self.drop_far_ends = bool(self.manifest.data.get("postprocess", {}).get("drop_far_ends", True))
@@ -199,16 +197,13 @@ class Detector:
         if len(boxes) == 0:
             return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 2), np.float32)
         t0 = time.perf_counter()
-        n = len(boxes)
-        margins = [self.margin, *self.extra_margins]
-        crops = np.concatenate([cut_crops(arr, boxes, self.crop_size, m) for m in margins])
-        crops = normalise(crops, self.mean, self.std)
+        crops = normalise(cut_crops(arr, boxes, self.crop_size, self.margin), self.mean, self.std)
         t1 = time.perf_counter()
         outs = self.reader.run({self.manifest.reader.get("input", "crops"): crops})
         self.timing.preprocess += t1 - t0
         self.timing.reader += time.perf_counter() - t1
-        probs = np.asarray(outs[0], np.float32).reshape(len(margins), n, -1).mean(axis=0)
-        downs = np.asarray(outs[1], np.float32)[:n] if len(outs) > 1 else np.tile([0.0, 1.0], (n, 1))
+        probs = np.asarray(outs[0], np.float32)
+        downs = np.asarray(outs[1], np.float32) if len(outs) > 1 else np.tile([0.0, 1.0], (len(boxes), 1))
         return probs, downs.astype(np.float32)
 
     def detect(self, decoded: Decoded) -> list[Detection]:
