@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
+from zipai.vision.evaluate import card_down
 from zipai.vision.preprocess import cut_crops, input_size
 
 BACK_ID = 21
@@ -52,16 +53,6 @@ class Scene:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def _down(corners: list[list[float]] | None) -> tuple[float, float]:
-    """Unit vector from the card's top edge to its bottom edge (corners clockwise from top-left)."""
-    if not corners or len(corners) != 4:
-        return (0.0, 1.0)
-    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = corners
-    dx, dy = (x2 + x3 - x0 - x1) / 2, (y2 + y3 - y0 - y1) / 2
-    n = math.hypot(dx, dy) or 1.0
-    return (dx / n, dy / n)
-
-
 def load_coco(root: str | Path) -> list[Scene]:
     """The scenes of a rendered split directory (``annotations.json`` + ``images/``)."""
     root = Path(root)
@@ -74,7 +65,7 @@ def load_coco(root: str | Path) -> list[Scene]:
             poly = list(zip(poly[0::2], poly[1::2], strict=False))
         elif poly and isinstance(poly[0], list) and poly[0] and isinstance(poly[0][0], list):
             poly = poly[0]
-        down = _down(a.get("card_corners"))
+        down = card_down(a.get("card_corners"))
         glyphs = []
         for g in a.get("glyphs") or []:
             gx, gy, gw, gh = g["bbox"]

@@ -21,42 +21,10 @@ from pathlib import Path
 import numpy as np
 
 from zipai.vision.decode import load
-from zipai.vision.detector import Detection, Detector, default_manifest
-from zipai.vision.evaluate import Totals, _polygon, category_name, inside, match_scene
+from zipai.vision.detector import Detector, default_manifest
+from zipai.vision.evaluate import Totals, _polygon, inside, labelled_detections, match_scene, same_layout
 from zipai.vision.layout import assemble, columns, propose_states
 from zipai.vision.scan import scan_decoded
-
-
-def same_layout(got: dict, truth: dict) -> bool:
-    """The engine input from the photo equals the scene's: same groups (cards and state) and
-    the same free hand cards, in any order."""
-    def groups(lay: dict) -> list:
-        return sorted((sorted(g["cards"]), g.get("state", "open")) for g in lay.get("groups", []))
-
-    return groups(got) == groups(truth) and sorted(got.get("hand", [])) == sorted(truth.get("hand", []))
-
-
-def labelled_detections(anns: list[dict]) -> list[Detection]:
-    """The scene's labelled cards as perfect detections (glyph box, class, ink colour and the
-    glyph's own down direction), to measure the layout step apart from the networks."""
-    out = []
-    for a in anns:
-        if a.get("ignore"):
-            continue
-        x, y, w, h = a["bbox"]
-        card = category_name(int(a["category_id"]))
-        dx, dy = 0.0, 1.0
-        corners = a.get("card_corners")
-        if corners and len(corners) == 4:
-            (x0, y0), (x1, y1), (x2, y2), (x3, y3) = corners
-            dx, dy = (x2 + x3 - x0 - x1) / 2, (y2 + y3 - y0 - y1) / 2
-            n = float(np.hypot(dx, dy)) or 1.0
-            dx, dy = dx / n, dy / n
-        which = next((g.get("which") for g in a.get("glyphs") or [] if g.get("bbox") == a["bbox"]), "top")
-        if which == "bottom":
-            dx, dy = -dx, -dy
-        out.append(Detection(card, (x, y, x + w, y + h), 1.0, a.get("color"), down=(dx, dy)))
-    return out
 
 
 def calibrate(pairs: list[tuple[float, bool]]) -> tuple[float, float]:

@@ -2,7 +2,7 @@
 the tests): the first scene of a held-out-font render, in index order, that the shipped model
 reads exactly and that scores as a winning hand straight from the photo.
 
-    python scripts/make_sample.py [--seed 21] [--start 0] [--tries 60]
+    python scripts/make_sample.py [--seed 21] [--start 0] [--tries 150]
 
 A scene qualifies when every labelled card is read and nothing is extra (the figures' rule),
 every concealed group shows a face card (an all-back column always waits for the user to name
@@ -16,6 +16,7 @@ the figures in the README come from scripts/eval_detector.py, not from it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import shutil
@@ -27,15 +28,8 @@ from pathlib import Path
 from zipai.datasets.cli import main as data_main
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector, models_dir
-from zipai.vision.evaluate import category_name, match_scene
+from zipai.vision.evaluate import category_name, match_scene, same_layout
 from zipai.vision.scan import scan_decoded
-
-
-def same_layout(got: dict, truth: dict) -> bool:
-    def groups(lay: dict) -> list:
-        return sorted((sorted(g["cards"]), g.get("state", "open")) for g in lay.get("groups", []))
-
-    return groups(got) == groups(truth) and sorted(got.get("hand", [])) == sorted(truth.get("hand", []))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,12 +46,8 @@ def main(argv: list[str] | None = None) -> int:
             d = Path(tmp) / str(index)
             cmd = ["render", "--out", str(d), "--count", "1", "--start", str(index), "--seed", str(args.seed),
                    "--split", "heldout", "--quiet"]
-            with io.StringIO() as sink:
-                old, sys.stdout = sys.stdout, sink
-                try:
-                    rc = data_main(cmd)
-                finally:
-                    sys.stdout = old
+            with contextlib.redirect_stdout(io.StringIO()):
+                rc = data_main(cmd)
             if rc:
                 print(f"make_sample: rendering scene {index} failed", file=sys.stderr)
                 return 2

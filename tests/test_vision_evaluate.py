@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from zipai.vision.evaluate import Totals, inside, match_scene
+from zipai.vision.evaluate import (
+    Totals,
+    card_down,
+    inside,
+    labelled_detections,
+    match_scene,
+    same_layout,
+)
 
 
 def _card(cat: int, x: float, y: float, ignore: bool = False) -> dict:
@@ -48,3 +55,22 @@ def test_ignored_cards_are_neither_credit_nor_blame() -> None:
     t.add(match_scene([], anns))
     f = t.figures()
     assert f["per_card_accuracy"] == 0.5 and f["scene_exact_rate"] == 0.5 and f["cards"] == 2
+
+
+def test_labelled_cards_as_detections_and_same_layout() -> None:
+    up = {"category_id": 5, "bbox": [10, 10, 20, 20], "color": "black",
+          "card_corners": [[0, 0], [40, 0], [40, 120], [0, 120]],
+          "glyphs": [{"which": "top", "bbox": [10, 10, 20, 20]}]}
+    turned = {"category_id": 17, "bbox": [60, 90, 20, 20], "color": "red",
+              "card_corners": [[50, 0], [90, 0], [90, 120], [50, 120]],
+              "glyphs": [{"which": "bottom", "bbox": [60, 90, 20, 20]}]}
+    hidden = {"category_id": 21, "bbox": [0, 0, 5, 5], "ignore": True}
+    dets = labelled_detections([up, turned, hidden])
+    assert [(d.card, d.box, d.color, d.down) for d in dets] == [
+        ("x5", (10, 10, 30, 30), "black", (0.0, 1.0)), ("d7", (60, 90, 80, 110), "red", (0.0, -1.0))]
+    assert card_down(None) == (0.0, 1.0)
+    a = {"groups": [{"cards": ["x1", "x2", "x3"], "state": "open"}], "hand": ["d4", "d5"]}
+    b = {"groups": [{"cards": ["x3", "x1", "x2"]}], "hand": ["d5", "d4"]}
+    assert same_layout(a, b)
+    assert not same_layout(a, {**b, "groups": [{"cards": ["x1", "x2", "x3"], "state": "concealed"}]})
+    assert not same_layout(a, {**b, "hand": ["d5"]})

@@ -7,9 +7,12 @@ detection is left over (detections on cards labelled ``ignore`` are neither cred
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from .detector import Detection
 
 CATEGORY_NAMES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)] + ["back"])
 
@@ -39,6 +42,43 @@ def _polygon(ann: dict[str, Any]) -> list[list[float]]:
         x, y, w, h = ann["bbox"]
         poly = [[x, y], [x + w, y], [x + w, y + h], [x, y + h]]
     return poly
+
+
+def card_down(corners: Sequence[Sequence[float]] | None) -> tuple[float, float]:
+    """Unit vector from a card's top edge to its bottom edge (``card_corners``, clockwise from
+    its top-left); straight down when the corners are missing."""
+    if not corners or len(corners) != 4:
+        return (0.0, 1.0)
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = corners
+    dx, dy = (x2 + x3 - x0 - x1) / 2, (y2 + y3 - y0 - y1) / 2
+    n = math.hypot(dx, dy) or 1.0
+    return (dx / n, dy / n)
+
+
+def labelled_detections(annotations: Sequence[dict[str, Any]]) -> list[Detection]:
+    """A scene's labelled cards as perfect detections (glyph box, class, ink colour and the
+    glyph's own down direction), to measure the layout step apart from the networks."""
+    out = []
+    for a in annotations:
+        if a.get("ignore"):
+            continue
+        x, y, w, h = a["bbox"]
+        dx, dy = card_down(a.get("card_corners"))
+        which = next((g.get("which") for g in a.get("glyphs") or [] if g.get("bbox") == a["bbox"]), "top")
+        if which == "bottom":  # the far end of the card, turned round
+            dx, dy = -dx, -dy
+        out.append(Detection(category_name(int(a["category_id"])), (x, y, x + w, y + h), 1.0,
+                             a.get("color"), down=(dx, dy)))
+    return out
+
+
+def same_layout(got: dict[str, Any], truth: dict[str, Any]) -> bool:
+    """The engine input from a photo equals a scene's: the same groups (cards and state) and the
+    same free hand cards, in any order."""
+    def groups(lay: dict[str, Any]) -> list[tuple[list[str], str]]:
+        return sorted((sorted(g["cards"]), g.get("state", "open")) for g in lay.get("groups", []))
+
+    return groups(got) == groups(truth) and sorted(got.get("hand", [])) == sorted(truth.get("hand", []))
 
 
 @dataclass(slots=True)
