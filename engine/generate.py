@@ -134,8 +134,9 @@ def _try_layout(rng: random.Random, rules: str, players: int) -> Layout | None:
 
 
 def _spoil(rng: random.Random, lay: Layout) -> None:
-    """Replace one hand card with another card the deck still has."""
-    hand_idx = [n for n, g in enumerate(lay.groups) if g.row == HAND]
+    """Replace one hand card with another card the deck still has (a card of any group when
+    every group lies in the table row)."""
+    hand_idx = [n for n, g in enumerate(lay.groups) if g.row == HAND] or list(range(len(lay.groups)))
     n = rng.choice(hand_idx)
     g = lay.groups[n]
     counts = [0] * 20

@@ -57,13 +57,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=5, help="data seed: train renders with it, val with seed + 1")
     p.add_argument("--train-count", type=int, default=2400)
     p.add_argument("--val-count", type=int, default=200)
+    p.add_argument("--style2-count", type=int, default=600,
+                   help="more train scenes with decorated glyphs (render style 2, seed + 8): "
+                        "printed decks frame, outline and double-print their ranks")
     p.add_argument("--size", default="1600x1200", help="rendered scene size WxH")
-    p.add_argument("--finder-minutes", type=float, default=34.0)
-    p.add_argument("--reader-minutes", type=float, default=26.0)
-    p.add_argument("--finder-tune-minutes", type=float, default=12.0,
+    p.add_argument("--finder-minutes", type=float, default=56.0)
+    p.add_argument("--reader-minutes", type=float, default=24.0)
+    p.add_argument("--finder-tune-minutes", type=float, default=8.0,
                    help="last stage: the finder again, backs weighted up")
-    p.add_argument("--mine", type=int, default=2400, help="train scenes to mine false finds from")
-    p.add_argument("--paper", type=int, default=16000,
+    p.add_argument("--mine", type=int, default=3000, help="train scenes to mine false finds from")
+    p.add_argument("--paper", type=int, default=24000,
                    help="reader crops of printed non-rank text (class none)")
     p.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
                    help="add reader crops turned a quarter or half round")
@@ -75,9 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
 # ---------------------------------------------------------------- data
 
 
-def ensure_split(root: Path, split: str, count: int, seed: int, size: str) -> Path:
-    """Render ``root/split`` with the scene generator unless it is there already."""
-    d = root / split
+def ensure_split(root: Path, split: str, count: int, seed: int, size: str, folder: str = "",
+                 style: int = 1) -> Path:
+    """Render ``root/folder`` (default: the split's name) with the scene generator unless it is
+    there already."""
+    d = root / (folder or split)
     if (d / "annotations.json").exists():
         return d
     try:
@@ -86,7 +91,7 @@ def ensure_split(root: Path, split: str, count: int, seed: int, size: str) -> Pa
         raise TrainError(f"no data in {d} and the scene generator is not available ({exc})") from None
     print(f"rendering {count} {split} scenes into {d} …", file=sys.stderr)
     rc = data_main(["render", "--out", str(d), "--count", str(count), "--seed", str(seed),
-                    "--split", split, "--size", size])
+                    "--split", split, "--size", size, "--style", str(style)])
     if rc or not (d / "annotations.json").exists():
         raise TrainError(f"rendering {split} into {d} failed (exit {rc})")
     return d
@@ -598,7 +603,14 @@ def run(args: argparse.Namespace) -> int:
     tr_dir = ensure_split(args.data, "train", args.train_count, args.seed, args.size)
     va_dir = ensure_split(args.data, "val", args.val_count, args.seed + 1, args.size)
     train_sc, val_sc = D.load_coco(tr_dir), D.load_coco(va_dir)
-    print(f"data: {len(train_sc)} train, {len(val_sc)} val scenes", file=sys.stderr)
+    n_style2 = 0
+    if args.style2_count > 0:
+        s2_dir = ensure_split(args.data, "train", args.style2_count, args.seed + 8, args.size,
+                              "train_style2", style=2)
+        s2 = D.load_coco(s2_dir)
+        n_style2 = len(s2)
+        train_sc = train_sc + s2
+    print(f"data: {len(train_sc)} train ({n_style2} decorated), {len(val_sc)} val scenes", file=sys.stderr)
     fs = D.build_finder_set(train_sc, LONG_SIDE, args.runs / "finder_train.npz", "finder data (train)")
     fv = D.build_finder_set(val_sc, LONG_SIDE, args.runs / "finder_val.npz", "finder data (val)")
     finder, fh = train_finder(torch, fs, fv, args)
@@ -632,6 +644,7 @@ def run(args: argparse.Namespace) -> int:
                    f"reader on {len(pred)} val crops (jittered true boxes): accuracy {acc:.4f}")
     plot_curves(fh, rh, out_dir / "training_curve.png")
     info = {"data_seed": args.seed, "val_seed": args.seed + 1, "train_scenes": len(train_sc),
+            "train_style2_scenes": n_style2, "style2_seed": args.seed + 8 if n_style2 else None,
             "val_scenes": len(val_sc),
             "scene_size": args.size, "finder_minutes": round(args.finder_minutes, 1),
             "reader_minutes": round(args.reader_minutes, 1),

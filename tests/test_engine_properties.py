@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,3 +82,14 @@ def test_generated_layouts(seed, rules, won_by, winning):
     _check(obj, r)
     if not winning:
         assert r["groups"], "a generated structure always decomposes"
+
+
+@pytest.mark.parametrize("seed", [35, *range(200)])
+def test_spoiled_layouts_keep_the_deck(seed):
+    """``winning=False`` swaps one card even when every group lies in the table row (seed 35),
+    and never puts a fifth copy of a card in the layout."""
+    lay = random_layout(random.Random(seed), winning=False)
+    counts = [0] * 20
+    for c in lay.cards():
+        counts[c.index] += 1
+    assert max(counts) <= 4 and len(lay.groups) == 7

@@ -181,3 +181,13 @@ def test_export_load_detect_and_tamper(tmp_path: Path) -> None:
     (out / "reader.onnx").write_bytes((out / "reader.onnx").read_bytes() + b"x")
     with pytest.raises(ModelError, match="SHA-256"):
         Detector(manifest)
+
+
+def test_ensure_split_renders_decorated_scenes_once(tmp_path: Path) -> None:
+    d = T.ensure_split(tmp_path, "train", 1, 13, "320x240", "train_style2", style=2)
+    assert d == tmp_path / "train_style2"
+    coco = json.loads((d / "annotations.json").read_text(encoding="utf-8"))
+    assert coco["info"]["style"] == 2 and coco["info"]["split"] == "train" and len(coco["images"]) == 1
+    stamp = (d / "annotations.json").stat().st_mtime_ns
+    assert T.ensure_split(tmp_path, "train", 1, 13, "320x240", "train_style2", style=2) == d
+    assert (d / "annotations.json").stat().st_mtime_ns == stamp  # there already: not rendered again
