@@ -49,7 +49,8 @@ class DeckStyle:
     shear: float = 0.0      # italic slant of the glyph (x shift per unit of height)
     dry: float = 0.0        # dry-brush streaks in the ink, 0..1
     soft: float = 0.0       # blur radius of the ink edges, px at render size
-    decor: int = 0          # style 2 only: 1 misregistered second print, 2 hollow outline, 3 cartouche
+    decor: int = 0          # style 2: 1 misregistered second print, 2 hollow outline, 3 cartouche;
+    #                         style 3: 4 inline stroke, 5 halftone ink, 6 ribbon behind, 7 soft shadow
     decor_color: RGB = (0, 0, 0)
     decor_shift: float = 0.0  # offset of the second print, fraction of the card width
 
@@ -60,7 +61,8 @@ def _jit(rng: random.Random, c: RGB, d: int) -> RGB:
 
 def random_deck(rng: random.Random, split: str, style: int = 1) -> DeckStyle:
     """A deck style; the face comes from ``split``'s font list only. ``style`` 2 adds decorated
-    glyphs (drawn after every style-1 choice, so style 1 decks stay exactly as they were)."""
+    glyphs (drawn after every style-1 choice, so style 1 decks stay exactly as they were); style 3
+    adds other decorations that no training data shows, to measure unseen print styles."""
     face = rng.choice(faces(split))
     variants: dict[int, str] = {}
     for rank, forms in BIG_VARIANTS.items():
@@ -95,7 +97,13 @@ def random_deck(rng: random.Random, split: str, style: int = 1) -> DeckStyle:
     # bold sans and kai faces are sometimes printed lighter (serif hairlines would vanish)
     if "Bold" in face.path and face.style != "ming" and rng.random() < 0.3:
         deck = dataclasses.replace(deck, stroke=-rng.uniform(0.005, 0.02))
-    if style >= 2:
+    if style == 3:
+        decor = rng.choice((4, 5, 6, 7))
+        color = rng.choice([(235, 210, 120), (240, 190, 180), (200, 225, 200), (215, 215, 215)])
+        if decor == 7:  # a shadow is grey
+            color = rng.choice([(110, 110, 110), (150, 140, 130)])
+        deck = dataclasses.replace(deck, decor=decor, decor_color=color, decor_shift=rng.uniform(0.015, 0.04))
+    elif style >= 2:
         decor = rng.choices((0, 1, 2, 3), (0.4, 0.25, 0.15, 0.2))[0]
         if decor == 2:  # the pale fill of a hollow glyph
             color = rng.choice([(250, 250, 250), (235, 210, 120), (240, 170, 160), (200, 200, 200)])
@@ -213,6 +221,24 @@ def render_face(deck: DeckStyle, card: Card, width: int,
     elif deck.decor == 1:  # printed twice, the second pass out of register
         sx = round(deck.decor_shift * w)
         second = _both_glyphs(ga, h, w, gx + sx, gy + sx, bx - sx, by - sx)
+    elif deck.decor == 4:  # inline: a pale line runs inside each stroke
+        k = max(1, round(0.02 * w))
+        core = np.asarray(g.filter(ImageFilter.MinFilter(2 * k + 1)), np.float32) / 255.0
+        ga = ga * (1 - 0.85 * core)
+    elif deck.decor == 5:  # halftone: the ink printed as a screen of dots
+        period = max(3, round(0.05 * w))
+        yy, xx = np.mgrid[0:gh, 0:gw]
+        dist = np.hypot((xx % period) - period / 2, (yy % period) - period / 2)
+        ga = ga * np.where(dist < period * 0.45, 1.0, 0.3)
+    elif deck.decor == 6:  # a pale ribbon behind the glyph
+        pad = max(2, int(w * 0.03))
+        for x0, y0 in ((gx, gy), (bx, by)):
+            d.rounded_rectangle((x0 - pad, y0 + gh // 4, x0 + gw + pad, y0 + gh - gh // 4), radius=pad,
+                                fill=deck.decor_color)
+    elif deck.decor == 7:  # a soft shadow below and right of the ink
+        sx = max(1, round(deck.decor_shift * w))
+        blur = np.asarray(g.filter(ImageFilter.GaussianBlur(max(1, sx // 2))), np.float32) / 255.0
+        second = _both_glyphs(blur * 0.6, h, w, gx + sx, gy + sx, bx - sx, by - sx)
     elif deck.decor == 3:  # the glyph sits in a cartouche
         pad = max(2, int(w * 0.04))
         lw = max(1, int(w * 0.025))

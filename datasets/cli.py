@@ -136,8 +136,9 @@ def _cmd_render(argv: list[str]) -> int:
     p.add_argument("--start", type=_int, default=0, help="first image index")
     p.add_argument("--quality", type=_positive, default=92, help="JPEG quality of the written files")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--style", type=int, choices=(1, 2), default=1,
-                   help="1: the generator the first detector was trained on (default); 2: decorated glyphs")
+    p.add_argument("--style", type=int, choices=(1, 2, 3), default=1,
+                   help="1: the generator the first detector was trained on (default); 2: decorated glyphs; "
+                        "3: other decorations, which no training data shows")
     a = p.parse_args(argv)
     if a.start < 0:
         p.error("--start must be 0 or more")

@@ -34,7 +34,8 @@ BACK_ID = 21
 MIN_GLYPH_VISIBLE = 0.5    # below this fraction of its ink a glyph is too hidden to tell
 MIN_BACK_VISIBLE = 0.15    # fraction of a back's area
 MIN_PIXELS = 12
-STYLES = (1, 2)            # 1: the generator as frozen for the first detector; 2: decorated glyphs
+STYLES = (1, 2, 3)  # 1: the generator as frozen for the first detector; 2: decorated glyphs;
+#                     3: other decorations, never in training (a check on unseen print styles)
 
 
 def category_id(card: Card | None) -> int:

@@ -174,6 +174,32 @@ def test_decorated_glyph_box(decor: int) -> None:
     assert grow >= 2 if decor == 1 else grow == 0
 
 
+@pytest.mark.parametrize("decor", [4, 5, 6, 7])
+def test_unseen_decorations_keep_the_glyph_box(decor: int) -> None:
+    """Style 3's prints (inline, halftone, ribbon, shadow) change the ink but the box stays on
+    the glyph: the ribbon behind it is not ink, a shadow may spread the box down and right only."""
+    red = Card.parse("d7")
+    rgb, anns = _plain_setup([(red, 300, 200, 0.0)], decor=decor, decor_color=(120, 120, 120),
+                             decor_shift=0.03, frame_color=(20, 20, 20), soft=0.0, dry=0.0)
+    _, plain = _plain_setup([(red, 300, 200, 0.0)], soft=0.0, dry=0.0)
+    (x, y, w, h), (px, py, pw, ph) = anns[0]["bbox"], plain[0]["bbox"]
+    assert abs(x - px) <= 1 and abs(y - py) <= 1
+    if decor == 7:
+        assert 0 <= w - pw <= 4 and 0 <= h - ph <= 4
+    else:
+        assert abs(w - pw) <= 2 and abs(h - ph) <= 2
+    ink = _ink(rgb, True)
+    assert ink[y:y + h, x:x + w].mean() > 0.05
+
+
+def test_style_3_decks_use_only_the_unseen_decorations() -> None:
+    decors = {_random_deck(random.Random(s), "heldout", 3).decor for s in range(40)}
+    assert decors == {4, 5, 6, 7}
+    assert [_random_deck(random.Random(s), "train", 2).decor for s in range(40)] == [
+        _random_deck(random.Random(s), "train", 2).decor for s in range(40)]
+    assert {_random_deck(random.Random(s), "train", 2).decor for s in range(40)} <= {0, 1, 2, 3}
+
+
 def test_hidden_cards_are_not_labelled_visible() -> None:
     a, b, c = Card.parse("d7"), Card.parse("x5"), Card.parse("d9")
     # b lies exactly under c: fully hidden. a sticks out by a sliver below its glyph-free end.
