@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zipai.vision.decode import load
+from zipai.vision.decode import Decoded, load
 from zipai.vision.detector import Detector, default_manifest
 from zipai.vision.evaluate import Totals, _polygon, inside, labelled_detections, match_scene, same_layout
 from zipai.vision.layout import assemble, columns, propose_states
@@ -37,6 +37,28 @@ def calibrate(pairs: list[tuple[float, bool]]) -> tuple[float, float]:
     accs = [float(((r > t) == red).mean()) for t in ts]
     k = int(np.argmax(accs))
     return float(ts[k]), accs[k]
+
+
+def why_missed(det: Detector, decoded: Decoded, detections: list, annotations: list[dict],
+               causes: Counter) -> None:
+    """Sort the cards with no detection by where they were lost: no finder peak at all (below
+    0.05), a peak under the finder's threshold, or a find that the reader called "none" (or that
+    lost to a better one)."""
+    missed = [a for a in annotations if not a.get("ignore")
+              and not any(inside(d.center, _polygon(a)) for d in detections)]
+    if not missed:
+        return
+    raw = det.raw(decoded, 0.05)
+    centres = [((b[0] + b[2]) / 2 * raw.scale, (b[1] + b[3]) / 2 * raw.scale) for b in raw.boxes]
+    for a in missed:
+        back = int(a["category_id"]) == 21
+        kind = 1 if back else 0
+        best = max((float(s) for c, s, k in zip(centres, raw.scores, raw.kinds, strict=True)
+                    if k == kind and inside(c, _polygon(a))), default=0.0)
+        thr = det.back_threshold if back else det.threshold
+        cause = "no finder peak" if best == 0.0 else "finder peak under threshold" if best < thr \
+            else "found, then dropped by the reader or a duplicate"
+        causes[("back" if back else "face", cause)] += 1
 
 
 def layout_only(coco: dict, limit: int) -> int:
@@ -71,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--failures", type=int, default=10, help="list this many imperfect scenes")
     p.add_argument("--calibrate-color", action="store_true",
                    help="fit the red/black ink threshold on this split (and store it with --write-manifest)")
+    p.add_argument("--why-missed", action="store_true",
+                   help="sort the cards with no detection by where they were lost")
     p.add_argument("--labelled-cards", action="store_true",
                    help="skip the networks: give the layout step the labelled cards (its own figures)")
     args = p.parse_args(argv)
@@ -91,13 +115,17 @@ def main(argv: list[str] | None = None) -> int:
     times: list[float] = []
     failures: list[str] = []
     reds: list[tuple[float, bool]] = []
+    causes: Counter = Counter()
     layouts = layout_ok = complete = 0
     colour_ok = colour_n = 0
     for n, im in enumerate(images):
         t0 = time.perf_counter()
-        sc = scan_decoded(load(args.data / im["file_name"]), det)
+        decoded = load(args.data / im["file_name"])
+        sc = scan_decoded(decoded, det)
         dets = sc.detections
         times.append(time.perf_counter() - t0)
+        if args.why_missed:
+            why_missed(det, decoded, dets, by_img.get(int(im["id"]), []), causes)
         if "layout" in im:
             layouts += 1
             layout_ok += same_layout(sc.assembled.layout, im["layout"])
@@ -140,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     if totals.missed:
         print("  missed cards by class: " + ", ".join(f"{k} x{v}" for k, v in
                                                       sorted(totals.missed.items(), key=lambda x: -x[1])))
+    if causes:
+        print("  cards with no detection, by where they were lost: " + ", ".join(
+            f"{kind} {cause} x{k}" for (kind, cause), k in causes.most_common()))
     if failures:
         print("imperfect scenes:")
         print("\n".join(failures))
