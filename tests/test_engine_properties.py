@@ -84,7 +84,7 @@ def test_generated_layouts(seed, rules, won_by, winning):
         assert r["groups"], "a generated structure always decomposes"
 
 
-@pytest.mark.parametrize("seed", [35, *range(200)])
+@pytest.mark.parametrize("seed", range(200))
 def test_spoiled_layouts_keep_the_deck(seed):
     """``winning=False`` swaps one card even when every group lies in the table row (seed 35),
     and never puts a fifth copy of a card in the layout."""
