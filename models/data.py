@@ -187,10 +187,8 @@ def build_finder_set(scenes: list[Scene], long_side: int, cache: Path | None = N
     fs = FinderSet(images, sizes, boxes, kinds, ignore)
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        obj = np.empty(n, object)
         np.savez(cache, images=images, sizes=sizes, boxes=_objs(boxes), kinds=_objs(kinds),
                  ignore=_objs(ignore), version=FINDER_SET_VERSION)
-        del obj
     return fs
 
 

@@ -21,8 +21,16 @@ from pathlib import Path
 import numpy as np
 
 from zipai.vision.decode import Decoded, load
-from zipai.vision.detector import Detector, default_manifest
-from zipai.vision.evaluate import Totals, _polygon, inside, labelled_detections, match_scene, same_layout
+from zipai.vision.detector import Detection, Detector, default_manifest
+from zipai.vision.evaluate import (
+    Totals,
+    _polygon,
+    category_name,
+    inside,
+    labelled_detections,
+    match_scene,
+    same_layout,
+)
 from zipai.vision.layout import assemble, columns, propose_states
 from zipai.vision.scan import scan_decoded
 
@@ -39,22 +47,22 @@ def calibrate(pairs: list[tuple[float, bool]]) -> tuple[float, float]:
     return float(ts[k]), accs[k]
 
 
-def why_missed(det: Detector, decoded: Decoded, detections: list, annotations: list[dict],
+def why_missed(det: Detector, decoded: Decoded, detections: list[Detection], annotations: list[dict],
                causes: Counter) -> None:
     """Sort the cards with no detection by where they were lost: no finder peak at all (below
     0.05), a peak under the finder's threshold, or a find that the reader called "none" (or that
     lost to a better one)."""
-    missed = [a for a in annotations if not a.get("ignore")
-              and not any(inside(d.center, _polygon(a)) for d in detections)]
+    polys = [(a, _polygon(a)) for a in annotations if not a.get("ignore")]
+    missed = [(a, poly) for a, poly in polys if not any(inside(d.center, poly) for d in detections)]
     if not missed:
         return
     raw = det.raw(decoded, 0.05)
     centres = [((b[0] + b[2]) / 2 * raw.scale, (b[1] + b[3]) / 2 * raw.scale) for b in raw.boxes]
-    for a in missed:
-        back = int(a["category_id"]) == 21
+    for a, poly in missed:
+        back = category_name(int(a["category_id"])) == "back"
         kind = 1 if back else 0
         best = max((float(s) for c, s, k in zip(centres, raw.scores, raw.kinds, strict=True)
-                    if k == kind and inside(c, _polygon(a))), default=0.0)
+                    if k == kind and inside(c, poly)), default=0.0)
         thr = det.back_threshold if back else det.threshold
         cause = "no finder peak" if best == 0.0 else "finder peak under threshold" if best < thr \
             else "found, then dropped by the reader or a duplicate"

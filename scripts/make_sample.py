@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=models_dir())
     args = p.parse_args(argv)
     det = Detector(args.out / "manifest.json")
-    train_seed = json.loads((args.out / "manifest.json").read_text(encoding="utf-8"))["training"]["data_seed"]
+    train_seed = det.manifest.data["training"]["data_seed"]
     with tempfile.TemporaryDirectory() as tmp:
         for index in range(args.start, args.start + args.tries):
             d = Path(tmp) / str(index)
