@@ -25,7 +25,7 @@ def sha256(path: Path) -> str:
 def export_onnx(torch: Any, module: Any, example: Any, path: Path, input_name: str,
                 output_names: list[str], dynamic: dict[str, dict[int, str]]) -> None:
     """A plain opset-17 graph that onnxruntime on desktop and Android both run."""
-    module.eval()
+    module.eval().to(memory_format=torch.contiguous_format)  # training may leave channels-last
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(module, example, str(path), input_names=[input_name], output_names=output_names,

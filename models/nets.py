@@ -26,35 +26,39 @@ def _cbr(cin: int, cout: int, k: int = 3, s: int = 1, groups: int = 1, dil: int 
                          nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
 
-class SepBlock(nn.Module):
-    """Depthwise 3x3 + pointwise 1x1 with a residual: cheap on CPU, enough for blob finding."""
+class ResBlock(nn.Module):
+    """Two full 3x3 convolutions with a residual. Plain convolutions rather than depthwise ones:
+    PyTorch's CPU backward pass for depthwise convolutions is slow, so on two cores a plain block
+    with three times the weights trains faster per step (measured: 97 against 143 ms per batch)."""
 
     def __init__(self, ch: int, dil: int = 1) -> None:
         super().__init__()
-        self.dw = _cbr(ch, ch, 3, 1, groups=ch, dil=dil)
-        self.pw = nn.Sequential(nn.Conv2d(ch, ch, 1, bias=False), nn.BatchNorm2d(ch))
+        self.a = _cbr(ch, ch, 3, 1, dil=dil)
+        self.b = nn.Sequential(nn.Conv2d(ch, ch, 3, 1, dil, dilation=dil, bias=False), nn.BatchNorm2d(ch))
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.relu(x + self.pw(self.dw(x)))
+        return F.relu(x + self.b(self.a(x)))
 
 
 class Finder(nn.Module):
     """CenterNet-style: a stride-4 heatmap per finder class, box size (log, in stride cells) and
-    sub-cell offset. Input: normalised RGB, any H and W that are multiples of 32."""
+    sub-cell offset. Input: normalised RGB, any H and W that are multiples of 32. The dilated
+    blocks at stride 16 see a whole card and its neighbours: whether a glyph is a card's
+    identifying end or its far end depends on whether the card runs on past it."""
 
-    def __init__(self, width: int = 32) -> None:
+    def __init__(self, width: int = 24) -> None:
         super().__init__()
         w = width
         self.stem = nn.Sequential(_cbr(3, 16, 3, 2), _cbr(16, w, 3, 2))  # /4
-        self.s4 = nn.Sequential(SepBlock(w), SepBlock(w))
+        self.s4 = ResBlock(w)
         self.down8 = _cbr(w, 2 * w, 3, 2)
-        self.s8 = nn.Sequential(SepBlock(2 * w), SepBlock(2 * w))
-        self.down16 = _cbr(2 * w, 3 * w, 3, 2)
-        self.s16 = nn.Sequential(SepBlock(3 * w), SepBlock(3 * w, dil=2), SepBlock(3 * w, dil=4))
-        self.lat16 = nn.Conv2d(3 * w, 2 * w, 1)
-        self.m8 = SepBlock(2 * w)
+        self.s8 = ResBlock(2 * w)
+        self.down16 = _cbr(2 * w, 4 * w, 3, 2)
+        self.s16 = nn.Sequential(ResBlock(4 * w), ResBlock(4 * w, dil=2), ResBlock(4 * w, dil=4))
+        self.lat16 = nn.Conv2d(4 * w, 2 * w, 1)
+        self.m8 = _cbr(2 * w, 2 * w)
         self.lat8 = nn.Conv2d(2 * w, w, 1)
-        self.m4 = SepBlock(w)
+        self.m4 = _cbr(w, w)
         self.head = nn.Sequential(_cbr(w, w, 3), nn.Conv2d(w, len(FINDER_CLASSES) + 4, 1))
         nn.init.constant_(self.head[-1].bias[: len(FINDER_CLASSES)], -2.2)  # prior ~0.1
 

@@ -299,7 +299,7 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
     from .nets import Finder
 
     torch.manual_seed(args.seed)
-    model = Finder()
+    model = Finder().to(memory_format=torch.channels_last)  # ~25% faster convolutions on CPU
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     st = Stage(torch, "finder", args.runs, model, opt, args.finder_minutes * 60, 3e-3, args.fresh)
     if st.finished:
@@ -339,7 +339,7 @@ def _finder_step(torch: Any, model: Any, opt: Any, fs: D.FinderSet, rng: np.rand
                  run_loss: list[float], st: Stage, back_weight: float = 1.0) -> bool:
     idx = rng.integers(0, n, 16)
     imgs, heat, weight, reg, mask = (torch.from_numpy(a) for a in finder_batch(fs, idx, 256, rng, zoom=ZOOM))
-    out = model(photometric(torch, imgs))
+    out = model(photometric(torch, imgs).contiguous(memory_format=torch.channels_last))
     loss, _, _ = finder_loss(torch, out, heat, weight, reg, mask, back_weight)
     opt.zero_grad()
     loss.backward()
@@ -466,7 +466,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     from .nets import Reader
 
     torch.manual_seed(args.seed + 1)
-    model = Reader()
+    model = Reader().to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
     st = Stage(torch, "reader", args.runs, model, opt, args.reader_minutes * 60, 3e-3, args.fresh)
     if st.finished:
@@ -487,7 +487,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     while True:
         try:
             idx = rng.integers(0, len(Y), 192)
-            x = reader_augment(torch, torch.from_numpy(X[idx]))
+            x = reader_augment(torch, torch.from_numpy(X[idx])).contiguous(memory_format=torch.channels_last)
             y = torch.from_numpy(Y[idx])
             out = model(x)
             loss = lossf(out[:, :22], y)
@@ -651,6 +651,8 @@ def run(args: argparse.Namespace) -> int:
             "finder_tune_minutes": round(args.finder_tune_minutes, 1), "reader_crops": len(bank[1]),
             "turned_crops": bool(args.turned), "paper_crops": int(args.paper), "finder_zoom": list(ZOOM),
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
+            "finder_params": sum(p.numel() for p in finder.parameters()),
+            "reader_params": sum(p.numel() for p in reader.parameters()),
             "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
     figures = {"reader_val_crop_accuracy": round(acc, 4)}
     E.export_all(torch, finder, reader, out_dir, info, figures)
