@@ -34,13 +34,15 @@ def kivy_env(home: str) -> None:
 
 
 # ------------------------------------------------------------------ a scanner from a rendered scene
-def truth_scan(path: Path, seed: int = 0, misread: bool = True) -> tuple[Any, list[str]]:
+def truth_scan(path: Path, seed: int = 0, misread: bool = True, loose: bool = False) -> tuple[Any, list[str]]:
     """A vision ``Scan`` of a synthetic photo, its detections taken from the scene's labels.
 
     The network is the one part replaced (the shipped model is tested by vision's own tests);
     columns, states, doubts and scoring are vision's and the engine's. The first rendered scene
     whose labelled cards make a complete winning layout is used. With ``misread`` one face is
-    read wrong and unsure, as the detector may, so the review must correct it.
+    read wrong and unsure, as the detector may, so the review must correct it. With ``loose`` the
+    cards lying apart (discards) are detected too, and the scene must have some that the layout
+    step leaves out.
     """
     from zipai.datasets import render_scene_full
     from zipai.engine import ALL_CARDS
@@ -50,7 +52,7 @@ def truth_scan(path: Path, seed: int = 0, misread: bool = True) -> tuple[Any, li
         img, anns, meta = render_scene_full(seed, "val", index, (800, 600))
         dets = []
         for a in anns:
-            if a.get("ignore") or a["row"] == "loose":
+            if a.get("ignore") or (a["row"] == "loose" and not loose):
                 continue
             x, y, w, h = a["bbox"]
             cid = a["category_id"]
@@ -62,7 +64,9 @@ def truth_scan(path: Path, seed: int = 0, misread: bool = True) -> tuple[Any, li
         cols = columns(dets)
         propose_states(cols)
         sc = rescore(Scan(img.width, img.height, dets, cols, Assembled({}, False, [])), base)
-        if sc.assembled.complete and not sc.assembled.doubts and sc.result and sc.result["winning"]:
+        kinds = [d.kind for d in sc.assembled.doubts]
+        if (sc.assembled.complete and sc.result and sc.result["winning"]
+                and kinds == ["stray_cards"] * len(kinds) and bool(kinds) == loose):
             break
     else:
         raise AssertionError("no rendered scene makes a complete winning layout")
@@ -252,6 +256,35 @@ def test_draw_and_undo_from_the_ledger(ui: UI) -> None:
     assert e.kind == "adjust" and e.reason == "更正" and st.sstate.round_totals == [5, -5, 0]
 
 
+def test_cards_lying_apart_are_named_and_left_out(ui: UI) -> None:
+    """Discards in the photo: the doubt names them in the user's language, their rows say left
+    out, and the hand still scores without them."""
+    new_session(ui, "strays")
+    st = ui.app.state
+    photo = ui.base / "strays.jpg"  # type: ignore[attr-defined]
+    photo.write_bytes(b"")
+    scanner, st._scanner = st._scanner, lambda path: truth_scan(Path(path), misread=False, loose=True)[0]
+    try:
+        ui.tap_text("capture")
+        ui.screen.ids.chooser.selection = [str(photo)]
+        ui.tap_text("use_photo")
+    finally:
+        st._scanner = scanner
+    assert ui.screen.name == "review"
+    ui.pump(2)
+    assert "放在一边，不算" in ui.screen.ids.doubts.text and "lies apart" not in ui.screen.ids.doubts.text
+    strays = [c for c in st.draft.columns if c.state == "loose"]
+    heads = ui.screen.ids.editor.heads
+    assert strays and all("不算" in heads[st.draft.columns.index(c)].text for c in strays)
+    ui.press(ui.screen.ids.ack)
+    ui.tap_text("next")
+    assert ui.screen.name == "win", ui.app.status
+    ui.choose(ui.screen.ids.winner, 1)
+    ui.choose(ui.screen.ids.won_by, "self_draw")
+    ui.tap_text("score_it")
+    assert ui.screen.name == "result" and st.result is not None and st.result["winning"]
+
+
 def test_review_corrections_by_tap(ui: UI) -> None:
     new_session(ui, "photo")
     st = ui.app.state
@@ -377,11 +410,7 @@ def test_sample_photo_to_a_settlement_with_the_shipped_model(ui: UI) -> None:
         st._scanner = scanner
     assert ui.screen.name == "review" and st.draft.detections
     ui.pump(2)
-    # the sample has discards lying apart: named in the user's language, their rows marked left out
-    assert "放在一边，不算" in ui.screen.ids.doubts.text and "lies apart" not in ui.screen.ids.doubts.text
-    strays = [c for c in st.draft.columns if c.state == "loose"]
-    heads = ui.screen.ids.editor.heads
-    assert strays and all("不算" in heads[st.draft.columns.index(c)].text for c in strays)
+    assert "lies apart" not in ui.screen.ids.doubts.text  # doubts in the user's language
     if st.check().doubts:
         ui.press(ui.screen.ids.ack)
     ui.tap_text("next")
