@@ -589,7 +589,7 @@ def run(args: argparse.Namespace) -> int:
     torch = _torch()
     torch.set_num_threads(max(1, args.threads))
     from . import export as E
-    from .nets import READER_CLASSES
+    from .nets import READER_CLASSES, n_params
 
     out_dir = args.out or Path(__file__).resolve().parent
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -651,8 +651,7 @@ def run(args: argparse.Namespace) -> int:
             "finder_tune_minutes": round(args.finder_tune_minutes, 1), "reader_crops": len(bank[1]),
             "turned_crops": bool(args.turned), "paper_crops": int(args.paper), "finder_zoom": list(ZOOM),
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
-            "finder_params": sum(p.numel() for p in finder.parameters()),
-            "reader_params": sum(p.numel() for p in reader.parameters()),
+            "finder_params": n_params(finder), "reader_params": n_params(reader),
             "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
     figures = {"reader_val_crop_accuracy": round(acc, 4)}
     E.export_all(torch, finder, reader, out_dir, info, figures)

@@ -190,6 +190,27 @@ def new_session(ui: UI, name: str, preset: str = "hunan",
     assert ui.screen.name == "ledger" and ui.app.state.session.name == name
 
 
+def open_photo(ui: UI, photo: Path, scanner: Any) -> None:
+    """Capture → pick ``photo`` → use it, read by ``scanner`` (None: the real detector)."""
+    st = ui.app.state
+    saved, st._scanner = st._scanner, scanner
+    try:
+        ui.tap_text("capture")
+        ui.screen.ids.chooser.selection = [str(photo)]
+        ui.tap_text("use_photo")
+    finally:
+        st._scanner = saved
+
+
+def score_self_draw(ui: UI) -> None:
+    """From the review: on to the win screen, seat 1 by self-draw, score it."""
+    ui.tap_text("next")
+    assert ui.screen.name == "win", ui.app.status
+    ui.choose(ui.screen.ids.winner, 1)
+    ui.choose(ui.screen.ids.won_by, "self_draw")
+    ui.tap_text("score_it")
+
+
 # ------------------------------------------------------------------ tests
 def test_starts_on_the_start_screen_with_the_cjk_font(ui: UI) -> None:
     assert ui.screen.name == "start" and ui.app.font and Path(ui.app.font).is_file()
@@ -263,13 +284,7 @@ def test_cards_lying_apart_are_named_and_left_out(ui: UI) -> None:
     st = ui.app.state
     photo = ui.base / "strays.jpg"  # type: ignore[attr-defined]
     photo.write_bytes(b"")
-    scanner, st._scanner = st._scanner, lambda path: truth_scan(Path(path), misread=False, loose=True)[0]
-    try:
-        ui.tap_text("capture")
-        ui.screen.ids.chooser.selection = [str(photo)]
-        ui.tap_text("use_photo")
-    finally:
-        st._scanner = scanner
+    open_photo(ui, photo, lambda path: truth_scan(Path(path), misread=False, loose=True)[0])
     assert ui.screen.name == "review"
     ui.pump(2)
     assert "放在一边，不算" in ui.screen.ids.doubts.text and "lies apart" not in ui.screen.ids.doubts.text
@@ -277,11 +292,7 @@ def test_cards_lying_apart_are_named_and_left_out(ui: UI) -> None:
     heads = ui.screen.ids.editor.heads
     assert strays and all("不算" in heads[st.draft.columns.index(c)].text for c in strays)
     ui.press(ui.screen.ids.ack)
-    ui.tap_text("next")
-    assert ui.screen.name == "win", ui.app.status
-    ui.choose(ui.screen.ids.winner, 1)
-    ui.choose(ui.screen.ids.won_by, "self_draw")
-    ui.tap_text("score_it")
+    score_self_draw(ui)
     assert ui.screen.name == "result" and st.result is not None and st.result["winning"]
 
 
@@ -401,23 +412,13 @@ def test_sample_photo_to_a_settlement_with_the_shipped_model(ui: UI) -> None:
         pytest.skip("no shipped model or sample photo yet (models/)")
     new_session(ui, "sample")
     st = ui.app.state
-    scanner, st._scanner = st._scanner, None  # the real detector, as the app runs it
-    try:
-        ui.tap_text("capture")
-        ui.screen.ids.chooser.selection = [str(photo)]
-        ui.tap_text("use_photo")
-    finally:
-        st._scanner = scanner
+    open_photo(ui, photo, None)  # the real detector, as the app runs it
     assert ui.screen.name == "review" and st.draft.detections
     ui.pump(2)
     assert "lies apart" not in ui.screen.ids.doubts.text  # doubts in the user's language
     if st.check().doubts:
         ui.press(ui.screen.ids.ack)
-    ui.tap_text("next")
-    assert ui.screen.name == "win", ui.app.status
-    ui.choose(ui.screen.ids.winner, 1)
-    ui.choose(ui.screen.ids.won_by, "self_draw")
-    ui.tap_text("score_it")
+    score_self_draw(ui)
     r = st.result
     assert ui.screen.name == "result" and r is not None
     assert r["winning"], r.get("reason")  # the sample is a winning layout the model reads right
