@@ -28,8 +28,9 @@ def _cbr(cin: int, cout: int, k: int = 3, s: int = 1, groups: int = 1, dil: int 
 
 class ResBlock(nn.Module):
     """Two full 3x3 convolutions with a residual. Plain convolutions rather than depthwise ones:
-    PyTorch's CPU backward pass for depthwise convolutions is slow, so on two cores a plain block
-    with three times the weights trains faster per step (measured: 97 against 143 ms per batch)."""
+    PyTorch's CPU backward pass for depthwise convolutions is slow, so on two cores the finder
+    built from these, with four times the weights of the depthwise one, still trains faster per
+    step (measured, 16 x 256² crops, channels-last: 114 against 143 ms per batch)."""
 
     def __init__(self, ch: int, dil: int = 1) -> None:
         super().__init__()
