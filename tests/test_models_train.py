@@ -33,6 +33,17 @@ def test_finder_targets_peak_size_offset_and_ignore() -> None:
     assert weight[0].min() == 1.0
 
 
+def test_a_pile_top_keeps_its_peak_inside_the_ignored_cards_under_it() -> None:
+    # a stock pile: two ignored slivers whose boxes span the pile, then the top back
+    boxes = np.asarray([[20, 20, 100, 60], [22, 18, 102, 62], [24, 22, 96, 58]], np.float32)
+    kinds, ignore = np.asarray([1, 1, 1]), np.asarray([True, True, False])
+    heat, weight, _, mask = D.finder_targets(boxes, kinds, ignore, 32, 32, 4)
+    assert heat[1, 10, 15] == 1.0 and mask[10, 15] == 1.0  # centre (60, 40) px
+    assert weight[1, 10, 15] == 1.0 and weight[1, 9:12, 14:17].min() == 1.0
+    assert weight[1, 5, 6] == 0.0  # the slivers' own corner, far from the peak, stays untaught
+    assert weight[0].min() == 1.0  # the glyph channel is untouched
+
+
 def test_networks_shapes_and_sizes() -> None:
     f, r = Finder().eval(), Reader().eval()
     heat, reg = FinderExport(f)(torch.zeros(1, 3, 96, 128))
