@@ -1,7 +1,6 @@
 """Choose the detector's thresholds on the validation split (never on held-out fonts): the finder's
-score threshold, the reader's "none" threshold, the least class probability a face find must have
-and whether to drop the far ends of fully shown cards. Runs the networks once per scene at a low
-threshold, then replays every setting.
+score threshold, the reader's "none" threshold and whether to drop the far ends of fully shown
+cards. Runs the networks once per scene at a low threshold, then replays every setting.
 
 The rule: the most scenes read exactly; among settings that tie, the most layouts complete
 enough to score (a false back among hand cards, or a stray extra card, stops a photo from being
@@ -29,7 +28,6 @@ from zipai.vision.layout import assemble, columns, propose_states
 THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 BACKS = (0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
 NONE = (0.5, 0.7, 0.9)
-CLASS_PROB = (0.0, 0.3, 0.4, 0.5)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,44 +50,43 @@ def main(argv: list[str] | None = None) -> int:
         if (n + 1) % 50 == 0:
             print(f"  {n + 1}/{len(images)} scenes run", file=sys.stderr)
     rows = []
-    for thr, back, none, far, prob in itertools.product(THRESHOLDS, BACKS, NONE, (False, True), CLASS_PROB):
+    for thr, back, none, far in itertools.product(THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
         for raw, anns in raws:
-            dets = det.build(raw, thr, none, far, back, prob)
+            dets = det.build(raw, thr, none, far, back)
             t.add(match_scene([(d.card, d.box) for d in dets], anns))
         f = t.figures()
         rows.append([f["scene_exact_rate"], -1.0, f["per_card_accuracy"], thr, none, far,
-                     f["extra_detections"], back, prob])
+                     f["extra_detections"], back])
     # layout completeness only for the settings that tie on exact scenes (it is the slow part)
     top = max(r[0] for r in rows)
     for r in rows:
         if r[0] == top:
-            r[1] = complete_rate(det, raws, r[3], r[4], r[5], r[7], r[8])
+            r[1] = complete_rate(det, raws, r[3], r[4], r[5], r[7])
     rows.sort(reverse=True)
     print(f"{len(raws)} scenes of {args.data}; best settings first:")
-    print("  exact  complete  per-card  glyph>=  back>=  none>=  class>=  far-ends  extra")
+    print("  exact  complete  per-card  glyph>=  back>=  none>=  far-ends  extra")
     for r in rows[:12]:
-        print(f"  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}    {r[3]:.2f}    {r[7]:.2f}    {r[4]:.2f}    "
-              f"{r[8]:.2f}     {r[5]!s:5}     {r[6]}")
-    _, _, _, thr, none, far, _, back, prob = rows[0]
+        print(f"  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}    {r[3]:.2f}    {r[7]:.2f}    {r[4]:.2f}   "
+              f"{r[5]!s:5}     {r[6]}")
+    _, _, _, thr, none, far, _, back = rows[0]
     if args.write_manifest:
         from zipai.models.export import update_manifest
 
         man = args.model or default_manifest()
         update_manifest(man, "finder", {"threshold": thr, "back_threshold": back})
-        update_manifest(man, "reader", {"none_threshold": none, "min_class_prob": prob})
+        update_manifest(man, "reader", {"none_threshold": none})
         update_manifest(man, "postprocess", {"drop_far_ends": far, "tuned_on": str(args.data.name)})
         print(f"manifest: finder threshold {thr} (backs {back}), none threshold {none}, "
-              f"least class probability {prob}, drop_far_ends {far}")
+              f"drop_far_ends {far}")
     return 0
 
 
-def complete_rate(det: Detector, raws: list, thr: float, none: float, far: bool, back: float,
-                  prob: float) -> float:
+def complete_rate(det: Detector, raws: list, thr: float, none: float, far: bool, back: float) -> float:
     """How often the layout step finds a layout complete enough to score, at one setting."""
     ok = 0
     for raw, _ in raws:
-        dets = det.build(raw, thr, none, far, back, prob)
+        dets = det.build(raw, thr, none, far, back)
         cols = columns(dets)
         propose_states(cols)
         ok += assemble(cols, dets).complete

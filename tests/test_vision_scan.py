@@ -15,7 +15,7 @@ from PIL import Image
 
 from zipai.vision import Detector, scan_file
 from zipai.vision.cli import main
-from zipai.vision.detector import Raw, models_dir
+from zipai.vision.detector import models_dir
 from zipai.vision.session import OrtSession
 
 SAMPLE = models_dir() / "sample.jpg"
@@ -109,21 +109,3 @@ def test_custom_session_factory(detector: Detector) -> None:
     sc = scan_file(SAMPLE, det)
     assert calls == ["image", "crops"]
     assert Counter(d.card for d in sc.detections) == Counter(TRUTH["cards"])
-
-
-def test_a_face_the_reader_is_unsure_of_is_left_out(detector: Detector) -> None:
-    """Print on a score sheet spreads the reader's belief over several ranks; a real rank does not."""
-    classes = detector.classes
-    sure = np.zeros(len(classes), np.float32)
-    sure[classes.index("x3")] = 0.96
-    sure[classes.index("none")] = 0.04
-    spread = np.zeros(len(classes), np.float32)
-    for c, p in (("x3", 0.34), ("x5", 0.3), ("d5", 0.3), ("none", 0.06)):
-        spread[classes.index(c)] = p
-    raw = Raw(np.full((200, 200, 3), 200, np.uint8), 1.0,
-              np.asarray([[10, 10, 40, 40], [100, 100, 130, 130]], np.float32),
-              np.asarray([0.9, 0.9], np.float32), np.asarray([0, 0]), np.stack([sure, spread]),
-              np.asarray([[0.0, 1.0], [0.0, 1.0]], np.float32))
-    assert [d.card for d in detector.build(raw, min_class_prob=0.0)] == ["x3", "x3"]
-    kept = detector.build(raw, min_class_prob=0.4)
-    assert [(d.card, d.box[0]) for d in kept] == [("x3", 10.0)]

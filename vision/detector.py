@@ -161,7 +161,6 @@ class Detector:
         self.crop_size = int(r["size"])
         self.margin = float(r["margin"])
         self.none_threshold = float(r.get("none_threshold", 0.5))
-        self.min_class_prob = float(r.get("min_class_prob", 0.0))
         self.red_threshold = float(self.manifest.data.get("color", {}).get("red_threshold", RED_THRESHOLD))
         self.drop_far_ends = bool(self.manifest.data.get("postprocess", {}).get("drop_far_ends", True))
         self.timing = Timing()
@@ -221,18 +220,12 @@ class Detector:
         return Raw(arr, decoded.scale, boxes, scores, kinds, probs, downs)
 
     def build(self, raw: Raw, threshold: float | None = None, none_threshold: float | None = None,
-              far_ends: bool | None = None, back_threshold: float | None = None,
-              min_class_prob: float | None = None) -> list[Detection]:
-        """Detections from network outputs; the keyword arguments override the manifest (tuning).
-
-        A face find whose best class the reader gives less than ``min_class_prob`` is left out:
-        the reader spreads its belief over several ranks on things that are not ranks (print on
-        a score sheet, a far end half hidden), and each such find is an extra card."""
+              far_ends: bool | None = None, back_threshold: float | None = None) -> list[Detection]:
+        """Detections from network outputs; the keyword arguments override the manifest (tuning)."""
         t0 = time.perf_counter()
         thr = self.threshold if threshold is None else threshold
         back_thr = self.back_threshold if back_threshold is None else back_threshold
         none_thr = self.none_threshold if none_threshold is None else none_threshold
-        min_prob = self.min_class_prob if min_class_prob is None else min_class_prob
         arr, boxes, scores, kinds = raw.arr, raw.boxes, raw.scores, raw.kinds
         probs, downs = raw.probs, raw.downs
         out: list[Detection] = []
@@ -258,8 +251,6 @@ class Detector:
             order = np.argsort(-face_p)
             total = float(face_p.sum()) or 1.0
             cls_prob = float(face_p[order[0]]) / total
-            if cls_prob < min_prob:
-                continue
             card = self.classes[face_idx[order[0]]]
             red = redness(arr, b)
             alts = [(self.classes[face_idx[j]], round(float(face_p[j]) / total, 4)) for j in order[1:3]]
