@@ -208,8 +208,8 @@ def finder_targets(boxes: np.ndarray, kinds: np.ndarray, ignore: np.ndarray, out
 
     Why the peaks win over the ignored boxes: the cards under a stock pile's top card are
     ignored slivers whose boxes span the whole pile, so zeroing them blanked the top card's
-    centre too, and the finder was never taught that a pile's top back is a find (a fifth of
-    the training backs, nearly every missed loose back in the held-out scenes)."""
+    centre too, and the finder was never taught that a pile's top back is a find (746 of the
+    3,493 labelled training backs had their centre inside an ignored back's box)."""
     heat = np.zeros((n_kinds, out_h, out_w), np.float32)
     weight = np.ones((n_kinds, out_h, out_w), np.float32)
     reg = np.zeros((4, out_h, out_w), np.float32)
