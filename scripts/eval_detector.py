@@ -51,7 +51,8 @@ def why_missed(det: Detector, decoded: Decoded, detections: list[Detection], ann
                causes: Counter) -> None:
     """Sort the cards with no detection by where they were lost: no finder peak at all (below
     0.05), a peak under the finder's threshold, or a find that the reader called "none" (or that
-    lost to a better one)."""
+    lost to a better one). Backs lying apart (a stock pile's top card) are counted on their own:
+    they look like no back in a group, lying at any angle on the pile's slivers."""
     polys = [(a, _polygon(a)) for a in annotations if not a.get("ignore")]
     missed = [(a, poly) for a, poly in polys if not any(inside(d.center, poly) for d in detections)]
     if not missed:
@@ -66,7 +67,8 @@ def why_missed(det: Detector, decoded: Decoded, detections: list[Detection], ann
         thr = det.back_threshold if back else det.threshold
         cause = "no finder peak" if best == 0.0 else "finder peak under threshold" if best < thr \
             else "found, then dropped by the reader or a duplicate"
-        causes[("back" if back else "face", cause)] += 1
+        what = ("back lying apart" if a.get("row") == "loose" else "back") if back else "face"
+        causes[(what, cause)] += 1
 
 
 def layout_only(coco: dict, limit: int) -> int:
