@@ -147,6 +147,16 @@ class FinderSet:
     ignore: list[np.ndarray]  # per image [K] bool
 
 
+def join_finder_sets(*sets: FinderSet) -> FinderSet:
+    """One finder set from several (the full-size training renders and the small finder-only
+    ones), in order, so that image i of the first set keeps index i (mining relies on it)."""
+    if len(sets) == 1:
+        return sets[0]
+    return FinderSet(np.concatenate([s.images for s in sets]), np.concatenate([s.sizes for s in sets]),
+                     [b for s in sets for b in s.boxes], [k for s in sets for k in s.kinds],
+                     [g for s in sets for g in s.ignore])
+
+
 def build_finder_set(scenes: list[Scene], long_side: int, cache: Path | None = None,
                      label: str = "finder data") -> FinderSet:
     canvas = -(-long_side // 32) * 32

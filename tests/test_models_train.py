@@ -203,3 +203,25 @@ def test_ensure_split_renders_decorated_scenes_once(tmp_path: Path) -> None:
     stamp = (d / "annotations.json").stat().st_mtime_ns
     assert T.ensure_split(tmp_path, "train", 1, 13, "320x240", "train_style2", style=2) == d
     assert (d / "annotations.json").stat().st_mtime_ns == stamp  # there already: not rendered again
+
+
+def test_finder_only_scenes_are_rendered_small_and_joined_after_the_training_scenes(tmp_path: Path) -> None:
+    args = T.build_parser().parse_args(["--data", str(tmp_path), "--finder-extra", "2",
+                                        "--finder-extra-style2", "1", "--finder-extra-size", "320x240"])
+    extra = T.finder_extra(args)
+    assert len(extra) == 2 and {s.width for s in extra} == {320}
+    infos = [json.loads((tmp_path / f / "annotations.json").read_text(encoding="utf-8"))["info"]
+             for f in ("train_finder", "train_finder_style2")]
+    assert [(i["style"], i["seed"]) for i in infos] == [(1, 25), (2, 26)]
+    first = _finder_set()
+    joined = D.join_finder_sets(first, D.build_finder_set(extra, 128))
+    assert len(joined.sizes) == len(joined.boxes) == len(joined.kinds) == len(joined.ignore) == 4
+    assert np.array_equal(joined.images[:2], first.images)  # the training scenes keep their indices
+    assert np.all(joined.sizes[2:] == [128, 96])
+
+
+def test_more_decorated_finder_scenes_than_finder_scenes_is_an_error(tmp_path: Path) -> None:
+    args = T.build_parser().parse_args(["--data", str(tmp_path), "--finder-extra", "1",
+                                        "--finder-extra-style2", "3"])
+    with pytest.raises(T.TrainError, match="--finder-extra-style2 3"):
+        T.finder_extra(args)
