@@ -1,7 +1,10 @@
-"""Shared helpers: build engine input objects from the text notation."""
+"""Shared helpers: engine input objects from the text notation; the repo's scripts as modules."""
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -23,6 +26,17 @@ def layout(text: str, rules: str = "hunan", **fields: Any) -> dict[str, Any]:
         fields["from"] = fields.pop("from_")
     obj.update(fields)
     return obj
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/NAME.py`` as a module: the scripts are not a package, but their helpers are
+    worth testing."""
+    path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 @pytest.fixture

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
+from conftest import load_script
 
-SPEC = importlib.util.spec_from_file_location(
-    "compare_rapidocr", Path(__file__).resolve().parents[1] / "scripts" / "compare_rapidocr.py")
-assert SPEC and SPEC.loader
-mod = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(mod)
+mod = load_script("compare_rapidocr")
 
 
 def test_a_line_of_three_glyphs_splits_into_three_centres():

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector, models_dir
 
-SPEC = importlib.util.spec_from_file_location(
-    "eval_detector", Path(__file__).resolve().parents[1] / "scripts" / "eval_detector.py")
-assert SPEC and SPEC.loader
-mod = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(mod)
+mod = load_script("eval_detector")
 
 SAMPLE = models_dir() / "sample.jpg"
 if not SAMPLE.exists():
