@@ -23,7 +23,7 @@ import numpy as np
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector, default_manifest
 from zipai.vision.evaluate import Totals, match_scene
-from zipai.vision.layout import assemble, columns, propose_states
+from zipai.vision.scan import scan_detections
 
 THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 BACKS = (0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
@@ -46,13 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     images = coco["images"][: args.limit or None]
     for n, im in enumerate(images):
         raw = det.raw(load(args.data / im["file_name"]), min(THRESHOLDS + BACKS))
-        raws.append((replace(raw, arr=np.zeros((1, 1, 3), np.uint8)), by_img.get(int(im["id"]), [])))
+        raws.append((replace(raw, arr=np.zeros((1, 1, 3), np.uint8)), by_img.get(int(im["id"]), []),
+                     (int(im["width"]), int(im["height"]))))
         if (n + 1) % 50 == 0:
             print(f"  {n + 1}/{len(images)} scenes run", file=sys.stderr)
     rows = []
     for thr, back, none, far in itertools.product(THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
-        for raw, anns in raws:
+        for raw, anns, _ in raws:
             dets = det.build(raw, thr, none, far, back)
             t.add(match_scene([(d.card, d.box) for d in dets], anns))
         f = t.figures()
@@ -85,11 +86,8 @@ def main(argv: list[str] | None = None) -> int:
 def complete_rate(det: Detector, raws: list, thr: float, none: float, far: bool, back: float) -> float:
     """How often the layout step finds a layout complete enough to score, at one setting."""
     ok = 0
-    for raw, _ in raws:
-        dets = det.build(raw, thr, none, far, back)
-        cols = columns(dets)
-        propose_states(cols)
-        ok += assemble(cols, dets).complete
+    for raw, _, (w, h) in raws:
+        ok += scan_detections(w, h, det.build(raw, thr, none, far, back)).assembled.complete
     return round(ok / max(1, len(raws)), 4)
 
 

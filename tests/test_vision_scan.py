@@ -16,6 +16,7 @@ from PIL import Image
 from zipai.vision import Detector, scan_file
 from zipai.vision.cli import main
 from zipai.vision.detector import models_dir
+from zipai.vision.scan import scan_detections
 from zipai.vision.session import OrtSession
 
 SAMPLE = models_dir() / "sample.jpg"
@@ -45,6 +46,15 @@ def test_sample_is_read_right(detector: Detector) -> None:
     for d in sc.detections:
         assert 0 <= d.box[0] < d.box[2] <= 1600 and 0 <= d.box[1] < d.box[3] <= 1200
         assert d.color_ok
+
+
+def test_scanning_ready_detections_gives_the_scan_of_the_photo(detector: Detector) -> None:
+    """Tuning rebuilds the layout from detections it already has; it must be the scan's own."""
+    sc = scan_file(SAMPLE, detector)
+    again = scan_detections(sc.width, sc.height, list(sc.detections))
+    assert again.assembled.layout == sc.assembled.layout and again.result == sc.result
+    assert [c.cards for c in again.columns] == [c.cards for c in sc.columns]
+    assert again.assembled.complete
 
 
 def test_sample_json_contract(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -77,17 +77,23 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
     return sc
 
 
+def scan_detections(width: int, height: int, dets: list[Detection], base: dict[str, Any] | None = None,
+                    p: Params | None = None) -> Scan:
+    """Columns, proposed groups, layout and score from detections already made (threshold
+    tuning rebuilds detections many times from one network pass)."""
+    cols = columns(dets, p)
+    propose_states(cols)
+    return rescore(Scan(width, height, dets, cols, Assembled({}, False, [])), base, p)
+
+
 def scan_decoded(img: Decoded, detector: Detector | None = None, base: dict[str, Any] | None = None,
                  p: Params | None = None) -> Scan:
     det = detector or default_detector()
-    dets = det.detect(img)
-    cols = columns(dets, p)
-    propose_states(cols)
-    sc = Scan(img.width, img.height, dets, cols, Assembled({}, False, []))
+    sc = scan_detections(img.width, img.height, det.detect(img), base, p)
     t = det.timing
     sc.timing = {"preprocess": t.preprocess, "finder": t.finder, "reader": t.reader,
                  "postprocess": t.postprocess}
-    return rescore(sc, base, p)
+    return sc
 
 
 def scan_file(path: str | Path, detector: Detector | None = None, base: dict[str, Any] | None = None,
