@@ -2,7 +2,7 @@
 the tests): the first scene of a held-out-font render, in index order, that the shipped model
 reads exactly and that scores as a winning hand straight from the photo.
 
-    python scripts/make_sample.py [--seed 21] [--start 0] [--tries 150]
+    python scripts/make_sample.py [--seed 21] [--start 0] [--tries 250]
 
 A scene qualifies when every labelled card is read and nothing is extra (the figures' rule),
 every concealed group shows a face card (an all-back column always waits for the user to name
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=21)
     p.add_argument("--start", type=int, default=0)
-    p.add_argument("--tries", type=int, default=150)
+    p.add_argument("--tries", type=int, default=250)
     p.add_argument("--out", type=Path, default=models_dir())
     args = p.parse_args(argv)
     det = Detector(args.out / "manifest.json")
