@@ -25,7 +25,7 @@ from zipai.vision.detector import Detector, default_manifest
 from zipai.vision.evaluate import Totals, match_scene
 from zipai.vision.scan import scan_detections
 
-THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 BACKS = (0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
 NONE = (0.5, 0.7, 0.9)
 
