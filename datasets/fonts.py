@@ -53,15 +53,35 @@ HELDOUT: tuple[Face, ...] = (
     Face(f"{_TT}/aoyagi-soseki/aoyagi-soseki.ttf", 0, "brush"),
     Face(f"{_TT}/wqy/wqy-zenhei.ttc", 0, "sans"),
 )
-SPLITS: dict[str, tuple[Face, ...]] = {"train": TRAIN, "val": TRAIN, "heldout": HELDOUT}
+# More training faces, for the reader's extra scenes only (``zipai train --reader-extra``): the
+# reader misreads unseen typefaces far more than seen ones, and font variety is what it lacks.
+# The finder's scenes keep ``TRAIN``, so a finder trained before these came stays valid.
+# None of them shares a design with a held-out face.
+READER: tuple[Face, ...] = (
+    Face(f"{_TT}/cwtex/cwkai.ttf", 0, "kai"),
+    Face(f"{_TT}/cwtex/cwfs.ttf", 0, "kai"),  # fangsong
+    Face(f"{_TT}/cwtex/cwming.ttf", 0, "ming"),
+    Face(f"{_TT}/hanazono/HanaMinA.ttf", 0, "ming"),
+    Face(f"{_OT}/ipaexfont-mincho/ipaexm.ttf", 0, "ming"),
+    Face(f"{_OT}/noto/NotoSerifCJK-Black.ttc", 2, "ming"),
+    Face(f"{_OT}/noto/NotoSerifCJK-Light.ttc", 2, "ming"),
+    Face(f"{_TT}/cwtex/cwheib.ttf", 0, "sans"),
+    Face(f"{_TT}/umeplus/umeplus-gothic.ttf", 0, "sans"),
+    Face(f"{_OT}/noto/NotoSansCJK-Black.ttc", 2, "sans"),
+    Face(f"{_OT}/noto/NotoSansCJK-Light.ttc", 2, "sans"),
+    Face(f"{_TT}/seto/setofont.ttf", 0, "hand"),
+    Face(f"{_TT}/klee/KleeOne-SemiBold.ttf", 0, "hand"),
+    Face(f"{_TT}/motoya-l-cedar/MTLc3m.ttf", 0, "hand"),
+)
+SPLITS: dict[str, tuple[Face, ...]] = {"train": TRAIN, "val": TRAIN, "heldout": HELDOUT, "reader": READER}
 # Where a face lacks a glyph, a deck borrows it from a face of the same split.
-FALLBACK: dict[str, Face] = {"train": TRAIN[0], "val": TRAIN[0], "heldout": HELDOUT[0]}
+FALLBACK: dict[str, Face] = {"train": TRAIN[0], "val": TRAIN[0], "heldout": HELDOUT[0], "reader": READER[0]}
 
 
 def faces(split: str) -> tuple[Face, ...]:
     """The faces of a split, each checked to exist."""
     if split not in SPLITS:
-        raise FontError(f"unknown split {split!r} (use train, val or heldout)")
+        raise FontError(f"unknown split {split!r} (use {', '.join(SPLITS)})")
     for f in SPLITS[split]:
         if not os.path.exists(f.path):
             raise FontError(f"font file {f.path} for split {split!r} is missing "

@@ -69,8 +69,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="of those, decorated (render style 2, seed + 21)")
     p.add_argument("--finder-extra-size", default="640x480",
                    help="their size WxH: about 12 render a second on two cores, against 1 at 1600x1200")
+    p.add_argument("--reader-extra", type=int, default=1600,
+                   help="more scenes for the reader only (seed + 30), in 14 more typefaces (font "
+                        "split reader): it misread 2.1%% of held-out-font cards, and the finder's "
+                        "scenes have ten faces")
+    p.add_argument("--reader-extra-style2", type=int, default=400,
+                   help="of those, decorated (render style 2, seed + 31)")
+    p.add_argument("--reader-extra-size", default="1200x900",
+                   help="their size WxH: the reader sees glyph crops, and these render twice as "
+                        "fast as 1600x1200")
     p.add_argument("--finder-minutes", type=float, default=60.0)
-    p.add_argument("--reader-minutes", type=float, default=24.0)
+    p.add_argument("--reader-minutes", type=float, default=32.0)
     p.add_argument("--finder-tune-minutes", type=float, default=8.0,
                    help="last stage: the finder again, backs weighted up")
     p.add_argument("--mine", type=int, default=3000, help="train scenes to mine false finds from")
@@ -469,19 +478,30 @@ def crop_bank(scenes: list[D.Scene], seed: int, mined: dict[int, tuple] | None, 
     return np.concatenate(crops), np.concatenate(labels), np.concatenate(downs)
 
 
-def finder_extra(args: argparse.Namespace) -> list[D.Scene]:
-    """The finder-only scenes (plain, then decorated), rendered small if missing."""
-    if not 0 <= args.finder_extra_style2 <= max(0, args.finder_extra):
-        raise TrainError(f"--finder-extra-style2 {args.finder_extra_style2} must lie between 0 and "
-                         f"--finder-extra {args.finder_extra}")
+def extra_scenes(args: argparse.Namespace, part: str, split: str, seed: int) -> list[D.Scene]:
+    """The scenes only the finder or only the reader learns from (plain, then decorated; render
+    seed ``seed`` and ``seed + 1``), rendered at their own size if missing."""
+    total, style2 = getattr(args, f"{part}_extra"), getattr(args, f"{part}_extra_style2")
+    if not 0 <= style2 <= max(0, total):
+        raise TrainError(f"--{part}-extra-style2 {style2} must lie between 0 and --{part}-extra {total}")
+    size = getattr(args, f"{part}_extra_size")
     out: list[D.Scene] = []
-    for folder, count, seed, style in (
-            ("train_finder", args.finder_extra - args.finder_extra_style2, args.seed + 20, 1),
-            ("train_finder_style2", args.finder_extra_style2, args.seed + 21, 2)):
+    for folder, count, s, style in ((f"train_{part}", total - style2, seed, 1),
+                                    (f"train_{part}_style2", style2, seed + 1, 2)):
         if count > 0:
-            d = ensure_split(args.data, "train", count, seed, args.finder_extra_size, folder, style=style)
+            d = ensure_split(args.data, split, count, s, size, folder, style=style)
             out += D.load_coco(d)
     return out
+
+
+def finder_extra(args: argparse.Namespace) -> list[D.Scene]:
+    """The finder-only scenes, in the train faces, rendered small (it sees photos at 416 px)."""
+    return extra_scenes(args, "finder", "train", args.seed + 20)
+
+
+def reader_extra(args: argparse.Namespace) -> list[D.Scene]:
+    """The reader-only scenes, in the reader split's faces (none of the finder's ten)."""
+    return extra_scenes(args, "reader", "reader", args.seed + 30)
 
 
 def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray, ...],
@@ -642,6 +662,9 @@ def run(args: argparse.Namespace) -> int:
         del fe
         print(f"finder: {len(fs.sizes)} scenes ({len(extra_sc)} finder-only)", file=sys.stderr)
     fv = D.build_finder_set(val_sc, LONG_SIDE, args.runs / "finder_val.npz", "finder data (val)")
+    more = reader_extra(args)  # rendered now, so that training runs unattended
+    if more:
+        print(f"reader: {len(more)} more scenes in the faces of font split reader", file=sys.stderr)
     finder, fh = train_finder(torch, fs, fv, args)
     bank_path = args.runs / "reader_bank.npz"
     if bank_path.exists() and not args.fresh:
@@ -651,6 +674,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         mined = mine(torch, finder, fs, train_sc, args.mine)
         bank = crop_bank(train_sc, args.seed, mined, args.turned, "reader crops (train)")
+        if more:
+            extra = crop_bank(more, args.seed + 31, None, args.turned, "reader crops (more faces)")
+            bank = tuple(np.concatenate([a, b]) for a, b in zip(bank, extra, strict=True))
         if args.paper > 0:
             print(f"rendering {args.paper} printed-paper crops …", file=sys.stderr)
             paper = D.paper_crops(args.paper, CROP, MARGIN, np.random.default_rng(args.seed + 3))
@@ -682,7 +708,10 @@ def run(args: argparse.Namespace) -> int:
             "turned_crops": bool(args.turned), "paper_crops": int(args.paper), "finder_zoom": list(ZOOM),
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
             "finder_params": n_params(finder), "reader_params": n_params(reader),
-            "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
+            "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")}),
+            "reader_extra_scenes": len(more),
+            "reader_extra_size": args.reader_extra_size if more else None,
+            "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")})}
     figures = {"reader_val_crop_accuracy": round(acc, 4)}
     E.export_all(torch, finder, reader, out_dir, info, figures)
     print(f"model written to {out_dir} (reader val crop accuracy {acc:.4f})", file=sys.stderr)

@@ -9,6 +9,10 @@ PKGS=(
   fonts-wqy-zenhei fonts-noto-cjk
   # brush-style faces (Japanese brush fonts carry 參 貳 陸 壹 拾 and small numerals)
   fonts-kouzan-mouhitsu fonts-aoyagi-soseki fonts-kiloji
+  # more faces for the reader's extra training scenes (datasets/fonts.py: READER)
+  fonts-cwtex-kai fonts-cwtex-fs fonts-cwtex-ming fonts-cwtex-heib fonts-hanazono
+  fonts-ipaexfont-mincho fonts-noto-cjk-extra fonts-umeplus fonts-seto fonts-klee
+  fonts-motoya-l-cedar
   fontconfig
   # headless Kivy: real pixels through Mesa
   libgl1-mesa-dri libegl1 libgles2 libgl1 xvfb xauth

@@ -22,6 +22,18 @@ def test_heldout_faces_never_train() -> None:
     assert {f.path for f in fonts.faces("val")} <= train
 
 
+def test_the_reader_faces_are_new_and_none_is_held_out() -> None:
+    """The reader split adds faces: none of the finder's ten, none of the held-out three, and no
+    other weight of a held-out family (wqy-zenhei, uming, aoyagi)."""
+    reader = {f.path for f in fonts.faces("reader")}
+    assert not reader & {f.path for f in fonts.faces("train")}
+    held = {f.path for f in fonts.faces("heldout")}
+    assert not reader & held
+    for path in reader:
+        assert not any(family in path for family in ("zenhei", "uming", "aoyagi"))
+    assert {f.style for f in fonts.faces("reader")} >= {"kai", "ming", "sans", "hand"}
+
+
 def test_unknown_split_and_missing_font(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(fonts.FontError, match="unknown split"):
         fonts.faces("test")
@@ -33,7 +45,7 @@ def test_unknown_split_and_missing_font(monkeypatch: pytest.MonkeyPatch) -> None
         random_deck(random.Random(0), "train")
 
 
-@pytest.mark.parametrize("split", ["train", "heldout"])
+@pytest.mark.parametrize("split", ["train", "heldout", "reader"])
 def test_every_variant_form_is_drawn_by_some_face(split: str) -> None:
     """叁 叄 參, 贰 貳, 陆 陸 and every other form has ink in at least one face of the split."""
     faces = fonts.faces(split)

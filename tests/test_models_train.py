@@ -13,6 +13,7 @@ from PIL import Image
 
 torch = pytest.importorskip("torch")
 
+from zipai.datasets.fonts import faces  # noqa: E402
 from zipai.models import data as D  # noqa: E402
 from zipai.models import train as T  # noqa: E402
 from zipai.models.export import export_all  # noqa: E402
@@ -218,6 +219,18 @@ def test_finder_only_scenes_are_rendered_small_and_joined_after_the_training_sce
     assert len(joined.sizes) == len(joined.boxes) == len(joined.kinds) == len(joined.ignore) == 4
     assert np.array_equal(joined.images[:2], first.images)  # the training scenes keep their indices
     assert np.all(joined.sizes[2:] == [128, 96])
+
+
+def test_reader_only_scenes_use_the_reader_faces_at_their_own_size(tmp_path: Path) -> None:
+    args = T.build_parser().parse_args(["--data", str(tmp_path), "--reader-extra", "2",
+                                        "--reader-extra-style2", "1", "--reader-extra-size", "320x240"])
+    more = T.reader_extra(args)
+    assert len(more) == 2 and {s.width for s in more} == {320}
+    infos = [json.loads((tmp_path / f / "annotations.json").read_text(encoding="utf-8"))["info"]
+             for f in ("train_reader", "train_reader_style2")]
+    assert [(i["style"], i["seed"], i["split"]) for i in infos] == [(1, 35, "reader"), (2, 36, "reader")]
+    reader_faces = {f.name for f in faces("reader")}
+    assert {s.info["font"] for s in more} <= reader_faces
 
 
 def test_more_decorated_finder_scenes_than_finder_scenes_is_an_error(tmp_path: Path) -> None:
