@@ -1,10 +1,13 @@
 """Choose the detector's thresholds on the validation split (never on held-out fonts): the finder's
-score threshold, the reader's "none" threshold and whether to drop the far ends of fully shown
-cards. Runs the networks once per scene at a low threshold, then replays every setting.
+score threshold, the reader's "none" threshold, whether to drop the far ends of fully shown
+cards, and the reader's crop margins (one read of each glyph, or the mean of reads at two
+margins). Runs the networks once per scene and margin set at a low threshold, then replays every
+setting.
 
 The rule: the most scenes read exactly; among settings that tie, the most layouts complete
 enough to score (a false back among hand cards, or a stray extra card, stops a photo from being
-scored, which costs the player more than one card missed elsewhere); then per-card accuracy.
+scored, which costs the player more than one card missed elsewhere); then per-card accuracy;
+then fewer reads per glyph (they cost reader time).
 
     python scripts/tune_detector.py data/detector/val [--write-manifest]
 """
@@ -28,6 +31,7 @@ from zipai.vision.scan import scan_detections
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 BACKS = (0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
 NONE = (0.5, 0.7, 0.9)
+MARGINS = ((1.3,), (1.3, 1.45))  # 1.3 is the training crop margin
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,44 +46,53 @@ def main(argv: list[str] | None = None) -> int:
     for a in coco["annotations"]:
         by_img.setdefault(int(a["image_id"]), []).append(a)
     det = Detector(args.model)
-    raws = []
+    raws: dict[tuple[float, ...], list] = {m: [] for m in MARGINS}
     images = coco["images"][: args.limit or None]
     for n, im in enumerate(images):
+        det.margins = MARGINS[0]
         raw = det.raw(load(args.data / im["file_name"]), min(THRESHOLDS + BACKS))
-        raws.append((replace(raw, arr=np.zeros((1, 1, 3), np.uint8)), by_img.get(int(im["id"]), []),
-                     (int(im["width"]), int(im["height"]))))
+        for margins in MARGINS:
+            if margins != MARGINS[0]:
+                det.margins = margins
+                probs, downs = det.read(raw.arr, raw.boxes)
+                raw = replace(raw, probs=probs, downs=downs)
+            raws[margins].append((replace(raw, arr=np.zeros((1, 1, 3), np.uint8)),
+                                  by_img.get(int(im["id"]), []), (int(im["width"]), int(im["height"]))))
         if (n + 1) % 50 == 0:
             print(f"  {n + 1}/{len(images)} scenes run", file=sys.stderr)
     rows = []
-    for thr, back, none, far in itertools.product(THRESHOLDS, BACKS, NONE, (False, True)):
+    for margins, thr, back, none, far in itertools.product(MARGINS, THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
-        for raw, anns, _ in raws:
+        for raw, anns, _ in raws[margins]:
             dets = det.build(raw, thr, none, far, back)
             t.add(match_scene([(d.card, d.box) for d in dets], anns))
         f = t.figures()
-        rows.append([f["scene_exact_rate"], -1.0, f["per_card_accuracy"], thr, none, far,
-                     f["extra_detections"], back])
+        rows.append([f["scene_exact_rate"], -1.0, f["per_card_accuracy"], -len(margins), thr, none, far,
+                     f["extra_detections"], back, margins])
     # layout completeness only for the settings that tie on exact scenes (it is the slow part)
     top = max(r[0] for r in rows)
     for r in rows:
         if r[0] == top:
-            r[1] = complete_rate(det, raws, r[3], r[4], r[5], r[7])
+            r[1] = complete_rate(det, raws[r[9]], r[4], r[5], r[6], r[8])
     rows.sort(reverse=True)
-    print(f"{len(raws)} scenes of {args.data}; best settings first:")
-    print("  exact  complete  per-card  glyph>=  back>=  none>=  far-ends  extra")
+    print(f"{len(images)} scenes of {args.data}; best settings first:")
+    print("  exact  complete  per-card  glyph>=  back>=  none>=  far-ends  extra  margins")
     for r in rows[:12]:
-        print(f"  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}    {r[3]:.2f}    {r[7]:.2f}    {r[4]:.2f}   "
-              f"{r[5]!s:5}     {r[6]}")
-    _, _, _, thr, none, far, _, back = rows[0]
+        print(f"  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}    {r[4]:.2f}    {r[8]:.2f}    {r[5]:.2f}   "
+              f"{r[6]!s:5}     {r[7]:<5}  {list(r[9])}")
+    for margins in MARGINS:
+        best = max(r for r in rows if r[9] == margins)
+        print(f"  best with margins {list(margins)}: exact {best[0]:.3f}, per card {best[2]:.4f}")
+    _, _, _, _, thr, none, far, _, back, margins = rows[0]
     if args.write_manifest:
         from zipai.models.export import update_manifest
 
         man = args.model or default_manifest()
         update_manifest(man, "finder", {"threshold": thr, "back_threshold": back})
-        update_manifest(man, "reader", {"none_threshold": none})
+        update_manifest(man, "reader", {"none_threshold": none, "margins": list(margins)})
         update_manifest(man, "postprocess", {"drop_far_ends": far, "tuned_on": str(args.data.name)})
         print(f"manifest: finder threshold {thr} (backs {back}), none threshold {none}, "
-              f"drop_far_ends {far}")
+              f"drop_far_ends {far}, reader margins {list(margins)}")
     return 0
 
 

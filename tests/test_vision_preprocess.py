@@ -46,6 +46,15 @@ def test_crops_are_centred_on_the_box() -> None:
     assert (c[:, :, 1] < 128).sum() == 16 * 16  # the square fills half the crop's side
 
 
+def test_each_crop_may_have_its_own_margin() -> None:
+    arr = np.full((200, 300, 3), 255, np.uint8)
+    arr[90:110, 140:160] = (255, 0, 0)
+    box = [140, 90, 160, 110]
+    crops = cut_crops(arr, np.asarray([box, box], np.float32), size=32, margin=np.asarray([2.0, 4.0]))
+    red = (crops[:, :, :, 1] < 128).sum(axis=(1, 2))
+    assert red.tolist() == [16 * 16, 8 * 8]  # half the side, then a quarter
+
+
 def test_crops_shrink_without_losing_thin_strokes() -> None:
     arr = np.full((400, 400, 3), 255, np.uint8)
     arr[:, 200] = 0  # a 1-px line, crop shrinks 3x

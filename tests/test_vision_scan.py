@@ -119,3 +119,30 @@ def test_custom_session_factory(detector: Detector) -> None:
     sc = scan_file(SAMPLE, det)
     assert calls == ["image", "crops"]
     assert Counter(d.card for d in sc.detections) == Counter(TRUTH["cards"])
+
+
+def test_reader_margins_are_averaged() -> None:
+    """With several crop margins in the manifest, each glyph is read once per margin in one batch,
+    and its class probabilities and down direction are the mean of those reads."""
+    class Fake:
+        def __init__(self) -> None:
+            self.batches: list[int] = []
+
+        def run(self, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+            x = next(iter(inputs.values()))
+            self.batches.append(len(x))
+            n = len(x) // 2
+            probs = np.zeros((len(x), 22), np.float32)
+            probs[:n, 0] = 1.0  # the first margin reads x1, the second x2
+            probs[n:, 1] = 1.0
+            downs = np.tile(np.asarray([[1.0, 0.0]], np.float32), (len(x), 1))
+            downs[n:] = (0.0, 1.0)
+            return [probs, downs]
+
+    det = Detector(threads=1)
+    det.reader, det.margins = Fake(), (1.3, 1.6)
+    arr = np.zeros((100, 100, 3), np.uint8)
+    probs, downs = det.read(arr, np.asarray([[10, 10, 30, 30], [50, 50, 70, 70], [0, 0, 9, 9]], np.float32))
+    assert det.reader.batches == [6]
+    assert np.allclose(probs[:, :2], 0.5) and np.allclose(probs.sum(axis=1), 1.0)
+    assert np.allclose(downs, [[2 ** -0.5, 2 ** -0.5]] * 3, atol=1e-5)

@@ -160,6 +160,8 @@ class Detector:
         self.back_threshold = float(f.get("back_threshold", self.threshold))
         self.crop_size = int(r["size"])
         self.margin = float(r["margin"])
+        # the reader's view of each glyph at several crop margins, probabilities averaged
+        self.margins = tuple(float(m) for m in r.get("margins", [self.margin]))
         self.none_threshold = float(r.get("none_threshold", 0.5))
         self.red_threshold = float(self.manifest.data.get("color", {}).get("red_threshold", RED_THRESHOLD))
         self.drop_far_ends = bool(self.manifest.data.get("postprocess", {}).get("drop_far_ends", True))
@@ -197,13 +199,19 @@ class Detector:
         if len(boxes) == 0:
             return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 2), np.float32)
         t0 = time.perf_counter()
-        crops = normalise(cut_crops(arr, boxes, self.crop_size, self.margin), self.mean, self.std)
+        n, k = len(boxes), len(self.margins)
+        crops = cut_crops(arr, np.tile(boxes, (k, 1)), self.crop_size, np.repeat(self.margins, n))
+        x = normalise(crops, self.mean, self.std)
         t1 = time.perf_counter()
-        outs = self.reader.run({self.manifest.reader.get("input", "crops"): crops})
+        outs = self.reader.run({self.manifest.reader.get("input", "crops"): x})
         self.timing.preprocess += t1 - t0
         self.timing.reader += time.perf_counter() - t1
-        probs = np.asarray(outs[0], np.float32)
-        downs = np.asarray(outs[1], np.float32) if len(outs) > 1 else np.tile([0.0, 1.0], (len(boxes), 1))
+        probs = np.asarray(outs[0], np.float32).reshape(k, n, -1).mean(axis=0)
+        if len(outs) > 1:
+            d = np.asarray(outs[1], np.float32).reshape(k, n, 2).sum(axis=0)
+            downs = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-6)
+        else:
+            downs = np.tile([0.0, 1.0], (n, 1))
         return probs, downs.astype(np.float32)
 
     def detect(self, decoded: Decoded) -> list[Detection]:

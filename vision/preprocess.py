@@ -61,20 +61,22 @@ def crop_square(box: np.ndarray | tuple[float, ...], margin: float) -> tuple[flo
     return (x0 + x1) / 2, (y0 + y1) / 2, side
 
 
-def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = 48, margin: float = 1.3,
+def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = 48, margin: float | np.ndarray = 1.3,
               angles: np.ndarray | None = None) -> np.ndarray:
     """uint8 crops [N, size, size, 3] of the square around each box, bilinear, with a box
     pre-filter when shrinking (so thin strokes do not alias away); outside the image is
-    edge-replicated. ``angles`` (radians, optional) rotates each crop about its centre."""
+    edge-replicated. ``margin`` is one factor or one per box; ``angles`` (radians, optional)
+    rotates each crop about its centre."""
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     n = len(boxes)
     out = np.zeros((n, size, size, 3), np.uint8)
     if n == 0:
         return out
+    margins = np.broadcast_to(np.asarray(margin, np.float32), (n,))
     h, w = arr.shape[:2]
     src = arr.astype(np.float32)
     for i, b in enumerate(boxes):
-        cx, cy, side = crop_square(b, margin)
+        cx, cy, side = crop_square(b, float(margins[i]))
         k = int(min(3, max(1, np.ceil(side / size - 0.25))))  # samples per output pixel, per axis
         m = size * k
         t = (np.arange(m, dtype=np.float32) + 0.5) / m - 0.5

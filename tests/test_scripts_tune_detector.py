@@ -1,0 +1,37 @@
+"""The tuner replays every setting on validation scenes and writes the winner to the manifest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import load_script
+
+from zipai.datasets.cli import main as data_main
+from zipai.vision.detector import Detector, models_dir
+
+mod = load_script("tune_detector")
+
+if not (models_dir() / "sample.json").exists():
+    pytest.skip("the shipped model has not landed yet", allow_module_level=True)
+
+
+def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "val"
+    assert data_main(["render", "--out", str(data), "--count", "2", "--seed", "6", "--split", "val",
+                      "--size", "800x600", "--quiet"]) == 0
+    model = tmp_path / "model"
+    model.mkdir()
+    man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
+    for f in ("manifest.json", man["finder"]["file"], man["reader"]["file"]):
+        shutil.copy(models_dir() / f, model / f)
+    assert mod.main([str(data), "--model", str(model / "manifest.json"), "--write-manifest"]) == 0
+    out = capsys.readouterr().out
+    assert "2 scenes of" in out and "best with margins [1.3]" in out
+    det = Detector(model / "manifest.json", threads=1)
+    assert det.threshold in mod.THRESHOLDS and det.back_threshold in mod.BACKS
+    assert det.none_threshold in mod.NONE and det.margins in mod.MARGINS
+    assert det.manifest.data["postprocess"]["tuned_on"] == "val"
