@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from zipai.engine import score
-from zipai.vision.detector import Detection, drop_far_ends
+from zipai.vision.detector import Detection, body_between, drop_far_ends
 from zipai.vision.layout import Params, assemble, card_axis, columns, propose_states
 
 G = 50.0  # glyph size in pixels
@@ -119,6 +120,33 @@ def test_far_end_of_a_fully_shown_card_is_dropped() -> None:
     far = _det("d6", 100, 100 + 3.2 * G, down=(0.0, -1.0))  # same card's bottom glyph, turned round
     other = _det("x2", 300, 100)
     assert drop_far_ends([top, far, other]) == [top, other]
+
+
+def test_two_cards_head_to_toe_are_told_from_one_card_by_the_edge_between() -> None:
+    """The same rank at both ends of a plain stretch is one card; with a card's edge and its
+    shadow across the stretch it is two cards laid head to toe, and both stay."""
+    top = _det("d6", 100, 100)
+    far = _det("d6", 100, 100 + 3.2 * G, down=(0.0, -1.0))
+    plain = np.full((400, 300, 3), 235, np.uint8)
+    assert drop_far_ends([top, far], image=plain) == [top]
+    two = plain.copy()
+    two[100 + int(1.7 * G):, 60:140] = 205  # the lower card lies over the upper one
+    two[100 + int(1.7 * G):100 + int(1.7 * G) + 3, 60:140] = 60  # and casts a thin shadow
+    assert drop_far_ends([top, far], image=two) == [top, far]
+    edge, dark = body_between(plain, (100, 100), (100, 260), G)
+    assert edge < 0.1 and dark > 0.95
+    edge, dark = body_between(two, (100, 100), (100, 260), G)
+    assert edge > 1.0 and dark < 0.5
+
+
+def test_a_glyph_that_reads_the_same_turned_round_follows_the_photos_card_axis() -> None:
+    """十 reads the same turned a quarter round, so its own down direction says nothing: two 十
+    side by side across the columns are two cards, one above the other may be one card."""
+    upright = [_det("x5", 500, 100), _det("d4", 600, 100)]  # the photo's cards run down the page
+    side = [_det("x10", 100, 100, down=(1.0, 0.0)), _det("x10", 100 + 3 * G, 100, down=(-1.0, 0.0))]
+    assert len(drop_far_ends([*upright, *side])) == 4
+    column = [_det("x10", 100, 100, down=(1.0, 0.0)), _det("x10", 100, 100 + 3 * G, down=(1.0, 0.0))]
+    assert len(drop_far_ends([*upright, *column])) == 3
 
 
 def test_a_column_of_one_card_keeps_every_copy() -> None:

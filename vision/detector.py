@@ -266,10 +266,23 @@ class Detector:
             out.append(Detection(card, box, float(s) * cls_prob, color, float(s), cls_prob, red, alts, down,
                                  abs(red - self.red_threshold)))
         if self.drop_far_ends if far_ends is None else far_ends:
-            out = drop_far_ends(out)
+            out = drop_far_ends(out, image=arr, scale=k)
         self.timing.postprocess += time.perf_counter() - t0
         out.sort(key=lambda d: (d.box[1], d.box[0]))
         return out
+
+
+def _card_axis(dets: list[Detection]) -> tuple[float, float] | None:
+    """The photo's main card axis (a direction up to sign) from the glyphs' down directions:
+    the mean of the doubled angles, so that cards turned round count the same."""
+    if not dets:
+        return None
+    ang = np.asarray([np.arctan2(d.down[1], d.down[0]) for d in dets]) * 2
+    c, s = float(np.cos(ang).mean()), float(np.sin(ang).mean())
+    if np.hypot(c, s) < 0.5:  # cards lie every which way: no main axis
+        return None
+    half = float(np.arctan2(s, c)) / 2
+    return (float(np.cos(half)), float(np.sin(half)))
 
 
 def _size(d: Detection) -> float:
@@ -279,17 +292,48 @@ def _size(d: Detection) -> float:
 SYMMETRIC = frozenset({"x1", "x2", "x3", "x10"})  # read the same turned round
 
 
+def body_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, float],
+                 size: float) -> tuple[float, float]:
+    """Whether the stretch between two glyph centres (image pixels) looks like one card's plain
+    body: ``(edge, dark)``. ``edge`` is the strongest brightness step across the path that runs
+    straight over its whole width (the edge of a card lying over another), relative to the
+    stretch's contrast; ``dark`` is its darkest line over its median brightness (a shadow under
+    an overlapping card). The glyphs' own ink, a glyph size at each end, is left out."""
+    pa, pb = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    dist = float(np.hypot(*(pb - pa)))
+    u = (pb - pa) / max(dist, 1e-6)
+    v = np.asarray([-u[1], u[0]])
+    n_l, n_w = 64, 12
+    m = min(0.3, 0.6 * size / max(dist, 1e-6))
+    ts = np.linspace(m, 1.0 - m, n_l)
+    ws = np.linspace(-0.45, 0.45, n_w) * size
+    pts = pa + ts[:, None, None] * (pb - pa) + ws[None, :, None] * v
+    h, w = image.shape[:2]
+    xs = np.clip(np.rint(pts[..., 0]), 0, w - 1).astype(np.intp)
+    ys = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
+    strip = image[ys, xs].astype(np.float32)
+    strip = strip.mean(axis=-1) if strip.ndim == 3 else strip  # [n_l, n_w] grey
+    step = np.abs(np.diff(strip, axis=0).mean(axis=1)).max()
+    rows = strip.mean(axis=1)
+    return float(step / (strip.std() + 5.0)), float(rows.min() / (np.median(strip) + 1.0))
+
+
 def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, lateral: float = 0.6,
-                  max_sin: float = 0.2, symmetric: bool = True) -> list[Detection]:
+                  max_sin: float = 0.2, symmetric: bool = True, image: np.ndarray | None = None,
+                  scale: float = 1.0, max_edge: float = 0.7, min_dark: float = 0.7) -> list[Detection]:
     """A card lying fully in view shows its rank at both ends, the far one turned round; keep one.
 
     Two detections are the two ends of one card when they read the same, lie 2–5.5 glyph sizes
     apart along the glyph's axis (the reader's down direction), nothing lies between them, and
     they face opposite ways (unless the glyph reads the same turned round, 一二三十; ``symmetric``
-    False leaves those alone). The one that reads more upright in the photo stays (that is the
-    one the labels name)."""
+    False leaves those alone). Two cards of one rank laid head to toe in a column fit all that
+    too, so with the photo (``image``, decoded pixels; boxes are ``scale`` times those) the
+    stretch between them must also look like one card's plain body (``body_between``): no
+    card edge across it (``max_edge``), no shadow line (``min_dark``). The one that reads more
+    upright in the photo stays (that is the one the labels name)."""
     faces = [i for i, d in enumerate(dets) if d.card != "back"]
     centres = np.asarray([d.center for d in dets], np.float64).reshape(-1, 2)
+    axis = _card_axis([dets[i] for i in faces if dets[i].card not in SYMMETRIC])
     drop: set[int] = set()
     for a_i, i in enumerate(faces):
         for j in faces[a_i + 1:]:
@@ -307,7 +351,9 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
             if not lo * s <= dist <= hi * s:
                 continue
             u = vec / dist
-            aligned = any(abs(u[0] * d.down[1] - u[1] * d.down[0]) < max_sin for d in (di, dj))
+            # a glyph that reads the same turned round gives no trustworthy down of its own
+            downs = [axis] if di.card in SYMMETRIC else [di.down, dj.down]
+            aligned = any(d is not None and abs(u[0] * d[1] - u[1] * d[0]) < max_sin for d in downs)
             if not aligned:
                 continue
             rel = centres - centres[i]
@@ -317,5 +363,10 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
             between[[i, j]] = False
             if between.any():
                 continue
+            if image is not None:
+                a, b = centres[i] / scale, centres[j] / scale
+                edge, dark = body_between(image, (a[0], a[1]), (b[0], b[1]), s / scale)
+                if edge > max_edge or dark < min_dark:
+                    continue
             drop.add(i if di.down[1] < dj.down[1] else j)
     return [d for k, d in enumerate(dets) if k not in drop]
