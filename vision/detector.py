@@ -320,7 +320,7 @@ def body_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, floa
 
 def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, lateral: float = 0.6,
                   max_sin: float = 0.2, symmetric: bool = True, image: np.ndarray | None = None,
-                  scale: float = 1.0, max_edge: float = 0.7, min_dark: float = 0.7) -> list[Detection]:
+                  scale: float = 1.0, max_edge: float = 0.6, min_dark: float = 0.75) -> list[Detection]:
     """A card lying fully in view shows its rank at both ends, the far one turned round; keep one.
 
     Two detections are the two ends of one card when they read the same, lie 2–5.5 glyph sizes
