@@ -10,7 +10,7 @@ import sys
 import time
 from typing import Any
 
-SPLITS = ("train", "val", "heldout", "reader")
+SPLITS = ("train", "val", "heldout", "reader", "tune")
 
 
 class _Parser(argparse.ArgumentParser):

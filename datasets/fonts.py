@@ -73,9 +73,20 @@ READER: tuple[Face, ...] = (
     Face(f"{_TT}/klee/KleeOne-SemiBold.ttf", 0, "hand"),
     Face(f"{_TT}/motoya-l-cedar/MTLc3m.ttf", 0, "hand"),
 )
-SPLITS: dict[str, tuple[Face, ...]] = {"train": TRAIN, "val": TRAIN, "heldout": HELDOUT, "reader": READER}
+# Faces no network trains on and no figure is reported on, for choosing settings: validation in
+# the training faces cannot show what helps with a face the reader has never seen.
+TUNE: tuple[Face, ...] = (
+    Face(f"{_TT}/horai-umefont/ume-tmo3.ttf", 0, "ming"),
+    Face(f"{_TT}/baekmuk/batang.ttf", 0, "ming"),
+    Face(f"{_TT}/horai-umefont/ume-tgc5.ttf", 0, "sans"),
+    Face(f"{_TT}/vlgothic/VL-Gothic-Regular.ttf", 0, "sans"),
+    Face(f"{_TT}/baekmuk/gulim.ttf", 0, "sans"),
+)
+SPLITS: dict[str, tuple[Face, ...]] = {"train": TRAIN, "val": TRAIN, "heldout": HELDOUT, "reader": READER,
+                                       "tune": TUNE}
 # Where a face lacks a glyph, a deck borrows it from a face of the same split.
-FALLBACK: dict[str, Face] = {"train": TRAIN[0], "val": TRAIN[0], "heldout": HELDOUT[0], "reader": READER[0]}
+FALLBACK: dict[str, Face] = {"train": TRAIN[0], "val": TRAIN[0], "heldout": HELDOUT[0], "reader": READER[0],
+                             "tune": TUNE[0]}
 
 
 def faces(split: str) -> tuple[Face, ...]:

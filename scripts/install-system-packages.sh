@@ -13,6 +13,8 @@ PKGS=(
   fonts-cwtex-kai fonts-cwtex-fs fonts-cwtex-ming fonts-cwtex-heib fonts-hanazono
   fonts-ipaexfont-mincho fonts-noto-cjk-extra fonts-umeplus fonts-seto fonts-klee
   fonts-motoya-l-cedar
+  # faces for choosing thresholds only (datasets/fonts.py: TUNE)
+  fonts-horai-umefont fonts-vlgothic fonts-baekmuk
   fontconfig
   # headless Kivy: real pixels through Mesa
   libgl1-mesa-dri libegl1 libgles2 libgl1 xvfb xauth

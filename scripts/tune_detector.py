@@ -1,4 +1,6 @@
-"""Choose the detector's thresholds on the validation split (never on held-out fonts): the finder's
+"""Choose the detector's thresholds on validation scenes (never on held-out fonts): the scenes in
+the training faces, and scenes in faces that no network trains on and no figure reports (font
+split ``tune``), since only those show what helps with an unseen typeface. It sets the finder's
 score threshold, the reader's "none" threshold, whether to drop the far ends of fully shown
 cards, and the reader's crop margins (one read of each glyph, or the mean of reads at two
 margins). Runs the networks once per scene and margin set at a low threshold, then replays every
@@ -9,7 +11,7 @@ enough to score (a false back among hand cards, or a stray extra card, stops a p
 scored, which costs the player more than one card missed elsewhere); then per-card accuracy;
 then fewer reads per glyph (they cost reader time).
 
-    python scripts/tune_detector.py data/detector/val [--write-manifest]
+    python scripts/tune_detector.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
 """
 
 from __future__ import annotations
@@ -34,28 +36,30 @@ MARGINS = ((1.3,), (1.3, 1.45))  # 1.3 is the training crop margin
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("data", type=Path)
+    p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
     p.add_argument("--model", type=Path, default=None)
-    p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
     p.add_argument("--write-manifest", action="store_true")
     args = p.parse_args(argv)
-    coco = json.loads((args.data / "annotations.json").read_text(encoding="utf-8"))
-    by_img: dict[int, list[dict]] = {}
-    for a in coco["annotations"]:
-        by_img.setdefault(int(a["image_id"]), []).append(a)
+    images: list[tuple[Path, dict, list[dict]]] = []
+    for folder in args.data:
+        coco = json.loads((folder / "annotations.json").read_text(encoding="utf-8"))
+        by_img: dict[int, list[dict]] = {}
+        for a in coco["annotations"]:
+            by_img.setdefault(int(a["image_id"]), []).append(a)
+        images += [(folder, im, by_img.get(int(im["id"]), [])) for im in coco["images"][: args.limit or None]]
     det = Detector(args.model)
     raws: dict[tuple[float, ...], list] = {m: [] for m in MARGINS}
-    images = coco["images"][: args.limit or None]
-    for n, im in enumerate(images):
+    for n, (folder, im, anns) in enumerate(images):
         det.margins = MARGINS[0]
-        raw = det.raw(load(args.data / im["file_name"]), min(THRESHOLDS + BACKS))
+        raw = det.raw(load(folder / im["file_name"]), min(THRESHOLDS + BACKS))
         for margins in MARGINS:
             if margins != MARGINS[0]:
                 det.margins = margins
                 probs, downs = det.read(raw.arr, raw.boxes)
                 raw = replace(raw, probs=probs, downs=downs)
             # the photo stays: dropping far ends looks at the card body between two glyphs
-            raws[margins].append((raw, by_img.get(int(im["id"]), []), (int(im["width"]), int(im["height"]))))
+            raws[margins].append((raw, anns, (int(im["width"]), int(im["height"]))))
         if (n + 1) % 50 == 0:
             print(f"  {n + 1}/{len(images)} scenes run", file=sys.stderr)
     rows = []
@@ -73,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         if r[0] == top:
             r[1] = complete_rate(det, raws[r[9]], r[4], r[5], r[6], r[8])
     rows.sort(reverse=True)
-    print(f"{len(images)} scenes of {args.data}; best settings first:")
+    names = " + ".join(str(f) for f in args.data)
+    print(f"{len(images)} scenes of {names}; best settings first:")
     print("  exact  complete  per-card  glyph>=  back>=  none>=  far-ends  extra  margins")
     for r in rows[:12]:
         print(f"  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}    {r[4]:.2f}    {r[8]:.2f}    {r[5]:.2f}   "
@@ -88,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         man = args.model or default_manifest()
         update_manifest(man, "finder", {"threshold": thr, "back_threshold": back})
         update_manifest(man, "reader", {"none_threshold": none, "margins": list(margins)})
-        update_manifest(man, "postprocess", {"drop_far_ends": far, "tuned_on": str(args.data.name)})
+        tuned_on = " + ".join(f.name for f in args.data)
+        update_manifest(man, "postprocess", {"drop_far_ends": far, "tuned_on": tuned_on})
         print(f"manifest: finder threshold {thr} (backs {back}), none threshold {none}, "
               f"drop_far_ends {far}, reader margins {list(margins)}")
     return 0

@@ -22,6 +22,15 @@ def test_heldout_faces_never_train() -> None:
     assert {f.path for f in fonts.faces("val")} <= train
 
 
+def test_the_tuning_faces_are_in_no_other_split() -> None:
+    tune = {f.path for f in fonts.faces("tune")}
+    others = {f.path for split in ("train", "reader", "heldout") for f in fonts.faces(split)}
+    assert tune and not tune & others
+    for face in fonts.faces("tune"):  # every rank in some form, so no deck borrows a face
+        for rank, forms in BIG_VARIANTS.items():
+            assert any(fonts.has_glyph(face, ch) for ch in forms), (face.name, rank)
+
+
 def test_the_reader_faces_are_new_and_none_is_held_out() -> None:
     """The reader split adds faces: none of the finder's ten, none of the held-out three, and no
     other weight of a held-out family (wqy-zenhei, uming, aoyagi)."""

@@ -1,4 +1,5 @@
-"""The tuner replays every setting on validation scenes and writes the winner to the manifest."""
+"""The tuner pools validation folders, replays every setting on them and writes the winner to the
+manifest."""
 
 from __future__ import annotations
 
@@ -28,10 +29,14 @@ def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,
     man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
     for f in ("manifest.json", man["finder"]["file"], man["reader"]["file"]):
         shutil.copy(models_dir() / f, model / f)
-    assert mod.main([str(data), "--model", str(model / "manifest.json"), "--write-manifest"]) == 0
+    unseen = tmp_path / "unseen"
+    assert data_main(["render", "--out", str(unseen), "--count", "1", "--seed", "12", "--split", "tune",
+                      "--size", "800x600", "--quiet"]) == 0
+    manifest = str(model / "manifest.json")
+    assert mod.main([str(data), str(unseen), "--model", manifest, "--write-manifest"]) == 0
     out = capsys.readouterr().out
-    assert "2 scenes of" in out and "best with margins [1.3]" in out
+    assert "3 scenes of" in out and "best with margins [1.3]" in out
     det = Detector(model / "manifest.json", threads=1)
     assert det.threshold in mod.THRESHOLDS and det.back_threshold in mod.BACKS
     assert det.none_threshold in mod.NONE and det.margins in mod.MARGINS
-    assert det.manifest.data["postprocess"]["tuned_on"] == "val"
+    assert det.manifest.data["postprocess"]["tuned_on"] == "val + unseen"
