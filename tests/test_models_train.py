@@ -233,17 +233,17 @@ def test_reader_only_scenes_use_the_reader_faces_at_their_own_size(tmp_path: Pat
     assert {s.info["font"] for s in more} <= reader_faces
 
 
-def test_the_finder_also_learns_the_reader_faces_unless_told_not_to(tmp_path: Path) -> None:
+def test_the_finder_learns_the_reader_faces_only_when_told(tmp_path: Path) -> None:
     base = ["--data", str(tmp_path / "data"), "--finder-extra", "1", "--finder-extra-style2", "0",
             "--finder-extra-size", "320x240", "--reader-extra", "2", "--reader-extra-style2", "0",
             "--reader-extra-size", "320x240"]
-    args = T.build_parser().parse_args([*base, "--runs", str(tmp_path / "a")])
+    args = T.build_parser().parse_args([*base, "--runs", str(tmp_path / "a"), "--finder-sees-reader-faces"])
     args.runs.mkdir()
     train_sc, extra, more = T.finder_extra(args)[:1], T.finder_extra(args), T.reader_extra(args)
     fs = T.finder_data(args, train_sc, extra, more)
     assert len(fs.sizes) == 4 and (args.runs / "finder_more.npz").exists()
     assert np.array_equal(fs.images[2:], D.build_finder_set(more, T.LONG_SIDE).images)  # they come last
-    off = T.build_parser().parse_args([*base, "--runs", str(tmp_path / "b"), "--no-finder-sees-reader-faces"])
+    off = T.build_parser().parse_args([*base, "--runs", str(tmp_path / "b")])  # the shipped recipe
     off.runs.mkdir()
     assert len(T.finder_data(off, train_sc, extra, more).sizes) == 2
     assert not (off.runs / "finder_more.npz").exists()
