@@ -520,7 +520,7 @@ def finder_data(args: argparse.Namespace, train_sc: list[D.Scene], extra_sc: lis
     for scenes, cache, label in parts:
         if scenes:
             fs = D.join_finder_sets(fs, D.build_finder_set(scenes, LONG_SIDE, args.runs / cache, label))
-    print(f"finder: {len(fs.sizes)} scenes ({len(fs.sizes) - len(train_sc)} not the reader's)",
+    print(f"finder: {len(fs.sizes)} scenes ({len(fs.sizes) - len(train_sc)} besides the training scenes)",
           file=sys.stderr)
     return fs
 
