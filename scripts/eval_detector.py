@@ -25,6 +25,7 @@ from zipai.vision.detector import Detection, Detector, default_manifest
 from zipai.vision.evaluate import (
     Totals,
     _polygon,
+    annotations_by_image,
     category_name,
     inside,
     labelled_detections,
@@ -74,9 +75,7 @@ def why_missed(det: Detector, decoded: Decoded, detections: list[Detection], ann
 def layout_only(coco: dict, limit: int) -> int:
     """Layout figures from perfect detections: how often the photo's engine input equals the
     scene's, and how often it is complete enough to score."""
-    by_img: dict[int, list[dict]] = {}
-    for a in coco["annotations"]:
-        by_img.setdefault(int(a["image_id"]), []).append(a)
+    by_img = annotations_by_image(coco)
     n = ok = complete = 0
     for im in coco["images"][: limit or None]:
         if "layout" not in im:
@@ -116,9 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.labelled_cards:
         return layout_only(coco, args.limit)
     det = Detector(args.model, threads=args.threads)
-    by_img: dict[int, list[dict]] = {}
-    for a in coco["annotations"]:
-        by_img.setdefault(int(a["image_id"]), []).append(a)
+    by_img = annotations_by_image(coco)
     images = coco["images"][: args.limit or None]
     totals = Totals()
     fonts: dict[str, Totals] = {}

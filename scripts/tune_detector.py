@@ -25,7 +25,7 @@ from pathlib import Path
 
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector, default_manifest
-from zipai.vision.evaluate import Totals, match_scene
+from zipai.vision.evaluate import Totals, annotations_by_image, match_scene
 from zipai.vision.scan import scan_detections
 
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
@@ -44,9 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     images: list[tuple[Path, dict, list[dict]]] = []
     for folder in args.data:
         coco = json.loads((folder / "annotations.json").read_text(encoding="utf-8"))
-        by_img: dict[int, list[dict]] = {}
-        for a in coco["annotations"]:
-            by_img.setdefault(int(a["image_id"]), []).append(a)
+        by_img = annotations_by_image(coco)
         images += [(folder, im, by_img.get(int(im["id"]), [])) for im in coco["images"][: args.limit or None]]
     det = Detector(args.model)
     raws: dict[tuple[float, ...], list] = {m: [] for m in MARGINS}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from zipai.vision.evaluate import (
     Totals,
+    annotations_by_image,
     card_down,
     inside,
     labelled_detections,
@@ -74,3 +75,9 @@ def test_labelled_cards_as_detections_and_same_layout() -> None:
     assert same_layout(a, b)
     assert not same_layout(a, {**b, "groups": [{"cards": ["x1", "x2", "x3"], "state": "concealed"}]})
     assert not same_layout(a, {**b, "hand": ["d5"]})
+
+
+def test_annotations_are_grouped_under_their_image() -> None:
+    coco = {"annotations": [{"image_id": 2, "id": 1}, {"image_id": "1", "id": 2}, {"image_id": 2, "id": 3}]}
+    grouped = annotations_by_image(coco)
+    assert {k: [a["id"] for a in v] for k, v in grouped.items()} == {2: [1, 3], 1: [2]}

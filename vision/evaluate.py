@@ -21,6 +21,14 @@ def category_name(category_id: int) -> str:
     return CATEGORY_NAMES[category_id - 1]
 
 
+def annotations_by_image(coco: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
+    """A COCO file's annotations grouped under their image id (an image with none is absent)."""
+    by_img: dict[int, list[dict[str, Any]]] = {}
+    for a in coco["annotations"]:
+        by_img.setdefault(int(a["image_id"]), []).append(a)
+    return by_img
+
+
 def inside(pt: tuple[float, float], poly: Sequence[Sequence[float]]) -> bool:
     """Ray casting: is the point inside (or on the edge of) the polygon?"""
     x, y = pt
