@@ -84,9 +84,8 @@ TUNE: tuple[Face, ...] = (
 )
 SPLITS: dict[str, tuple[Face, ...]] = {"train": TRAIN, "val": TRAIN, "heldout": HELDOUT, "reader": READER,
                                        "tune": TUNE}
-# Where a face lacks a glyph, a deck borrows it from a face of the same split.
-FALLBACK: dict[str, Face] = {"train": TRAIN[0], "val": TRAIN[0], "heldout": HELDOUT[0], "reader": READER[0],
-                             "tune": TUNE[0]}
+# Where a face lacks a glyph, a deck borrows it from the first face of the same split.
+FALLBACK: dict[str, Face] = {split: split_faces[0] for split, split_faces in SPLITS.items()}
 
 
 def faces(split: str) -> tuple[Face, ...]:
