@@ -34,6 +34,7 @@ CROP = 48
 MARGIN = 1.3
 SYMMETRIC = (0, 1, 2, 9)  # x1 x2 x3 x10
 ZOOM = (0.6, 1.7)  # finder window rescaling range
+FINDER_THICK, FINDER_THIN = 0.2, 0.2  # shares of finder crops with heavier or lighter strokes
 
 
 def _torch() -> Any:
@@ -82,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the finder learns from the --reader-extra scenes too (off: measured in "
                         "runs/detector9, the whole recipe with it read 94.5%% of held-out-font "
                         "cards and 31.7%% of scenes exact, against 95.2%% and 33.3%% without)")
+    p.add_argument("--finder-stroke", action=argparse.BooleanOptionalAction, default=True,
+                   help="vary stroke weight in the finder's crops too (3x3 min or max filter, "
+                        "blended): of the held-out cards it missed, many were hairline Ming "
+                        "strokes, 一 above all, with no peak at all")
     p.add_argument("--finder-minutes", type=float, default=60.0)
     p.add_argument("--reader-minutes", type=float, default=32.0)
     p.add_argument("--finder-tune-minutes", type=float, default=8.0,
@@ -121,11 +126,37 @@ def ensure_split(root: Path, split: str, count: int, seed: int, size: str, folde
 # ---------------------------------------------------------------- augmentation
 
 
-def photometric(torch: Any, x: Any, strong: bool = False) -> Any:
-    """uint8 [B, H, W, 3] -> normalised float [B, 3, H, W] with light, colour, blur and noise."""
+def stroke_weight(torch: Any, x: Any, thick: float = 0.25, thin: float = 0.15, thin_max: float = 1.0) -> Any:
+    """Float [B, 3, H, W] in 0..1: dark ink grows under a 3x3 min filter (a share ``thick`` of
+    the batch) or thins under a max filter (a share ``thin``), blended in by 0.3 to 1 (to
+    ``thin_max`` when thinning: at the finder's scale a full max filter erases a glyph). Printed
+    decks ink heavier than fonts, and a Ming face's 一 is a hairline. Only the chosen images are
+    filtered: on the finder's 256-px crops, filtering all of them cost a third of a step."""
+    F = torch.nn.functional
+    b = x.shape[0]
+    r = torch.rand(b, 1, 1, 1, device=x.device).flatten()
+    a = (torch.rand(b, 1, 1, 1, device=x.device) * 0.7 + 0.3).flatten()
+    grow, shrink = (r < thick).nonzero().flatten(), (r > 1 - thin).nonzero().flatten()
+    if len(grow) + len(shrink) == 0:
+        return x
+    x = x.contiguous()
+    if len(grow):
+        xs, w = x[grow], a[grow].view(-1, 1, 1, 1)
+        x[grow] = xs * (1 - w) - F.max_pool2d(-xs, 3, 1, 1) * w
+    if len(shrink):
+        xs, w = x[shrink], a[shrink].clamp(max=thin_max).view(-1, 1, 1, 1)
+        x[shrink] = xs * (1 - w) + F.max_pool2d(xs, 3, 1, 1) * w
+    return x
+
+
+def photometric(torch: Any, x: Any, strong: bool = False, stroke: bool = False) -> Any:
+    """uint8 [B, H, W, 3] -> normalised float [B, 3, H, W] with light, colour, blur and noise
+    (and, with ``stroke``, stroke weight first)."""
     F = torch.nn.functional
     b = x.shape[0]
     x = x.permute(0, 3, 1, 2).float() / 255.0
+    if stroke:
+        x = stroke_weight(torch, x, FINDER_THICK, FINDER_THIN, thin_max=0.7)
     dev = x.device
     gain = 1 + (torch.rand(b, 3, 1, 1, device=dev) - 0.5) * (0.4 if strong else 0.3)
     bright = 0.55 + torch.rand(b, 1, 1, 1, device=dev) * 0.8
@@ -158,13 +189,7 @@ def reader_augment(torch: Any, x: Any) -> Any:
     rotation/scale/shift, then light, colour, blur and noise (heavier decks and phone photos)."""
     F = torch.nn.functional
     b = x.shape[0]
-    xf = x.permute(0, 3, 1, 2).float() / 255.0
-    # stroke weight: dark ink grows under a min filter, thins under a max filter
-    r = torch.rand(b, 1, 1, 1)
-    thick = -F.max_pool2d(-xf, 3, 1, 1)
-    thin = F.max_pool2d(xf, 3, 1, 1)
-    a = torch.rand(b, 1, 1, 1) * 0.7 + 0.3
-    xf = torch.where(r < 0.25, xf * (1 - a) + thick * a, torch.where(r > 0.85, xf * (1 - a) + thin * a, xf))
+    xf = stroke_weight(torch, x.permute(0, 3, 1, 2).float() / 255.0)
     # geometry
     ang = (torch.rand(b) - 0.5) * math.radians(20)
     sc = 1 + (torch.rand(b) - 0.5) * 0.2
@@ -335,7 +360,7 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
     model.train()
     while True:
         try:
-            go = _finder_step(torch, model, opt, fs, rng, n, run_loss, st)
+            go = _finder_step(torch, model, opt, fs, rng, n, run_loss, st, stroke=args.finder_stroke)
         except KeyboardInterrupt:
             st.save()
             raise
@@ -357,10 +382,10 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
 
 
 def _finder_step(torch: Any, model: Any, opt: Any, fs: D.FinderSet, rng: np.random.Generator, n: int,
-                 run_loss: list[float], st: Stage, back_weight: float = 1.0) -> bool:
+                 run_loss: list[float], st: Stage, back_weight: float = 1.0, stroke: bool = False) -> bool:
     idx = rng.integers(0, n, 16)
     imgs, heat, weight, reg, mask = (torch.from_numpy(a) for a in finder_batch(fs, idx, 256, rng, zoom=ZOOM))
-    out = model(photometric(torch, imgs).contiguous(memory_format=torch.channels_last))
+    out = model(photometric(torch, imgs, stroke=stroke).contiguous(memory_format=torch.channels_last))
     loss, _, _ = finder_loss(torch, out, heat, weight, reg, mask, back_weight)
     opt.zero_grad()
     loss.backward()
@@ -387,7 +412,8 @@ def tune_finder(torch: Any, model: Any, fs: D.FinderSet, args: argparse.Namespac
     model.train()
     while True:
         try:
-            go = _finder_step(torch, model, opt, fs, rng, len(fs.sizes), run_loss, st, back_weight=3.0)
+            go = _finder_step(torch, model, opt, fs, rng, len(fs.sizes), run_loss, st, back_weight=3.0,
+                              stroke=args.finder_stroke)
         except KeyboardInterrupt:
             st.save()
             raise
@@ -722,6 +748,7 @@ def run(args: argparse.Namespace) -> int:
             "reader_minutes": round(args.reader_minutes, 1),
             "finder_tune_minutes": round(args.finder_tune_minutes, 1), "reader_crops": len(bank[1]),
             "turned_crops": bool(args.turned), "paper_crops": int(args.paper), "finder_zoom": list(ZOOM),
+            "finder_stroke": [FINDER_THICK, FINDER_THIN] if args.finder_stroke else None,
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
             "finder_params": n_params(finder), "reader_params": n_params(reader),
             "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")}),

@@ -32,6 +32,9 @@ THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 BACKS = (0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
 NONE = (0.5, 0.7, 0.9)
 MARGINS = ((1.3,), (1.3, 1.45))  # 1.3 is the training crop margin
+# second chances for weak finder peaks that the reader reads with confidence (floor, probability),
+# tried once the rest is chosen; None is none
+RESCUES = (None, *itertools.product((0.15, 0.2, 0.25, 0.3), (0.8, 0.9, 0.95, 0.98, 0.995)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, default=None)
     p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
     p.add_argument("--write-manifest", action="store_true")
+    p.add_argument("--rescue-only", action="store_true",
+                   help="keep the manifest's other settings and choose only the second chance for "
+                        "weak peaks (minutes, not the whole grid's twenty)")
     args = p.parse_args(argv)
     images: list[tuple[Path, dict, list[dict]]] = []
     for folder in args.data:
@@ -47,12 +53,13 @@ def main(argv: list[str] | None = None) -> int:
         by_img = annotations_by_image(coco)
         images += [(folder, im, by_img.get(int(im["id"]), [])) for im in coco["images"][: args.limit or None]]
     det = Detector(args.model)
-    raws: dict[tuple[float, ...], list] = {m: [] for m in MARGINS}
+    sets = (det.margins,) if args.rescue_only else MARGINS
+    raws: dict[tuple[float, ...], list] = {m: [] for m in sets}
     for n, (folder, im, anns) in enumerate(images):
-        det.margins = MARGINS[0]
+        det.margins = sets[0]
         raw = det.raw(load(folder / im["file_name"]), min(THRESHOLDS + BACKS))
-        for margins in MARGINS:
-            if margins != MARGINS[0]:
+        for margins in sets:
+            if margins != sets[0]:
                 det.margins = margins
                 probs, downs = det.read(raw.arr, raw.boxes)
                 raw = replace(raw, probs=probs, downs=downs)
@@ -60,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
             raws[margins].append((raw, anns, (int(im["width"]), int(im["height"]))))
         if (n + 1) % 50 == 0:
             print(f"  {n + 1}/{len(images)} scenes run", file=sys.stderr)
+    if args.rescue_only:
+        return rescue_only(det, raws[det.margins], args)
     rows = []
     for margins, thr, back, none, far in itertools.product(MARGINS, THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
@@ -85,25 +94,70 @@ def main(argv: list[str] | None = None) -> int:
         best = max(r for r in rows if r[9] == margins)
         print(f"  best with margins {list(margins)}: exact {best[0]:.3f}, per card {best[2]:.4f}")
     _, _, _, _, thr, none, far, _, back, margins = rows[0]
+    rescue = choose_rescue(det, raws[margins], thr, none, far, back)
     if args.write_manifest:
         from zipai.models.export import update_manifest
 
         man = args.model or default_manifest()
-        update_manifest(man, "finder", {"threshold": thr, "back_threshold": back})
-        update_manifest(man, "reader", {"none_threshold": none, "margins": list(margins)})
+        update_manifest(man, "finder", {"threshold": thr, "back_threshold": back,
+                                        "rescue_threshold": rescue[0] if rescue else min(thr, back)})
+        update_manifest(man, "reader", {"none_threshold": none, "margins": list(margins),
+                                        "rescue_prob": rescue[1] if rescue else None})
         tuned_on = " + ".join(f.name for f in args.data)
         update_manifest(man, "postprocess", {"drop_far_ends": far, "tuned_on": tuned_on})
         print(f"manifest: finder threshold {thr} (backs {back}), none threshold {none}, "
-              f"drop_far_ends {far}, reader margins {list(margins)}")
+              f"drop_far_ends {far}, reader margins {list(margins)}, rescue {rescue}")
     return 0
 
 
-def complete_rate(det: Detector, raws: list, thr: float, none: float, far: bool, back: float) -> float:
+def rescue_only(det: Detector, raws: list, args: argparse.Namespace) -> int:
+    """Choose the second chance alone, the manifest's other settings fixed."""
+    print(f"{len(raws)} scenes; glyph>= {det.threshold}, back>= {det.back_threshold}, "
+          f"none>= {det.none_threshold}, far ends dropped {det.drop_far_ends}, margins {list(det.margins)}")
+    rescue = choose_rescue(det, raws, det.threshold, det.none_threshold, det.drop_far_ends,
+                           det.back_threshold)
+    if args.write_manifest:
+        from zipai.models.export import update_manifest
+
+        man = args.model or default_manifest()
+        update_manifest(man, "finder", {"rescue_threshold": rescue[0] if rescue else
+                                        min(det.threshold, det.back_threshold)})
+        update_manifest(man, "reader", {"rescue_prob": rescue[1] if rescue else None})
+        print(f"manifest: rescue {rescue}")
+    return 0
+
+
+def complete_rate(det: Detector, raws: list, thr: float, none: float, far: bool, back: float,
+                  rescue: tuple[float, float] | None = None) -> float:
     """How often the layout step finds a layout complete enough to score, at one setting."""
     ok = 0
     for raw, _, (w, h) in raws:
-        ok += scan_detections(w, h, det.build(raw, thr, none, far, back)).assembled.complete
+        dets = det.build(raw, thr, none, far, back, rescue or OFF)
+        ok += scan_detections(w, h, dets).assembled.complete
     return round(ok / max(1, len(raws)), 4)
+
+
+OFF = (1.0, 2.0)  # a rescue no find passes
+
+
+def choose_rescue(det: Detector, raws: list, thr: float, none: float, far: bool,
+                  back: float) -> tuple[float, float] | None:
+    """The second chance for weak peaks (``Detector.build``'s ``rescue``) that the same rule
+    prefers, the other settings fixed; None when no second chance does better than none."""
+    rows = []
+    for k, rescue in enumerate(RESCUES):
+        t = Totals()
+        for raw, anns, _ in raws:
+            dets = det.build(raw, thr, none, far, back, rescue or OFF)
+            t.add(match_scene([(d.card, d.box) for d in dets], anns))
+        f = t.figures()
+        rows.append((f["scene_exact_rate"], complete_rate(det, raws, thr, none, far, back, rescue),
+                     f["per_card_accuracy"], rescue is None, -k))
+    rows.sort(reverse=True)
+    print("  second chance for weak peaks (peak >=, reader >=): exact  complete  per-card")
+    for r in rows[:6]:
+        print(f"    {RESCUES[-r[4]] or 'none'!s:<14}  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}")
+    return RESCUES[-rows[0][4]]
 
 
 if __name__ == "__main__":

@@ -40,3 +40,24 @@ def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,
     assert det.threshold in mod.THRESHOLDS and det.back_threshold in mod.BACKS
     assert det.none_threshold in mod.NONE and det.margins in mod.MARGINS
     assert det.manifest.data["postprocess"]["tuned_on"] == "val + unseen"
+    assert "second chance for weak peaks" in out
+    assert (det.rescue, det.rescue_prob) in mod.RESCUES or det.rescue_prob > 1.0
+
+
+def test_rescue_only_keeps_the_other_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    unseen = tmp_path / "unseen"
+    assert data_main(["render", "--out", str(unseen), "--count", "1", "--seed", "12", "--split", "tune",
+                      "--size", "800x600", "--quiet"]) == 0
+    model = tmp_path / "model"
+    model.mkdir()
+    man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
+    for f in ("manifest.json", man["finder"]["file"], man["reader"]["file"]):
+        shutil.copy(models_dir() / f, model / f)
+    manifest = model / "manifest.json"
+    assert mod.main([str(unseen), "--model", str(manifest), "--rescue-only", "--write-manifest"]) == 0
+    assert "second chance for weak peaks" in capsys.readouterr().out
+    after = json.loads(manifest.read_text(encoding="utf-8"))
+    for part, key in (("finder", "threshold"), ("finder", "back_threshold"), ("reader", "margins"),
+                      ("reader", "none_threshold")):
+        assert after[part][key] == man[part][key]
+    assert "rescue_threshold" in after["finder"] and "rescue_prob" in after["reader"]

@@ -146,3 +146,32 @@ def test_reader_margins_are_averaged() -> None:
     assert det.reader.batches == [6]
     assert np.allclose(probs[:, :2], 0.5) and np.allclose(probs.sum(axis=1), 1.0)
     assert np.allclose(downs, [[2 ** -0.5, 2 ** -0.5]] * 3, atol=1e-5)
+
+
+def test_a_weak_peak_counts_only_when_the_reader_is_sure(detector: Detector) -> None:
+    """A glyph or back under its finder threshold gets a second chance: it counts when its peak
+    reaches the rescue floor and the reader gives its best face (a back: ``back``) the rescue
+    probability; with no rescue in the manifest it never counts."""
+    from zipai.vision.detector import Raw
+
+    k = detector.classes.index
+    probs = np.zeros((4, len(detector.classes)), np.float32)
+    probs[0, k("x5")] = 0.99  # sure
+    probs[1, k("x5")], probs[1, k("x6")] = 0.6, 0.4  # unsure
+    probs[2, k("back")] = 0.99  # a sure back
+    probs[3, k("d7")] = 0.99  # sure, but its peak is under the floor
+    raw = Raw(np.full((200, 200, 3), 230, np.uint8), 1.0,
+              np.asarray([[10, 10, 30, 30], [60, 10, 80, 30], [10, 60, 40, 190], [120, 10, 140, 30]],
+                         np.float32),
+              np.asarray([0.25, 0.25, 0.25, 0.1], np.float32), np.asarray([0, 0, 1, 0]), probs,
+              np.tile(np.asarray([[0.0, 1.0]], np.float32), (4, 1)))
+    cards = lambda rescue: sorted(d.card for d in detector.build(raw, 0.4, 0.5, False, 0.4, rescue))  # noqa: E731
+    assert cards((0.2, 0.95)) == ["back", "x5"]
+    assert cards((0.3, 0.95)) == []
+    assert cards((0.2, 0.995)) == []
+    assert cards((0.05, 0.95)) == ["back", "d7", "x5"]
+    detector.rescue, detector.rescue_prob = 0.35, 2.0  # what a manifest without a rescue gives
+    try:
+        assert cards(None) == []
+    finally:
+        detector.rescue, detector.rescue_prob = Detector().rescue, Detector().rescue_prob

@@ -165,6 +165,11 @@ class Detector:
         self.none_threshold = float(r.get("none_threshold", 0.5))
         self.red_threshold = float(self.manifest.data.get("color", {}).get("red_threshold", RED_THRESHOLD))
         self.drop_far_ends = bool(self.manifest.data.get("postprocess", {}).get("drop_far_ends", True))
+        # a second chance for a weak finder peak that the reader reads with confidence (off unless
+        # the manifest names both)
+        self.rescue = float(f.get("rescue_threshold", min(self.threshold, self.back_threshold)))
+        sure = r.get("rescue_prob")
+        self.rescue_prob = 2.0 if sure is None else float(sure)
         self.timing = Timing()
 
     def find(self, decoded: Decoded,
@@ -221,19 +226,26 @@ class Detector:
 
     def raw(self, decoded: Decoded, threshold: float | None = None) -> Raw:
         """Network outputs for every find above ``threshold`` (default: the manifest's)."""
-        low = min(self.threshold, self.back_threshold)
+        low = min(self.threshold, self.back_threshold, self.rescue)
         boxes, scores, kinds = self.find(decoded, low if threshold is None else threshold)
         arr = np.asarray(decoded.image, dtype=np.uint8)
         probs, downs = self.read(arr, boxes)
         return Raw(arr, decoded.scale, boxes, scores, kinds, probs, downs)
 
     def build(self, raw: Raw, threshold: float | None = None, none_threshold: float | None = None,
-              far_ends: bool | None = None, back_threshold: float | None = None) -> list[Detection]:
-        """Detections from network outputs; the keyword arguments override the manifest (tuning)."""
+              far_ends: bool | None = None, back_threshold: float | None = None,
+              rescue: tuple[float, float] | None = None) -> list[Detection]:
+        """Detections from network outputs; the keyword arguments override the manifest (tuning).
+
+        A find under its threshold still counts when its peak reaches the rescue threshold and
+        the reader gives its best face (or, for a back, ``back``) the rescue probability: on a
+        typeface the finder never saw, a glyph's peak is often weak while the reader, which saw
+        more faces, still reads it (``rescue`` is that pair)."""
         t0 = time.perf_counter()
         thr = self.threshold if threshold is None else threshold
         back_thr = self.back_threshold if back_threshold is None else back_threshold
         none_thr = self.none_threshold if none_threshold is None else none_threshold
+        floor, sure = (self.rescue, self.rescue_prob) if rescue is None else rescue
         arr, boxes, scores, kinds = raw.arr, raw.boxes, raw.scores, raw.kinds
         probs, downs = raw.probs, raw.downs
         out: list[Detection] = []
@@ -243,7 +255,8 @@ class Detector:
         k = raw.scale
         for b, s, kind, p, dn in zip(boxes, scores, kinds, probs, downs, strict=True):
             if s < (back_thr if kind == 1 else thr):
-                continue
+                if s < floor or (p[back_i] if kind == 1 and back_i >= 0 else p[face_idx].max()) < sure:
+                    continue
             box = tuple(float(v) * k for v in b)
             down = (float(dn[0]), float(dn[1]))
             if kind == 1:  # the finder says back; the reader may still see a face
