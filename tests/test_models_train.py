@@ -134,6 +134,22 @@ def test_reader_augment_keeps_shape_and_range() -> None:
     assert y.shape == (6, 3, 48, 48) and torch.isfinite(y).all()
 
 
+def test_stroke_weight_grows_or_thins_the_ink_of_the_chosen_images_only() -> None:
+    """A one-pixel dark stroke on paper: grown, it covers three columns; thinned, it pales; an
+    image drawn for neither comes back as it was."""
+    x = torch.ones(1, 3, 16, 16)
+    x[..., 8] = 0.0
+    torch.manual_seed(0)
+    grown = T.stroke_weight(torch, x.clone(), thick=1.0, thin=0.0)
+    assert (grown[0, 0, 4, 7:10] < 0.71).all() and float(grown[0, 0, 4, 5]) == 1.0
+    thinned = T.stroke_weight(torch, x.clone(), thick=0.0, thin=1.0, thin_max=0.7)
+    assert 0.29 < float(thinned[0, 0, 4, 8]) <= 0.71  # blended in by at most 0.7: still ink
+    same = T.stroke_weight(torch, x.clone(), thick=0.0, thin=0.0)
+    assert torch.equal(same, x)
+    y = T.photometric(torch, (x.permute(0, 2, 3, 1) * 255).to(torch.uint8), stroke=True)
+    assert y.shape == (1, 3, 16, 16) and torch.isfinite(y).all()
+
+
 def _coco(tmp: Path) -> Path:
     """A one-image COCO folder: a white card on grey with a black 'glyph' near its top."""
     (tmp / "images").mkdir(parents=True)
