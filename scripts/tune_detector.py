@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     for margins, thr, back, none, far in itertools.product(MARGINS, THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
         for raw, anns, _ in raws[margins]:
-            dets = det.build(raw, thr, none, far, back)
+            dets = det.build(raw, thr, none, far, back, OFF)  # not the manifest's second chance
             t.add(match_scene([(d.card, d.box) for d in dets], anns))
         f = t.figures()
         rows.append([f["scene_exact_rate"], -1.0, f["per_card_accuracy"], -len(margins), thr, none, far,
@@ -99,10 +99,9 @@ def main(argv: list[str] | None = None) -> int:
         from zipai.models.export import update_manifest
 
         man = args.model or default_manifest()
-        update_manifest(man, "finder", {"threshold": thr, "back_threshold": back,
-                                        "rescue_threshold": rescue[0] if rescue else min(thr, back)})
-        update_manifest(man, "reader", {"none_threshold": none, "margins": list(margins),
-                                        "rescue_prob": rescue[1] if rescue else None})
+        update_manifest(man, "finder", {"threshold": thr, "back_threshold": back})
+        update_manifest(man, "reader", {"none_threshold": none, "margins": list(margins)})
+        write_rescue(man, rescue, min(thr, back))
         tuned_on = " + ".join(f.name for f in args.data)
         update_manifest(man, "postprocess", {"drop_far_ends": far, "tuned_on": tuned_on})
         print(f"manifest: finder threshold {thr} (backs {back}), none threshold {none}, "
@@ -117,14 +116,18 @@ def rescue_only(det: Detector, raws: list, args: argparse.Namespace) -> int:
     rescue = choose_rescue(det, raws, det.threshold, det.none_threshold, det.drop_far_ends,
                            det.back_threshold)
     if args.write_manifest:
-        from zipai.models.export import update_manifest
-
-        man = args.model or default_manifest()
-        update_manifest(man, "finder", {"rescue_threshold": rescue[0] if rescue else
-                                        min(det.threshold, det.back_threshold)})
-        update_manifest(man, "reader", {"rescue_prob": rescue[1] if rescue else None})
+        write_rescue(args.model or default_manifest(), rescue, min(det.threshold, det.back_threshold))
         print(f"manifest: rescue {rescue}")
     return 0
+
+
+def write_rescue(man: Path, rescue: tuple[float, float] | None, low: float) -> None:
+    """The second chance into the manifest; none is a floor at the lower threshold (``low``) and
+    no probability."""
+    from zipai.models.export import update_manifest
+
+    update_manifest(man, "finder", {"rescue_threshold": rescue[0] if rescue else low})
+    update_manifest(man, "reader", {"rescue_prob": rescue[1] if rescue else None})
 
 
 def complete_rate(det: Detector, raws: list, thr: float, none: float, far: bool, back: float,

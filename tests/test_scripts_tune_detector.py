@@ -19,24 +19,31 @@ if not (models_dir() / "sample.json").exists():
     pytest.skip("the shipped model has not landed yet", allow_module_level=True)
 
 
-def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    data = tmp_path / "val"
-    assert data_main(["render", "--out", str(data), "--count", "2", "--seed", "6", "--split", "val",
-                      "--size", "800x600", "--quiet"]) == 0
+def _render(out: Path, count: int, seed: int, split: str) -> Path:
+    assert data_main(["render", "--out", str(out), "--count", str(count), "--seed", str(seed), "--split",
+                      split, "--size", "800x600", "--quiet"]) == 0
+    return out
+
+
+def _model_copy(tmp_path: Path) -> tuple[Path, dict]:
+    """A copy of the shipped model to tune, and the shipped manifest as it was."""
     model = tmp_path / "model"
     model.mkdir()
     man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
     for f in ("manifest.json", man["finder"]["file"], man["reader"]["file"]):
         shutil.copy(models_dir() / f, model / f)
-    unseen = tmp_path / "unseen"
-    assert data_main(["render", "--out", str(unseen), "--count", "1", "--seed", "12", "--split", "tune",
-                      "--size", "800x600", "--quiet"]) == 0
-    manifest = str(model / "manifest.json")
-    assert mod.main([str(data), str(unseen), "--model", manifest, "--write-manifest"]) == 0
+    return model / "manifest.json", man
+
+
+def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    data = _render(tmp_path / "val", 2, 6, "val")
+    unseen = _render(tmp_path / "unseen", 1, 12, "tune")
+    manifest, _ = _model_copy(tmp_path)
+    assert mod.main([str(data), str(unseen), "--model", str(manifest), "--write-manifest"]) == 0
     out = capsys.readouterr().out
     assert "3 scenes of" in out and "best with margins [1.3]" in out
-    det = Detector(model / "manifest.json", threads=1)
+    det = Detector(manifest, threads=1)
     assert det.threshold in mod.THRESHOLDS and det.back_threshold in mod.BACKS
     assert det.none_threshold in mod.NONE and det.margins in mod.MARGINS
     assert det.manifest.data["postprocess"]["tuned_on"] == "val + unseen"
@@ -45,15 +52,8 @@ def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,
 
 
 def test_rescue_only_keeps_the_other_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    unseen = tmp_path / "unseen"
-    assert data_main(["render", "--out", str(unseen), "--count", "1", "--seed", "12", "--split", "tune",
-                      "--size", "800x600", "--quiet"]) == 0
-    model = tmp_path / "model"
-    model.mkdir()
-    man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
-    for f in ("manifest.json", man["finder"]["file"], man["reader"]["file"]):
-        shutil.copy(models_dir() / f, model / f)
-    manifest = model / "manifest.json"
+    unseen = _render(tmp_path / "unseen", 1, 12, "tune")
+    manifest, man = _model_copy(tmp_path)
     assert mod.main([str(unseen), "--model", str(manifest), "--rescue-only", "--write-manifest"]) == 0
     assert "second chance for weak peaks" in capsys.readouterr().out
     after = json.loads(manifest.read_text(encoding="utf-8"))
