@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from zipai.vision.decode import load
-from zipai.vision.detector import Detector, default_manifest
+from zipai.vision.detector import RESCUE_OFF, Detector, default_manifest
 from zipai.vision.evaluate import Totals, annotations_by_image, match_scene
 from zipai.vision.scan import scan_detections
 
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     for margins, thr, back, none, far in itertools.product(MARGINS, THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
         for raw, anns, _ in raws[margins]:
-            dets = det.build(raw, thr, none, far, back, OFF)  # not the manifest's second chance
+            dets = det.build(raw, thr, none, far, back, RESCUE_OFF)  # not the manifest's second chance
             t.add(match_scene([(d.card, d.box) for d in dets], anns))
         f = t.figures()
         rows.append([f["scene_exact_rate"], -1.0, f["per_card_accuracy"], -len(margins), thr, none, far,
@@ -130,17 +130,12 @@ def write_rescue(man: Path, rescue: tuple[float, float] | None, low: float) -> N
     update_manifest(man, "reader", {"rescue_prob": rescue[1] if rescue else None})
 
 
-def complete_rate(det: Detector, raws: list, thr: float, none: float, far: bool, back: float,
-                  rescue: tuple[float, float] | None = None) -> float:
+def complete_rate(det: Detector, raws: list, thr: float, none: float, far: bool, back: float) -> float:
     """How often the layout step finds a layout complete enough to score, at one setting."""
     ok = 0
     for raw, _, (w, h) in raws:
-        dets = det.build(raw, thr, none, far, back, rescue or OFF)
-        ok += scan_detections(w, h, dets).assembled.complete
+        ok += scan_detections(w, h, det.build(raw, thr, none, far, back, RESCUE_OFF)).assembled.complete
     return round(ok / max(1, len(raws)), 4)
-
-
-OFF = (1.0, 2.0)  # a rescue no find passes
 
 
 def choose_rescue(det: Detector, raws: list, thr: float, none: float, far: bool,
@@ -149,13 +144,14 @@ def choose_rescue(det: Detector, raws: list, thr: float, none: float, far: bool,
     prefers, the other settings fixed; None when no second chance does better than none."""
     rows = []
     for k, rescue in enumerate(RESCUES):
-        t = Totals()
-        for raw, anns, _ in raws:
-            dets = det.build(raw, thr, none, far, back, rescue or OFF)
+        t, ok = Totals(), 0
+        for raw, anns, (w, h) in raws:  # one build per scene serves both figures
+            dets = det.build(raw, thr, none, far, back, rescue or RESCUE_OFF)
             t.add(match_scene([(d.card, d.box) for d in dets], anns))
+            ok += scan_detections(w, h, dets).assembled.complete
         f = t.figures()
-        rows.append((f["scene_exact_rate"], complete_rate(det, raws, thr, none, far, back, rescue),
-                     f["per_card_accuracy"], rescue is None, -k))
+        rows.append((f["scene_exact_rate"], round(ok / max(1, len(raws)), 4), f["per_card_accuracy"],
+                     rescue is None, -k))
     rows.sort(reverse=True)
     print("  second chance for weak peaks (peak >=, reader >=): exact  complete  per-card")
     for r in rows[:6]:

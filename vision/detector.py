@@ -20,6 +20,7 @@ from .session import Session, SessionFactory, ort_factory
 
 FACES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)])
 RED = frozenset({"x2", "x7", "x10", "d2", "d7", "d10"})
+RESCUE_OFF = (1.0, 2.0)  # a second chance (peak floor, reader probability) that no find passes
 
 
 def models_dir() -> Path:
@@ -169,7 +170,7 @@ class Detector:
         # the manifest names both)
         self.rescue = float(f.get("rescue_threshold", min(self.threshold, self.back_threshold)))
         sure = r.get("rescue_prob")
-        self.rescue_prob = 2.0 if sure is None else float(sure)
+        self.rescue_prob = RESCUE_OFF[1] if sure is None else float(sure)
         self.timing = Timing()
 
     def find(self, decoded: Decoded,
