@@ -74,16 +74,20 @@ def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = 48, margin: float 
         return out
     margins = np.broadcast_to(np.asarray(margin, np.float32), (n,))
     h, w = arr.shape[:2]
-    src = arr.astype(np.float32)
+    src: np.ndarray | None = None
     for i, b in enumerate(boxes):
         cx, cy, side = crop_square(b, float(margins[i]))
         k = int(min(3, max(1, np.ceil(side / size - 0.25))))  # samples per output pixel, per axis
+        if angles is None or angles[i] == 0.0:
+            out[i] = _upright_crop(arr, cx, cy, side, size, k)
+            continue
+        if src is None:
+            src = arr.astype(np.float32)
         m = size * k
         t = (np.arange(m, dtype=np.float32) + 0.5) / m - 0.5
         gx, gy = np.meshgrid(t * side, t * side)
-        if angles is not None and angles[i] != 0.0:
-            c, s = np.cos(angles[i]), np.sin(angles[i])
-            gx, gy = c * gx - s * gy, s * gx + c * gy
+        c, s = np.cos(angles[i]), np.sin(angles[i])
+        gx, gy = c * gx - s * gy, s * gx + c * gy
         xs = np.clip(gx + cx - 0.5, 0, w - 1)
         ys = np.clip(gy + cy - 0.5, 0, h - 1)
         x0 = np.floor(xs).astype(np.int32)
@@ -99,3 +103,33 @@ def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = 48, margin: float 
             v = v.reshape(size, k, size, k, 3).mean(axis=(1, 3))
         out[i] = np.clip(v + 0.5, 0, 255).astype(np.uint8)
     return out
+
+
+def _axis_weights(c: float, side: float, size: int, k: int, limit: int) -> tuple[np.ndarray, int]:
+    """The sampling of one axis as a matrix [size, span] over the pixels ``lo .. lo + span``:
+    ``k`` bilinear samples per output pixel, averaged, positions clamped to the image."""
+    m = size * k
+    t = (np.arange(m, dtype=np.float32) + 0.5) / m - 0.5
+    pos = np.clip(t * side + c - 0.5, 0, limit - 1)
+    i0 = np.floor(pos).astype(np.int32)
+    i1 = np.minimum(i0 + 1, limit - 1)
+    f = pos - i0
+    lo = int(i0.min())
+    wts = np.zeros((size, int(i1.max()) - lo + 1), np.float32)
+    rows = np.arange(m) // k
+    np.add.at(wts, (rows, i0 - lo), (1 - f) / k)
+    np.add.at(wts, (rows, i1 - lo), f / k)
+    return wts, lo
+
+
+def _upright_crop(arr: np.ndarray, cx: float, cy: float, side: float, size: int, k: int) -> np.ndarray:
+    """An unturned crop is separable: two small matrix products over the patch it covers,
+    the same samples as the gather in ``cut_crops`` at a tenth of the time (a reader's worth
+    of crops per photo would otherwise cost more than the networks)."""
+    h, w = arr.shape[:2]
+    wy, ylo = _axis_weights(cy, side, size, k, h)
+    wx, xlo = _axis_weights(cx, side, size, k, w)
+    patch = arr[ylo:ylo + wy.shape[1], xlo:xlo + wx.shape[1]].astype(np.float32)
+    rows = (wy @ patch.reshape(patch.shape[0], -1)).reshape(size, patch.shape[1], 3)
+    v = np.matmul(wx, rows)  # [size (y), size (x), 3]
+    return np.clip(v + 0.5, 0, 255).astype(np.uint8)
