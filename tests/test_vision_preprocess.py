@@ -82,4 +82,4 @@ def test_upright_crops_sample_like_the_turned_path() -> None:
                        np.float32)
     fast = cut_crops(arr, boxes, size=24, margin=1.3)
     slow = cut_crops(arr, boxes, size=24, margin=1.3, angles=np.full(len(boxes), 1e-9))
-    assert np.abs(fast.astype(int) - slow.astype(int)).max() <= 1
+    assert np.abs(fast.astype(int) - slow.astype(int)).max() <= 1  # the turn by 1e-9 may round

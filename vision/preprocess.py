@@ -105,31 +105,31 @@ def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = 48, margin: float 
     return out
 
 
-def _axis_weights(c: float, side: float, size: int, k: int, limit: int) -> tuple[np.ndarray, int]:
-    """The sampling of one axis as a matrix [size, span] over the pixels ``lo .. lo + span``:
-    ``k`` bilinear samples per output pixel, averaged, positions clamped to the image."""
+def _axis_samples(c: float, side: float, size: int, k: int, limit: int) -> tuple[np.ndarray, ...]:
+    """One axis of the crop's sampling: ``k`` bilinear samples per output pixel (positions
+    clamped to the image): the two pixel indices and the weight of the second."""
     m = size * k
     t = (np.arange(m, dtype=np.float32) + 0.5) / m - 0.5
     pos = np.clip(t * side + c - 0.5, 0, limit - 1)
     i0 = np.floor(pos).astype(np.int32)
     i1 = np.minimum(i0 + 1, limit - 1)
-    f = pos - i0
-    lo = int(i0.min())
-    wts = np.zeros((size, int(i1.max()) - lo + 1), np.float32)
-    rows = np.arange(m) // k
-    np.add.at(wts, (rows, i0 - lo), (1 - f) / k)
-    np.add.at(wts, (rows, i1 - lo), f / k)
-    return wts, lo
+    return i0, i1, (pos - i0)[:, None, None]
+
+
+def _resample_rows(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, f: np.ndarray, k: int) -> np.ndarray:
+    v = a[i0] * (1 - f) + a[i1] * f
+    return v.reshape(len(i0) // k, k, *a.shape[1:]).mean(axis=1) if k > 1 else v
 
 
 def _upright_crop(arr: np.ndarray, cx: float, cy: float, side: float, size: int, k: int) -> np.ndarray:
-    """An unturned crop is separable: two small matrix products over the patch it covers,
-    the same samples as the gather in ``cut_crops`` at a tenth of the time (a reader's worth
-    of crops per photo would otherwise cost more than the networks)."""
+    """An unturned crop is separable: resample the rows it covers, then the columns. The same
+    samples and sums as the gather in ``cut_crops`` (bit for bit: the reader sees what it learnt
+    from) at a fifth of the time; a reader's worth of crops per photo cost more than the
+    networks."""
     h, w = arr.shape[:2]
-    wy, ylo = _axis_weights(cy, side, size, k, h)
-    wx, xlo = _axis_weights(cx, side, size, k, w)
-    patch = arr[ylo:ylo + wy.shape[1], xlo:xlo + wx.shape[1]].astype(np.float32)
-    rows = (wy @ patch.reshape(patch.shape[0], -1)).reshape(size, patch.shape[1], 3)
-    v = np.matmul(wx, rows)  # [size (y), size (x), 3]
+    y0, y1, fy = _axis_samples(cy, side, size, k, h)
+    x0, x1, fx = _axis_samples(cx, side, size, k, w)
+    xlo, xhi = int(x0.min()), int(x1.max()) + 1
+    rows = _resample_rows(arr[:, xlo:xhi], y0, y1, fy, k)  # uint8 rows in, float32 out
+    v = _resample_rows(rows.transpose(1, 0, 2), x0 - xlo, x1 - xlo, fx, k).transpose(1, 0, 2)
     return np.clip(v + 0.5, 0, 255).astype(np.uint8)
