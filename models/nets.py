@@ -74,19 +74,35 @@ class Finder(nn.Module):
 
 
 class FinderExport(nn.Module):
-    """What ships: sigmoid heatmap, with 3x3 peak suppression done in the graph (cheap MaxPool)."""
+    """What ships: sigmoid heatmap, with 3x3 peak suppression done in the graph (cheap MaxPool).
 
-    def __init__(self, finder: Finder) -> None:
+    With ``flip`` the graph also runs the mirrored photo and averages both heatmaps (and the box
+    regressions, the mirrored x offset reflected) before the peaks are taken: a faint glyph
+    whose peak wavers near the threshold in one view is steadier in the mean of two. It costs
+    a second finder pass, all inside the one ONNX graph, so the runtime does not change."""
+
+    def __init__(self, finder: Finder, flip: bool = False) -> None:
         super().__init__()
         self.finder = finder
+        self.flip = flip
 
     def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
-        out = self.finder(x)
         k = len(FINDER_CLASSES)
-        heat = torch.sigmoid(out[:, :k])
+        if self.flip:
+            both = self.finder(torch.cat([x, x.flip(3)], 0))
+            # stride-aligned: output cell j of the mirror covers input cells W/4-1-j
+            n = x.shape[0]
+            a, b = both[:n], both[n:].flip(3)
+            heat = (torch.sigmoid(a[:, :k]) + torch.sigmoid(b[:, :k])) / 2
+            reg = torch.cat([(a[:, k:k + 2] + b[:, k:k + 2]) / 2,          # log w, log h
+                             (a[:, k + 2:k + 3] + 1 - b[:, k + 2:k + 3]) / 2,  # dx, mirrored
+                             (a[:, k + 3:k + 4] + b[:, k + 3:k + 4]) / 2], 1)  # dy
+        else:
+            out = self.finder(x)
+            heat, reg = torch.sigmoid(out[:, :k]), out[:, k:]
         peaks = F.max_pool2d(heat, 3, 1, 1)
         heat = heat * (peaks == heat).to(heat.dtype)
-        return heat, out[:, k:]
+        return heat, reg
 
 
 class Reader(nn.Module):

@@ -97,6 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reader crops of printed non-rank text (class none)")
     p.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
                    help="add reader crops turned a quarter or half round")
+    p.add_argument("--mirror", action=argparse.BooleanOptionalAction, default=True,
+                   help="the exported finder averages the photo and its mirror image (on the 600 "
+                        "tuning scenes, with the runs/detector8 networks: 45.0%% of scenes exact "
+                        "against 41.2%% for one view)")
+    p.add_argument("--int8", action=argparse.BooleanOptionalAction, default=True,
+                   help="quantize both exported networks to int8, calibrated on val photos and "
+                        "crops (about twice as fast on two threads; read as well as float32 on "
+                        "the validation scenes)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--fresh", action="store_true", help="ignore checkpoints and start over")
     return p
@@ -437,7 +445,9 @@ def _norm(torch: Any, imgs: Any) -> Any:
 
 
 def run_finder(torch: Any, model: Any, img: np.ndarray, threshold: float = 0.3) -> tuple[np.ndarray, ...]:
-    """The exported finder's decoding, in torch, for mining and checks (canvas pixels)."""
+    """The exported finder's decoding, in torch, for mining and checks (canvas pixels). One
+    view, not the shipped mirror average: mining is part of the recipe the networks were
+    trained by, and the mirror is an export-time choice."""
     from zipai.vision.postprocess import decode_heatmap, nms
 
     from .nets import FinderExport
@@ -758,7 +768,12 @@ def run(args: argparse.Namespace) -> int:
             "reader_extra_size": args.reader_extra_size if more else None,
             "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")})}
     figures = {"reader_val_crop_accuracy": round(acc, 4)}
-    E.export_all(torch, finder, reader, out_dir, info, figures)
+    calibration = None
+    if args.int8:
+        pick = np.random.default_rng(args.seed + 41).permutation(len(val_bank[1]))[:2048]
+        photos = [fv.images[i, :h, :w] for i, (w, h) in enumerate(fv.sizes[:64])]
+        calibration = (photos, val_bank[0][np.sort(pick)])
+    E.export_all(torch, finder, reader, out_dir, info, figures, flip=args.mirror, calibration=calibration)
     print(f"model written to {out_dir} (reader val crop accuracy {acc:.4f})", file=sys.stderr)
     return 0
 

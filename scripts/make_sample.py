@@ -5,12 +5,13 @@ reads exactly and that scores as a winning hand straight from the photo.
     python scripts/make_sample.py [--seed 21] [--start 0] [--tries 250]
 
 A scene qualifies when every labelled card is read and nothing is extra (the figures' rule),
-every concealed group shows a face card (an all-back column always waits for the user to name
-it), the layout assembled from the photo equals the scene's own layout (loose cards left out),
-and the engine scores it as a win. It writes models/sample.jpg and
-models/sample.json (the render command, the cards and the layout). The scenes are rendered from
-fonts the model never saw, so the sample does not flatter it; it is still one chosen scene, and
-the figures in the README come from scripts/eval_detector.py, not from it.
+every measured ink colour agrees with its card, every concealed group shows a face card (an
+all-back column always waits for the user to name it), the layout assembled from the photo
+equals the scene's own layout (loose cards left out), and the engine scores it as a win. It
+writes models/sample.jpg and models/sample.json (the render command, the cards and the layout).
+The scenes are rendered from fonts the model never saw, so the sample does not flatter it; it
+is still one chosen scene, and the figures in the README come from scripts/eval_detector.py,
+not from it.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
             why = []
             if not m.exact:
                 why.append(f"read {m.read}/{m.cards}, extra {m.extra}")
+            elif not all(x.color_ok for x in sc.detections):
+                why.append("an ink colour disagrees with its card")  # a doubt on the demo photo
             if any(g["state"] == "concealed" and g["row"] == "table" and
                    all(category_name(a["category_id"]) == "back" for a in anns if a.get("group") == n)
                    for n, g in enumerate(im["groups"])):

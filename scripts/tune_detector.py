@@ -141,7 +141,8 @@ def complete_rate(det: Detector, raws: list, thr: float, none: float, far: bool,
 def choose_rescue(det: Detector, raws: list, thr: float, none: float, far: bool,
                   back: float) -> tuple[float, float] | None:
     """The second chance for weak peaks (``Detector.build``'s ``rescue``) that the same rule
-    prefers, the other settings fixed; None when no second chance does better than none."""
+    prefers, the other settings fixed; None when no second chance does better than none. Ties go
+    to the higher floor, then the surer reader: fewer weak finds to cut and read per photo."""
     rows = []
     for k, rescue in enumerate(RESCUES):
         t, ok = Totals(), 0
@@ -151,12 +152,12 @@ def choose_rescue(det: Detector, raws: list, thr: float, none: float, far: bool,
             ok += scan_detections(w, h, dets).assembled.complete
         f = t.figures()
         rows.append((f["scene_exact_rate"], round(ok / max(1, len(raws)), 4), f["per_card_accuracy"],
-                     rescue is None, -k))
+                     rescue is None, *(rescue or (1.0, 1.0)), k))
     rows.sort(reverse=True)
     print("  second chance for weak peaks (peak >=, reader >=): exact  complete  per-card")
     for r in rows[:6]:
-        print(f"    {RESCUES[-r[4]] or 'none'!s:<14}  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}")
-    return RESCUES[-rows[0][4]]
+        print(f"    {RESCUES[r[-1]] or 'none'!s:<14}  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}")
+    return RESCUES[rows[0][-1]]
 
 
 if __name__ == "__main__":

@@ -54,6 +54,24 @@ def test_networks_shapes_and_sizes() -> None:
     assert 4 * (n_params(f) + n_params(r)) < 5_000_000  # float32 weights: the 5 MB model limit
 
 
+def test_mirror_averaged_finder_is_symmetric_and_reflects_the_x_offset() -> None:
+    """The mirrored view must land on the same cells: the averaged output of a photo, mirrored,
+    equals the output of the mirrored photo, with the sub-cell x offset reflected."""
+    torch.manual_seed(1)
+    f = FinderExport(Finder().eval(), flip=True).eval()
+    x = torch.randn(1, 3, 64, 96)
+    with torch.no_grad():
+        h1, r1 = f(x)
+        h2, r2 = f(x.flip(3))
+    assert torch.allclose(h1, h2.flip(3), atol=1e-5)
+    assert torch.allclose(r1[:, :2], r2[:, :2].flip(3), atol=1e-5)  # sizes
+    assert torch.allclose(r1[:, 2], 1 - r2[:, 2].flip(2), atol=1e-5)  # x offset, reflected
+    assert torch.allclose(r1[:, 3], r2[:, 3].flip(2), atol=1e-5)
+    single = FinderExport(f.finder)
+    with torch.no_grad():
+        assert not torch.allclose(single(x)[0], h1)  # a second view, not the first one twice
+
+
 def _finder_set() -> D.FinderSet:
     rng = np.random.default_rng(0)
     images = np.full((2, 128, 128, 3), 230, np.uint8)
@@ -210,6 +228,47 @@ def test_export_load_detect_and_tamper(tmp_path: Path) -> None:
     (out / "reader.onnx").write_bytes((out / "reader.onnx").read_bytes() + b"x")
     with pytest.raises(ModelError, match="SHA-256"):
         Detector(manifest)
+
+
+def _settle(model: torch.nn.Module, x: torch.Tensor) -> torch.nn.Module:
+    """BatchNorm statistics from ``x``: an untrained network in eval mode barely varies its
+    output, and a quantization test needs outputs that differ from input to input."""
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.momentum = None
+    model.train()
+    with torch.no_grad():
+        model(x)
+    return model.eval()
+
+
+def test_int8_export_records_itself_and_reads_like_float(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    photos = [rng.integers(0, 256, (90, 120, 3), dtype=np.uint8) for _ in range(3)]
+    crops = np.repeat(rng.integers(0, 256, (40, 1, 1, 3), dtype=np.uint8), 48, 1).repeat(48, 2)
+    for i, (y, x) in enumerate(rng.integers(0, 32, (40, 2))):
+        crops[i, y:y + 16, x:x + 16] = rng.integers(0, 256, 3)  # a block of ink on paper
+    c = ((crops.transpose(0, 3, 1, 2) / 255.0 - 0.5) / 0.25).astype(np.float32)
+    img = np.zeros((1, 3, 96, 128), np.float32)
+    img[0, :, :90, :120] = (photos[0].transpose(2, 0, 1) / 255.0 - 0.5) / 0.25
+    finder = _settle(Finder(), torch.from_numpy(img))
+    reader = _settle(Reader(), torch.from_numpy(c))
+    with torch.no_grad():
+        reader.fc.weight.mul_(10)  # decisive logits, as a trained reader has
+    fp32 = json.loads(export_all(torch, finder, reader, tmp_path / "f", {}, {}).read_text())
+    assert fp32["int8"] is None and fp32["finder"]["mirror_averaged"] is True
+    manifest = export_all(torch, finder, reader, tmp_path / "q", {}, {}, calibration=(photos, crops))
+    data = json.loads(manifest.read_text())
+    assert "3 val photos, 40 val crops" in data["int8"]["calibration"]
+    size = {d: (tmp_path / d / "reader.onnx").stat().st_size for d in ("f", "q")}
+    assert size["q"] < 0.5 * size["f"]  # int8 weights
+    a, b = Detector(tmp_path / "f" / "manifest.json"), Detector(manifest)
+    ra, rb = a.finder.run({"image": img})[1], b.finder.run({"image": img})[1]  # the box regression
+    assert np.corrcoef(ra.ravel(), rb.ravel())[0, 1] > 0.95
+    pa, pb = a.reader.run({"crops": c})[0], b.reader.run({"crops": c})[0]
+    assert len(set(pa.argmax(1).tolist())) > 2  # the crops are read differently ...
+    assert (pa.argmax(1) == pb.argmax(1)).mean() >= 0.9  # ... and alike in both precisions
 
 
 def test_ensure_split_renders_decorated_scenes_once(tmp_path: Path) -> None:
