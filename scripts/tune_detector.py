@@ -3,8 +3,9 @@ the training faces, and scenes in faces that no network trains on and no figure 
 split ``tune``), since only those show what helps with an unseen typeface. It sets the finder's
 score threshold, the reader's "none" threshold, whether to drop the far ends of fully shown
 cards, and the reader's crop margins (one read of each glyph, or the mean of reads at two
-margins). Runs the networks once per scene and margin set at a low threshold, then replays every
-setting.
+margins); then, those fixed, the second chance for weak finder peaks, then the least probability
+the reader must give a face's best class. Runs the networks once per scene and margin set at a
+low threshold, then replays every setting.
 
 The rule: the most scenes read exactly; among settings that tie, the most layouts complete
 enough to score (a false back among hand cards, or a stray extra card, stops a photo from being
@@ -35,6 +36,8 @@ MARGINS = ((1.3,), (1.3, 1.45))  # 1.3 is the training crop margin
 # second chances for weak finder peaks that the reader reads with confidence (floor, probability),
 # tried once the rest is chosen; None is none
 RESCUES = (None, *itertools.product((0.15, 0.2, 0.25, 0.3), (0.8, 0.9, 0.95, 0.98, 0.995)))
+# the least probability of a face's best class (0: none), tried last
+FACE_FLOORS = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,9 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, default=None)
     p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
     p.add_argument("--write-manifest", action="store_true")
-    p.add_argument("--rescue-only", action="store_true",
-                   help="keep the manifest's other settings and choose only the second chance for "
-                        "weak peaks (minutes, not the whole grid's twenty)")
+    p.add_argument("--finish-only", action="store_true",
+                   help="keep the manifest's thresholds and margins and choose only the second "
+                        "chance for weak peaks and the face floor (minutes, not the grid's twenty)")
     args = p.parse_args(argv)
     images: list[tuple[Path, dict, list[dict]]] = []
     for folder in args.data:
@@ -53,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         by_img = annotations_by_image(coco)
         images += [(folder, im, by_img.get(int(im["id"]), [])) for im in coco["images"][: args.limit or None]]
     det = Detector(args.model)
-    sets = (det.margins,) if args.rescue_only else MARGINS
+    sets = (det.margins,) if args.finish_only else MARGINS
     raws: dict[tuple[float, ...], list] = {m: [] for m in sets}
     for n, (folder, im, anns) in enumerate(images):
         det.margins = sets[0]
@@ -67,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
             raws[margins].append((raw, anns, (int(im["width"]), int(im["height"]))))
         if (n + 1) % 50 == 0:
             print(f"  {n + 1}/{len(images)} scenes run", file=sys.stderr)
-    if args.rescue_only:
-        return rescue_only(det, raws[det.margins], args)
+    if args.finish_only:
+        return finish_only(det, raws[det.margins], args)
     rows = []
     for margins, thr, back, none, far in itertools.product(MARGINS, THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
@@ -95,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  best with margins {list(margins)}: exact {best[0]:.3f}, per card {best[2]:.4f}")
     _, _, _, _, thr, none, far, _, back, margins = rows[0]
     rescue = choose_rescue(det, raws[margins], thr, none, far, back)
+    floor = choose_face_floor(det, raws[margins], thr, none, far, back, rescue)
     if args.write_manifest:
         from zipai.models.export import update_manifest
 
@@ -102,22 +106,28 @@ def main(argv: list[str] | None = None) -> int:
         update_manifest(man, "finder", {"threshold": thr, "back_threshold": back})
         update_manifest(man, "reader", {"none_threshold": none, "margins": list(margins)})
         write_rescue(man, rescue, min(thr, back))
+        update_manifest(man, "reader", {"face_floor": floor})
         tuned_on = " + ".join(f.name for f in args.data)
         update_manifest(man, "postprocess", {"drop_far_ends": far, "tuned_on": tuned_on})
         print(f"manifest: finder threshold {thr} (backs {back}), none threshold {none}, "
-              f"drop_far_ends {far}, reader margins {list(margins)}, rescue {rescue}")
+              f"drop_far_ends {far}, reader margins {list(margins)}, rescue {rescue}, face floor {floor}")
     return 0
 
 
-def rescue_only(det: Detector, raws: list, args: argparse.Namespace) -> int:
-    """Choose the second chance alone, the manifest's other settings fixed."""
+def finish_only(det: Detector, raws: list, args: argparse.Namespace) -> int:
+    """Choose the second chance and the face floor alone, the manifest's other settings fixed."""
     print(f"{len(raws)} scenes; glyph>= {det.threshold}, back>= {det.back_threshold}, "
           f"none>= {det.none_threshold}, far ends dropped {det.drop_far_ends}, margins {list(det.margins)}")
-    rescue = choose_rescue(det, raws, det.threshold, det.none_threshold, det.drop_far_ends,
-                           det.back_threshold)
+    fixed = (det.threshold, det.none_threshold, det.drop_far_ends, det.back_threshold)
+    rescue = choose_rescue(det, raws, *fixed)
+    floor = choose_face_floor(det, raws, *fixed, rescue)
     if args.write_manifest:
-        write_rescue(args.model or default_manifest(), rescue, min(det.threshold, det.back_threshold))
-        print(f"manifest: rescue {rescue}")
+        from zipai.models.export import update_manifest
+
+        man = args.model or default_manifest()
+        write_rescue(man, rescue, min(det.threshold, det.back_threshold))
+        update_manifest(man, "reader", {"face_floor": floor})
+        print(f"manifest: rescue {rescue}, face floor {floor}")
     return 0
 
 
@@ -158,6 +168,27 @@ def choose_rescue(det: Detector, raws: list, thr: float, none: float, far: bool,
     for r in rows[:6]:
         print(f"    {RESCUES[r[-1]] or 'none'!s:<14}  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}")
     return RESCUES[rows[0][-1]]
+
+
+def choose_face_floor(det: Detector, raws: list, thr: float, none: float, far: bool, back: float,
+                      rescue: tuple[float, float] | None) -> float:
+    """The least probability of a face's best class that the same rule prefers, everything else
+    fixed. Ties go to the lower floor: it drops fewer reads."""
+    rows = []
+    for floor in FACE_FLOORS:
+        t, ok = Totals(), 0
+        for raw, anns, (w, h) in raws:
+            dets = det.build(raw, thr, none, far, back, rescue or RESCUE_OFF, floor)
+            t.add(match_scene([(d.card, d.box) for d in dets], anns))
+            ok += scan_detections(w, h, dets).assembled.complete
+        f = t.figures()
+        rows.append((f["scene_exact_rate"], round(ok / max(1, len(raws)), 4), f["per_card_accuracy"],
+                     -floor, f["extra_detections"]))
+    rows.sort(reverse=True)
+    print("  face floor (reader's best face >=): exact  complete  per-card  extra")
+    for r in rows[:5]:
+        print(f"    {-r[3]:<13.2f}  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}    {r[4]}")
+    return -rows[0][3]
 
 
 if __name__ == "__main__":

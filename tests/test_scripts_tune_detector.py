@@ -49,15 +49,17 @@ def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,
     assert det.manifest.data["postprocess"]["tuned_on"] == "val + unseen"
     assert "second chance for weak peaks" in out
     assert (det.rescue, det.rescue_prob) in mod.RESCUES or det.rescue_prob > 1.0
+    assert "face floor" in out and det.face_floor in mod.FACE_FLOORS
 
 
-def test_rescue_only_keeps_the_other_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_finish_only_keeps_the_other_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     unseen = _render(tmp_path / "unseen", 1, 12, "tune")
     manifest, man = _model_copy(tmp_path)
-    assert mod.main([str(unseen), "--model", str(manifest), "--rescue-only", "--write-manifest"]) == 0
+    assert mod.main([str(unseen), "--model", str(manifest), "--finish-only", "--write-manifest"]) == 0
     assert "second chance for weak peaks" in capsys.readouterr().out
     after = json.loads(manifest.read_text(encoding="utf-8"))
     for part, key in (("finder", "threshold"), ("finder", "back_threshold"), ("reader", "margins"),
                       ("reader", "none_threshold")):
         assert after[part][key] == man[part][key]
     assert "rescue_threshold" in after["finder"] and "rescue_prob" in after["reader"]
+    assert after["reader"]["face_floor"] in mod.FACE_FLOORS

@@ -175,3 +175,24 @@ def test_a_weak_peak_counts_only_when_the_reader_is_sure(detector: Detector) -> 
         assert cards(None) == []
     finally:
         detector.rescue, detector.rescue_prob = Detector().rescue, Detector().rescue_prob
+
+
+def test_a_face_counts_only_when_its_best_class_reaches_the_floor(detector: Detector) -> None:
+    """``face_floor``: a find whose best face the reader gives less than the floor is dropped
+    (most are a tablecloth's print or a pattern); backs are not faces and stay."""
+    from zipai.vision.detector import Raw
+
+    k = detector.classes.index
+    probs = np.zeros((3, len(detector.classes)), np.float32)
+    probs[0, k("x5")], probs[0, k("none")], probs[0, k("back")] = 0.3, 0.35, 0.35  # unsure
+    probs[1, k("d2")] = 0.9  # sure
+    probs[2, k("back")] = 0.3  # a back the reader doubts: not the floor's business
+    raw = Raw(np.full((200, 200, 3), 230, np.uint8), 1.0,
+              np.asarray([[10, 10, 30, 30], [60, 10, 80, 30], [10, 60, 40, 190]], np.float32),
+              np.asarray([0.8, 0.8, 0.8], np.float32), np.asarray([0, 0, 1]), probs,
+              np.tile(np.asarray([[0.0, 1.0]], np.float32), (3, 1)))
+    cards = lambda floor: sorted(d.card for d in detector.build(raw, 0.4, 0.5, False, 0.4, None, floor))  # noqa: E731
+    assert cards(0.0) == ["back", "d2", "x5"]
+    assert cards(0.25) == ["back", "d2", "x5"]
+    assert cards(0.4) == ["back", "d2"]
+    assert cards(0.95) == ["back"]

@@ -169,6 +169,7 @@ class Detector:
         # a second chance for a weak finder peak that the reader reads with confidence (off unless
         # the manifest names both)
         self.rescue = float(f.get("rescue_threshold", min(self.threshold, self.back_threshold)))
+        self.face_floor = float(r.get("face_floor", 0.0))
         sure = r.get("rescue_prob")
         self.rescue_prob = RESCUE_OFF[1] if sure is None else float(sure)
         self.timing = Timing()
@@ -235,18 +236,21 @@ class Detector:
 
     def build(self, raw: Raw, threshold: float | None = None, none_threshold: float | None = None,
               far_ends: bool | None = None, back_threshold: float | None = None,
-              rescue: tuple[float, float] | None = None) -> list[Detection]:
+              rescue: tuple[float, float] | None = None, face_floor: float | None = None) -> list[Detection]:
         """Detections from network outputs; the keyword arguments override the manifest (tuning).
 
         A find under its threshold still counts when its peak reaches the rescue threshold and
         the reader gives its best face (or, for a back, ``back``) the rescue probability: on a
         typeface the finder never saw, a glyph's peak is often weak while the reader, which saw
-        more faces, still reads it (``rescue`` is that pair)."""
+        more faces, still reads it (``rescue`` is that pair). A face counts only when the
+        reader gives its best face at least ``face_floor``: most finds the reader is that unsure
+        of are a tablecloth's print, a pattern or a far end, not a card (``reader.face_floor``)."""
         t0 = time.perf_counter()
         thr = self.threshold if threshold is None else threshold
         back_thr = self.back_threshold if back_threshold is None else back_threshold
         none_thr = self.none_threshold if none_threshold is None else none_threshold
         floor, sure = (self.rescue, self.rescue_prob) if rescue is None else rescue
+        least = self.face_floor if face_floor is None else face_floor
         arr, boxes, scores, kinds = raw.arr, raw.boxes, raw.scores, raw.kinds
         probs, downs = raw.probs, raw.downs
         out: list[Detection] = []
@@ -270,6 +274,8 @@ class Detector:
             if none_i >= 0 and p[none_i] >= none_thr:
                 continue
             face_p = p[face_idx]
+            if face_p.max() < least:
+                continue
             order = np.argsort(-face_p)
             total = float(face_p.sum()) or 1.0
             cls_prob = float(face_p[order[0]]) / total
