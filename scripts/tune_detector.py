@@ -23,6 +23,7 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from zipai.vision.decode import load
 from zipai.vision.detector import RESCUE_OFF, Detector, default_manifest
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     top = max(r[0] for r in rows)
     for r in rows:
         if r[0] == top:
-            r[1] = complete_rate(det, raws[r[9]], r[4], r[5], r[6], r[8])
+            r[1] = replay(det, raws[r[9]], r[4], r[5], r[6], r[8], RESCUE_OFF)[1]
     rows.sort(reverse=True)
     names = " + ".join(str(f) for f in args.data)
     print(f"{len(images)} scenes of {names}; best settings first:")
@@ -105,8 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         man = args.model or default_manifest()
         update_manifest(man, "finder", {"threshold": thr, "back_threshold": back})
         update_manifest(man, "reader", {"none_threshold": none, "margins": list(margins)})
-        write_rescue(man, rescue, min(thr, back))
-        update_manifest(man, "reader", {"face_floor": floor})
+        write_finish(man, rescue, floor, min(thr, back))
         tuned_on = " + ".join(f.name for f in args.data)
         update_manifest(man, "postprocess", {"drop_far_ends": far, "tuned_on": tuned_on})
         print(f"manifest: finder threshold {thr} (backs {back}), none threshold {none}, "
@@ -122,30 +122,29 @@ def finish_only(det: Detector, raws: list, args: argparse.Namespace) -> int:
     rescue = choose_rescue(det, raws, *fixed)
     floor = choose_face_floor(det, raws, *fixed, rescue)
     if args.write_manifest:
-        from zipai.models.export import update_manifest
-
-        man = args.model or default_manifest()
-        write_rescue(man, rescue, min(det.threshold, det.back_threshold))
-        update_manifest(man, "reader", {"face_floor": floor})
+        write_finish(args.model or default_manifest(), rescue, floor, min(det.threshold, det.back_threshold))
         print(f"manifest: rescue {rescue}, face floor {floor}")
     return 0
 
 
-def write_rescue(man: Path, rescue: tuple[float, float] | None, low: float) -> None:
-    """The second chance into the manifest; none is a floor at the lower threshold (``low``) and
-    no probability."""
+def write_finish(man: Path, rescue: tuple[float, float] | None, floor: float, low: float) -> None:
+    """The second chance and the face floor into the manifest; no second chance is a floor at
+    the lower threshold (``low``) and no probability."""
     from zipai.models.export import update_manifest
 
     update_manifest(man, "finder", {"rescue_threshold": rescue[0] if rescue else low})
-    update_manifest(man, "reader", {"rescue_prob": rescue[1] if rescue else None})
+    update_manifest(man, "reader", {"rescue_prob": rescue[1] if rescue else None, "face_floor": floor})
 
 
-def complete_rate(det: Detector, raws: list, thr: float, none: float, far: bool, back: float) -> float:
-    """How often the layout step finds a layout complete enough to score, at one setting."""
-    ok = 0
-    for raw, _, (w, h) in raws:
-        ok += scan_detections(w, h, det.build(raw, thr, none, far, back, RESCUE_OFF)).assembled.complete
-    return round(ok / max(1, len(raws)), 4)
+def replay(det: Detector, raws: list, *setting: Any) -> tuple[dict[str, float | int], float]:
+    """The figures and the complete-layout rate of one ``Detector.build`` setting; one build per
+    scene serves both."""
+    t, ok = Totals(), 0
+    for raw, anns, (w, h) in raws:
+        dets = det.build(raw, *setting)
+        t.add(match_scene([(d.card, d.box) for d in dets], anns))
+        ok += scan_detections(w, h, dets).assembled.complete
+    return t.figures(), round(ok / max(1, len(raws)), 4)
 
 
 def choose_rescue(det: Detector, raws: list, thr: float, none: float, far: bool,
@@ -155,14 +154,9 @@ def choose_rescue(det: Detector, raws: list, thr: float, none: float, far: bool,
     to the higher floor, then the surer reader: fewer weak finds to cut and read per photo."""
     rows = []
     for k, rescue in enumerate(RESCUES):
-        t, ok = Totals(), 0
-        for raw, anns, (w, h) in raws:  # one build per scene serves both figures
-            dets = det.build(raw, thr, none, far, back, rescue or RESCUE_OFF)
-            t.add(match_scene([(d.card, d.box) for d in dets], anns))
-            ok += scan_detections(w, h, dets).assembled.complete
-        f = t.figures()
-        rows.append((f["scene_exact_rate"], round(ok / max(1, len(raws)), 4), f["per_card_accuracy"],
-                     rescue is None, *(rescue or (1.0, 1.0)), k))
+        f, complete = replay(det, raws, thr, none, far, back, rescue or RESCUE_OFF)
+        rows.append((f["scene_exact_rate"], complete, f["per_card_accuracy"], rescue is None,
+                     *(rescue or (1.0, 1.0)), k))
     rows.sort(reverse=True)
     print("  second chance for weak peaks (peak >=, reader >=): exact  complete  per-card")
     for r in rows[:6]:
@@ -176,14 +170,8 @@ def choose_face_floor(det: Detector, raws: list, thr: float, none: float, far: b
     fixed. Ties go to the lower floor: it drops fewer reads."""
     rows = []
     for floor in FACE_FLOORS:
-        t, ok = Totals(), 0
-        for raw, anns, (w, h) in raws:
-            dets = det.build(raw, thr, none, far, back, rescue or RESCUE_OFF, floor)
-            t.add(match_scene([(d.card, d.box) for d in dets], anns))
-            ok += scan_detections(w, h, dets).assembled.complete
-        f = t.figures()
-        rows.append((f["scene_exact_rate"], round(ok / max(1, len(raws)), 4), f["per_card_accuracy"],
-                     -floor, f["extra_detections"]))
+        f, complete = replay(det, raws, thr, none, far, back, rescue or RESCUE_OFF, floor)
+        rows.append((f["scene_exact_rate"], complete, f["per_card_accuracy"], -floor, f["extra_detections"]))
     rows.sort(reverse=True)
     print("  face floor (reader's best face >=): exact  complete  per-card  extra")
     for r in rows[:5]:
