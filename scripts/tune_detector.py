@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     for margins, thr, back, none, far in itertools.product(MARGINS, THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
         for raw, anns, _ in raws[margins]:
-            dets = det.build(raw, thr, none, far, back, RESCUE_OFF)  # not the manifest's second chance
+            dets = det.build(raw, thr, none, far, back, RESCUE_OFF, 0.0)  # nor the manifest's late choices
             t.add(match_scene([(d.card, d.box) for d in dets], anns))
         f = t.figures()
         rows.append([f["scene_exact_rate"], -1.0, f["per_card_accuracy"], -len(margins), thr, none, far,
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     top = max(r[0] for r in rows)
     for r in rows:
         if r[0] == top:
-            r[1] = replay(det, raws[r[9]], r[4], r[5], r[6], r[8], RESCUE_OFF)[1]
+            r[1] = replay(det, raws[r[9]], r[4], r[5], r[6], r[8], RESCUE_OFF, 0.0)[1]
     rows.sort(reverse=True)
     names = " + ".join(str(f) for f in args.data)
     print(f"{len(images)} scenes of {names}; best settings first:")
@@ -154,7 +154,7 @@ def choose_rescue(det: Detector, raws: list, thr: float, none: float, far: bool,
     to the higher floor, then the surer reader: fewer weak finds to cut and read per photo."""
     rows = []
     for k, rescue in enumerate(RESCUES):
-        f, complete = replay(det, raws, thr, none, far, back, rescue or RESCUE_OFF)
+        f, complete = replay(det, raws, thr, none, far, back, rescue or RESCUE_OFF, 0.0)  # no face floor yet
         rows.append((f["scene_exact_rate"], complete, f["per_card_accuracy"], rescue is None,
                      *(rescue or (1.0, 1.0)), k))
     rows.sort(reverse=True)

@@ -63,3 +63,18 @@ def test_finish_only_keeps_the_other_settings(tmp_path: Path, capsys: pytest.Cap
         assert after[part][key] == man[part][key]
     assert "rescue_threshold" in after["finder"] and "rescue_prob" in after["reader"]
     assert after["reader"]["face_floor"] in mod.FACE_FLOORS
+
+
+def test_the_grid_does_not_inherit_the_manifests_late_choices(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The main grid and the second chance are chosen with no face floor, whatever the manifest
+    holds: a floor from an earlier tuning must not silently shape them."""
+    unseen = _render(tmp_path / "unseen", 1, 12, "tune")
+    manifest, man = _model_copy(tmp_path)
+    man["reader"]["face_floor"] = 1.01  # would drop every face
+    manifest.write_text(json.dumps(man), encoding="utf-8")
+    assert mod.main([str(unseen), "--model", str(manifest)]) == 0
+    out = capsys.readouterr().out
+    best = float(out.split("best with margins [1.3]: exact ")[1].split("per card ")[1].split()[0])
+    assert best > 0.5
+
