@@ -29,11 +29,13 @@ from zipai.vision.evaluate import (
     category_name,
     inside,
     labelled_detections,
+    layout_base,
     match_scene,
     same_layout,
+    same_score,
 )
-from zipai.vision.layout import assemble, columns, propose_states
-from zipai.vision.scan import scan_decoded
+from zipai.vision.layout import assemble, columns, propose_states, settle_strays
+from zipai.vision.scan import DEFAULT_BASE, scan_decoded
 
 
 def calibrate(pairs: list[tuple[float, bool]]) -> tuple[float, float]:
@@ -76,19 +78,22 @@ def layout_only(coco: dict, limit: int) -> int:
     """Layout figures from perfect detections: how often the photo's engine input equals the
     scene's, and how often it is complete enough to score."""
     by_img = annotations_by_image(coco)
-    n = ok = complete = 0
+    n = ok = complete = right = 0
     for im in coco["images"][: limit or None]:
         if "layout" not in im:
             continue
         dets = labelled_detections(by_img.get(int(im["id"]), []))
+        base = {**DEFAULT_BASE, **layout_base(im["layout"])}
         cols = columns(dets)
         propose_states(cols)
-        asm = assemble(cols, dets)
+        settle_strays(cols, dets, base)
+        asm = assemble(cols, dets, base)
         n += 1
         ok += same_layout(asm.layout, im["layout"])
         complete += asm.complete
+        right += same_score(asm.layout, asm.complete, im["layout"])
     print(f"layout step on the labelled cards of {n} scenes: layout exact {ok / max(1, n):.4f}, "
-          f"complete {complete / max(1, n):.4f}")
+          f"complete {complete / max(1, n):.4f}, scored as the scene {right / max(1, n):.4f}")
     return 0
 
 
@@ -123,12 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     failures: list[str] = []
     reds: list[tuple[float, bool]] = []
     causes: Counter = Counter()
-    layouts = layout_ok = complete = 0
+    layouts = layout_ok = complete = scored = 0
     colour_ok = colour_n = 0
     for n, im in enumerate(images):
         t0 = time.perf_counter()
         decoded = load(args.data / im["file_name"])
-        sc = scan_decoded(decoded, det)
+        # the seat and win flags the user would give, so that the score can be compared
+        sc = scan_decoded(decoded, det, layout_base(im["layout"]) if "layout" in im else None)
         dets = sc.detections
         times.append(time.perf_counter() - t0)
         if args.why_missed:
@@ -137,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             layouts += 1
             layout_ok += same_layout(sc.assembled.layout, im["layout"])
             complete += sc.assembled.complete
+            scored += same_score(sc.assembled.layout, sc.assembled.complete, im["layout"])
         anns = by_img.get(int(im["id"]), [])
         m = match_scene([(d.card, d.box) for d in dets], anns)
         for d in dets:
@@ -161,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     fig["ink_colour_accuracy"] = round(colour_ok / max(1, colour_n), 4)
     fig["layout_exact_rate"] = round(layout_ok / max(1, layouts), 4)
     fig["layout_complete_rate"] = round(complete / max(1, layouts), 4)
+    fig["scored_as_scene_rate"] = round(scored / max(1, layouts), 4)
     print(f"split {args.data} ({fig['scenes']} scenes, {fig['cards']} labelled cards, "
           f"fonts: {', '.join(sorted(fonts))})")
     for k, v in fig.items():
@@ -169,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         ff = t.figures()
         print(f"  font {font}: per card {ff['per_card_accuracy']:.4f}, exact {ff['scene_exact_rate']:.3f} "
               f"({ff['scenes']} scenes)")
+    print("  by row: " + ", ".join(f"{row} {r}/{n} ({r / max(1, n):.2%})"
+                                   for row, (n, r) in sorted(totals.rows.items())))
     conf = Counter(totals.confusions).most_common(12)
     if conf:
         print("  most common misreads (true -> read): " + ", ".join(f"{a}->{b} x{k}" for (a, b), k in conf))

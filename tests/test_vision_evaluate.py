@@ -8,8 +8,10 @@ from zipai.vision.evaluate import (
     card_down,
     inside,
     labelled_detections,
+    layout_base,
     match_scene,
     same_layout,
+    same_score,
 )
 
 
@@ -81,3 +83,35 @@ def test_annotations_are_grouped_under_their_image() -> None:
     coco = {"annotations": [{"image_id": 2, "id": 1}, {"image_id": "1", "id": 2}, {"image_id": 2, "id": 3}]}
     grouped = annotations_by_image(coco)
     assert {k: [a["id"] for a in v] for k, v in grouped.items()} == {2: [1, 3], 1: [2]}
+
+
+def test_cards_are_counted_by_row_and_the_layout_can_be_read_while_a_loose_card_is_not() -> None:
+    anns = [{**_card(1, 0, 0), "row": "hand"}, {**_card(2, 100, 0), "row": "table"},
+            {**_card(5, 300, 0), "row": "loose"}]
+    m = match_scene([("x1", _box(20, 20)), ("x2", _box(120, 20))], anns)
+    assert m.rows == {"hand": [1, 1], "table": [1, 1], "loose": [1, 0]}
+    assert m.layout_read and not m.exact
+    t = Totals()
+    t.add(m)
+    t.add(match_scene([("x1", _box(20, 20)), ("x9", _box(600, 600))], anns))  # an extra: not read
+    f = t.figures()
+    got = (f["layout_cards_accuracy"], f["loose_cards_accuracy"], f["layout_cards_exact_rate"])
+    assert got == (0.75, 0.0, 0.5)
+
+
+L1 = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock",
+      "groups": [{"cards": ["d5", "d5", "d5"], "state": "open"},
+                 {"cards": ["x10", "x10", "x10"], "state": "concealed"},
+                 {"cards": ["x1", "x2", "x3"], "state": "open"}],
+      "hand": ["x4", "x5", "x6", "d2", "d7", "d10", "x9", "x9", "x9", "d8", "d8", "x8"]}
+
+
+def test_same_score_compares_what_the_engine_makes_of_two_layouts() -> None:
+    assert layout_base(L1) == {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
+    shuffled = {**L1, "hand": list(reversed(L1["hand"]))}
+    assert same_score(shuffled, True, L1)
+    assert not same_score(L1, False, L1)  # a layout not complete enough to score scores nothing
+    opened = {**L1, "groups": [*L1["groups"], {"cards": ["x9", "x9", "x9"], "state": "open"}],
+              "hand": [c for c in L1["hand"] if c != "x9"]}  # the hand's 坎 laid open scores less
+    assert not same_score(opened, True, L1)
+    assert not same_score({**L1, "hand": [*L1["hand"], "d1"]}, True, L1)

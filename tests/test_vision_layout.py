@@ -9,7 +9,7 @@ import pytest
 
 from zipai.engine import score
 from zipai.vision.detector import Detection, body_between, drop_far_ends
-from zipai.vision.layout import Params, assemble, card_axis, columns, propose_states
+from zipai.vision.layout import Assembled, Params, assemble, card_axis, columns, propose_states, settle_strays
 
 G = 50.0  # glyph size in pixels
 
@@ -205,3 +205,60 @@ def test_a_lone_back_is_the_stock_pile_not_a_group() -> None:
     got = _groups([*dets, stock])
     assert got[-1] == ("loose", "loose", ["back"])
     assert [c for r, _, c in got if r != "loose"] == TABLE_ROW + HAND_ROW
+
+
+BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
+
+
+def _settled(dets: list[Detection]) -> tuple[list[tuple[str, str, list[str]]], list[str], Assembled]:
+    """Columns after the rules weighed the lone cards: (row, state, cards), their reasons, and
+    the assembled layout."""
+    cols = columns(dets)
+    propose_states(cols)
+    settle_strays(cols, dets, BASE)
+    return [(c.row, c.state, c.cards) for c in cols], [c.settled for c in cols if c.settled], \
+        assemble(cols, dets, BASE)
+
+
+def test_a_lone_card_in_line_with_the_hand_is_left_out_when_the_groups_need_it_out() -> None:
+    """A discard lying in line with the hand row looks like a one-card column of the hand; the
+    seven groups leave no card over, so the rules put it out."""
+    dets = [*_scene([TABLE_ROW, HAND_ROW]), _det("x7", 800 + 400.0, 600 + 600.0)]
+    before = _groups(dets)
+    assert ("hand", "hand", ["x7"]) in before  # the geometry alone takes it in
+    got, why, asm = _settled(dets)
+    assert ("loose", "loose", ["x7"]) in got
+    assert why == ["left out: the layout makes seven groups without it"]
+    assert "x7" not in asm.layout["hand"] and asm.complete
+    assert score(asm.layout)["groups"]
+    assert [d.kind for d in asm.doubts] == ["stray_cards"]
+
+
+def test_a_hand_card_knocked_askew_is_taken_in_when_the_groups_need_it() -> None:
+    """A hand card turned across the layout lies apart by the geometry; without it the hand
+    is a card short, and with it the layout makes seven groups."""
+    hand = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9"], ["d8", "d8", "x8"]]
+    dets = [*_scene([TABLE_ROW, hand]), _det("x9", 800 + 200.0, 600 + 900.0, down=(1.0, 0.0))]
+    assert ("loose", "loose", ["x9"]) in _groups(dets)
+    got, why, asm = _settled(dets)
+    assert ("hand", "hand", ["x9"]) in got
+    assert why == ["taken in: the layout makes seven groups with it"]
+    assert asm.complete and sorted(asm.layout["hand"]).count("x9") == 3
+    assert score(asm.layout)["groups"]
+
+
+def test_two_lone_cards_that_each_complete_the_hand_are_left_to_the_user() -> None:
+    """x3 or x6 each make a run with x4 x5: the rules cannot choose, so nothing moves."""
+    hand = [["x4", "x5"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]
+    strays = [_det("x3", 800 + 200.0, 600 + 900.0, down=(1.0, 0.0)),
+              _det("x6", 800 + 300.0, 600 + 1000.0, down=(1.0, 0.0))]
+    dets = [*_scene([TABLE_ROW, hand]), *strays]
+    got, why, _ = _settled(dets)
+    assert got == _groups(dets) and why == []
+
+
+def test_a_layout_that_already_makes_seven_groups_is_left_alone() -> None:
+    """A lone card the rules could take in is not taken when the layout already splits."""
+    dets = [*_scene([TABLE_ROW, HAND_ROW]), _det("x6", 800 + 200.0, 600 + 300.0, down=(1.0, 0.0))]
+    got, why, asm = _settled(dets)
+    assert got == _groups(dets) and why == [] and asm.layout["hand"].count("x6") == 1

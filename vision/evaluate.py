@@ -12,8 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from zipai.engine import ZipaiError, score
+
 from .detector import Detection
 
+# the label rows that make up the winner's layout; "loose" cards are distractors around it
+LAYOUT_ROWS = frozenset({"hand", "table"})
 CATEGORY_NAMES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)] + ["back"])
 
 
@@ -89,6 +93,23 @@ def same_layout(got: dict[str, Any], truth: dict[str, Any]) -> bool:
     return groups(got) == groups(truth) and sorted(got.get("hand", [])) == sorted(truth.get("hand", []))
 
 
+def layout_base(truth: dict[str, Any]) -> dict[str, Any]:
+    """A scene's seat and win flags (what the user gives ``zipai scan``), without its cards."""
+    return {k: v for k, v in truth.items() if k not in ("groups", "hand")}
+
+
+def same_score(got: dict[str, Any], complete: bool, truth: dict[str, Any]) -> bool:
+    """The photo's layout scores as the scene's does: complete, and the engine gives the same
+    win, points and payouts (two layouts that differ only in how the hand is split agree)."""
+    if not complete:
+        return False
+    try:
+        a, b = score(got), score(truth)
+    except ZipaiError:
+        return False
+    return all(a.get(k) == b.get(k) for k in ("winning", "points", "score", "payouts"))
+
+
 @dataclass(slots=True)
 class SceneMatch:
     """How the detections of one scene compare with its labels."""
@@ -102,10 +123,20 @@ class SceneMatch:
     back_found: int = 0  # labelled backs read as back
     back_detections: int = 0  # detections of class back
     back_correct: int = 0  # of those, matched to a labelled back
+    # per label row ("hand", "table": the winner's layout; "loose": distractors around it):
+    # [labelled cards, read right]
+    rows: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def exact(self) -> bool:
         return self.read == self.cards and self.extra == 0
+
+    @property
+    def layout_read(self) -> bool:
+        """Every card of the winner's layout (hand and table rows) read right and nothing extra:
+        what scoring the hand needs, whatever happens to the loose cards around it."""
+        return all(read == n for row, (n, read) in self.rows.items() if row in LAYOUT_ROWS) \
+            and self.extra == 0
 
 
 def _bipartite(n_left: int, n_right: int, edges: list[list[int]]) -> list[int]:
@@ -151,10 +182,13 @@ def match_scene(detections: Sequence[tuple[str, Sequence[float]]],
                 break
     m = SceneMatch(cards=len(cards))
     for j, i in enumerate(match_r):
+        tally = m.rows.setdefault(str(cards[j].get("row", "?")), [0, 0])
+        tally[0] += 1
         if i < 0:
             m.missed.append(names[j])
         elif names[j] == detections[i][0]:
             m.read += 1
+            tally[1] += 1
         else:
             m.wrong.append((names[j], detections[i][0]))
     ign_polys = [_polygon(a) for a in ignored]
@@ -195,10 +229,17 @@ class Totals:
     back_correct: int = 0
     confusions: dict[tuple[str, str], int] = field(default_factory=dict)
     missed: dict[str, int] = field(default_factory=dict)
+    rows: dict[str, list[int]] = field(default_factory=dict)  # row -> [cards, read]
+    layout_exact: int = 0  # scenes whose layout cards were all read, nothing extra
 
     def add(self, m: SceneMatch) -> None:
         self.scenes += 1
         self.exact += int(m.exact)
+        self.layout_exact += int(m.layout_read)
+        for row, (n, read) in m.rows.items():
+            tally = self.rows.setdefault(row, [0, 0])
+            tally[0] += n
+            tally[1] += read
         self.cards += m.cards
         self.read += m.read
         self.extra += m.extra
@@ -220,4 +261,10 @@ class Totals:
             "extra_detections": self.extra,
             "back_precision": round(self.back_correct / max(1, self.back_detections), 4),
             "back_recall": round(self.back_found / max(1, self.back_true), 4),
+            "layout_cards_accuracy": round(sum(r for row, (_, r) in self.rows.items() if row in LAYOUT_ROWS)
+                                           / max(1, sum(n for row, (n, _) in self.rows.items()
+                                                        if row in LAYOUT_ROWS)), 4),
+            "loose_cards_accuracy": round(self.rows.get("loose", [0, 0])[1]
+                                          / max(1, self.rows.get("loose", [0, 0])[0]), 4),
+            "layout_cards_exact_rate": round(self.layout_exact / max(1, self.scenes), 4),
         }

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from zipai.engine import Card, Group, ZipaiError
+from zipai.engine import Card, Group, ZipaiError, score
 
 from .detector import FACES, SYMMETRIC, Detection
 
@@ -57,12 +57,15 @@ class Column:
     row: str = HAND
     state: str = FREE  # open / concealed (a group) or hand (free cards for the engine)
     name: str | None = None  # the card an all-back column stands for, once the user names it
+    settled: str = ""  # why the engine, not the geometry, put this lone card in or out
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"cards": list(self.cards), "state": self.state, "row": self.row,
                              "detections": list(self.detections)}
         if self.name:
             d["name"] = self.name
+        if self.settled:
+            d["settled"] = self.settled
         return d
 
 
@@ -345,6 +348,59 @@ def propose_states(cols: list[Column]) -> None:
             c.state = FREE
 
 
+MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each scored in microseconds)
+
+
+def _forms_groups(cols: Sequence[Column], dets: Sequence[Detection], base: dict[str, Any]) -> bool:
+    """Whether these columns give a complete layout that the engine splits into seven groups
+    (whether it then reaches the rule set's minimum does not matter here)."""
+    lay = assemble(cols, dets, base)
+    if not lay.complete:
+        return False
+    try:
+        return bool(score(lay.layout).get("groups"))
+    except ZipaiError:
+        return False
+
+
+def settle_strays(cols: list[Column], dets: Sequence[Detection], base: dict[str, Any]) -> None:
+    """Let the rules decide the lone face cards that the geometry could not.
+
+    A discard or a card dropped beside the layout looks, to the clustering, like a one-card
+    column of the hand, and a hand card nudged out of line looks like a stray. Seven groups
+    leave no card over, so when the proposed layout does not split into seven groups, the
+    fewest lone cards are moved in or out that make it split. Only a unique answer is taken (two different
+    answers are a doubt the user settles, as before); the moved columns say why (``settled``),
+    and ``assemble`` lists them as doubts."""
+    lone = [n for n, c in enumerate(cols) if len(c.cards) == 1 and c.cards[0] != "back"
+            and c.state in (FREE, LOOSE)]
+    if not lone or len(lone) > MAX_LONE or _forms_groups(cols, dets, base):
+        return
+    original = {n: (cols[n].row, cols[n].state) for n in lone}
+
+    def flip(n: int) -> None:
+        c = cols[n]
+        c.row, c.state = (HAND, FREE) if c.state == LOOSE else (LOOSE, LOOSE)
+
+    for k in range(1, len(lone) + 1):
+        found: list[tuple[int, ...]] = []
+        for combo in itertools.combinations(lone, k):
+            for n in combo:
+                flip(n)
+            if _forms_groups(cols, dets, base):
+                found.append(combo)
+            for n in combo:
+                cols[n].row, cols[n].state = original[n]
+        if found:
+            if len(found) == 1:
+                for n in found[0]:
+                    flip(n)
+                    cols[n].settled = ("left out: the layout makes seven groups without it"
+                                       if cols[n].state == LOOSE else
+                                       "taken in: the layout makes seven groups with it")
+            return
+
+
 def _group_cards(c: Column) -> list[str] | None:
     """The cards a group column stands for, backs resolved; None when unknown."""
     faces = [x for x in c.cards if x != "back"]
@@ -368,9 +424,13 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
     complete = True
     for n, c in enumerate(cols):
         if c.state == LOOSE:
-            doubts.append(Doubt("stray_cards", f"column {n + 1}: {' '.join(c.cards)} lies apart from the "
-                                "layout and is left out", list(c.detections)))
+            why = c.settled or "lies apart from the layout and is left out"
+            doubts.append(Doubt("stray_cards", f"column {n + 1}: {' '.join(c.cards)} {why}",
+                                list(c.detections)))
             continue
+        if c.settled:
+            doubts.append(Doubt("stray_cards", f"column {n + 1}: {' '.join(c.cards)} {c.settled}",
+                                list(c.detections)))
         if c.state == FREE:
             backs = [i for i, x in zip(c.detections, c.cards, strict=False) if x == "back"]
             if backs:
