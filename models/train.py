@@ -88,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "blended; off: measured in runs/detector10, the whole recipe with it read "
                         "94.8%% of held-out-font cards and 30.3%% of scenes exact, against 95.2%% "
                         "and 33.3%% without, and its finder found fewer glyphs, 一 among them)")
+    p.add_argument("--finder-bf16", action=argparse.BooleanOptionalAction, default=False,
+                   help="the finder's forward and backward passes in bfloat16 (autocast; weights "
+                        "and loss stay float32): on a CPU with AVX-512 BF16 a step of the network "
+                        "takes about 0.6 of the time, so the same minutes make more steps")
     p.add_argument("--finder-minutes", type=float, default=60.0)
     p.add_argument("--reader-minutes", type=float, default=32.0)
     p.add_argument("--finder-tune-minutes", type=float, default=8.0,
@@ -369,7 +373,8 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
     model.train()
     while True:
         try:
-            go = _finder_step(torch, model, opt, fs, rng, n, run_loss, st, stroke=args.finder_stroke)
+            go = _finder_step(torch, model, opt, fs, rng, n, run_loss, st, stroke=args.finder_stroke,
+                              bf16=args.finder_bf16)
         except KeyboardInterrupt:
             st.save()
             raise
@@ -391,11 +396,14 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
 
 
 def _finder_step(torch: Any, model: Any, opt: Any, fs: D.FinderSet, rng: np.random.Generator, n: int,
-                 run_loss: list[float], st: Stage, back_weight: float = 1.0, stroke: bool = False) -> bool:
+                 run_loss: list[float], st: Stage, back_weight: float = 1.0, stroke: bool = False,
+                 bf16: bool = False) -> bool:
     idx = rng.integers(0, n, 16)
     imgs, heat, weight, reg, mask = (torch.from_numpy(a) for a in finder_batch(fs, idx, 256, rng, zoom=ZOOM))
-    out = model(photometric(torch, imgs, stroke=stroke).contiguous(memory_format=torch.channels_last))
-    loss, _, _ = finder_loss(torch, out, heat, weight, reg, mask, back_weight)
+    x = photometric(torch, imgs, stroke=stroke).contiguous(memory_format=torch.channels_last)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        out = model(x)
+    loss, _, _ = finder_loss(torch, out.float(), heat, weight, reg, mask, back_weight)
     opt.zero_grad()
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
@@ -422,7 +430,7 @@ def tune_finder(torch: Any, model: Any, fs: D.FinderSet, args: argparse.Namespac
     while True:
         try:
             go = _finder_step(torch, model, opt, fs, rng, len(fs.sizes), run_loss, st, back_weight=3.0,
-                              stroke=args.finder_stroke)
+                              stroke=args.finder_stroke, bf16=args.finder_bf16)
         except KeyboardInterrupt:
             st.save()
             raise
@@ -760,6 +768,7 @@ def run(args: argparse.Namespace) -> int:
             "finder_tune_minutes": round(args.finder_tune_minutes, 1), "reader_crops": len(bank[1]),
             "turned_crops": bool(args.turned), "paper_crops": int(args.paper), "finder_zoom": list(ZOOM),
             "finder_stroke": [FINDER_THICK, FINDER_THIN] if args.finder_stroke else None,
+            "finder_bf16": bool(args.finder_bf16),
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
             "finder_params": n_params(finder), "reader_params": n_params(reader),
             "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")}),

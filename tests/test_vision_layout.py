@@ -9,7 +9,16 @@ import pytest
 
 from zipai.engine import score
 from zipai.vision.detector import Detection, body_between, drop_far_ends
-from zipai.vision.layout import Assembled, Params, assemble, card_axis, columns, propose_states, settle_strays
+from zipai.vision.layout import (
+    Assembled,
+    Params,
+    assemble,
+    card_axis,
+    columns,
+    propose_states,
+    reread,
+    settle_strays,
+)
 
 G = 50.0  # glyph size in pixels
 
@@ -262,3 +271,49 @@ def test_a_layout_that_already_makes_seven_groups_is_left_alone() -> None:
     dets = [*_scene([TABLE_ROW, HAND_ROW]), _det("x6", 800 + 200.0, 600 + 300.0, down=(1.0, 0.0))]
     got, why, asm = _settled(dets)
     assert got == _groups(dets) and why == [] and asm.layout["hand"].count("x6") == 1
+
+
+def _reread(dets: list[Detection]) -> Assembled:
+    cols = columns(dets)
+    propose_states(cols)
+    reread(cols, dets, BASE)
+    return assemble(cols, dets, BASE)
+
+
+def _misread(dets: list[Detection], card: str, read: str, prob: float,
+             alternatives: list[tuple[str, float]]) -> Detection:
+    """Make the first detection of ``card`` in the hand row a misread as ``read``."""
+    d = next(d for d in dets if d.card == card and d.center[1] > 1000)
+    d.card, d.class_prob, d.alternatives = read, prob, alternatives
+    return d
+
+
+def test_an_unsure_misread_takes_the_readers_second_choice_when_only_that_makes_seven_groups() -> None:
+    """伍 read as 陆 (x5 as x6) leaves the hand x4 x6 x6, which splits no way; x5 does."""
+    dets = _scene([TABLE_ROW, HAND_ROW])
+    d = _misread(dets, "x5", "x6", 0.55, [("d6", 0.25), ("x5", 0.15)])
+    asm = _reread(dets)
+    assert (d.card, d.read_as, d.class_prob) == ("x5", "x6", 0.15)
+    assert d.alternatives[0] == ("x6", 0.55) and d.to_json()["read_as"] == "x6"
+    assert sorted(asm.layout["hand"]) == sorted(c for col in HAND_ROW for c in col)
+    assert "reread" in [x.kind for x in asm.doubts] and score(asm.layout)["groups"]
+
+
+def test_a_sure_read_or_one_the_ink_contradicts_is_not_changed() -> None:
+    dets = _scene([TABLE_ROW, HAND_ROW])
+    d = _misread(dets, "x5", "x6", 0.95, [("x5", 0.04)])  # sure enough: the user is asked
+    _reread(dets)
+    assert d.card == "x6" and d.read_as is None
+    dets = _scene([TABLE_ROW, HAND_ROW])
+    d = _misread(dets, "d7", "d8", 0.5, [("d7", 0.45)])  # 柒 is red; this ink is clearly black
+    d.color, d.color_margin = "black", 0.2
+    _reread(dets)
+    assert d.card == "d8" and d.read_as is None
+
+
+def test_two_changes_that_each_make_seven_groups_are_left_to_the_user() -> None:
+    """x4 x5 ? read as x4 x5 x9: x3 or x6 would each make a run."""
+    dets = _scene([TABLE_ROW, HAND_ROW])
+    d = _misread(dets, "x6", "x9", 0.5, [("x3", 0.2), ("x6", 0.2)])
+    asm = _reread(dets)
+    assert d.card == "x9" and d.read_as is None and "reread" not in [x.kind for x in asm.doubts]

@@ -48,6 +48,7 @@ class Detection:
     alternatives: list[tuple[str, float]] = field(default_factory=list)
     down: tuple[float, float] = (0.0, 1.0)  # the card's top-to-bottom direction in the photo
     color_margin: float = 1.0  # how far the ink's redness lies from the red/black threshold
+    read_as: str | None = None  # the reader's first choice, when the rules chose another (reread)
 
     @property
     def center(self) -> tuple[float, float]:
@@ -59,8 +60,11 @@ class Detection:
         return self.card == "back" or (self.color == "red") == (self.card in RED)
 
     def to_json(self) -> dict[str, Any]:
-        return {"card": self.card, "color": self.color, "box": [round(float(v), 1) for v in self.box],
-                "score": round(float(self.score), 4)}
+        out = {"card": self.card, "color": self.color, "box": [round(float(v), 1) for v in self.box],
+               "score": round(float(self.score), 4)}
+        if self.read_as:
+            out["read_as"] = self.read_as
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,8 @@ class Params:
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
     row_split: float = 1.4  # a gap this many times the usual column spacing splits one long row
     low_confidence: float = 0.7  # reader probability below this is a doubt
+    reread_below: float = 0.9  # a face read less surely than this may take the reader's second choice
+    reread_max: int = 6  # the least sure faces that ``reread`` weighs
     low_find: float = 0.35  # finder score below this is a doubt
     color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
     off_axis: float = 40.0  # degrees: a face turned further from the layout's axis lies apart
@@ -401,6 +403,45 @@ def settle_strays(cols: list[Column], dets: Sequence[Detection], base: dict[str,
             return
 
 
+def reread(cols: list[Column], dets: list[Detection], base: dict[str, Any], p: Params | None = None) -> None:
+    """Let the rules choose between the reader's readings of an unsure face.
+
+    The reader's commonest slips are between look-alike glyphs (伍 and 陆, 七 and 十), and a
+    hand with one card misread rarely splits into seven groups. When the layout does not split,
+    the least sure faces (``reread_below``) are tried, one at a time, as their second or third
+    choice, never one whose measured ink colour says otherwise; a single change that makes the
+    layout split is taken, and the detection keeps the reader's choice (``read_as``), which
+    ``assemble`` lists as a doubt. Two changes that each work are left to the user."""
+    p = p or Params()
+    if _forms_groups(cols, dets, base):
+        return
+    where = {i: (n, k) for n, c in enumerate(cols) if c.state != LOOSE for k, i in enumerate(c.detections)}
+    unsure = sorted((i for i in where if 0 <= i < len(dets) and dets[i].card in FACES
+                     and dets[i].class_prob < p.reread_below and dets[i].alternatives),
+                    key=lambda i: dets[i].class_prob)[:p.reread_max]
+    found: list[tuple[int, str, float]] = []
+    for i in unsure:
+        d = dets[i]
+        n, k = where[i]
+        for alt, prob in d.alternatives[:2]:
+            if d.color is not None and d.color_margin > p.color_margin and \
+                    (d.color == "red") != Card.parse(alt).is_red:
+                continue
+            cols[n].cards[k] = alt
+            if _forms_groups(cols, dets, base):
+                found.append((i, alt, prob))
+            cols[n].cards[k] = d.card
+    if len(found) != 1:
+        return
+    i, alt, prob = found[0]
+    d = dets[i]
+    n, k = where[i]
+    cols[n].cards[k] = alt
+    d.alternatives = [(d.card, d.class_prob)] + [a for a in d.alternatives if a[0] != alt]
+    d.read_as, d.card, d.class_prob = d.card, alt, prob
+    d.score = d.finder_score * prob
+
+
 def _group_cards(c: Column) -> list[str] | None:
     """The cards a group column stands for, backs resolved; None when unknown."""
     faces = [x for x in c.cards if x != "back"]
@@ -488,6 +529,9 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
             alt = f" (or {d.alternatives[0][0]})" if d.alternatives else ""
             doubts.append(Doubt("low_confidence", f"{d.card}{alt} at {_where(d)}: read with "
                                 f"probability {d.class_prob:.2f}", [i]))
+        if d.read_as:
+            doubts.append(Doubt("reread", f"{d.card} at {_where(d)}: read as {d.read_as}, but only "
+                                f"{d.card} makes seven groups", [i]))
         if d.card in FACES and not d.color_ok and d.color_margin > p.color_margin:
             doubts.append(Doubt("colour", f"{d.card} at {_where(d)} looks {d.color}, but "
                                 f"{d.card} is {'red' if Card.parse(d.card).is_red else 'black'}", [i]))

@@ -13,7 +13,7 @@ from zipai.engine import ZipaiError, score
 
 from .decode import Decoded, decode, load
 from .detector import Detection, Detector
-from .layout import Assembled, Column, Params, assemble, columns, propose_states, settle_strays
+from .layout import Assembled, Column, Params, assemble, columns, propose_states, reread, settle_strays
 
 DEFAULT_BASE: dict[str, Any] = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1,
                                 "won_by": "self_draw"}
@@ -83,7 +83,9 @@ def scan_detections(width: int, height: int, dets: list[Detection], base: dict[s
     tuning rebuilds detections many times from one network pass)."""
     cols = columns(dets, p)
     propose_states(cols)
-    settle_strays(cols, dets, {**DEFAULT_BASE, **(base or {})})
+    full = {**DEFAULT_BASE, **(base or {})}
+    settle_strays(cols, dets, full)
+    reread(cols, dets, full, p)
     return rescore(Scan(width, height, dets, cols, Assembled({}, False, [])), base, p)
 
 
