@@ -44,6 +44,16 @@ def test_every_string_has_three_languages() -> None:
     assert i18n.Translator("zh_Hant").script("贰柒拾 顺子") == "貳柒拾 順子"
 
 
+def test_every_doubt_the_layout_step_raises_is_worded_for_the_user() -> None:
+    import re
+
+    import zipai.vision.layout as layout
+
+    kinds = set(re.findall(r'Doubt\("([a-z_]+)"', Path(layout.__file__).read_text(encoding="utf-8")))
+    assert {"stray_cards", "taken_in", "reread", "deck_limit"} <= kinds
+    assert {k for k in kinds if f"doubt_{k}" not in i18n.keys()} == set()
+
+
 def test_typed_layout_is_the_engine_input() -> None:
     ed = Editor(Draft.manual())
     type_l1(ed)

@@ -253,6 +253,7 @@ def test_a_hand_card_knocked_askew_is_taken_in_when_the_groups_need_it() -> None
     assert ("hand", "hand", ["x9"]) in got
     assert why == ["taken in: the layout makes seven groups with it"]
     assert asm.complete and sorted(asm.layout["hand"]).count("x9") == 3
+    assert [d.kind for d in asm.doubts] == ["taken_in"]
     assert score(asm.layout)["groups"]
 
 

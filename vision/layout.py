@@ -470,7 +470,7 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
                                 list(c.detections)))
             continue
         if c.settled:
-            doubts.append(Doubt("stray_cards", f"column {n + 1}: {' '.join(c.cards)} {c.settled}",
+            doubts.append(Doubt("taken_in", f"column {n + 1}: {' '.join(c.cards)} {c.settled}",
                                 list(c.detections)))
         if c.state == FREE:
             backs = [i for i, x in zip(c.detections, c.cards, strict=False) if x == "back"]
