@@ -91,7 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--finder-bf16", action=argparse.BooleanOptionalAction, default=False,
                    help="the finder's forward and backward passes in bfloat16 (autocast; weights "
                         "and loss stay float32): on a CPU with AVX-512 BF16 a step of the network "
-                        "takes about 0.6 of the time, so the same minutes make more steps")
+                        "takes about 0.6 of the time, so the same minutes make more steps (off: "
+                        "measured in runs/detector11, 27%% more steps and a lower validation loss, "
+                        "but on the 600 tuning scenes 46.0%% exact and 96.44%% per card against "
+                        "46.5%% and 96.72%%)")
     p.add_argument("--finder-minutes", type=float, default=60.0)
     p.add_argument("--reader-minutes", type=float, default=32.0)
     p.add_argument("--finder-tune-minutes", type=float, default=8.0,

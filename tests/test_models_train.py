@@ -329,3 +329,19 @@ def test_more_decorated_finder_scenes_than_finder_scenes_is_an_error(tmp_path: P
                                         "--finder-extra-style2", "3"])
     with pytest.raises(T.TrainError, match="--finder-extra-style2 3"):
         T.finder_extra(args)
+
+
+def test_a_bfloat16_finder_step_learns_and_keeps_float32_weights(tmp_path: Path) -> None:
+    """``--finder-bf16``: the network runs under autocast, the loss and the weights stay float32."""
+    torch.manual_seed(0)
+    fs = _finder_set()
+    model = Finder().to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), 3e-3)
+    st = T.Stage(torch, "finder", tmp_path, model, opt, 3600.0, 3e-3, True)
+    st.step = 100  # past the warm-up
+    rng = np.random.default_rng(0)
+    losses: list[float] = []
+    for _ in range(30):
+        T._finder_step(torch, model, opt, fs, rng, 2, losses, st, bf16=True)
+    assert np.mean(losses[-5:]) < 0.6 * np.mean(losses[:3])
+    assert all(p.dtype == torch.float32 for p in model.parameters())
