@@ -128,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     failures: list[str] = []
     reds: list[tuple[float, bool]] = []
     causes: Counter = Counter()
+    rereads: Counter = Counter()
     layouts = layout_ok = complete = scored = 0
     colour_ok = colour_n = 0
     for n, im in enumerate(images):
@@ -150,6 +151,10 @@ def main(argv: list[str] | None = None) -> int:
             if d.card == "back":
                 continue
             truth = next((a for a in anns if a.get("color") and inside(d.center, _polygon(a))), None)
+            if d.read_as:  # the rules took another of the reader's choices: was it right?
+                names = {category_name(int(a["category_id"])) for a in anns if inside(d.center, _polygon(a))}
+                rereads["to the right card" if d.card in names else
+                        "from the right card" if d.read_as in names else "wrong to wrong"] += 1
             if truth is not None:
                 reds.append((d.redness, truth["color"] == "red"))
                 colour_n += 1
@@ -185,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     if totals.missed:
         print("  missed cards by class: " + ", ".join(f"{k} x{v}" for k, v in
                                                       sorted(totals.missed.items(), key=lambda x: -x[1])))
+    if rereads:
+        print("  reads the rules changed: " + ", ".join(f"{k} {v}" for k, v in rereads.most_common()))
     if causes:
         print("  cards with no detection, by where they were lost: " + ", ".join(
             f"{kind} {cause} x{k}" for (kind, cause), k in causes.most_common()))
