@@ -265,6 +265,9 @@ def test_two_lone_cards_that_each_complete_the_hand_are_left_to_the_user() -> No
     dets = [*_scene([TABLE_ROW, hand]), *strays]
     got, why, _ = _settled(dets)
     assert got == _groups(dets) and why == []
+    cols = columns(dets)
+    propose_states(cols)
+    assert settle_strays(cols, dets, BASE) is False  # the layout still does not split
 
 
 def test_a_layout_that_already_makes_seven_groups_is_left_alone() -> None:
@@ -272,6 +275,9 @@ def test_a_layout_that_already_makes_seven_groups_is_left_alone() -> None:
     dets = [*_scene([TABLE_ROW, HAND_ROW]), _det("x6", 800 + 200.0, 600 + 300.0, down=(1.0, 0.0))]
     got, why, asm = _settled(dets)
     assert got == _groups(dets) and why == [] and asm.layout["hand"].count("x6") == 1
+    cols = columns(dets)
+    propose_states(cols)
+    assert settle_strays(cols, dets, BASE) is True
 
 
 def _reread(dets: list[Detection]) -> Assembled:

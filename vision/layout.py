@@ -350,7 +350,7 @@ def propose_states(cols: list[Column]) -> None:
             c.state = FREE
 
 
-MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each scored in microseconds)
+MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
 
 
 def _forms_groups(cols: Sequence[Column], dets: Sequence[Detection], base: dict[str, Any]) -> bool:
@@ -365,19 +365,21 @@ def _forms_groups(cols: Sequence[Column], dets: Sequence[Detection], base: dict[
         return False
 
 
-def settle_strays(cols: list[Column], dets: Sequence[Detection], base: dict[str, Any]) -> None:
+def settle_strays(cols: list[Column], dets: Sequence[Detection], base: dict[str, Any]) -> bool:
     """Let the rules decide the lone face cards that the geometry could not.
 
     A discard or a card dropped beside the layout looks, to the clustering, like a one-card
     column of the hand, and a hand card nudged out of line looks like a stray. Seven groups
     leave no card over, so when the proposed layout does not split into seven groups, the
-    fewest lone cards are moved in or out that make it split. Only a unique answer is taken (two different
-    answers are a doubt the user settles, as before); the moved columns say why (``settled``),
-    and ``assemble`` lists them as doubts."""
+    fewest lone cards are moved in or out that make it split. Only a unique answer is taken
+    (two different answers are a doubt the user settles, as before); the moved columns say why
+    (``settled``), and ``assemble`` lists them as doubts. Returns whether the layout splits."""
+    if _forms_groups(cols, dets, base):
+        return True
     lone = [n for n, c in enumerate(cols) if len(c.cards) == 1 and c.cards[0] != "back"
             and c.state in (FREE, LOOSE)]
-    if not lone or len(lone) > MAX_LONE or _forms_groups(cols, dets, base):
-        return
+    if not lone or len(lone) > MAX_LONE:
+        return False
     original = {n: (cols[n].row, cols[n].state) for n in lone}
 
     def flip(n: int) -> None:
@@ -400,7 +402,8 @@ def settle_strays(cols: list[Column], dets: Sequence[Detection], base: dict[str,
                     cols[n].settled = ("left out: the layout makes seven groups without it"
                                        if cols[n].state == LOOSE else
                                        "taken in: the layout makes seven groups with it")
-            return
+            return len(found) == 1
+    return False
 
 
 def reread(cols: list[Column], dets: list[Detection], base: dict[str, Any], p: Params | None = None) -> None:

@@ -84,8 +84,8 @@ def scan_detections(width: int, height: int, dets: list[Detection], base: dict[s
     cols = columns(dets, p)
     propose_states(cols)
     full = {**DEFAULT_BASE, **(base or {})}
-    settle_strays(cols, dets, full)
-    reread(cols, dets, full, p)
+    if not settle_strays(cols, dets, full):
+        reread(cols, dets, full, p)
     return rescore(Scan(width, height, dets, cols, Assembled({}, False, [])), base, p)
 
 
