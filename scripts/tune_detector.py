@@ -3,8 +3,9 @@ the training faces, and scenes in faces that no network trains on and no figure 
 split ``tune``), since only those show what helps with an unseen typeface. It sets the finder's
 score threshold, the reader's "none" threshold, whether to drop the far ends of fully shown
 cards, and the reader's crop margins (one read of each glyph, or the mean of reads at two
-margins); then, those fixed, the second chance for weak finder peaks, then the least probability
-the reader must give a face's best class. Runs the networks once per scene and margin set at a
+margins); then, those fixed, the second chance for weak finder peaks (faces first, then backs,
+each with its own floor and reader probability), then the least probability the reader must
+give a face's best class. Runs the networks once per scene and margin set at a
 low threshold, then replays every setting.
 
 The rule: the most scenes read exactly; among settings that tie, the most layouts complete
@@ -35,8 +36,11 @@ BACKS = (0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
 NONE = (0.5, 0.7, 0.9)
 MARGINS = ((1.3,), (1.3, 1.45))  # 1.3 is the training crop margin
 # second chances for weak finder peaks that the reader reads with confidence (floor, probability),
-# tried once the rest is chosen; None is none
-RESCUES = (None, *itertools.product((0.15, 0.2, 0.25, 0.3), (0.8, 0.9, 0.95, 0.98, 0.995)))
+# tried once the rest is chosen, faces and backs apart; None is none. The int8 reader's
+# probabilities come in steps of 1/255 and stop short of 0.995, so the grid stops at 0.98.
+RESCUES = (None, *itertools.product((0.1, 0.15, 0.2, 0.25, 0.3), (0.7, 0.8, 0.9, 0.95, 0.98)))
+BACK_RESCUES = (None, *itertools.product((0.1, 0.15, 0.2, 0.3), (0.8, 0.9, 0.95, 0.98)))
+LOWEST = min(THRESHOLDS + BACKS + tuple(r[0] for r in RESCUES + BACK_RESCUES if r))
 # the least probability of a face's best class (0: none), tried last
 FACE_FLOORS = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
 
@@ -61,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     raws: dict[tuple[float, ...], list] = {m: [] for m in sets}
     for n, (folder, im, anns) in enumerate(images):
         det.margins = sets[0]
-        raw = det.raw(load(folder / im["file_name"]), min(THRESHOLDS + BACKS))
+        raw = det.raw(load(folder / im["file_name"]), LOWEST)
         for margins in sets:
             if margins != sets[0]:
                 det.margins = margins
@@ -77,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     for margins, thr, back, none, far in itertools.product(MARGINS, THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
         for raw, anns, _ in raws[margins]:
-            dets = det.build(raw, thr, none, far, back, RESCUE_OFF, 0.0)  # nor the manifest's late choices
+            # nor the manifest's late choices
+            dets = det.build(raw, thr, none, far, back, RESCUE_OFF, 0.0, RESCUE_OFF)
             t.add(match_scene([(d.card, d.box) for d in dets], anns))
         f = t.figures()
         rows.append([f["scene_exact_rate"], -1.0, f["per_card_accuracy"], -len(margins), thr, none, far,
@@ -86,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     top = max(r[0] for r in rows)
     for r in rows:
         if r[0] == top:
-            r[1] = replay(det, raws[r[9]], r[4], r[5], r[6], r[8], RESCUE_OFF, 0.0)[1]
+            r[1] = replay(det, raws[r[9]], r[4], r[5], r[6], r[8], RESCUE_OFF, 0.0, RESCUE_OFF)[1]
     rows.sort(reverse=True)
     names = " + ".join(str(f) for f in args.data)
     print(f"{len(images)} scenes of {names}; best settings first:")
@@ -98,19 +103,20 @@ def main(argv: list[str] | None = None) -> int:
         best = max(r for r in rows if r[9] == margins)
         print(f"  best with margins {list(margins)}: exact {best[0]:.3f}, per card {best[2]:.4f}")
     _, _, _, _, thr, none, far, _, back, margins = rows[0]
-    rescue = choose_rescue(det, raws[margins], thr, none, far, back)
-    floor = choose_face_floor(det, raws[margins], thr, none, far, back, rescue)
+    rescue, back_rescue = choose_rescues(det, raws[margins], thr, none, far, back)
+    floor = choose_face_floor(det, raws[margins], thr, none, far, back, rescue, back_rescue)
     if args.write_manifest:
         from zipai.models.export import update_manifest
 
         man = args.model or default_manifest()
         update_manifest(man, "finder", {"threshold": thr, "back_threshold": back})
         update_manifest(man, "reader", {"none_threshold": none, "margins": list(margins)})
-        write_finish(man, rescue, floor, min(thr, back))
+        write_finish(man, rescue, back_rescue, floor, min(thr, back))
         tuned_on = " + ".join(f.name for f in args.data)
         update_manifest(man, "postprocess", {"drop_far_ends": far, "tuned_on": tuned_on})
         print(f"manifest: finder threshold {thr} (backs {back}), none threshold {none}, "
-              f"drop_far_ends {far}, reader margins {list(margins)}, rescue {rescue}, face floor {floor}")
+              f"drop_far_ends {far}, reader margins {list(margins)}, rescue {rescue}, "
+              f"back rescue {back_rescue}, face floor {floor}")
     return 0
 
 
@@ -119,21 +125,26 @@ def finish_only(det: Detector, raws: list, args: argparse.Namespace) -> int:
     print(f"{len(raws)} scenes; glyph>= {det.threshold}, back>= {det.back_threshold}, "
           f"none>= {det.none_threshold}, far ends dropped {det.drop_far_ends}, margins {list(det.margins)}")
     fixed = (det.threshold, det.none_threshold, det.drop_far_ends, det.back_threshold)
-    rescue = choose_rescue(det, raws, *fixed)
-    floor = choose_face_floor(det, raws, *fixed, rescue)
+    rescue, back_rescue = choose_rescues(det, raws, *fixed)
+    floor = choose_face_floor(det, raws, *fixed, rescue, back_rescue)
     if args.write_manifest:
-        write_finish(args.model or default_manifest(), rescue, floor, min(det.threshold, det.back_threshold))
-        print(f"manifest: rescue {rescue}, face floor {floor}")
+        write_finish(args.model or default_manifest(), rescue, back_rescue, floor,
+                     min(det.threshold, det.back_threshold))
+        print(f"manifest: rescue {rescue}, back rescue {back_rescue}, face floor {floor}")
     return 0
 
 
-def write_finish(man: Path, rescue: tuple[float, float] | None, floor: float, low: float) -> None:
-    """The second chance and the face floor into the manifest; no second chance is a floor at
-    the lower threshold (``low``) and no probability."""
+def write_finish(man: Path, rescue: tuple[float, float] | None, back_rescue: tuple[float, float] | None,
+                 floor: float, low: float) -> None:
+    """The second chances and the face floor into the manifest; no second chance is a floor at
+    the lower threshold (``low``) and no probability (null, which for backs also means none)."""
     from zipai.models.export import update_manifest
 
-    update_manifest(man, "finder", {"rescue_threshold": rescue[0] if rescue else low})
-    update_manifest(man, "reader", {"rescue_prob": rescue[1] if rescue else None, "face_floor": floor})
+    update_manifest(man, "finder", {"rescue_threshold": rescue[0] if rescue else low,
+                                    "back_rescue_threshold": back_rescue[0] if back_rescue else low})
+    update_manifest(man, "reader", {"rescue_prob": rescue[1] if rescue else None,
+                                    "back_rescue_prob": back_rescue[1] if back_rescue else None,
+                                    "face_floor": floor})
 
 
 def replay(det: Detector, raws: list, *setting: Any) -> tuple[dict[str, float | int], float]:
@@ -147,30 +158,43 @@ def replay(det: Detector, raws: list, *setting: Any) -> tuple[dict[str, float | 
     return t.figures(), round(ok / max(1, len(raws)), 4)
 
 
-def choose_rescue(det: Detector, raws: list, thr: float, none: float, far: bool,
-                  back: float) -> tuple[float, float] | None:
-    """The second chance for weak peaks (``Detector.build``'s ``rescue``) that the same rule
-    prefers, the other settings fixed; None when no second chance does better than none. Ties go
-    to the higher floor, then the surer reader: fewer weak finds to cut and read per photo."""
+def _pick(rows: list[tuple], grid: tuple, title: str) -> tuple[float, float] | None:
+    rows.sort(reverse=True)
+    print(f"  {title} (peak >=, reader >=): exact  complete  per-card")
+    for r in rows[:6]:
+        print(f"    {grid[r[-1]] or 'none'!s:<14}  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}")
+    return grid[rows[0][-1]]
+
+
+def choose_rescues(det: Detector, raws: list, thr: float, none: float, far: bool,
+                   back: float) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """The second chances for weak peaks (``Detector.build``'s ``rescue`` for faces, then
+    ``back_rescue`` with the faces' chosen) that the same rule prefers, the other settings
+    fixed; None when none does better than none. Weak back peaks are mostly card edges and
+    slivers the reader also calls backs, so backs get their own. Ties go to no second chance,
+    then to the higher floor, then the surer reader: fewer weak finds to cut and read per photo."""
     rows = []
     for k, rescue in enumerate(RESCUES):
-        f, complete = replay(det, raws, thr, none, far, back, rescue or RESCUE_OFF, 0.0)  # no face floor yet
+        f, complete = replay(det, raws, thr, none, far, back, rescue or RESCUE_OFF, 0.0, RESCUE_OFF)
         rows.append((f["scene_exact_rate"], complete, f["per_card_accuracy"], rescue is None,
                      *(rescue or (1.0, 1.0)), k))
-    rows.sort(reverse=True)
-    print("  second chance for weak peaks (peak >=, reader >=): exact  complete  per-card")
-    for r in rows[:6]:
-        print(f"    {RESCUES[r[-1]] or 'none'!s:<14}  {r[0]:.3f}  {r[1]:.3f}     {r[2]:.4f}")
-    return RESCUES[rows[0][-1]]
+    faces = _pick(rows, RESCUES, "second chance for weak peaks, faces")
+    rows = []
+    for k, rescue in enumerate(BACK_RESCUES):
+        f, complete = replay(det, raws, thr, none, far, back, faces or RESCUE_OFF, 0.0, rescue or RESCUE_OFF)
+        rows.append((f["scene_exact_rate"], complete, f["per_card_accuracy"], rescue is None,
+                     *(rescue or (1.0, 1.0)), k))
+    return faces, _pick(rows, BACK_RESCUES, "second chance for weak peaks, backs")
 
 
 def choose_face_floor(det: Detector, raws: list, thr: float, none: float, far: bool, back: float,
-                      rescue: tuple[float, float] | None) -> float:
+                      rescue: tuple[float, float] | None, back_rescue: tuple[float, float] | None) -> float:
     """The least probability of a face's best class that the same rule prefers, everything else
     fixed. Ties go to the lower floor: it drops fewer reads."""
     rows = []
     for floor in FACE_FLOORS:
-        f, complete = replay(det, raws, thr, none, far, back, rescue or RESCUE_OFF, floor)
+        f, complete = replay(det, raws, thr, none, far, back, rescue or RESCUE_OFF, floor,
+                             back_rescue or RESCUE_OFF)
         rows.append((f["scene_exact_rate"], complete, f["per_card_accuracy"], -floor, f["extra_detections"]))
     rows.sort(reverse=True)
     print("  face floor (reader's best face >=): exact  complete  per-card  extra")

@@ -49,6 +49,8 @@ def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,
     assert det.manifest.data["postprocess"]["tuned_on"] == "val + unseen"
     assert "second chance for weak peaks" in out
     assert (det.rescue, det.rescue_prob) in mod.RESCUES or det.rescue_prob > 1.0
+    assert "second chance for weak peaks, backs" in out
+    assert (det.back_rescue, det.back_rescue_prob) in mod.BACK_RESCUES or det.back_rescue_prob > 1.0
     assert "face floor" in out and det.face_floor in mod.FACE_FLOORS
 
 
@@ -62,6 +64,7 @@ def test_finish_only_keeps_the_other_settings(tmp_path: Path, capsys: pytest.Cap
                       ("reader", "none_threshold")):
         assert after[part][key] == man[part][key]
     assert "rescue_threshold" in after["finder"] and "rescue_prob" in after["reader"]
+    assert "back_rescue_threshold" in after["finder"] and "back_rescue_prob" in after["reader"]
     assert after["reader"]["face_floor"] in mod.FACE_FLOORS
 
 

@@ -15,7 +15,7 @@ from PIL import Image
 
 from zipai.vision import Detector, scan_file
 from zipai.vision.cli import main
-from zipai.vision.detector import models_dir
+from zipai.vision.detector import RESCUE_OFF, models_dir
 from zipai.vision.scan import scan_detections
 from zipai.vision.session import OrtSession
 
@@ -165,16 +165,45 @@ def test_a_weak_peak_counts_only_when_the_reader_is_sure(detector: Detector) -> 
                          np.float32),
               np.asarray([0.25, 0.25, 0.25, 0.1], np.float32), np.asarray([0, 0, 1, 0]), probs,
               np.tile(np.asarray([[0.0, 1.0]], np.float32), (4, 1)))
-    cards = lambda rescue: sorted(d.card for d in detector.build(raw, 0.4, 0.5, False, 0.4, rescue))  # noqa: E731
-    assert cards((0.2, 0.95)) == ["back", "x5"]
-    assert cards((0.3, 0.95)) == []
-    assert cards((0.2, 0.995)) == []
-    assert cards((0.05, 0.95)) == ["back", "d7", "x5"]
+    def cards(rescue: tuple[float, float] | None, back: tuple[float, float] | None = RESCUE_OFF) -> list[str]:
+        return sorted(d.card for d in detector.build(raw, 0.4, 0.5, False, 0.4, rescue, back_rescue=back))
+
+    assert cards((0.2, 0.95), (0.2, 0.95)) == ["back", "x5"]
+    assert cards((0.2, 0.95)) == ["x5"]  # the faces' second chance is not the backs'
+    assert cards(RESCUE_OFF, (0.2, 0.95)) == ["back"]
+    assert cards((0.3, 0.95), (0.3, 0.95)) == []
+    assert cards((0.2, 0.995), (0.2, 0.995)) == []
+    assert cards((0.05, 0.95), (0.05, 0.95)) == ["back", "d7", "x5"]
+    saved = detector.rescue, detector.rescue_prob, detector.back_rescue, detector.back_rescue_prob
     detector.rescue, detector.rescue_prob = 0.35, 2.0  # what a manifest without a rescue gives
+    detector.back_rescue, detector.back_rescue_prob = 0.35, 2.0
     try:
-        assert cards(None) == []
+        assert cards(None, None) == []
     finally:
-        detector.rescue, detector.rescue_prob = Detector().rescue, Detector().rescue_prob
+        detector.rescue, detector.rescue_prob, detector.back_rescue, detector.back_rescue_prob = saved
+
+
+def test_backs_share_the_faces_second_chance_unless_the_manifest_says_otherwise(tmp_path: Path) -> None:
+    """An older manifest names one second chance for both kinds; a manifest that names the backs'
+    own (or null: none) keeps them apart."""
+    import shutil
+
+    from zipai.vision.detector import default_manifest
+
+    for f in ("finder.onnx", "reader.onnx"):
+        shutil.copy(default_manifest().parent / f, tmp_path / f)
+    data = json.loads(default_manifest().read_text(encoding="utf-8"))
+    data["finder"]["rescue_threshold"] = 0.2
+    data["reader"]["rescue_prob"] = 0.9
+    data["finder"].pop("back_rescue_threshold", None)
+    data["reader"].pop("back_rescue_prob", None)
+    (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    old = Detector(tmp_path / "manifest.json")
+    assert (old.back_rescue, old.back_rescue_prob) == (0.2, 0.9)
+    data["reader"]["back_rescue_prob"] = None
+    (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    apart = Detector(tmp_path / "manifest.json")
+    assert (apart.rescue, apart.rescue_prob) == (0.2, 0.9) and apart.back_rescue_prob > 1.0
 
 
 def test_a_face_counts_only_when_its_best_class_reaches_the_floor(detector: Detector) -> None:

@@ -171,11 +171,15 @@ class Detector:
         self.red_threshold = float(self.manifest.data.get("color", {}).get("red_threshold", RED_THRESHOLD))
         self.drop_far_ends = bool(self.manifest.data.get("postprocess", {}).get("drop_far_ends", True))
         # a second chance for a weak finder peak that the reader reads with confidence (off unless
-        # the manifest names both)
+        # the manifest names both); backs have their own, and share the faces' where the manifest
+        # names none (a manifest that writes "back_rescue_prob": null gives backs none)
         self.rescue = float(f.get("rescue_threshold", min(self.threshold, self.back_threshold)))
         self.face_floor = float(r.get("face_floor", 0.0))
         sure = r.get("rescue_prob")
         self.rescue_prob = RESCUE_OFF[1] if sure is None else float(sure)
+        self.back_rescue = float(f.get("back_rescue_threshold", self.rescue))
+        back_sure = r.get("back_rescue_prob", sure)
+        self.back_rescue_prob = RESCUE_OFF[1] if back_sure is None else float(back_sure)
         self.timing = Timing()
 
     def find(self, decoded: Decoded,
@@ -232,7 +236,7 @@ class Detector:
 
     def raw(self, decoded: Decoded, threshold: float | None = None) -> Raw:
         """Network outputs for every find above ``threshold`` (default: the manifest's)."""
-        low = min(self.threshold, self.back_threshold, self.rescue)
+        low = min(self.threshold, self.back_threshold, self.rescue, self.back_rescue)
         boxes, scores, kinds = self.find(decoded, low if threshold is None else threshold)
         arr = np.asarray(decoded.image, dtype=np.uint8)
         probs, downs = self.read(arr, boxes)
@@ -240,13 +244,16 @@ class Detector:
 
     def build(self, raw: Raw, threshold: float | None = None, none_threshold: float | None = None,
               far_ends: bool | None = None, back_threshold: float | None = None,
-              rescue: tuple[float, float] | None = None, face_floor: float | None = None) -> list[Detection]:
+              rescue: tuple[float, float] | None = None, face_floor: float | None = None,
+              back_rescue: tuple[float, float] | None = None) -> list[Detection]:
         """Detections from network outputs; the keyword arguments override the manifest (tuning).
 
         A find under its threshold still counts when its peak reaches the rescue threshold and
-        the reader gives its best face (or, for a back, ``back``) the rescue probability: on a
-        typeface the finder never saw, a glyph's peak is often weak while the reader, which saw
-        more faces, still reads it (``rescue`` is that pair). A face counts only when the
+        the reader gives its best face the rescue probability: on a typeface the finder never
+        saw, a glyph's peak is often weak while the reader, which saw more faces, still reads it
+        (``rescue`` is that pair). A back has its own pair (``back_rescue``, the reader's ``back``
+        probability): weak back peaks are mostly card edges and slivers that the reader also
+        calls backs, so the two are tuned apart. A face counts only when the
         reader gives its best face at least ``face_floor``: most finds the reader is that unsure
         of are a tablecloth's print, a pattern or a far end, not a card (``reader.face_floor``)."""
         t0 = time.perf_counter()
@@ -254,6 +261,7 @@ class Detector:
         back_thr = self.back_threshold if back_threshold is None else back_threshold
         none_thr = self.none_threshold if none_threshold is None else none_threshold
         floor, sure = (self.rescue, self.rescue_prob) if rescue is None else rescue
+        back_floor, back_sure = back_rescue or (self.back_rescue, self.back_rescue_prob)
         least = self.face_floor if face_floor is None else face_floor
         arr, boxes, scores, kinds = raw.arr, raw.boxes, raw.scores, raw.kinds
         probs, downs = raw.probs, raw.downs
@@ -263,8 +271,11 @@ class Detector:
         face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
         k = raw.scale
         for b, s, kind, p, dn in zip(boxes, scores, kinds, probs, downs, strict=True):
-            if s < (back_thr if kind == 1 else thr):
-                if s < floor or (p[back_i] if kind == 1 and back_i >= 0 else p[face_idx].max()) < sure:
+            if kind == 1 and s < back_thr:
+                if s < back_floor or back_i < 0 or p[back_i] < back_sure:
+                    continue
+            elif kind != 1 and s < thr:
+                if s < floor or p[face_idx].max() < sure:
                     continue
             box = tuple(float(v) * k for v in b)
             down = (float(dn[0]), float(dn[1]))
