@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from zipai.engine import score
-from zipai.vision.detector import Detection, body_between, drop_far_ends
+from zipai.vision.detector import Detection, body_between, drop_far_ends, drop_weak_far_ends
 from zipai.vision.layout import (
     Assembled,
     Params,
@@ -164,6 +164,40 @@ def test_a_column_of_one_card_keeps_every_copy() -> None:
     apart = [_det("x9", 100, 100), _det("x9", 100, 100 + 3 * G)]  # far apart, same way up,
     between = _det("d1", 100, 100 + 1.5 * G)  # but a card lies between them
     assert len(drop_far_ends([*apart, between])) == 3
+
+
+def _weak(card: str, cx: float, cy: float, down: tuple[float, float] = (0.0, 1.0)) -> Detection:
+    """A find under the finder's threshold (0.35) that the second chance let in."""
+    d = _det(card, cx, cy, down)
+    d.finder_score, d.score = 0.25, 0.25
+    return d
+
+
+def test_a_weak_find_at_a_found_cards_far_end_is_dropped() -> None:
+    """The finder gives far ends no peak; a weak one there, the same rank turned round, is the
+    far end showing through. Facing the same way it is the next card of a column and stays; a
+    strong find is never dropped here, nor one of another rank."""
+    top = _det("d6", 100, 100)
+    far = _weak("d6", 100, 100 + 3.2 * G, down=(0.0, -1.0))
+    assert drop_weak_far_ends([top, far], 0.35) == [top]
+    assert drop_weak_far_ends([top, far], 0.2) == [top, far]  # above this threshold it is strong
+    same_way = _weak("d6", 100, 100 + 1.6 * G)
+    assert drop_weak_far_ends([top, same_way], 0.35) == [top, same_way]
+    other = _weak("d9", 100, 100 + 3.2 * G, down=(0.0, -1.0))
+    assert drop_weak_far_ends([top, other], 0.35) == [top, other]
+    across = _weak("d6", 100 + 3.2 * G, 100, down=(0.0, -1.0))  # beside it, not along the card
+    assert drop_weak_far_ends([top, across], 0.35) == [top, across]
+
+
+def test_a_weak_glyph_that_reads_the_same_turned_round_needs_a_cards_length() -> None:
+    """三 gives no direction: a weak 三 a card's length below a found one, along the photo's
+    card axis, is its far end; one step below, as in a column of 三, is a card of its own."""
+    upright = [_det("x5", 500, 100), _det("d4", 600, 100)]  # the photo's cards run down the page
+    top = _det("x3", 100, 100, down=(1.0, 0.0))
+    far = _weak("x3", 100, 100 + 2.8 * G, down=(1.0, 0.0))
+    assert drop_weak_far_ends([*upright, top, far], 0.35) == [*upright, top]
+    step = _weak("x3", 100, 100 + 1.7 * G, down=(1.0, 0.0))
+    assert drop_weak_far_ends([*upright, top, step], 0.35) == [*upright, top, step]
 
 
 def test_row_with_backs_is_the_table_row_and_strays_are_left_out() -> None:

@@ -183,6 +183,22 @@ def test_a_weak_peak_counts_only_when_the_reader_is_sure(detector: Detector) -> 
         detector.rescue, detector.rescue_prob, detector.back_rescue, detector.back_rescue_prob = saved
 
 
+def test_the_second_chance_does_not_let_in_a_found_cards_far_end(detector: Detector) -> None:
+    """A weak peak that the reader reads as the rank of a card found above it, turned round a
+    card's length away, is that card's far end (``drop_weak_far_ends`` runs inside build)."""
+    from zipai.vision.detector import Raw
+
+    k = detector.classes.index
+    probs = np.zeros((3, len(detector.classes)), np.float32)
+    probs[:, k("x5")] = 0.99
+    raw = Raw(np.full((400, 200, 3), 230, np.uint8), 1.0,
+              np.asarray([[10, 10, 30, 30], [10, 74, 30, 94], [120, 10, 140, 30]], np.float32),
+              np.asarray([0.9, 0.25, 0.25], np.float32), np.asarray([0, 0, 0]), probs,
+              np.asarray([[0.0, 1.0], [0.0, -1.0], [0.0, 1.0]], np.float32))
+    dets = detector.build(raw, 0.4, 0.5, False, 0.4, (0.2, 0.9), 0.0, RESCUE_OFF)
+    assert [(d.card, d.box[1]) for d in dets] == [("x5", 10.0), ("x5", 10.0)]  # the far end is gone
+
+
 def test_backs_share_the_faces_second_chance_unless_the_manifest_says_otherwise(tmp_path: Path) -> None:
     """An older manifest names one second chance for both kinds; a manifest that names the backs'
     own (or null: none) keeps them apart."""
