@@ -54,13 +54,15 @@ def why_missed(det: Detector, decoded: Decoded, detections: list[Detection], ann
                causes: Counter) -> None:
     """Sort the cards with no detection by where they were lost: no finder peak at all (below
     0.05), a peak under the finder's threshold, or a find that the reader called "none" (or that
-    lost to a better one). Backs lying apart (a stock pile's top card) are counted on their own:
+    lost to a better one), in the look the detections came from (the second, closer one where
+    the photo had one). Backs lying apart (a stock pile's top card) are counted on their own:
     they look like no back in a group, lying at any angle on the pile's slivers."""
     polys = [(a, _polygon(a)) for a in annotations if not a.get("ignore")]
     missed = [(a, poly) for a, poly in polys if not any(inside(d.center, poly) for d in detections)]
     if not missed:
         return
-    raw = det.raw(decoded, 0.05)
+    look = det.closer_look(detections, decoded)  # the look the detections came from
+    raw = det.raw(decoded, 0.05, *(look or (None, None)))
     centres = [((b[0] + b[2]) / 2 * raw.scale, (b[1] + b[3]) / 2 * raw.scale) for b in raw.boxes]
     for a, poly in missed:
         back = category_name(int(a["category_id"])) == "back"

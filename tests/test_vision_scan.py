@@ -15,7 +15,7 @@ from PIL import Image
 
 from zipai.vision import Detector, scan_file
 from zipai.vision.cli import main
-from zipai.vision.detector import RESCUE_OFF, models_dir
+from zipai.vision.detector import RESCUE_OFF, Detection, models_dir
 from zipai.vision.scan import scan_detections
 from zipai.vision.session import OrtSession
 
@@ -117,7 +117,8 @@ def test_custom_session_factory(detector: Detector) -> None:
 
     det = Detector(factory=Wrapped, threads=1)
     sc = scan_file(SAMPLE, det)
-    assert calls == ["image", "crops"]
+    # the finder, then the reader; a second, closer look at the photo runs both again
+    assert calls in (["image", "crops"], ["image", "crops"] * 2)
     assert Counter(d.card for d in sc.detections) == Counter(TRUTH["cards"])
 
 
@@ -241,3 +242,74 @@ def test_a_face_counts_only_when_its_best_class_reaches_the_floor(detector: Dete
     assert cards(0.25) == ["back", "d2", "x5"]
     assert cards(0.4) == ["back", "d2"]
     assert cards(0.95) == ["back"]
+
+
+def _face(size: float, x: float = 100.0, y: float = 100.0) -> Detection:
+    return Detection("x5", (x, y, x + size, y + size), 0.9, "black")
+
+
+def test_closer_look_scales_the_cards_part_of_the_photo_to_the_target() -> None:
+    """``closer_look``: a median glyph under ``below`` finder pixels asks for a second look at
+    the part of the photo the cards lie in, scaled so the glyphs come out ``target`` finder
+    pixels, the input never above ``max_side`` nor the part's own pixels; big glyphs, a photo of
+    backs only, or no second look in the manifest ask for none."""
+    from zipai.vision.decode import Decoded
+    from zipai.vision.detector import SecondLook
+
+    det = Detector()
+    look = SecondLook(below=14.0, target=18.0, max_side=832)
+    photo = Decoded(Image.new("RGB", (1600, 1200)), 1600, 1200)
+    k = 1600 / det.long_side  # photo pixels per finder pixel at the first look
+    small = [_face(9 * k, x, y) for x in (500, 600, 700) for y in (400, 500)]  # 9 finder pixels
+    side, (x0, y0, x1, y1) = det.closer_look(small, photo, look)
+    assert 0 <= x0 < 500 and 0 <= y0 < 400 and 700 + 9 * k < x1 <= 1600 and 500 + 9 * k < y1 <= 1200
+    assert side % det.multiple == 0 and side < 832
+    glyph = 9 * k * side / max(x1 - x0, y1 - y0)  # finder pixels at the second look
+    assert abs(glyph - 18.0) < 1.5
+    wide = [_face(5 * k, x, y) for x in (0, 1580) for y in (0, 1180)]  # tiny glyphs across the photo
+    assert det.closer_look(wide, photo, look) == (832, (0, 0, 1600, 1200))  # capped at max_side
+    assert det.closer_look([_face(15 * k)], photo, look) is None
+    backs = [Detection("back", (0.0, 0.0, 9 * k, 9 * k), 0.9, None)]
+    assert det.closer_look(backs, photo, look) is None
+    small_photo = Decoded(Image.new("RGB", (500, 375)), 500, 375)
+    tiny = [_face(3 * 500 / det.long_side, x, 150) for x in (0, 480)]
+    side, window = det.closer_look(tiny, small_photo, look)
+    assert side == 512 and window[0] == 0 and window[2] <= 500  # its own 500 pixels, to a multiple of 32
+    det.second_look = None
+    assert det.closer_look(small, photo) is None
+
+
+def test_a_photo_from_far_away_is_looked_at_again_larger(detector: Detector) -> None:
+    """The sample hand pasted small into a wide view of the table: the first look finds glyphs
+    too small, so ``detect`` runs the finder again on the part the cards lie in, larger, and
+    keeps that look, which finds more of the hand."""
+    from zipai.vision.decode import Decoded
+    from zipai.vision.detector import SecondLook
+
+    hand = Image.open(SAMPLE).convert("RGB").resize((1400, 1050))
+    wide = Image.new("RGB", (3200, 2400), (52, 96, 60))
+    wide.paste(hand, (900, 700))
+    photo = Decoded(wide, 3200, 2400)
+    shapes: list[tuple[int, ...]] = []
+    run = detector.finder.run
+
+    def spy(feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+        shapes.extend(v.shape for v in feed.values())
+        return run(feed)
+
+    saved = detector.second_look
+    detector.finder.run = spy  # type: ignore[method-assign]
+    try:
+        detector.second_look = SecondLook(14.0, 18.0, 960)
+        dets = detector.detect(photo)
+        first = detector.build(detector.raw(photo))
+        side, (x0, y0, x1, y1) = detector.closer_look(first, photo)
+    finally:
+        detector.finder.run = run  # type: ignore[method-assign]
+        detector.second_look = saved
+    assert len(shapes) == 3 and max(shapes[0][2:]) == detector.long_side and max(shapes[1][2:]) == side
+    assert all(x0 <= d.box[0] and d.box[2] <= x1 and y0 <= d.box[1] and d.box[3] <= y1 for d in first)
+    assert side / max(x1 - x0, y1 - y0) > 1.5 * detector.long_side / 3200  # closer than the first look
+    faces = [d for d in dets if d.card != "back"]
+    assert len(faces) > len([d for d in first if d.card != "back"])
+    assert all(900 <= d.center[0] <= 2300 and 700 <= d.center[1] <= 1750 for d in faces)

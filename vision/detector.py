@@ -21,6 +21,9 @@ from .session import Session, SessionFactory, ort_factory
 FACES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)])
 RED = frozenset({"x2", "x7", "x10", "d2", "d7", "d10"})
 RESCUE_OFF = (1.0, 2.0)  # a second chance (peak floor, reader probability) that no find passes
+CARD_GLYPHS = 4.0  # a card's length in glyph sizes, about: the margin around the finds of a second look
+WINDOW_MARGIN = 0.1  # and this much of the photo's long side more, for cards the first look missed
+Window = tuple[int, int, int, int]  # part of the decoded photo, x0, y0, x1, y1
 
 
 def models_dir() -> Path:
@@ -135,6 +138,16 @@ class Raw:
     downs: np.ndarray
 
 
+@dataclass(frozen=True, slots=True)
+class SecondLook:
+    """When to look at a photo again, closer (``Detector.closer_look``): the median glyph below
+    ``below`` finder pixels is scaled to ``target``, the input's long side at most ``max_side``."""
+
+    below: float
+    target: float
+    max_side: int
+
+
 @dataclass(slots=True)
 class Timing:
     preprocess: float = 0.0
@@ -180,13 +193,20 @@ class Detector:
         self.back_rescue = float(f.get("back_rescue_threshold", self.rescue))
         back_sure = r.get("back_rescue_prob", sure)
         self.back_rescue_prob = RESCUE_OFF[1] if back_sure is None else float(back_sure)
+        # a closer look at a photo taken from far away (off unless the manifest names it)
+        look = f.get("second_look")
+        self.second_look: SecondLook | None = SecondLook(float(look["below"]), float(look["target"]),
+                                                         int(look["max_side"])) if look else None
         self.timing = Timing()
 
-    def find(self, decoded: Decoded,
-             threshold: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Finder boxes (decoded-image pixels), scores and kinds (0 glyph, 1 back), deduplicated."""
+    def find(self, decoded: Decoded, threshold: float | None = None, long_side: int | None = None,
+             window: Window | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Finder boxes (decoded-image pixels), scores and kinds (0 glyph, 1 back), deduplicated;
+        the photo, or its ``window`` (x0, y0, x1, y1 in decoded pixels), is scaled to
+        ``long_side`` (default: the manifest's) for the finder."""
         t0 = time.perf_counter()
-        x, lb = letterbox(decoded.image, self.long_side, self.multiple, self.mean, self.std)
+        img = decoded.image if window is None else decoded.image.crop(window)
+        x, lb = letterbox(img, long_side or self.long_side, self.multiple, self.mean, self.std)
         t1 = time.perf_counter()
         heat, reg = self.finder.run({self.manifest.finder.get("input", "image"): x})[:2]
         t2 = time.perf_counter()
@@ -194,6 +214,9 @@ class Detector:
         found = decode_heatmap(heat, reg, self.stride, thr, valid=(lb.content_w, lb.content_h))
         keep = nms(found.boxes, found.scores, found.kinds)
         boxes = to_image(found.boxes[keep], lb)
+        if window is not None:
+            boxes[:, [0, 2]] += window[0]
+            boxes[:, [1, 3]] += window[1]
         t3 = time.perf_counter()
         self.timing.preprocess += t1 - t0
         self.timing.finder += t2 - t1
@@ -230,14 +253,57 @@ class Detector:
         return probs, downs.astype(np.float32)
 
     def detect(self, decoded: Decoded) -> list[Detection]:
-        """Every card the photo shows, best first, boxes in photo pixels."""
+        """Every card the photo shows, best first, boxes in photo pixels. A photo whose glyphs
+        come out smaller than the finder learnt is looked at again, closer (``closer_look``)."""
         self.timing = Timing()
-        return self.build(self.raw(decoded))
+        dets = self.build(self.raw(decoded))
+        look = self.closer_look(dets, decoded)
+        return self.build(self.raw(decoded, long_side=look[0], window=look[1])) if look else dets
 
-    def raw(self, decoded: Decoded, threshold: float | None = None) -> Raw:
-        """Network outputs for every find above ``threshold`` (default: the manifest's)."""
+    def closer_look(self, dets: list[Detection], decoded: Decoded,
+                    look: SecondLook | None = None) -> tuple[int, Window] | None:
+        """The finder input size and the part of the photo for a second look, or None.
+
+        A photo taken from far away shows glyphs a dozen finder pixels high or less, smaller
+        than most the finder trained on, and it misses more of them. When the median glyph
+        found is under ``look.below`` finder pixels, the part of the photo the cards lie in
+        (every find, and a card's length around them) is scaled so that the glyphs become
+        ``look.target``: the input's long side at most ``look.max_side``, never beyond the
+        photo's own pixels. Cutting that part out keeps the second look small: the cards of a
+        far-away photo fill only part of it. The part reaches a card's length and a tenth of
+        the photo beyond the finds, for cards that the first look missed altogether. Backs give
+        no glyph size, and a photo with no face gives nothing to go by."""
+        look = look or self.second_look
+        faces = [d for d in dets if d.card != "back"]
+        if look is None or not faces:
+            return None
+        k = decoded.scale
+        long = max(decoded.image.size)
+        glyph = float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in faces])) / k
+        med = glyph * self.long_side / long  # finder pixels at the first look
+        if med >= look.below:
+            return None
+        boxes = np.asarray([d.box for d in dets], np.float64) / k
+        pad = CARD_GLYPHS * glyph + WINDOW_MARGIN * long
+        w, h = decoded.image.size
+        lo, hi = boxes[:, :2].min(axis=0) - pad, boxes[:, 2:].max(axis=0) + pad
+        window = (max(0, int(lo[0])), max(0, int(lo[1])),
+                  min(w, int(np.ceil(hi[0]))), min(h, int(np.ceil(hi[1]))))
+        part = max(window[2] - window[0], window[3] - window[1])
+        m = self.multiple
+        side = round(self.long_side * look.target / max(med, 1.0) * part / long / m) * m
+        side = min(side, look.max_side, -(-part // m) * m)
+        if side * long / part <= self.long_side:  # no closer than the first look
+            return None
+        return side, window
+
+    def raw(self, decoded: Decoded, threshold: float | None = None, long_side: int | None = None,
+            window: Window | None = None) -> Raw:
+        """Network outputs for every find above ``threshold`` (default: the manifest's), the
+        photo (or its ``window``) scaled to ``long_side`` for the finder (default: the
+        manifest's)."""
         low = min(self.threshold, self.back_threshold, self.rescue, self.back_rescue)
-        boxes, scores, kinds = self.find(decoded, low if threshold is None else threshold)
+        boxes, scores, kinds = self.find(decoded, low if threshold is None else threshold, long_side, window)
         arr = np.asarray(decoded.image, dtype=np.uint8)
         probs, downs = self.read(arr, boxes)
         return Raw(arr, decoded.scale, boxes, scores, kinds, probs, downs)

@@ -1,0 +1,94 @@
+"""Choose when the detector looks at a photo again, larger (``finder.second_look`` in the
+manifest; ``zipai.vision.detector.Detector.closer_look``), on validation scenes only.
+
+A photo taken from far away shows glyphs a dozen finder pixels high or less, and the finder
+misses more of them there. Every setting (median glyph under ``below`` finder pixels, the part
+of the photo the cards lie in scaled so that it becomes ``target``, the finder input's long side
+at most ``max_side``) is tried, and none, by the rule
+of ``tune_detector.py``: the most scenes read exactly; then the most layouts complete enough to
+score; then per-card accuracy; then the least work (the smaller largest input, then the fewer
+photos looked at twice). The other settings are the manifest's. Each scene's first look is
+made once, and each larger input size once per scene, whatever the settings that ask for it.
+
+    python scripts/tune_second_look.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from pathlib import Path
+
+from zipai.vision.decode import load
+from zipai.vision.detector import Detector, SecondLook, default_manifest
+from zipai.vision.evaluate import Totals, annotations_by_image, match_scene
+from zipai.vision.scan import scan_detections
+
+BELOW = (12.0, 14.0, 16.0)
+TARGET = (16.0, 18.0, 20.0)
+MAX_SIDE = (704, 960)
+LOOKS: tuple[SecondLook | None, ...] = (None, *(SecondLook(b, t, m) for b, t, m in
+                                               itertools.product(BELOW, TARGET, MAX_SIDE) if t > b))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
+    p.add_argument("--model", type=Path, default=None)
+    p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
+    p.add_argument("--write-manifest", action="store_true")
+    args = p.parse_args(argv)
+    det = Detector(args.model)
+    totals = [Totals() for _ in LOOKS]
+    complete = [0] * len(LOOKS)
+    twice = [0] * len(LOOKS)
+    n = 0
+    for folder in args.data:
+        coco = json.loads((folder / "annotations.json").read_text(encoding="utf-8"))
+        by_img = annotations_by_image(coco)
+        for im in coco["images"][: args.limit or None]:
+            decoded = load(folder / im["file_name"])
+            anns = by_img.get(int(im["id"]), [])
+            first = det.build(det.raw(decoded))
+            seen: dict[tuple | None, tuple] = {}
+            for k, look in enumerate(LOOKS):
+                closer = det.closer_look(first, decoded, look) if look else None
+                if closer not in seen:
+                    dets = first if closer is None else det.build(det.raw(decoded, long_side=closer[0],
+                                                                          window=closer[1]))
+                    seen[closer] = (match_scene([(d.card, d.box) for d in dets], anns),
+                                    scan_detections(decoded.width, decoded.height, dets).assembled.complete)
+                match, ok = seen[closer]
+                totals[k].add(match)
+                complete[k] += ok
+                twice[k] += closer is not None
+            n += 1
+            if n % 50 == 0:
+                print(f"  {n} scenes run", file=sys.stderr)
+    rows = []
+    for k, look in enumerate(LOOKS):
+        f = totals[k].figures()
+        rows.append((f["scene_exact_rate"], complete[k] / max(1, n), f["per_card_accuracy"],
+                     -(look.max_side if look else 0), -twice[k], k))
+    rows.sort(reverse=True)
+    names = " + ".join(str(f) for f in args.data)
+    print(f"{n} scenes of {names}; best settings first (glyph below, target, largest input):")
+    print("  setting           exact  complete  per-card  looked at twice")
+    for r in rows[:10] + [r for r in rows if LOOKS[r[-1]] is None]:
+        look = LOOKS[r[-1]]
+        name = f"{look.below:g}, {look.target:g}, {look.max_side}" if look else "none"
+        print(f"  {name:<16}  {r[0]:.4f}  {r[1]:.4f}    {r[2]:.4f}    {-r[4]}")
+    best = LOOKS[rows[0][-1]]
+    if args.write_manifest:
+        from zipai.models.export import update_manifest
+
+        value = {"below": best.below, "target": best.target, "max_side": best.max_side} if best else None
+        update_manifest(args.model or default_manifest(), "finder", {"second_look": value})
+        print(f"manifest: second look {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
