@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any
 
 from zipai.vision.decode import load
 from zipai.vision.detector import RESCUE_OFF, Detector, default_manifest
-from zipai.vision.evaluate import Totals, annotations_by_image, match_scene
+from zipai.vision.evaluate import Totals, labelled_scenes, match_scene
 from zipai.vision.scan import scan_detections
 
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
@@ -55,11 +54,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="keep the manifest's thresholds and margins and choose only the second "
                         "chance for weak peaks and the face floor (minutes, not the grid's twenty)")
     args = p.parse_args(argv)
-    images: list[tuple[Path, dict, list[dict]]] = []
-    for folder in args.data:
-        coco = json.loads((folder / "annotations.json").read_text(encoding="utf-8"))
-        by_img = annotations_by_image(coco)
-        images += [(folder, im, by_img.get(int(im["id"]), [])) for im in coco["images"][: args.limit or None]]
+    images = labelled_scenes(args.data, args.limit)
     det = Detector(args.model)
     sets = (det.margins,) if args.finish_only else MARGINS
     raws: dict[tuple[float, ...], list] = {m: [] for m in sets}

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 from pathlib import Path
 
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector, SecondLook, default_manifest
-from zipai.vision.evaluate import Totals, annotations_by_image, match_scene
+from zipai.vision.evaluate import Totals, labelled_scenes, match_scene
 from zipai.vision.scan import scan_detections
 
 BELOW = (12.0, 14.0, 16.0)
@@ -44,29 +43,25 @@ def main(argv: list[str] | None = None) -> int:
     totals = [Totals() for _ in LOOKS]
     complete = [0] * len(LOOKS)
     twice = [0] * len(LOOKS)
-    n = 0
-    for folder in args.data:
-        coco = json.loads((folder / "annotations.json").read_text(encoding="utf-8"))
-        by_img = annotations_by_image(coco)
-        for im in coco["images"][: args.limit or None]:
-            decoded = load(folder / im["file_name"])
-            anns = by_img.get(int(im["id"]), [])
-            first = det.build(det.raw(decoded))
-            seen: dict[tuple | None, tuple] = {}
-            for k, look in enumerate(LOOKS):
-                closer = det.closer_look(first, decoded, look) if look else None
-                if closer not in seen:
-                    dets = first if closer is None else det.build(det.raw(decoded, long_side=closer[0],
-                                                                          window=closer[1]))
-                    seen[closer] = (match_scene([(d.card, d.box) for d in dets], anns),
-                                    scan_detections(decoded.width, decoded.height, dets).assembled.complete)
-                match, ok = seen[closer]
-                totals[k].add(match)
-                complete[k] += ok
-                twice[k] += closer is not None
-            n += 1
-            if n % 50 == 0:
-                print(f"  {n} scenes run", file=sys.stderr)
+    scenes = labelled_scenes(args.data, args.limit)
+    for n, (folder, im, anns) in enumerate(scenes, 1):
+        decoded = load(folder / im["file_name"])
+        first = det.build(det.raw(decoded))
+        seen: dict[tuple | None, tuple] = {}
+        for k, look in enumerate(LOOKS):
+            closer = det.closer_look(first, decoded, look) if look else None
+            if closer not in seen:
+                dets = first if closer is None else det.build(det.raw(decoded, long_side=closer[0],
+                                                                      window=closer[1]))
+                seen[closer] = (match_scene([(d.card, d.box) for d in dets], anns),
+                                scan_detections(decoded.width, decoded.height, dets).assembled.complete)
+            match, ok = seen[closer]
+            totals[k].add(match)
+            complete[k] += ok
+            twice[k] += closer is not None
+        if n % 50 == 0:
+            print(f"  {n} scenes run", file=sys.stderr)
+    n = len(scenes)
     rows = []
     for k, look in enumerate(LOOKS):
         f = totals[k].figures()

@@ -484,6 +484,8 @@ def drop_weak_far_ends(dets: list[Detection], threshold: float, lo: float = 1.5,
     2.2 glyph sizes apart, further than the next card of a column of one rank usually lies.
     Unlike ``drop_far_ends`` this needs no look at the card body: the weak one is always the one
     to drop."""
+    if all(d.card == "back" or d.finder_score >= threshold for d in dets):
+        return dets  # no weak face: most photos
     strong = [d for d in dets if d.card != "back" and d.finder_score >= threshold]
     axis = _card_axis([d for d in strong if d.card not in SYMMETRIC])
     out = []

@@ -7,9 +7,11 @@ detection is left over (detections on cards labelled ``ignore`` are neither cred
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from zipai.engine import ZipaiError, score
@@ -31,6 +33,20 @@ def annotations_by_image(coco: dict[str, Any]) -> dict[int, list[dict[str, Any]]
     for a in coco["annotations"]:
         by_img.setdefault(int(a["image_id"]), []).append(a)
     return by_img
+
+
+Scene = tuple[Path, dict[str, Any], list[dict[str, Any]]]  # folder, COCO image, its annotations
+
+
+def labelled_scenes(folders: Sequence[Path], limit: int = 0) -> list[Scene]:
+    """The scenes of rendered folders, pooled: (folder, COCO image, its annotations), the first
+    ``limit`` of each folder (0: all). What the tuning scripts replay their settings on."""
+    out = []
+    for folder in folders:
+        coco = json.loads((folder / "annotations.json").read_text(encoding="utf-8"))
+        by_img = annotations_by_image(coco)
+        out += [(folder, im, by_img.get(int(im["id"]), [])) for im in coco["images"][: limit or None]]
+    return out
 
 
 def inside(pt: tuple[float, float], poly: Sequence[Sequence[float]]) -> bool:
