@@ -266,13 +266,13 @@ class Detector:
 
         A photo taken from far away shows glyphs a dozen finder pixels high or less, smaller
         than most the finder trained on, and it misses more of them. When the median glyph
-        found is under ``look.below`` finder pixels, the part of the photo the cards lie in
-        (every find, and a card's length around them) is scaled so that the glyphs become
-        ``look.target``: the input's long side at most ``look.max_side``, never beyond the
-        photo's own pixels. Cutting that part out keeps the second look small: the cards of a
-        far-away photo fill only part of it. The part reaches a card's length and a tenth of
-        the photo beyond the finds, for cards that the first look missed altogether. Backs give
-        no glyph size, and a photo with no face gives nothing to go by."""
+        found is under ``look.below`` finder pixels, the part of the photo the cards lie in is
+        scaled so that the glyphs become ``look.target``: the input's long side at most
+        ``look.max_side``, never beyond the photo's own pixels. Cutting that part out keeps the
+        second look small: the cards of a far-away photo fill only part of it. The part reaches
+        a card's length and a tenth of the photo beyond the finds, for cards that the first
+        look missed altogether. Backs give no glyph size, and a photo with no face gives
+        nothing to go by."""
         look = look or self.second_look
         faces = [d for d in dets if d.card != "back"]
         if look is None or not faces:
