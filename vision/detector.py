@@ -279,7 +279,7 @@ class Detector:
             return None
         k = decoded.scale
         long = max(decoded.image.size)
-        glyph = float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in faces])) / k
+        glyph = float(np.median([_size(d) for d in faces])) / k
         med = glyph * self.long_side / long  # finder pixels at the first look
         if med >= look.below:
             return None
@@ -484,17 +484,14 @@ def drop_weak_far_ends(dets: list[Detection], threshold: float, lo: float = 1.5,
     2.2 glyph sizes apart, further than the next card of a column of one rank usually lies.
     Unlike ``drop_far_ends`` this needs no look at the card body: the weak one is always the one
     to drop."""
-    if all(d.card == "back" or d.finder_score >= threshold for d in dets):
-        return dets  # no weak face: most photos
-    strong = [d for d in dets if d.card != "back" and d.finder_score >= threshold]
+    weak = [d.card != "back" and d.finder_score < threshold for d in dets]
+    if not any(weak):
+        return dets  # most photos
+    strong = [d for d, w in zip(dets, weak, strict=True) if d.card != "back" and not w]
     axis = _card_axis([d for d in strong if d.card not in SYMMETRIC])
-    out = []
-    for d in dets:
-        least = lo_symmetric if d.card in SYMMETRIC else lo
-        if d.card == "back" or d.finder_score >= threshold or not _weak_far_end(d, strong, axis, least, hi,
-                                                                                 max_sin):
-            out.append(d)
-    return out
+    return [d for d, w in zip(dets, weak, strict=True)
+            if not w or not _weak_far_end(d, strong, axis, lo_symmetric if d.card in SYMMETRIC else lo, hi,
+                                          max_sin)]
 
 
 def _weak_far_end(d: Detection, strong: list[Detection], axis: tuple[float, float] | None, lo: float,
@@ -505,7 +502,8 @@ def _weak_far_end(d: Detection, strong: list[Detection], axis: tuple[float, floa
             continue
         ex, ey = e.center
         dist = float(np.hypot(ex - x, ey - y))
-        if not lo * max(_size(d), _size(e)) <= dist <= hi * max(_size(d), _size(e)):
+        s = max(_size(d), _size(e))
+        if not lo * s <= dist <= hi * s:
             continue
         if d.card in SYMMETRIC:
             downs = [axis] if axis is not None else [d.down, e.down]
