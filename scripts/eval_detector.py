@@ -61,8 +61,7 @@ def why_missed(det: Detector, decoded: Decoded, detections: list[Detection], ann
     missed = [(a, poly) for a, poly in polys if not any(inside(d.center, poly) for d in detections)]
     if not missed:
         return
-    look = det.closer_look(detections, decoded)  # the look the detections came from
-    raw = det.raw(decoded, 0.05, *(look or (None, None)))
+    raw = det.raw(decoded, 0.05, *(det.look or (None, None)))  # the look the detections came from
     centres = [((b[0] + b[2]) / 2 * raw.scale, (b[1] + b[3]) / 2 * raw.scale) for b in raw.boxes]
     for a, poly in missed:
         back = category_name(int(a["category_id"])) == "back"

@@ -302,6 +302,7 @@ def test_a_photo_from_far_away_is_looked_at_again_larger(detector: Detector) -> 
     try:
         detector.second_look = SecondLook(14.0, 18.0, 960)
         dets = detector.detect(photo)
+        took = detector.look
         first = detector.build(detector.raw(photo))
         side, (x0, y0, x1, y1) = detector.closer_look(first, photo)
     finally:
@@ -309,6 +310,7 @@ def test_a_photo_from_far_away_is_looked_at_again_larger(detector: Detector) -> 
         detector.second_look = saved
     assert len(shapes) == 3 and max(shapes[0][2:]) == detector.long_side and max(shapes[1][2:]) == side
     assert all(x0 <= d.box[0] and d.box[2] <= x1 and y0 <= d.box[1] and d.box[3] <= y1 for d in first)
+    assert took == (side, (x0, y0, x1, y1))  # detect says which look it took
     assert side / max(x1 - x0, y1 - y0) > 1.5 * detector.long_side / 3200  # closer than the first look
     faces = [d for d in dets if d.card != "back"]
     assert len(faces) > len([d for d in first if d.card != "back"])

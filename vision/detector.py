@@ -198,6 +198,7 @@ class Detector:
         self.second_look: SecondLook | None = SecondLook(float(look["below"]), float(look["target"]),
                                                          int(look["max_side"])) if look else None
         self.timing = Timing()
+        self.look: tuple[int, Window] | None = None  # the second look the last ``detect`` took
 
     def find(self, decoded: Decoded, threshold: float | None = None, long_side: int | None = None,
              window: Window | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -257,7 +258,7 @@ class Detector:
         come out smaller than the finder learnt is looked at again, closer (``closer_look``)."""
         self.timing = Timing()
         dets = self.build(self.raw(decoded))
-        look = self.closer_look(dets, decoded)
+        self.look = look = self.closer_look(dets, decoded)
         return self.build(self.raw(decoded, long_side=look[0], window=look[1])) if look else dets
 
     def closer_look(self, dets: list[Detection], decoded: Decoded,
