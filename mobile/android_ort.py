@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from zipai.vision.session import NO_SPINNING
+
 ORT = "ai.onnxruntime"
 JAVA_CLASSES = {
     "env": f"{ORT}.OrtEnvironment",
@@ -61,6 +63,7 @@ class JavaOrtSession:
         self.env = self._j["env"].getEnvironment()
         opts = self._j["options"]()
         opts.setIntraOpNumThreads(max(1, int(threads)))
+        opts.addConfigEntry(*NO_SPINNING)  # as vision's OrtSession: two pools share few cores
         try:
             self.session = self.env.createSession(bytes(model), opts)
         except Exception as exc:

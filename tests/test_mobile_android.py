@@ -118,9 +118,13 @@ class Session:
 class Options:
     def __init__(self) -> None:
         self.threads = 0
+        self.config: dict[str, str] = {}
 
     def setIntraOpNumThreads(self, n: int) -> None:
         self.threads = n
+
+    def addConfigEntry(self, key: str, value: str) -> None:
+        self.config[key] = value
 
 
 class Env:
@@ -130,6 +134,7 @@ class Env:
 
     def createSession(self, model: bytes, opts: Options) -> Session:
         assert isinstance(model, bytes)
+        assert opts.config == {"session.intra_op.allow_spinning": "0"}  # idle workers sleep
         return Session(model, opts.threads)
 
 

@@ -122,6 +122,13 @@ def test_custom_session_factory(detector: Detector) -> None:
     assert Counter(d.card for d in sc.detections) == Counter(TRUTH["cards"])
 
 
+def test_sessions_let_idle_workers_sleep(detector: Detector) -> None:
+    """Two networks on two cores: a pool that spins after its run slows the other one."""
+    for part in ("finder", "reader"):
+        sess = OrtSession(detector.manifest.model_bytes(part), threads=2)
+        assert sess.options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
 def test_reader_margins_are_averaged() -> None:
     """With several crop margins in the manifest, each glyph is read once per margin in one batch,
     and its class probabilities and down direction are the mean of those reads."""
