@@ -268,7 +268,8 @@ def evaluate(hand: Hand) -> tuple[Candidate | None, list[Candidate]]:
         counts[c.index] += 1
     w = hand.winning_card.index if hand.winning_card is not None else -1
     from_other = hand.ctx.won_by in ("stock", "discard")
-    splits = hand_splits(counts, len(hand.groups), table_quads, w, from_other, table_triples)
+    table_pairs = sum(1 for g in hand.groups if g.kind is Kind.PAIR)
+    splits = hand_splits(counts, len(hand.groups), table_quads, w, from_other, table_triples, table_pairs)
     cands: list[Candidate] = []
     seen: set[tuple[tuple[tuple[Card, ...], bool], ...]] = set()
     for split in splits:

@@ -83,12 +83,14 @@ def hand_splits(
     winning: int = -1,
     from_other: bool = False,
     table_triples: tuple[int, ...] = (),
+    table_pairs: int = 0,
 ) -> list[Split]:
     """Every complete split of the hand that gives exactly seven groups in all.
 
     ``winning`` is the winning card's index (or -1), ``from_other`` whether it came from
     another player; ``table_triples`` gives, per table group, the card index of a triple
-    (or -1), for the 跑 made by adding the winning card to it.
+    (or -1), for the 跑 made by adding the winning card to it. ``table_pairs`` counts the
+    pairs laid among the table groups: with them, the one pair a quad allows is already there.
     """
     variants: list[tuple[list[int], int, int, int]] = []  # (free counts, open set card, upgrade, held)
     base = list(counts)
@@ -131,8 +133,8 @@ def hand_splits(
             quads += 1
         n_free = sum(free)
         need = 7 - table_groups - len(sets)
-        pairs = 1 if quads else 0
-        if need < 0 or n_free != 3 * need - pairs:
+        pairs = (1 if quads else 0) - table_pairs
+        if need < 0 or pairs < 0 or n_free != 3 * need - pairs:
             continue
         for pieces in free_splits(tuple(free), pairs):
             out.append(Split(tuple(sets), pieces, open_idx, upgrade))

@@ -61,3 +61,19 @@ def test_winning_x9_from_discard_makes_an_open_peng():
     assert r["score"] == 26
     nine = next(g for g in r["groups"] if g["cards"] == ["x9", "x9", "x9"])
     assert nine["state"] == "open" and nine["points"] == 1 and nine["winning_card"] is True
+
+
+@pytest.mark.parametrize(
+    ("text", "winning"),
+    [
+        # a pair laid on the table counts as the layout's one pair (section 2)
+        ("d5d5d5 ~x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8", False),  # a pair, no quad
+        ("d5d5d5d5 ~x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8", True),  # a pair and a quad
+        ("d5d5d5d5 ~x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8 x3x3", False),  # two pairs
+    ],
+)
+def test_a_table_pair_is_the_one_pair_a_quad_allows(text, winning):
+    r = score(layout(text, "hunan", won_by="self_draw"))
+    assert r["winning"] is winning
+    if not winning:
+        assert r["reason"]["code"] == "not_seven_groups"
