@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from zipai.engine import score
-from zipai.vision.detector import Detection, body_between, drop_far_ends, drop_weak_far_ends
+from zipai.vision.detector import Detection, body_between, drop_far_ends, drop_weak_far_ends, spares
 from zipai.vision.layout import (
     Assembled,
     Params,
@@ -18,6 +18,7 @@ from zipai.vision.layout import (
     propose_states,
     reread,
     settle_strays,
+    take_in,
 )
 
 G = 50.0  # glyph size in pixels
@@ -358,3 +359,82 @@ def test_two_changes_that_each_make_seven_groups_are_left_to_the_user() -> None:
     d = _misread(dets, "x6", "x9", 0.5, [("x3", 0.2), ("x6", 0.2)])
     asm = _reread(dets)
     assert d.card == "x9" and d.read_as is None and "reread" not in [x.kind for x in asm.doubts]
+
+
+def _spare(card: str, cx: float, cy: float, score: float = 0.2) -> Detection:
+    """A find the thresholds turned away (``Detector.spare``)."""
+    d = _det(card, cx, cy)
+    d.finder_score, d.score = score, score * d.class_prob
+    return d
+
+
+def _taken(dets: list[Detection], spare: list[Detection]) -> tuple[list[Detection], Assembled]:
+    cols = columns(dets)
+    propose_states(cols)
+    settle_strays(cols, dets, BASE)
+    cols = take_in(cols, dets, spare, BASE)
+    return dets, assemble(cols, dets, BASE)
+
+
+def _without(dets: list[Detection], card: str) -> tuple[list[Detection], Detection]:
+    """The hand row's first ``card`` left out of the detections, as the finder left it out."""
+    gone = next(d for d in dets if d.card == card and d.center[1] > 1000)
+    return [d for d in dets if d is not gone], gone
+
+
+def test_a_weak_find_that_alone_completes_the_hand_is_taken_in() -> None:
+    """The hand is one 伍 short and splits no way; of the weak finds, only the 伍 where the card
+    lies makes seven groups. A weak find on the table cloth does not, and stays out."""
+    dets, gone = _without(_scene([TABLE_ROW, HAND_ROW]), "x5")
+    weak = _spare("x5", *gone.center)
+    cloth = _spare("d3", 2400.0, 200.0)
+    dets, asm = _taken(dets, [cloth, weak])
+    assert weak in dets and cloth not in dets and weak.taken_in and not cloth.taken_in
+    assert asm.complete and score(asm.layout)["groups"]
+    assert sorted(asm.layout["hand"]) == sorted(c for col in HAND_ROW for c in col)
+    assert [d.kind for d in asm.doubts] == ["taken_in_find"]
+    assert weak.to_json()["taken_in"] is True
+
+
+def test_a_missing_back_of_a_concealed_group_is_taken_in() -> None:
+    """坎 of 拾 shown as 拾 and two backs: with one back missed the column is two cards, no group."""
+    dets = _scene([TABLE_ROW, HAND_ROW])
+    gone = [d for d in dets if d.card == "back"][-1]
+    dets = [d for d in dets if d is not gone]
+    back = _det("back", *gone.center)
+    back.finder_score = back.score = 0.3
+    dets, asm = _taken(dets, [back])
+    assert back.taken_in and asm.complete
+    assert {"cards": ["x10", "x10", "x10"], "state": "concealed"} in asm.layout["groups"]
+
+
+def test_two_weak_finds_that_each_complete_the_hand_are_left_to_the_user() -> None:
+    """x4 x5 and a gap: weak finds reading x3 and x6 each make a run, so neither is taken."""
+    dets, gone = _without(_scene([TABLE_ROW, HAND_ROW]), "x6")
+    x, y = gone.center
+    a, b = _spare("x6", x, y), _spare("x3", x, y - 3 * 80.0)
+    before = list(dets)
+    dets, asm = _taken(dets, [a, b])
+    assert dets == before
+    assert not asm.complete or not score(asm.layout).get("groups")  # still short: not seven groups
+    assert not a.taken_in and not b.taken_in
+
+
+def test_a_layout_that_splits_takes_in_nothing() -> None:
+    dets = _scene([TABLE_ROW, HAND_ROW])
+    extra = _spare("x5", 800 + 900.0, 600 + 600.0)
+    before = list(dets)
+    dets, asm = _taken(dets, [extra])
+    assert dets == before and not extra.taken_in and asm.complete
+
+
+def test_spares_leave_out_finds_on_kept_cards_and_far_ends() -> None:
+    top = _det("d6", 100, 100)
+    on_top = _spare("d6", 110, 105)  # a second peak on a card already read
+    far = _spare("d6", 100, 100 + 3.2 * G)
+    far.down = (0.0, -1.0)  # the same rank turned round, a card's length away: its far end
+    lone = _spare("x2", 900, 900, score=0.15)
+    other = _spare("x8", 600, 100, score=0.3)
+    assert spares([on_top, far, lone, other], [top], 0.35, 8) == [other, lone]
+    assert spares([on_top, far, lone, other], [top], 0.35, 1) == [other]
+    assert spares([], [top], 0.35, 8) == []

@@ -21,6 +21,7 @@ from .session import Session, SessionFactory, ort_factory
 FACES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)])
 RED = frozenset({"x2", "x7", "x10", "d2", "d7", "d10"})
 RESCUE_OFF = (1.0, 2.0)  # a second chance (peak floor, reader probability) that no find passes
+MAX_SPARE = 8  # weak finds offered to the layout, at most (each try re-clusters and splits the hand)
 CARD_GLYPHS = 4.0  # a card's length in glyph sizes, about: the margin around the finds of a second look
 WINDOW_MARGIN = 0.1  # and this much of the photo's long side more, for cards the first look missed
 Window = tuple[int, int, int, int]  # part of the decoded photo, x0, y0, x1, y1
@@ -52,6 +53,7 @@ class Detection:
     down: tuple[float, float] = (0.0, 1.0)  # the card's top-to-bottom direction in the photo
     color_margin: float = 1.0  # how far the ink's redness lies from the red/black threshold
     read_as: str | None = None  # the reader's first choice, when the rules chose another (reread)
+    taken_in: bool = False  # a weak find the rules took in (layout.take_in)
 
     @property
     def center(self) -> tuple[float, float]:
@@ -67,6 +69,8 @@ class Detection:
                "score": round(float(self.score), 4)}
         if self.read_as:
             out["read_as"] = self.read_as
+        if self.taken_in:
+            out["taken_in"] = True
         return out
 
 
@@ -193,6 +197,12 @@ class Detector:
         self.back_rescue = float(f.get("back_rescue_threshold", self.rescue))
         back_sure = r.get("back_rescue_prob", sure)
         self.back_rescue_prob = RESCUE_OFF[1] if back_sure is None else float(back_sure)
+        # weak finds that the layout may take in when the hand does not split without one (off
+        # unless the manifest names the floor)
+        floor, most = f.get("spare_threshold"), f.get("max_spare")
+        self.spare_floor = RESCUE_OFF[1] if floor is None else float(floor)
+        self.max_spare = MAX_SPARE if most is None else int(most)
+        self.spare: list[Detection] = []  # those of the last ``detect``
         # a closer look at a photo taken from far away (off unless the manifest names it)
         look = f.get("second_look")
         self.second_look: SecondLook | None = SecondLook(float(look["below"]), float(look["target"]),
@@ -257,9 +267,13 @@ class Detector:
         """Every card the photo shows, best first, boxes in photo pixels. A photo whose glyphs
         come out smaller than the finder learnt is looked at again, closer (``closer_look``)."""
         self.timing = Timing()
-        dets = self.build(self.raw(decoded))
+        self.spare = []
+        dets = self.build(self.raw(decoded), spare=self.spare)
         self.look = look = self.closer_look(dets, decoded)
-        return self.build(self.raw(decoded, long_side=look[0], window=look[1])) if look else dets
+        if look:
+            self.spare = []
+            dets = self.build(self.raw(decoded, long_side=look[0], window=look[1]), spare=self.spare)
+        return dets
 
     def closer_look(self, dets: list[Detection], decoded: Decoded,
                     look: SecondLook | None = None) -> tuple[int, Window] | None:
@@ -303,7 +317,7 @@ class Detector:
         """Network outputs for every find above ``threshold`` (default: the manifest's), the
         photo (or its ``window``) scaled to ``long_side`` for the finder (default: the
         manifest's)."""
-        low = min(self.threshold, self.back_threshold, self.rescue, self.back_rescue)
+        low = min(self.threshold, self.back_threshold, self.rescue, self.back_rescue, self.spare_floor)
         boxes, scores, kinds = self.find(decoded, low if threshold is None else threshold, long_side, window)
         arr = np.asarray(decoded.image, dtype=np.uint8)
         probs, downs = self.read(arr, boxes)
@@ -312,7 +326,8 @@ class Detector:
     def build(self, raw: Raw, threshold: float | None = None, none_threshold: float | None = None,
               far_ends: bool | None = None, back_threshold: float | None = None,
               rescue: tuple[float, float] | None = None, face_floor: float | None = None,
-              back_rescue: tuple[float, float] | None = None) -> list[Detection]:
+              back_rescue: tuple[float, float] | None = None,
+              spare: list[Detection] | None = None) -> list[Detection]:
         """Detections from network outputs; the keyword arguments override the manifest (tuning).
 
         A find under its threshold still counts when its peak reaches the rescue threshold and
@@ -322,7 +337,9 @@ class Detector:
         probability): weak back peaks are mostly card edges and slivers that the reader also
         calls backs, so the two are tuned apart. A face counts only when the
         reader gives its best face at least ``face_floor``: most finds the reader is that unsure
-        of are a tablecloth's print, a pattern or a far end, not a card (``reader.face_floor``)."""
+        of are a tablecloth's print, a pattern or a far end, not a card (``reader.face_floor``).
+        Finds turned away with a peak of at least ``finder.spare_threshold`` go to ``spare``
+        (when given) for the layout to weigh (``spares``)."""
         t0 = time.perf_counter()
         thr = self.threshold if threshold is None else threshold
         back_thr = self.back_threshold if back_threshold is None else back_threshold
@@ -333,19 +350,26 @@ class Detector:
         arr, boxes, scores, kinds = raw.arr, raw.boxes, raw.scores, raw.kinds
         probs, downs = raw.probs, raw.downs
         out: list[Detection] = []
+        weak: list[Detection] = []  # finds the thresholds turned away, for ``spare``
         none_i = self.classes.index("none") if "none" in self.classes else -1
         back_i = self.classes.index("back") if "back" in self.classes else -1
         face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
         k = raw.scale
+        keep_spare = spare is not None
+        spare_floor = self.spare_floor
         for b, s, kind, p, dn in zip(boxes, scores, kinds, probs, downs, strict=True):
+            box = (float(b[0]) * k, float(b[1]) * k, float(b[2]) * k, float(b[3]) * k)
+            down = (float(dn[0]), float(dn[1]))
             if kind == 1 and s < back_thr:
                 if s < back_floor or back_i < 0 or p[back_i] < back_sure:
+                    if keep_spare and s >= spare_floor:
+                        weak.append(Detection("back", box, float(s), None, float(s), 1.0, down=down))
                     continue
             elif kind != 1 and s < thr:
                 if s < floor or p[face_idx].max() < sure:
+                    if keep_spare and s >= spare_floor:
+                        weak.append(self._face(arr, b, box, float(s), p[face_idx], face_idx, down))
                     continue
-            box = tuple(float(v) * k for v in b)
-            down = (float(dn[0]), float(dn[1]))
             if kind == 1:  # the finder says back; the reader may still see a face
                 best = max(face_idx, key=lambda i: p[i])
                 if p[best] > 0.9 and back_i >= 0 and p[back_i] < 0.05:
@@ -353,26 +377,34 @@ class Detector:
                 else:
                     out.append(Detection("back", box, float(s), None, float(s), 1.0, down=down))
                     continue
-            if none_i >= 0 and p[none_i] >= none_thr:
-                continue
             face_p = p[face_idx]
-            if face_p.max() < least:
+            if (none_i >= 0 and p[none_i] >= none_thr) or face_p.max() < least:
+                if keep_spare and s >= spare_floor:
+                    weak.append(self._face(arr, b, box, float(s), face_p, face_idx, down))
                 continue
-            order = np.argsort(-face_p)
-            total = float(face_p.sum()) or 1.0
-            cls_prob = float(face_p[order[0]]) / total
-            card = self.classes[face_idx[order[0]]]
-            red = redness(arr, b)
-            alts = [(self.classes[face_idx[j]], round(float(face_p[j]) / total, 4)) for j in order[1:3]]
-            color = "red" if red > self.red_threshold else "black"
-            out.append(Detection(card, box, float(s) * cls_prob, color, float(s), cls_prob, red, alts, down,
-                                 abs(red - self.red_threshold)))
+            out.append(self._face(arr, b, box, float(s), face_p, face_idx, down))
         out = drop_weak_far_ends(out, thr)  # before the pairs below, which may keep the weak end
         if self.drop_far_ends if far_ends is None else far_ends:
             out = drop_far_ends(out, image=arr, scale=k)
+        if spare is not None:
+            spare += spares(weak, out, thr, self.max_spare)
         self.timing.postprocess += time.perf_counter() - t0
         out.sort(key=lambda d: (d.box[1], d.box[0]))
         return out
+
+    def _face(self, arr: np.ndarray, b: np.ndarray, box: tuple[float, float, float, float], s: float,
+              face_p: np.ndarray,
+              face_idx: list[int], down: tuple[float, float]) -> Detection:
+        """A face detection: the reader's best face, its next two, and the measured ink colour."""
+        order = np.argsort(-face_p)
+        total = float(face_p.sum()) or 1.0
+        cls_prob = float(face_p[order[0]]) / total
+        card = self.classes[face_idx[order[0]]]
+        red = redness(arr, b)
+        alts = [(self.classes[face_idx[j]], round(float(face_p[j]) / total, 4)) for j in order[1:3]]
+        color = "red" if red > self.red_threshold else "black"
+        return Detection(card, box, s * cls_prob, color, s, cls_prob, red, alts, down,
+                         abs(red - self.red_threshold))
 
 
 def _card_axis(dets: list[Detection]) -> tuple[float, float] | None:
@@ -493,6 +525,24 @@ def drop_weak_far_ends(dets: list[Detection], threshold: float, lo: float = 1.5,
     return [d for d, w in zip(dets, weak, strict=True)
             if not w or not _weak_far_end(d, strong, axis, lo_symmetric if d.card in SYMMETRIC else lo, hi,
                                           max_sin)]
+
+
+def spares(weak: list[Detection], kept: list[Detection], threshold: float, most: int) -> list[Detection]:
+    """The weak finds worth offering the layout (``scan``'s ``take_in``), strongest first.
+
+    A find the thresholds turned away is most often a far end, a second peak on a card already
+    read, or the table's print; but on a typeface the finder never saw, a real glyph's peak can
+    be as weak. The rules can tell: a hand that splits into seven groups only with one of them
+    took it in. Left out here: finds on a kept card (their centre within a glyph size of a kept
+    find's) and far ends of kept faces (``drop_weak_far_ends``)."""
+    if not weak:
+        return []
+    near = [w for w in weak if not any(abs(w.center[0] - d.center[0]) < 0.8 * max(_size(w), _size(d))
+                                       and abs(w.center[1] - d.center[1]) < 0.8 * max(_size(w), _size(d))
+                                       for d in kept)]
+    ids = {id(w) for w in near}
+    alive = [d for d in drop_weak_far_ends(kept + near, threshold) if id(d) in ids]
+    return sorted(alive, key=lambda d: -d.finder_score)[:most]
 
 
 def _weak_far_end(d: Detection, strong: list[Detection], axis: tuple[float, float] | None, lo: float,

@@ -445,6 +445,33 @@ def reread(cols: list[Column], dets: list[Detection], base: dict[str, Any], p: P
     d.score = d.finder_score * prob
 
 
+def take_in(cols: list[Column], dets: list[Detection], spare: Sequence[Detection], base: dict[str, Any],
+            p: Params | None = None) -> list[Column]:
+    """Let the rules take in one weak find that the thresholds turned away (``Detector.spare``).
+
+    On a typeface the finder never saw, a real glyph or back can come out weaker than the
+    table's print does, and a hand one card short never splits into seven groups. When the
+    layout does not split, each spare find is tried in turn: the photo's columns are drawn again
+    with it (``columns``, ``settle_strays``), and if exactly one makes the layout split, it joins
+    ``dets`` (marked ``taken_in``, which ``assemble`` lists as a doubt) and its columns are
+    returned. Otherwise, or when the layout splits already, ``cols`` comes back unchanged."""
+    if not spare or _forms_groups(cols, dets, base):
+        return cols
+    found: list[tuple[Detection, list[Column]]] = []
+    for d in spare:
+        trial = [*dets, d]
+        tried = columns(trial, p)
+        propose_states(tried)
+        if settle_strays(tried, trial, base):
+            found.append((d, tried))
+    if len(found) != 1:
+        return cols
+    d, tried = found[0]
+    d.taken_in = True
+    dets.append(d)
+    return tried
+
+
 def _group_cards(c: Column) -> list[str] | None:
     """The cards a group column stands for, backs resolved; None when unknown."""
     faces = [x for x in c.cards if x != "back"]
@@ -524,14 +551,22 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
     # confidence and colour
     for i, d in enumerate(dets):
         if d.card == "back":
-            if d.finder_score < p.low_find:
+            if d.taken_in:
+                doubts.append(Doubt("taken_in_find", f"back at {_where(d)}: a weak find (finder score "
+                                    f"{d.finder_score:.2f}), taken in because only with it the "
+                                    "layout makes seven groups", [i]))
+            elif d.finder_score < p.low_find:
                 doubts.append(Doubt("low_confidence", f"back at {_where(d)}: finder score "
                                     f"{d.finder_score:.2f}", [i]))
             continue
-        if d.class_prob < p.low_confidence or d.finder_score < p.low_find:
+        if d.class_prob < p.low_confidence or (d.finder_score < p.low_find and not d.taken_in):
             alt = f" (or {d.alternatives[0][0]})" if d.alternatives else ""
             doubts.append(Doubt("low_confidence", f"{d.card}{alt} at {_where(d)}: read with "
                                 f"probability {d.class_prob:.2f}", [i]))
+        if d.taken_in:
+            doubts.append(Doubt("taken_in_find", f"{d.card} at {_where(d)}: a weak find (finder score "
+                                f"{d.finder_score:.2f}), taken in because only with it the layout "
+                                "makes seven groups", [i]))
         if d.read_as:
             doubts.append(Doubt("reread", f"{d.card} at {_where(d)}: read as {d.read_as}, but only "
                                 f"{d.card} makes seven groups", [i]))

@@ -3,6 +3,7 @@ one call returning the JSON object of the issue, plus the overlay picture."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,17 @@ from zipai.engine import ZipaiError, score
 
 from .decode import Decoded, decode, load
 from .detector import Detection, Detector
-from .layout import Assembled, Column, Params, assemble, columns, propose_states, reread, settle_strays
+from .layout import (
+    Assembled,
+    Column,
+    Params,
+    assemble,
+    columns,
+    propose_states,
+    reread,
+    settle_strays,
+    take_in,
+)
 
 DEFAULT_BASE: dict[str, Any] = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1,
                                 "won_by": "self_draw"}
@@ -78,21 +89,23 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
 
 
 def scan_detections(width: int, height: int, dets: list[Detection], base: dict[str, Any] | None = None,
-                    p: Params | None = None) -> Scan:
+                    p: Params | None = None, spare: Sequence[Detection] = ()) -> Scan:
     """Columns, proposed groups, layout and score from detections already made (threshold
-    tuning rebuilds detections many times from one network pass)."""
+    tuning rebuilds detections many times from one network pass); ``spare``: weak finds the
+    rules may take in (``take_in``)."""
     cols = columns(dets, p)
     propose_states(cols)
     full = {**DEFAULT_BASE, **(base or {})}
     if not settle_strays(cols, dets, full):
         reread(cols, dets, full, p)
+        cols = take_in(cols, dets, spare, full, p)
     return rescore(Scan(width, height, dets, cols, Assembled({}, False, [])), base, p)
 
 
 def scan_decoded(img: Decoded, detector: Detector | None = None, base: dict[str, Any] | None = None,
                  p: Params | None = None) -> Scan:
     det = detector or default_detector()
-    sc = scan_detections(img.width, img.height, det.detect(img), base, p)
+    sc = scan_detections(img.width, img.height, det.detect(img), base, p, det.spare)
     t = det.timing
     sc.timing = {"preprocess": t.preprocess, "finder": t.finder, "reader": t.reader,
                  "postprocess": t.postprocess}

@@ -1,0 +1,101 @@
+"""Choose which weak finds the layout may take in (``finder.spare_threshold`` and
+``finder.max_spare`` in the manifest; ``zipai.vision.layout.take_in``), on validation scenes only.
+
+A find that the thresholds turned away is offered to the layout when the hand does not split
+into seven groups without it; only a find that alone makes it split is taken. Every floor under
+the finder's peak and every cap on the number offered is tried, and none, by the rule of
+``tune_detector.py`` (the most scenes read exactly, then the most layouts complete enough to
+score, then per-card accuracy), then the most photos scored as the scene (what taking a card in
+is for), then the least work (the higher floor, the fewer offered). The other settings are the
+manifest's. Each scene is looked at once (both looks, at the lowest floor); every setting then
+replays the layout step.
+
+    python scripts/tune_take_in.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import itertools
+import sys
+from pathlib import Path
+
+from zipai.vision.decode import load
+from zipai.vision.detector import Detection, Detector, default_manifest
+from zipai.vision.evaluate import Totals, labelled_scenes, layout_base, match_scene, same_score
+from zipai.vision.scan import scan_detections
+
+FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3)
+MOST = (4, 8, 16)
+SETTINGS: tuple[tuple[float, int] | None, ...] = (None, *itertools.product(FLOORS, MOST))
+
+
+def offered(spare: list[Detection], setting: tuple[float, int] | None) -> list[Detection]:
+    """What ``Detector.build`` would offer at this floor and cap, from what it offered at the
+    lowest floor and the largest cap (strongest first, so the two commute)."""
+    if setting is None:
+        return []
+    floor, most = setting
+    return [d for d in spare if d.finder_score >= floor][:most]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
+    p.add_argument("--model", type=Path, default=None)
+    p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
+    p.add_argument("--write-manifest", action="store_true")
+    args = p.parse_args(argv)
+    det = Detector(args.model)
+    det.spare_floor, det.max_spare = min(FLOORS), max(MOST)
+    totals = [Totals() for _ in SETTINGS]
+    complete = [0] * len(SETTINGS)
+    scored = [0] * len(SETTINGS)
+    taken = [0] * len(SETTINGS)
+    scenes = labelled_scenes(args.data, args.limit)
+    for n, (folder, im, anns) in enumerate(scenes, 1):
+        decoded = load(folder / im["file_name"])
+        dets = det.detect(decoded)
+        base = layout_base(im["layout"]) if "layout" in im else None
+        for k, setting in enumerate(SETTINGS):
+            # take_in adds to the detections and marks the find it takes: each setting its own copy
+            mine, spare = copy.deepcopy((dets, offered(det.spare, setting)))
+            sc = scan_detections(decoded.width, decoded.height, mine, base, spare=spare)
+            totals[k].add(match_scene([(d.card, d.box) for d in sc.detections], anns))
+            complete[k] += sc.assembled.complete
+            taken[k] += sum(d.taken_in for d in sc.detections)
+            if "layout" in im:
+                scored[k] += same_score(sc.assembled.layout, sc.assembled.complete, im["layout"])
+        if n % 50 == 0:
+            print(f"  {n} scenes run", file=sys.stderr)
+    n = len(scenes)
+    rows = []
+    for k, setting in enumerate(SETTINGS):
+        f = totals[k].figures()
+        floor, most = setting or (2.0, 0)
+        rows.append((f["scene_exact_rate"], complete[k] / max(1, n), f["per_card_accuracy"],
+                     scored[k] / max(1, n), floor, -most, k))
+    rows.sort(reverse=True)
+    names = " + ".join(str(f) for f in args.data)
+    print(f"{n} scenes of {names}; best settings first (peak floor, most offered):")
+    print("  setting      exact   complete  per-card  scored  taken in  extras")
+    for r in rows[:8] + [r for r in rows if SETTINGS[r[-1]] is None]:
+        s = SETTINGS[r[-1]]
+        name = f"{s[0]:g}, {s[1]}" if s else "none"
+        extras = totals[r[-1]].figures()["extra_detections"]
+        print(f"  {name:<11}  {r[0]:.4f}  {r[1]:.4f}    {r[2]:.4f}    {r[3]:.4f}  "
+              f"{taken[r[-1]]:>8}  {extras:>6}")
+    best = SETTINGS[rows[0][-1]]
+    if args.write_manifest:
+        from zipai.models.export import update_manifest
+
+        value = {"spare_threshold": best[0], "max_spare": best[1]} if best else \
+            {"spare_threshold": None, "max_spare": None}
+        update_manifest(args.model or default_manifest(), "finder", value)
+        print(f"manifest: take in {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
