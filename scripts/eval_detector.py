@@ -34,7 +34,7 @@ from zipai.vision.evaluate import (
     same_layout,
     same_score,
 )
-from zipai.vision.layout import assemble, columns, propose_states, settle_strays
+from zipai.vision.layout import Column, assemble, columns, propose_states, settle_strays
 from zipai.vision.scan import DEFAULT_BASE, scan_decoded
 
 
@@ -75,15 +75,48 @@ def why_missed(det: Detector, decoded: Decoded, detections: list[Detection], ann
         causes[(what, cause)] += 1
 
 
+def layout_faults(cols: list[Column], anns: list[dict], doubts: set[str]) -> tuple[str, ...]:
+    """Why the layout step, given a scene's labelled cards, did not score it as the scene: what
+    no photo can settle first (an all-back group the user names; a layout card hidden under
+    something, labelled but ignored), then how its columns differ from the labelled groups."""
+    if "unnamed_concealed" in doubts:
+        return ("an all-back group (the user names it)",)
+    if any(a.get("ignore") and a.get("row") in ("hand", "table") for a in anns):
+        return ("a layout card hidden",)
+    keep = [a for a in anns if not a.get("ignore")]
+    size = Counter((a.get("row"), a.get("group")) for a in keep)
+    faults = set()
+    for c in cols:
+        groups = {(keep[i].get("row"), keep[i].get("group")) for i in c.detections}
+        rows = {row for row, _ in groups}
+        if len(groups) > 1:
+            faults.add("groups merged in one column")
+            continue
+        (row, group), = groups
+        if row == "loose":
+            if c.state != "loose":
+                faults.add("a loose card taken in")
+        elif c.state == "loose":
+            faults.add("a layout card left out")
+        else:
+            if len(c.detections) < size[(row, group)]:
+                faults.add("a group split over columns")
+            if c.row != row and rows <= {"hand", "table"}:
+                faults.add("the claimed and revealed rows told apart wrongly")
+    return tuple(sorted(faults)) or ("other: " + ", ".join(sorted(doubts)),)
+
+
 def layout_only(coco: dict, limit: int) -> int:
     """Layout figures from perfect detections: how often the photo's engine input equals the
-    scene's, and how often it is complete enough to score."""
+    scene's, how often it is complete enough to score, and why the others are not scored."""
     by_img = annotations_by_image(coco)
     n = ok = complete = right = 0
+    faults: Counter = Counter()
     for im in coco["images"][: limit or None]:
         if "layout" not in im:
             continue
-        dets = labelled_detections(by_img.get(int(im["id"]), []))
+        anns = by_img.get(int(im["id"]), [])
+        dets = labelled_detections(anns)
         base = {**DEFAULT_BASE, **layout_base(im["layout"])}
         cols = columns(dets)
         propose_states(cols)
@@ -92,9 +125,16 @@ def layout_only(coco: dict, limit: int) -> int:
         n += 1
         ok += same_layout(asm.layout, im["layout"])
         complete += asm.complete
-        right += same_score(asm.layout, asm.complete, im["layout"])
+        scored = same_score(asm.layout, asm.complete, im["layout"])
+        right += scored
+        if not scored:
+            faults[" + ".join(layout_faults(cols, anns, {d.kind for d in asm.doubts}))] += 1
     print(f"layout step on the labelled cards of {n} scenes: layout exact {ok / max(1, n):.4f}, "
           f"complete {complete / max(1, n):.4f}, scored as the scene {right / max(1, n):.4f}")
+    if faults:
+        print("scenes not scored as the scene, by what went wrong:")
+        for why, k in faults.most_common():
+            print(f"  {k:>4}  {why}")
     return 0
 
 
@@ -130,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     reds: list[tuple[float, bool]] = []
     causes: Counter = Counter()
     rereads: Counter = Counter()
+    taken: Counter = Counter()  # weak finds the rules took in (layout.take_in): were they cards?
     layouts = layout_ok = complete = scored = 0
     colour_ok = colour_n = 0
     for n, im in enumerate(images):
@@ -149,6 +190,10 @@ def main(argv: list[str] | None = None) -> int:
         anns = by_img.get(int(im["id"]), [])
         m = match_scene([(d.card, d.box) for d in dets], anns)
         for d in dets:
+            if d.taken_in:
+                names = {category_name(int(a["category_id"])) for a in anns if inside(d.center, _polygon(a))}
+                taken["a card of that class" if d.card in names else
+                      "a card of another class" if names else "no card"] += 1
             if d.card == "back":
                 continue
             truth = next((a for a in anns if a.get("color") and inside(d.center, _polygon(a))), None)
@@ -191,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     if totals.missed:
         print("  missed cards by class: " + ", ".join(f"{k} x{v}" for k, v in
                                                       sorted(totals.missed.items(), key=lambda x: -x[1])))
+    if taken:
+        print("  weak finds the rules took in, lying on: "
+              + ", ".join(f"{k} {v}" for k, v in taken.most_common()))
     if rereads:
         print("  reads the rules changed: " + ", ".join(f"{k} {v}" for k, v in rereads.most_common()))
     if causes:
