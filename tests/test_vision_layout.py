@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 from zipai.engine import score
-from zipai.vision.detector import Detection, body_between, drop_far_ends, drop_weak_far_ends, spares
+from zipai.vision.detector import (
+    BackDoubles,
+    Detection,
+    body_between,
+    drop_back_doubles,
+    drop_far_ends,
+    drop_weak_far_ends,
+    spares,
+)
 from zipai.vision.layout import (
     Assembled,
     Params,
@@ -438,3 +446,23 @@ def test_spares_leave_out_finds_on_kept_cards_and_far_ends() -> None:
     assert spares([on_top, far, lone, other], [top], 0.35, 8) == [other, lone]
     assert spares([on_top, far, lone, other], [top], 0.35, 1) == [other]
     assert spares([], [top], 0.35, 8) == []
+
+
+def _back_box(x0: float, y0: float, x1: float, y1: float, score: float) -> Detection:
+    return Detection("back", (x0, y0, x1, y1), score, None, score, 1.0)
+
+
+def test_one_long_back_found_twice_is_one_back() -> None:
+    """The whole last back of a column, found as two peaks whose boxes cover each other, is one
+    back; the column's other back, a step away, stays, and so does a stock pile's back."""
+    faces = [_det("x5", 100, 100), _det("x6", 300, 100)]  # glyph size G = 50
+    upper = _back_box(75, 150, 125, 200, 0.8)  # a column's middle back: a strip
+    whole = _back_box(70, 200, 130, 360, 0.9)  # the last back, the whole card
+    twice = _back_box(72, 260, 128, 360, 0.5)  # a second peak inside it, 0.6 glyph sizes off
+    pile = _back_box(500, 500, 560, 660, 0.4)  # lying apart
+    limits = BackDoubles(0.7, 1.5)
+    got = drop_back_doubles([*faces, upper, whole, twice, pile], limits)
+    assert got == [*faces, upper, whole, pile]
+    near = BackDoubles(0.7, 0.3)  # centres must lie within 15 px: these lie 30 apart
+    assert drop_back_doubles([*faces, upper, whole, twice], near) == [*faces, upper, whole, twice]
+    assert drop_back_doubles([upper, whole, twice], limits) == [upper, whole, twice]  # no face: no scale

@@ -152,6 +152,15 @@ class SecondLook:
     max_side: int
 
 
+@dataclass(frozen=True, slots=True)
+class BackDoubles:
+    """When two back finds are one back (``drop_back_doubles``): the smaller box lies at least
+    ``overlap`` inside the other, and the centres lie within ``reach`` glyph sizes."""
+
+    overlap: float
+    reach: float
+
+
 @dataclass(slots=True)
 class Timing:
     preprocess: float = 0.0
@@ -186,7 +195,12 @@ class Detector:
         self.margins = tuple(float(m) for m in r.get("margins", [self.margin]))
         self.none_threshold = float(r.get("none_threshold", 0.5))
         self.red_threshold = float(self.manifest.data.get("color", {}).get("red_threshold", RED_THRESHOLD))
-        self.drop_far_ends = bool(self.manifest.data.get("postprocess", {}).get("drop_far_ends", True))
+        post = self.manifest.data.get("postprocess", {})
+        self.drop_far_ends = bool(post.get("drop_far_ends", True))
+        # a second finder peak on one long card back (off unless the manifest names the limits)
+        doubles = post.get("back_doubles")
+        self.back_doubles: BackDoubles | None = \
+            BackDoubles(float(doubles["overlap"]), float(doubles["reach"])) if doubles else None
         # a second chance for a weak finder peak that the reader reads with confidence (off unless
         # the manifest names both); backs have their own, and share the faces' where the manifest
         # names none (a manifest that writes "back_rescue_prob": null gives backs none)
@@ -386,6 +400,8 @@ class Detector:
         out = drop_weak_far_ends(out, thr)  # before the pairs below, which may keep the weak end
         if self.drop_far_ends if far_ends is None else far_ends:
             out = drop_far_ends(out, image=arr, scale=k)
+        if self.back_doubles:
+            out = drop_back_doubles(out, self.back_doubles)
         if spare is not None:
             spare += spares(weak, out, thr, self.max_spare)
         self.timing.postprocess += time.perf_counter() - t0
@@ -505,6 +521,43 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
                     continue
             drop.add(i if di.down[1] < dj.down[1] else j)
     return [d for k, d in enumerate(dets) if k not in drop]
+
+
+def drop_back_doubles(dets: list[Detection], limits: BackDoubles) -> list[Detection]:
+    """One card back found twice: keep the stronger find.
+
+    The finder's target for a back is the bulk of its visible part, and the last back of a
+    concealed column shows the whole card, three card widths long, where it sometimes makes two
+    peaks. Their boxes mostly cover each other, and their centres lie closer than the next back
+    of the column usually does (a step of the column, a glyph size or more), so duplicate
+    removal's limit for backs (which must keep a column's heavily overlapping backs apart) lets
+    both through. Glyph sizes are the photo's median face; a photo with no face is left alone."""
+    faces = sorted(_size(d) for d in dets if d.card != "back")
+    backs = sorted((i for i, d in enumerate(dets) if d.card == "back"), key=lambda i: -dets[i].finder_score)
+    if not faces or len(backs) < 2:
+        return dets
+    reach = limits.reach * faces[len(faces) // 2]
+    kept: list[Detection] = []
+    drop: set[int] = set()
+    for i in backs:
+        d = dets[i]
+        x, y = d.center
+        if any(_covers(d.box, e.box) >= limits.overlap
+               and float(np.hypot(x - e.center[0], y - e.center[1])) <= reach for e in kept):
+            drop.add(i)
+        else:
+            kept.append(d)
+    return [d for i, d in enumerate(dets) if i not in drop]
+
+
+def _covers(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """How much of the smaller of two boxes lies inside the other (intersection over the smaller)."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    small = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return w * h / max(small, 1e-6)
 
 
 def drop_weak_far_ends(dets: list[Detection], threshold: float, lo: float = 1.5, hi: float = 5.5,
