@@ -14,15 +14,13 @@ scene is looked at once with the step off; every setting then replays it and the
 
 from __future__ import annotations
 
-import argparse
 import copy
 import itertools
 import sys
-from pathlib import Path
 
 from zipai.vision.decode import load
 from zipai.vision.detector import BackDoubles, Detector, default_manifest, drop_back_doubles
-from zipai.vision.evaluate import Totals, labelled_scenes, layout_base, match_scene, same_score
+from zipai.vision.evaluate import Tally, labelled_scenes, layout_base, tuning_parser
 from zipai.vision.scan import scan_detections
 
 OVERLAP = (0.5, 0.6, 0.7, 0.8, 0.9)
@@ -32,51 +30,42 @@ SETTINGS: tuple[BackDoubles | None, ...] = (None, *itertools.starmap(BackDoubles
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
-    p.add_argument("--model", type=Path, default=None)
-    p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
-    p.add_argument("--write-manifest", action="store_true")
-    args = p.parse_args(argv)
+    args = tuning_parser(__doc__).parse_args(argv)
     det = Detector(args.model)
     det.back_doubles = None
-    totals = [Totals() for _ in SETTINGS]
-    complete = [0] * len(SETTINGS)
-    scored = [0] * len(SETTINGS)
+    tallies = [Tally() for _ in SETTINGS]
     scenes = labelled_scenes(args.data, args.limit)
     for n, (folder, im, anns) in enumerate(scenes, 1):
         decoded = load(folder / im["file_name"])
         found = det.detect(decoded)
-        base = layout_base(im["layout"]) if "layout" in im else None
+        truth = im.get("layout")
+        base = layout_base(truth) if truth else None
         for k, limits in enumerate(SETTINGS):
             # the layout step adds to the detections it is given: each setting its own copy
             kept = found if limits is None else drop_back_doubles(found, limits)
             dets, spare = copy.deepcopy((kept, det.spare))
             sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
-            totals[k].add(match_scene([(d.card, d.box) for d in sc.detections], anns))
-            complete[k] += sc.assembled.complete
-            if "layout" in im:
-                scored[k] += same_score(sc.assembled.layout, sc.assembled.complete, im["layout"])
+            tallies[k].add(sc, anns, truth)
         if n % 50 == 0:
             print(f"  {n} scenes run", file=sys.stderr)
-    n = len(scenes)
-    rows = []
-    for k, limits in enumerate(SETTINGS):
-        f = totals[k].figures()
-        strict = (limits.overlap, -limits.reach) if limits else (2.0, 0.0)
-        rows.append((f["scene_exact_rate"], complete[k] / max(1, n), f["per_card_accuracy"],
-                     scored[k] / max(1, n), *strict, k))
-    rows.sort(reverse=True)
+    # the rule, then the stricter limits (fewer finds dropped)
+    def rank(k: int) -> tuple:
+        limits = SETTINGS[k]
+        return *tallies[k].rule(), *((limits.overlap, -limits.reach) if limits else (2.0, 0.0)), k
+
+    order = sorted(range(len(SETTINGS)), key=rank, reverse=True)
     names = " + ".join(str(f) for f in args.data)
-    print(f"{n} scenes of {names}; best settings first (inside the other >=, centres within glyphs):")
+    print(f"{len(scenes)} scenes of {names}; best settings first "
+          "(inside the other >=, centres within glyphs):")
     print("  setting     exact   complete  per-card  scored  back P / R     extras")
-    for r in rows[:8] + [r for r in rows if SETTINGS[r[-1]] is None]:
-        s = SETTINGS[r[-1]]
-        f = totals[r[-1]].figures()
+    for k in order[:8] + [k for k in order if SETTINGS[k] is None]:
+        s = SETTINGS[k]
+        f = tallies[k].totals.figures()
         name = f"{s.overlap:g}, {s.reach:g}" if s else "none"
-        print(f"  {name:<10}  {r[0]:.4f}  {r[1]:.4f}    {r[2]:.4f}    {r[3]:.4f}  "
+        exact, complete, card, scored = tallies[k].rule()
+        print(f"  {name:<10}  {exact:.4f}  {complete:.4f}    {card:.4f}    {scored:.4f}  "
               f"{f['back_precision']:.4f} / {f['back_recall']:.4f}  {f['extra_detections']:>5}")
-    best = SETTINGS[rows[0][-1]]
+    best = SETTINGS[order[0]]
     if args.write_manifest:
         from zipai.models.export import update_manifest
 

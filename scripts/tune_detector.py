@@ -27,7 +27,7 @@ from typing import Any
 
 from zipai.vision.decode import load
 from zipai.vision.detector import RESCUE_OFF, Detector, default_manifest
-from zipai.vision.evaluate import Totals, labelled_scenes, match_scene
+from zipai.vision.evaluate import Totals, labelled_scenes, match_scene, tuning_parser
 from zipai.vision.scan import scan_detections
 
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
@@ -45,11 +45,7 @@ FACE_FLOORS = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
-    p.add_argument("--model", type=Path, default=None)
-    p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
-    p.add_argument("--write-manifest", action="store_true")
+    p = tuning_parser(__doc__)
     p.add_argument("--finish-only", action="store_true",
                    help="keep the manifest's thresholds and margins and choose only the second "
                         "chance for weak peaks and the face floor (minutes, not the grid's twenty)")

@@ -15,15 +15,13 @@ made once, and each larger input size once per scene, whatever the settings that
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import sys
-from pathlib import Path
 
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector, SecondLook, default_manifest
-from zipai.vision.evaluate import Totals, labelled_scenes, match_scene
-from zipai.vision.scan import scan_detections
+from zipai.vision.evaluate import Tally, labelled_scenes, tuning_parser
+from zipai.vision.scan import Scan, scan_detections
 
 BELOW = (12.0, 14.0, 16.0)
 TARGET = (16.0, 18.0, 20.0)
@@ -33,49 +31,41 @@ LOOKS: tuple[SecondLook | None, ...] = (None, *(SecondLook(b, t, m) for b, t, m 
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
-    p.add_argument("--model", type=Path, default=None)
-    p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
-    p.add_argument("--write-manifest", action="store_true")
-    args = p.parse_args(argv)
+    args = tuning_parser(__doc__).parse_args(argv)
     det = Detector(args.model)
-    totals = [Totals() for _ in LOOKS]
-    complete = [0] * len(LOOKS)
+    tallies = [Tally() for _ in LOOKS]
     twice = [0] * len(LOOKS)
     scenes = labelled_scenes(args.data, args.limit)
     for n, (folder, im, anns) in enumerate(scenes, 1):
         decoded = load(folder / im["file_name"])
         first = det.build(det.raw(decoded))
-        seen: dict[tuple | None, tuple] = {}
+        seen: dict[tuple | None, Scan] = {}
         for k, look in enumerate(LOOKS):
             closer = det.closer_look(first, decoded, look) if look else None
             if closer not in seen:
                 dets = first if closer is None else det.build(det.raw(decoded, long_side=closer[0],
                                                                       window=closer[1]))
-                seen[closer] = (match_scene([(d.card, d.box) for d in dets], anns),
-                                scan_detections(decoded.width, decoded.height, dets).assembled.complete)
-            match, ok = seen[closer]
-            totals[k].add(match)
-            complete[k] += ok
+                seen[closer] = scan_detections(decoded.width, decoded.height, dets)
+            tallies[k].add(seen[closer], anns)
             twice[k] += closer is not None
         if n % 50 == 0:
             print(f"  {n} scenes run", file=sys.stderr)
-    n = len(scenes)
-    rows = []
-    for k, look in enumerate(LOOKS):
-        f = totals[k].figures()
-        rows.append((f["scene_exact_rate"], complete[k] / max(1, n), f["per_card_accuracy"],
-                     -(look.max_side if look else 0), -twice[k], k))
-    rows.sort(reverse=True)
+    # the rule (no layout is given, so nothing is scored), then the smaller largest input, then
+    # the fewer photos looked at twice
+    def rank(k: int) -> tuple:
+        look = LOOKS[k]
+        return *tallies[k].rule()[:3], -(look.max_side if look else 0), -twice[k], k
+
+    order = sorted(range(len(LOOKS)), key=rank, reverse=True)
     names = " + ".join(str(f) for f in args.data)
-    print(f"{n} scenes of {names}; best settings first (glyph below, target, largest input):")
+    print(f"{len(scenes)} scenes of {names}; best settings first (glyph below, target, largest input):")
     print("  setting           exact  complete  per-card  looked at twice")
-    for r in rows[:10] + [r for r in rows if LOOKS[r[-1]] is None]:
-        look = LOOKS[r[-1]]
+    for k in order[:10] + [k for k in order if LOOKS[k] is None]:
+        look = LOOKS[k]
         name = f"{look.below:g}, {look.target:g}, {look.max_side}" if look else "none"
-        print(f"  {name:<16}  {r[0]:.4f}  {r[1]:.4f}    {r[2]:.4f}    {-r[4]}")
-    best = LOOKS[rows[0][-1]]
+        exact, complete, card, _ = tallies[k].rule()
+        print(f"  {name:<16}  {exact:.4f}  {complete:.4f}    {card:.4f}    {twice[k]}")
+    best = LOOKS[order[0]]
     if args.write_manifest:
         from zipai.models.export import update_manifest
 

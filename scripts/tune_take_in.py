@@ -15,15 +15,13 @@ replays the layout step.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import itertools
 import sys
-from pathlib import Path
 
 from zipai.vision.decode import load
 from zipai.vision.detector import Detection, Detector, default_manifest
-from zipai.vision.evaluate import Totals, labelled_scenes, layout_base, match_scene, same_score
+from zipai.vision.evaluate import Tally, labelled_scenes, layout_base, tuning_parser
 from zipai.vision.scan import scan_detections
 
 FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3)
@@ -41,52 +39,42 @@ def offered(spare: list[Detection], setting: tuple[float, int] | None) -> list[D
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
-    p.add_argument("--model", type=Path, default=None)
-    p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
-    p.add_argument("--write-manifest", action="store_true")
-    args = p.parse_args(argv)
+    args = tuning_parser(__doc__).parse_args(argv)
     det = Detector(args.model)
     det.spare_floor, det.max_spare = min(FLOORS), max(MOST)
-    totals = [Totals() for _ in SETTINGS]
-    complete = [0] * len(SETTINGS)
-    scored = [0] * len(SETTINGS)
+    tallies = [Tally() for _ in SETTINGS]
     taken = [0] * len(SETTINGS)
     scenes = labelled_scenes(args.data, args.limit)
     for n, (folder, im, anns) in enumerate(scenes, 1):
         decoded = load(folder / im["file_name"])
         dets = det.detect(decoded)
-        base = layout_base(im["layout"]) if "layout" in im else None
+        truth = im.get("layout")
+        base = layout_base(truth) if truth else None
         for k, setting in enumerate(SETTINGS):
             # take_in adds to the detections and marks the find it takes: each setting its own copy
             mine, spare = copy.deepcopy((dets, offered(det.spare, setting)))
             sc = scan_detections(decoded.width, decoded.height, mine, base, spare=spare)
-            totals[k].add(match_scene([(d.card, d.box) for d in sc.detections], anns))
-            complete[k] += sc.assembled.complete
+            tallies[k].add(sc, anns, truth)
             taken[k] += sum(d.taken_in for d in sc.detections)
-            if "layout" in im:
-                scored[k] += same_score(sc.assembled.layout, sc.assembled.complete, im["layout"])
         if n % 50 == 0:
             print(f"  {n} scenes run", file=sys.stderr)
-    n = len(scenes)
-    rows = []
-    for k, setting in enumerate(SETTINGS):
-        f = totals[k].figures()
-        floor, most = setting or (2.0, 0)
-        rows.append((f["scene_exact_rate"], complete[k] / max(1, n), f["per_card_accuracy"],
-                     scored[k] / max(1, n), floor, -most, k))
-    rows.sort(reverse=True)
+    # the rule, then the least work: the higher floor, the fewer offered
+    def rank(k: int) -> tuple:
+        floor, most = SETTINGS[k] or (2.0, 0)
+        return *tallies[k].rule(), floor, -most, k
+
+    order = sorted(range(len(SETTINGS)), key=rank, reverse=True)
     names = " + ".join(str(f) for f in args.data)
-    print(f"{n} scenes of {names}; best settings first (peak floor, most offered):")
+    print(f"{len(scenes)} scenes of {names}; best settings first (peak floor, most offered):")
     print("  setting      exact   complete  per-card  scored  taken in  extras")
-    for r in rows[:8] + [r for r in rows if SETTINGS[r[-1]] is None]:
-        s = SETTINGS[r[-1]]
+    for k in order[:8] + [k for k in order if SETTINGS[k] is None]:
+        s = SETTINGS[k]
         name = f"{s[0]:g}, {s[1]}" if s else "none"
-        extras = totals[r[-1]].figures()["extra_detections"]
-        print(f"  {name:<11}  {r[0]:.4f}  {r[1]:.4f}    {r[2]:.4f}    {r[3]:.4f}  "
-              f"{taken[r[-1]]:>8}  {extras:>6}")
-    best = SETTINGS[rows[0][-1]]
+        exact, complete, card, scored = tallies[k].rule()
+        extras = tallies[k].totals.figures()["extra_detections"]
+        print(f"  {name:<11}  {exact:.4f}  {complete:.4f}    {card:.4f}    {scored:.4f}  "
+              f"{taken[k]:>8}  {extras:>6}")
+    best = SETTINGS[order[0]]
     if args.write_manifest:
         from zipai.models.export import update_manifest
 

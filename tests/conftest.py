@@ -42,3 +42,24 @@ def load_script(name: str) -> ModuleType:
 @pytest.fixture
 def make_layout():
     return layout
+
+
+@pytest.fixture
+def tuning_setup(tmp_path: Path) -> tuple[Path, Path]:
+    """Two small validation scenes and a copy of the shipped model for a tuner to write into:
+    (scene folder, manifest path)."""
+    import json
+    import shutil
+
+    from zipai.datasets.cli import main as data_main
+    from zipai.vision.detector import models_dir
+
+    data = tmp_path / "val"
+    assert data_main(["render", "--out", str(data), "--count", "2", "--seed", "6", "--split", "val",
+                      "--size", "800x600", "--quiet"]) == 0
+    model = tmp_path / "model"
+    model.mkdir()
+    man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
+    for f in ("manifest.json", man["finder"]["file"], man["reader"]["file"]):
+        shutil.copy(models_dir() / f, model / f)
+    return data, model / "manifest.json"

@@ -3,32 +3,23 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from conftest import load_script
 
-from zipai.datasets.cli import main as data_main
-from zipai.vision.detector import Detector, SecondLook, models_dir
+from zipai.vision.detector import Detector, SecondLook
 
 mod = load_script("tune_second_look")
 
 
-def test_the_chosen_second_look_is_written_to_the_manifest(tmp_path: Path,
+def test_the_chosen_second_look_is_written_to_the_manifest(tuning_setup: tuple[Path, Path],
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    data = tmp_path / "val"
-    assert data_main(["render", "--out", str(data), "--count", "2", "--seed", "6", "--split", "val",
-                      "--size", "800x600", "--quiet"]) == 0
-    model = tmp_path / "model"
-    model.mkdir()
-    man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
-    for f in ("manifest.json", man["finder"]["file"], man["reader"]["file"]):
-        shutil.copy(models_dir() / f, model / f)
-    assert mod.main([str(data), "--model", str(model / "manifest.json"), "--write-manifest"]) == 0
+    data, manifest = tuning_setup
+    assert mod.main([str(data), "--model", str(manifest), "--write-manifest"]) == 0
     out = capsys.readouterr().out
     assert "2 scenes of" in out and "looked at twice" in out and "\n  none " in out
-    written = json.loads((model / "manifest.json").read_text(encoding="utf-8"))["finder"]["second_look"]
-    det = Detector(model / "manifest.json", threads=1)
+    written = json.loads(manifest.read_text(encoding="utf-8"))["finder"]["second_look"]
+    det = Detector(manifest, threads=1)
     assert det.second_look in mod.LOOKS
     assert written is None or det.second_look == SecondLook(**written)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pytest
 from conftest import load_script
 
-from zipai.datasets.cli import main as data_main
-from zipai.vision.detector import RESCUE_OFF, Detection, Detector, models_dir
+from zipai.vision.detector import RESCUE_OFF, Detection, Detector
 
 mod = load_script("tune_take_in")
 
@@ -22,19 +19,12 @@ def test_offered_finds_follow_the_floor_and_the_cap() -> None:
     assert [d.finder_score for d in mod.offered(spare, (0.1, 2))] == [0.3, 0.22]
 
 
-def test_the_chosen_floor_is_written_to_the_manifest(tmp_path: Path,
+def test_the_chosen_floor_is_written_to_the_manifest(tuning_setup: tuple[Path, Path],
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    data = tmp_path / "val"
-    assert data_main(["render", "--out", str(data), "--count", "2", "--seed", "6", "--split", "val",
-                      "--size", "800x600", "--quiet"]) == 0
-    model = tmp_path / "model"
-    model.mkdir()
-    man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
-    for f in ("manifest.json", man["finder"]["file"], man["reader"]["file"]):
-        shutil.copy(models_dir() / f, model / f)
-    assert mod.main([str(data), "--model", str(model / "manifest.json"), "--write-manifest"]) == 0
+    data, manifest = tuning_setup
+    assert mod.main([str(data), "--model", str(manifest), "--write-manifest"]) == 0
     out = capsys.readouterr().out
     assert "2 scenes of" in out and "taken in" in out and "\n  none " in out
-    det = Detector(model / "manifest.json", threads=1)
+    det = Detector(manifest, threads=1)
     chosen = None if det.spare_floor == RESCUE_OFF[1] else (det.spare_floor, det.max_spare)
     assert chosen in mod.SETTINGS

@@ -7,16 +7,20 @@ detection is left over (detections on cards labelled ``ignore`` are neither cred
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zipai.engine import ZipaiError, score
 
 from .detector import Detection
+
+if TYPE_CHECKING:
+    from .scan import Scan
 
 # the label rows that make up the winner's layout; "loose" cards are distractors around it
 LAYOUT_ROWS = frozenset({"hand", "table"})
@@ -284,3 +288,39 @@ class Totals:
                                           / max(1, self.rows.get("loose", [0, 0])[0]), 4),
             "layout_cards_exact_rate": round(self.layout_exact / max(1, self.scenes), 4),
         }
+
+
+def tuning_parser(doc: str) -> argparse.ArgumentParser:
+    """The arguments every tuning script takes: validation folders (pooled), the model, a
+    scene limit per folder, and whether to write the choice into the manifest."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
+    p.add_argument("--model", type=Path, default=None)
+    p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
+    p.add_argument("--write-manifest", action="store_true")
+    return p
+
+
+@dataclass(slots=True)
+class Tally:
+    """One tuning setting over many scenes: the detections' figures, and how often the layout
+    was complete enough to score and scored as the scene."""
+
+    totals: Totals = field(default_factory=Totals)
+    complete: int = 0
+    scored: int = 0
+
+    def add(self, sc: Scan, annotations: Sequence[dict[str, Any]],
+            truth: dict[str, Any] | None = None) -> None:
+        """One scanned scene; ``truth`` is its layout (scored as the scene counts only with it)."""
+        self.totals.add(match_scene([(d.card, d.box) for d in sc.detections], annotations))
+        self.complete += sc.assembled.complete
+        if truth is not None:
+            self.scored += same_score(sc.assembled.layout, sc.assembled.complete, truth)
+
+    def rule(self) -> tuple[float, float, float, float]:
+        """What the tuners maximise, in order: scenes exact, layouts complete, per-card accuracy,
+        then scored as the scene."""
+        f = self.totals.figures()
+        n = max(1, self.totals.scenes)
+        return f["scene_exact_rate"], self.complete / n, f["per_card_accuracy"], self.scored / n
