@@ -409,8 +409,7 @@ class Detector:
         return out
 
     def _face(self, arr: np.ndarray, b: np.ndarray, box: tuple[float, float, float, float], s: float,
-              face_p: np.ndarray,
-              face_idx: list[int], down: tuple[float, float]) -> Detection:
+              face_p: np.ndarray, face_idx: list[int], down: tuple[float, float]) -> Detection:
         """A face detection: the reader's best face, its next two, and the measured ink colour."""
         order = np.argsort(-face_p)
         total = float(face_p.sum()) or 1.0

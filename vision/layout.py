@@ -550,23 +550,20 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
         doubts.append(Doubt("extra_cards", f"{total} cards read; more than a winning layout holds"))
     # confidence and colour
     for i, d in enumerate(dets):
-        if d.card == "back":
-            if d.taken_in:
-                doubts.append(Doubt("taken_in_find", f"back at {_where(d)}: a weak find (finder score "
-                                    f"{d.finder_score:.2f}), taken in because only with it the "
-                                    "layout makes seven groups", [i]))
-            elif d.finder_score < p.low_find:
-                doubts.append(Doubt("low_confidence", f"back at {_where(d)}: finder score "
-                                    f"{d.finder_score:.2f}", [i]))
-            continue
-        if d.class_prob < p.low_confidence or (d.finder_score < p.low_find and not d.taken_in):
-            alt = f" (or {d.alternatives[0][0]})" if d.alternatives else ""
-            doubts.append(Doubt("low_confidence", f"{d.card}{alt} at {_where(d)}: read with "
-                                f"probability {d.class_prob:.2f}", [i]))
-        if d.taken_in:
+        if d.taken_in:  # its weak peak is the doubt: no second one for the same finder score
             doubts.append(Doubt("taken_in_find", f"{d.card} at {_where(d)}: a weak find (finder score "
                                 f"{d.finder_score:.2f}), taken in because only with it the layout "
                                 "makes seven groups", [i]))
+        weak = d.finder_score < p.low_find and not d.taken_in
+        if d.card == "back":
+            if weak:
+                doubts.append(Doubt("low_confidence", f"back at {_where(d)}: finder score "
+                                    f"{d.finder_score:.2f}", [i]))
+            continue
+        if d.class_prob < p.low_confidence or weak:
+            alt = f" (or {d.alternatives[0][0]})" if d.alternatives else ""
+            doubts.append(Doubt("low_confidence", f"{d.card}{alt} at {_where(d)}: read with "
+                                f"probability {d.class_prob:.2f}", [i]))
         if d.read_as:
             doubts.append(Doubt("reread", f"{d.card} at {_where(d)}: read as {d.read_as}, but only "
                                 f"{d.card} makes seven groups", [i]))
