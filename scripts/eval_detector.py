@@ -23,6 +23,7 @@ import numpy as np
 from zipai.vision.decode import Decoded, load
 from zipai.vision.detector import Detection, Detector, default_manifest
 from zipai.vision.evaluate import (
+    LAYOUT_ROWS,
     Totals,
     _polygon,
     annotations_by_image,
@@ -81,19 +82,18 @@ def layout_faults(cols: list[Column], anns: list[dict], doubts: set[str]) -> tup
     something, labelled but ignored), then how its columns differ from the labelled groups."""
     if "unnamed_concealed" in doubts:
         return ("an all-back group (the user names it)",)
-    if any(a.get("ignore") and a.get("row") in ("hand", "table") for a in anns):
+    if any(a.get("ignore") and a.get("row") in LAYOUT_ROWS for a in anns):
         return ("a layout card hidden",)
     keep = [a for a in anns if not a.get("ignore")]
     size = Counter((a.get("row"), a.get("group")) for a in keep)
     faults = set()
     for c in cols:
         groups = {(keep[i].get("row"), keep[i].get("group")) for i in c.detections}
-        rows = {row for row, _ in groups}
         if len(groups) > 1:
             faults.add("groups merged in one column")
             continue
         (row, group), = groups
-        if row == "loose":
+        if row not in LAYOUT_ROWS:
             if c.state != "loose":
                 faults.add("a loose card taken in")
         elif c.state == "loose":
@@ -101,7 +101,7 @@ def layout_faults(cols: list[Column], anns: list[dict], doubts: set[str]) -> tup
         else:
             if len(c.detections) < size[(row, group)]:
                 faults.add("a group split over columns")
-            if c.row != row and rows <= {"hand", "table"}:
+            if c.row != row:
                 faults.add("the claimed and revealed rows told apart wrongly")
     return tuple(sorted(faults)) or ("other: " + ", ".join(sorted(doubts)),)
 
