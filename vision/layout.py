@@ -29,25 +29,27 @@ OPEN, CONCEALED, FREE = "open", "concealed", "hand"
 
 @dataclass(slots=True)
 class Params:
-    """Clustering thresholds, in units of the median glyph size ``s``."""
+    """Clustering thresholds, in units of the median glyph size ``s``. ``min_step``,
+    ``max_across``, ``row_split``, ``off_axis`` and ``column_break`` were chosen on the labelled
+    cards of the validation scenes (``scripts/tune_layout.py``)."""
 
     max_lateral: float = 0.65  # |across-column offset| of two cards in one column
     max_gap: float = 1.9  # gap along the column between consecutive boxes
     card_per_glyph: float = 1.2  # a card's width in glyph sizes
-    min_step: float = 0.25  # the next card down a column, in card widths along the column
+    min_step: float = 0.15  # the next card down a column, in card widths along the column
     max_step: float = 5.0
-    max_across: float = 0.35  # and at most this far across it
+    max_across: float = 0.45  # and at most this far across it
     step_factor: float = 4.0  # face-to-face links longer than this many usual steps are cut
     across_cost: float = 3.0
     column_break: float = 2.2  # a step this many times a column's median step ends the column
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
-    row_split: float = 1.4  # a gap this many times the usual column spacing splits one long row
+    row_split: float = 1.1  # a gap this many times the usual column spacing splits one long row
     low_confidence: float = 0.7  # reader probability below this is a doubt
     reread_below: float = 0.9  # a face read less surely than this may take the reader's second choice
     reread_max: int = 6  # the least sure faces that ``reread`` weighs
     low_find: float = 0.35  # finder score below this is a doubt
     color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
-    off_axis: float = 40.0  # degrees: a face turned further from the layout's axis lies apart
+    off_axis: float = 30.0  # degrees: a face turned further from the layout's axis lies apart
 
 
 @dataclass(slots=True)
