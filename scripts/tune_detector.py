@@ -27,7 +27,7 @@ from typing import Any
 
 from zipai.vision.decode import load
 from zipai.vision.detector import RESCUE_OFF, Detector, default_manifest
-from zipai.vision.evaluate import Totals, labelled_scenes, match_scene, tuning_parser
+from zipai.vision.evaluate import Tally, Totals, labelled_scenes, match_scene, tuning_parser
 from zipai.vision.scan import scan_detections
 
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
@@ -141,12 +141,10 @@ def write_finish(man: Path, rescue: tuple[float, float] | None, back_rescue: tup
 def replay(det: Detector, raws: list, *setting: Any) -> tuple[dict[str, float | int], float]:
     """The figures and the complete-layout rate of one ``Detector.build`` setting; one build per
     scene serves both."""
-    t, ok = Totals(), 0
+    t = Tally()
     for raw, anns, (w, h) in raws:
-        dets = det.build(raw, *setting)
-        t.add(match_scene([(d.card, d.box) for d in dets], anns))
-        ok += scan_detections(w, h, dets).assembled.complete
-    return t.figures(), round(ok / max(1, len(raws)), 4)
+        t.add(scan_detections(w, h, det.build(raw, *setting)), anns)
+    return t.totals.figures(), round(t.complete / max(1, len(raws)), 4)
 
 
 def _pick(rows: list[tuple], grid: tuple, title: str) -> tuple[float, float] | None:
