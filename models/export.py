@@ -121,6 +121,31 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
     return old
 
 
+def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, Any], figures: dict[str, Any],
+                  calibration: np.ndarray | None = None, crop: int = 48) -> Path:
+    """Write a new reader.onnx behind the finder already in ``out_dir``: its manifest entry
+    gets the new hash, ``training`` and ``figures`` are merged in, and every other setting
+    stays. Each file is written beside the old one and renamed over it, the manifest last: a
+    run stopped in between leaves a reader whose hash the manifest refuses at load, never a
+    half-written file. ``calibration`` (uint8 crops): int8."""
+    manifest = out_dir / "manifest.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    rpath = out_dir / READER_FILE
+    tmp = out_dir / f"new.{READER_FILE}"
+    export_onnx(torch, ReaderExport(reader), torch.zeros(4, 3, crop, crop), tmp, "crops",
+                ["probs"], {"crops": {0: "n"}, "probs": {0: "n"}})
+    if calibration is not None:
+        quantize(tmp, calibration_inputs([], calibration)[1])
+    data["reader"]["sha256"] = sha256(tmp)
+    data.setdefault("training", {}).update(training)
+    data.setdefault("figures", {}).update(figures)
+    tmp.replace(rpath)
+    staged = manifest.with_suffix(".json.new")
+    staged.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    staged.replace(manifest)
+    return manifest
+
+
 def update_manifest(path: Path, section: str, values: dict[str, Any]) -> None:
     """Merge ``values`` into one section of the manifest (figures, color calibration)."""
     data = json.loads(path.read_text(encoding="utf-8"))

@@ -35,6 +35,8 @@ MARGIN = 1.3
 SYMMETRIC = (0, 1, 2, 9)  # x1 x2 x3 x10
 ZOOM = (0.6, 1.7)  # finder window rescaling range
 FINDER_THICK, FINDER_THIN = 0.2, 0.2  # shares of finder crops with heavier or lighter strokes
+NIB = (0.3, 2.5)  # reader crops drawn as with a nib: share, reach in pixels
+WARP = (0.5, 0.08)  # reader crops bent: share, most displacement in half-widths
 
 
 def _torch() -> Any:
@@ -95,6 +97,17 @@ def build_parser() -> argparse.ArgumentParser:
                         "measured in runs/detector11, 27%% more steps and a lower validation loss, "
                         "but on the 600 tuning scenes 46.0%% exact and 96.44%% per card against "
                         "46.5%% and 96.72%%)")
+    p.add_argument("--brush", action=argparse.BooleanOptionalAction, default=False,
+                   help="the reader's crops also drawn as with a nib and bent smoothly (see "
+                        "nib and warp): brush-written decks, and a brush face it never saw")
+    p.add_argument("--reader-only", action="store_true",
+                   help="train only a new reader, behind the finder already in --out (its boxes "
+                        "and false finds mined from its own training scenes)")
+    p.add_argument("--reader-train", type=int, default=2400,
+                   help="with --reader-only: scenes in the finder's faces (seed + 40, at "
+                        "--reader-extra-size)")
+    p.add_argument("--reader-train-style2", type=int, default=600,
+                   help="of those, decorated (render style 2, seed + 41)")
     p.add_argument("--finder-minutes", type=float, default=60.0)
     p.add_argument("--reader-minutes", type=float, default=32.0)
     p.add_argument("--finder-tune-minutes", type=float, default=8.0,
@@ -200,12 +213,53 @@ def photometric(torch: Any, x: Any, strong: bool = False, stroke: bool = False) 
     return (x - m) / s
 
 
-def reader_augment(torch: Any, x: Any) -> Any:
-    """Crops uint8 [B, S, S, 3] -> augmented normalised [B, 3, S, S]: stroke weight, small
-    rotation/scale/shift, then light, colour, blur and noise (heavier decks and phone photos)."""
+def nib(torch: Any, x: Any, share: float = NIB[0], reach: float = NIB[1]) -> Any:
+    """Float [B, 3, S, S] in 0..1: on a share of the crops, ink grows along one direction, as
+    a flat brush or nib draws it: a stroke across the nib comes out broad and one along it
+    thin, the look of brush-written decks that even and round font strokes lack. The darkest
+    of the crop and two copies moved up to ``reach`` pixels that way (bilinear, any angle)."""
+    F = torch.nn.functional
+    b, w = x.shape[0], x.shape[3]
+    pick = (torch.rand(b) < share).nonzero().flatten()
+    if len(pick) == 0:
+        return x
+    ang = torch.rand(len(pick)) * math.pi
+    dist = (0.5 + torch.rand(len(pick)) * (reach - 0.5)) * 2 / w  # pixels -> grid units
+    xs = x[pick]
+    out = xs
+    for part in (0.5, 1.0):
+        tx, ty = torch.cos(ang) * dist * part, torch.sin(ang) * dist * part
+        one, zero = torch.ones_like(tx), torch.zeros_like(tx)
+        theta = torch.stack([torch.stack([one, zero, tx], 1), torch.stack([zero, one, ty], 1)], 1)
+        grid = F.affine_grid(theta, list(xs.shape), align_corners=False)
+        out = torch.minimum(out, F.grid_sample(xs, grid, mode="bilinear", padding_mode="border",
+                                               align_corners=False))
+    x = x.clone()
+    x[pick] = out
+    return x
+
+
+def warp(torch: Any, grid: Any, share: float = WARP[0], amount: float = WARP[1]) -> Any:
+    """A sampling grid [B, S, S, 2] bent smoothly on a share of the crops, by at most
+    ``amount`` of the crop's half-width: a hand-written face bends and tilts strokes that a
+    font draws straight, and a reader that learnt fonts alone reads their exact shapes."""
+    F = torch.nn.functional
+    b, h, w, _ = grid.shape
+    coarse = (torch.rand(b, 2, 5, 5) - 0.5) * 2
+    amp = torch.rand(b, 1, 1, 1) * amount * (torch.rand(b, 1, 1, 1) < share).float()
+    disp = F.interpolate(coarse, size=(h, w), mode="bicubic", align_corners=False) * amp
+    return grid + disp.permute(0, 2, 3, 1)
+
+
+def reader_augment(torch: Any, x: Any, brush: bool = False) -> Any:
+    """Crops uint8 [B, S, S, 3] -> augmented normalised [B, 3, S, S]: stroke weight (and, with
+    ``brush``, a nib's strokes and bent shapes), small rotation/scale/shift, then light,
+    colour, blur and noise (heavier decks and phone photos)."""
     F = torch.nn.functional
     b = x.shape[0]
     xf = stroke_weight(torch, x.permute(0, 3, 1, 2).float() / 255.0)
+    if brush:
+        xf = nib(torch, xf)
     # geometry
     ang = (torch.rand(b) - 0.5) * math.radians(20)
     sc = 1 + (torch.rand(b) - 0.5) * 0.2
@@ -213,6 +267,8 @@ def reader_augment(torch: Any, x: Any) -> Any:
     cos, sin = torch.cos(ang) * sc, torch.sin(ang) * sc
     theta = torch.stack([torch.stack([cos, -sin, tx], 1), torch.stack([sin, cos, ty], 1)], 1)
     grid = F.affine_grid(theta, list(xf.shape), align_corners=False)
+    if brush:
+        grid = warp(torch, grid)
     xf = F.grid_sample(xf, grid, mode="bilinear", padding_mode="border", align_corners=False)
     return photometric(torch, (xf.permute(0, 2, 3, 1) * 255).clamp(0, 255), strong=True)
 
@@ -474,9 +530,32 @@ def run_finder(torch: Any, model: Any, img: np.ndarray, threshold: float = 0.3) 
     return f.boxes[keep], f.scores[keep], f.kinds[keep]
 
 
+def label_finds(scene: D.Scene, boxes: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Finder boxes on a training scene (photo pixels) labelled for the reader: one on a card
+    keeps the card's label (realistic box errors), one on nothing becomes ``none``; finds on
+    hidden cards and loose back parts are left out."""
+    labels, downs = [], []
+    for b, kind in zip(boxes, kinds, strict=True):
+        cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+        lab, down = 21, (math.nan, math.nan)
+        for a in scene.anns:
+            hit = [g for g in a.glyphs if D._inside(cx, cy, g[0])] or (
+                [(a.box, 1.0, a.down)] if D._inside(cx, cy, a.box) else [])
+            if hit:
+                lab = -1 if (a.ignore or hit[0][1] < 0.5) else a.cls
+                down = hit[0][2]
+                break
+        if lab == 21 and kind == 1:
+            lab = -1  # a back's visible part is loosely defined; don't teach "none" there
+        labels.append(lab)
+        downs.append(down)
+    lab_a = np.asarray(labels, np.int64)
+    sel = lab_a >= 0
+    return boxes[sel], lab_a[sel], np.asarray(downs, np.float32).reshape(-1, 2)[sel]
+
+
 def mine(torch: Any, model: Any, fs: D.FinderSet, scenes: list[D.Scene], count: int) -> dict[int, tuple]:
-    """Finder boxes on training scenes, in photo pixels: matched ones keep their card's label
-    (realistic box errors for the reader), unmatched ones become ``none``."""
+    """The trained finder's boxes on training scenes, labelled by ``label_finds``."""
     out: dict[int, tuple] = {}
     t0 = time.time()
     count = min(count, len(scenes))
@@ -484,26 +563,26 @@ def mine(torch: Any, model: Any, fs: D.FinderSet, scenes: list[D.Scene], count: 
     for i in range(count):
         cw, ch = fs.sizes[i]
         boxes, _, kinds = run_finder(torch, model, fs.images[i, :ch, :cw], 0.25)
-        k = scenes[i].width / cw
-        boxes = boxes * k
-        labels, downs = [], []
-        for b, kind in zip(boxes, kinds, strict=True):
-            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-            lab, down = 21, (math.nan, math.nan)
-            for a in scenes[i].anns:
-                hit = [g for g in a.glyphs if D._inside(cx, cy, g[0])] or (
-                    [(a.box, 1.0, a.down)] if D._inside(cx, cy, a.box) else [])
-                if hit:
-                    lab = -1 if (a.ignore or hit[0][1] < 0.5) else a.cls
-                    down = hit[0][2]
-                    break
-            if lab == 21 and kind == 1:
-                lab = -1  # a back's visible part is loosely defined; don't teach "none" there
-            labels.append(lab)
-            downs.append(down)
-        lab_a = np.asarray(labels, np.int64)
-        sel = lab_a >= 0
-        out[i] = (boxes[sel], lab_a[sel], np.asarray(downs, np.float32).reshape(-1, 2)[sel])
+        out[i] = label_finds(scenes[i], boxes * (scenes[i].width / cw), kinds)
+        if i % 25 == 0 or i == count - 1:
+            D.progress("mining", i + 1, count, t0)
+    return out
+
+
+def mine_shipped(manifest: Path, scenes: list[D.Scene], count: int, threads: int) -> dict[int, tuple]:
+    """Like ``mine``, with the exported finder that ships (``--reader-only``): the new reader
+    learns the boxes, and the false finds, of the finder it will run behind."""
+    from zipai.vision.decode import load
+    from zipai.vision.detector import Detector
+
+    det = Detector(manifest, threads=threads)
+    out: dict[int, tuple] = {}
+    t0 = time.time()
+    count = min(count, len(scenes))
+    for i in range(count):
+        decoded = load(scenes[i].path)
+        boxes, _, kinds = det.find(decoded, 0.25)
+        out[i] = label_finds(scenes[i], boxes * decoded.scale, kinds)
         if i % 25 == 0 or i == count - 1:
             D.progress("mining", i + 1, count, t0)
     return out
@@ -599,7 +678,8 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     while True:
         try:
             idx = rng.integers(0, len(Y), 192)
-            x = reader_augment(torch, torch.from_numpy(X[idx])).contiguous(memory_format=torch.channels_last)
+            x = reader_augment(torch, torch.from_numpy(X[idx]), args.brush).contiguous(
+                memory_format=torch.channels_last)
             y = torch.from_numpy(Y[idx])
             out = model(x)
             loss = lossf(out[:, :22], y)
@@ -650,8 +730,12 @@ def plot_curves(fh: dict, rh: dict, path: Path) -> None:
             a = np.asarray(fh[key])
             ax[0].plot(a[:, 0], a[:, 1], style, label=f"finder {key} loss")
     ax[0].set_xlabel("minutes")
-    ax[0].set_yscale("log")
-    ax[0].legend()
+    if fh:
+        ax[0].set_yscale("log")
+        ax[0].legend()
+    else:
+        ax[0].text(0.5, 0.5, "not trained in this run\n(--reader-only: the shipped finder)",
+                   ha="center", va="center", transform=ax[0].transAxes)
     ax[0].set_title("finder (heatmap focal + box L1)")
     if rh.get("train"):
         a = np.asarray(rh["train"])
@@ -697,11 +781,74 @@ def plot_confusion(cm: np.ndarray, classes: list[str], path: Path, title: str) -
 # ---------------------------------------------------------------- main
 
 
+def reader_data(args: argparse.Namespace, train_sc: list[D.Scene], val_sc: list[D.Scene],
+                more: list[D.Scene], mined: Any) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """The reader's crop bank (training scenes with the finder's mined boxes, the reader-only
+    scenes, printed paper) and its val crops, cached in ``--runs``. ``mined`` is called only
+    when the cache is missing: mining takes minutes."""
+    bank_path = args.runs / "reader_bank.npz"
+    if bank_path.exists() and not args.fresh:
+        z = np.load(bank_path)
+        return (z["x"], z["y"], z["d"]), (z["vx"], z["vy"], z["vd"])
+    bank = crop_bank(train_sc, args.seed, mined(), args.turned, "reader crops (train)")
+    if more:
+        extra = crop_bank(more, args.seed + 31, None, args.turned, "reader crops (more faces)")
+        bank = tuple(np.concatenate([a, b]) for a, b in zip(bank, extra, strict=True))
+    if args.paper > 0:
+        print(f"rendering {args.paper} printed-paper crops …", file=sys.stderr)
+        paper = D.paper_crops(args.paper, CROP, MARGIN, np.random.default_rng(args.seed + 3))
+        bank = (np.concatenate([bank[0], paper]), np.concatenate([bank[1], np.full(len(paper), 21)]),
+                np.concatenate([bank[2], np.full((len(paper), 2), np.nan, np.float32)]))
+    val_bank = crop_bank(val_sc, args.seed + 99, None, args.turned, "reader crops (val)", 1)
+    np.savez(bank_path, x=bank[0], y=bank[1], d=bank[2], vx=val_bank[0], vy=val_bank[1], vd=val_bank[2])
+    return bank, val_bank
+
+
+def reader_figures(torch: Any, reader: Any, val_bank: tuple[np.ndarray, ...], out_dir: Path) -> float:
+    """The reader's accuracy on the val crops, and its confusion-matrix PNG."""
+    from .nets import READER_CLASSES
+
+    with torch.no_grad():
+        vx = _norm(torch, torch.from_numpy(val_bank[0]))
+        pred = torch.cat([reader(vx[i:i + 1000])[:, :22].argmax(1) for i in range(0, len(vx), 1000)]).numpy()
+    cm = np.zeros((22, 22), np.int64)
+    np.add.at(cm, (val_bank[1], pred), 1)
+    acc = float((pred == val_bank[1]).mean())
+    plot_confusion(cm, list(READER_CLASSES), out_dir / "confusion.png",
+                   f"reader on {len(pred)} val crops (jittered true boxes): accuracy {acc:.4f}")
+    return acc
+
+
+def train_scenes(args: argparse.Namespace) -> tuple[list[D.Scene], list[D.Scene], int]:
+    """The training scenes in the finder's faces (plain, then decorated) and the val scenes."""
+    reader_only = args.reader_only
+    size = args.reader_extra_size if reader_only else args.size
+    count = args.reader_train if reader_only else args.train_count
+    style2 = args.reader_train_style2 if reader_only else args.style2_count
+    if reader_only and not 0 <= style2 <= count:
+        raise TrainError(f"--reader-train-style2 {style2} must lie between 0 and --reader-train {count}")
+    if reader_only:
+        count -= style2
+    folder, seed, seed2 = ("train_reader_own", args.seed + 40, args.seed + 41) if reader_only else (
+        "train", args.seed, args.seed + 8)
+    tr_dir = ensure_split(args.data, "train", count, seed, size, folder)
+    va_dir = ensure_split(args.data, "val", args.val_count, args.seed + 1, args.size)
+    train_sc, val_sc = D.load_coco(tr_dir), D.load_coco(va_dir)
+    n_style2 = 0
+    if style2 > 0:
+        s2_dir = ensure_split(args.data, "train", style2, seed2, size, f"{folder}_style2", style=2)
+        s2 = D.load_coco(s2_dir)
+        n_style2 = len(s2)
+        train_sc = train_sc + s2
+    print(f"data: {len(train_sc)} train ({n_style2} decorated), {len(val_sc)} val scenes", file=sys.stderr)
+    return train_sc, val_sc, n_style2
+
+
 def run(args: argparse.Namespace) -> int:
     torch = _torch()
     torch.set_num_threads(max(1, args.threads))
     from . import export as E
-    from .nets import READER_CLASSES, n_params
+    from .nets import n_params
 
     out_dir = args.out or Path(__file__).resolve().parent
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -711,18 +858,10 @@ def run(args: argparse.Namespace) -> int:
             f.unlink()
         for f in args.runs.glob("*.done.pt"):
             f.unlink()
+    if args.reader_only:
+        return run_reader_only(torch, args, out_dir)
     t_start = time.time()
-    tr_dir = ensure_split(args.data, "train", args.train_count, args.seed, args.size)
-    va_dir = ensure_split(args.data, "val", args.val_count, args.seed + 1, args.size)
-    train_sc, val_sc = D.load_coco(tr_dir), D.load_coco(va_dir)
-    n_style2 = 0
-    if args.style2_count > 0:
-        s2_dir = ensure_split(args.data, "train", args.style2_count, args.seed + 8, args.size,
-                              "train_style2", style=2)
-        s2 = D.load_coco(s2_dir)
-        n_style2 = len(s2)
-        train_sc = train_sc + s2
-    print(f"data: {len(train_sc)} train ({n_style2} decorated), {len(val_sc)} val scenes", file=sys.stderr)
+    train_sc, val_sc, n_style2 = train_scenes(args)
     extra_sc = finder_extra(args)
     more = reader_extra(args)  # rendered now, so that training runs unattended
     if more:
@@ -730,37 +869,13 @@ def run(args: argparse.Namespace) -> int:
     fs = finder_data(args, train_sc, extra_sc, more)
     fv = D.build_finder_set(val_sc, LONG_SIDE, args.runs / "finder_val.npz", "finder data (val)")
     finder, fh = train_finder(torch, fs, fv, args)
-    bank_path = args.runs / "reader_bank.npz"
-    if bank_path.exists() and not args.fresh:
-        z = np.load(bank_path)
-        bank = (z["x"], z["y"], z["d"])
-        val_bank = (z["vx"], z["vy"], z["vd"])
-    else:
-        mined = mine(torch, finder, fs, train_sc, args.mine)
-        bank = crop_bank(train_sc, args.seed, mined, args.turned, "reader crops (train)")
-        if more:
-            extra = crop_bank(more, args.seed + 31, None, args.turned, "reader crops (more faces)")
-            bank = tuple(np.concatenate([a, b]) for a, b in zip(bank, extra, strict=True))
-        if args.paper > 0:
-            print(f"rendering {args.paper} printed-paper crops …", file=sys.stderr)
-            paper = D.paper_crops(args.paper, CROP, MARGIN, np.random.default_rng(args.seed + 3))
-            bank = (np.concatenate([bank[0], paper]), np.concatenate([bank[1], np.full(len(paper), 21)]),
-                    np.concatenate([bank[2], np.full((len(paper), 2), np.nan, np.float32)]))
-        val_bank = crop_bank(val_sc, args.seed + 99, None, args.turned, "reader crops (val)", 1)
-        np.savez(bank_path, x=bank[0], y=bank[1], d=bank[2], vx=val_bank[0], vy=val_bank[1], vd=val_bank[2])
+    bank, val_bank = reader_data(args, train_sc, val_sc, more,
+                                 lambda: mine(torch, finder, fs, train_sc, args.mine))
     print(f"reader bank: {len(bank[1])} train crops, {len(val_bank[1])} val crops; per class "
           f"{np.bincount(bank[1], minlength=22).tolist()}", file=sys.stderr)
     reader, rh = train_reader(torch, bank, val_bank, args)
     finder = tune_finder(torch, finder, fs, args)
-    # figures on val crops for the confusion matrix
-    with torch.no_grad():
-        vx = _norm(torch, torch.from_numpy(val_bank[0]))
-        pred = torch.cat([reader(vx[i:i + 1000])[:, :22].argmax(1) for i in range(0, len(vx), 1000)]).numpy()
-    cm = np.zeros((22, 22), np.int64)
-    np.add.at(cm, (val_bank[1], pred), 1)
-    acc = float((pred == val_bank[1]).mean())
-    plot_confusion(cm, list(READER_CLASSES), out_dir / "confusion.png",
-                   f"reader on {len(pred)} val crops (jittered true boxes): accuracy {acc:.4f}")
+    acc = reader_figures(torch, reader, val_bank, out_dir)
     plot_curves(fh, rh, out_dir / "training_curve.png")
     info = {"data_seed": args.seed, "val_seed": args.seed + 1, "train_scenes": len(train_sc),
             "train_style2_scenes": n_style2, "style2_seed": args.seed + 8 if n_style2 else None,
@@ -771,7 +886,7 @@ def run(args: argparse.Namespace) -> int:
             "finder_tune_minutes": round(args.finder_tune_minutes, 1), "reader_crops": len(bank[1]),
             "turned_crops": bool(args.turned), "paper_crops": int(args.paper), "finder_zoom": list(ZOOM),
             "finder_stroke": [FINDER_THICK, FINDER_THIN] if args.finder_stroke else None,
-            "finder_bf16": bool(args.finder_bf16),
+            "finder_bf16": bool(args.finder_bf16), "reader_brush": brush_info(args),
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
             "finder_params": n_params(finder), "reader_params": n_params(reader),
             "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")}),
@@ -782,11 +897,58 @@ def run(args: argparse.Namespace) -> int:
     figures = {"reader_val_crop_accuracy": round(acc, 4)}
     calibration = None
     if args.int8:
-        pick = np.random.default_rng(args.seed + 41).permutation(len(val_bank[1]))[:2048]
         photos = [fv.images[i, :h, :w] for i, (w, h) in enumerate(fv.sizes[:64])]
-        calibration = (photos, val_bank[0][np.sort(pick)])
+        calibration = (photos, calibration_crops(args, val_bank))
     E.export_all(torch, finder, reader, out_dir, info, figures, flip=args.mirror, calibration=calibration)
     print(f"model written to {out_dir} (reader val crop accuracy {acc:.4f})", file=sys.stderr)
+    return 0
+
+
+def brush_info(args: argparse.Namespace) -> dict[str, list[float]] | None:
+    return {"nib": list(NIB), "warp": list(WARP)} if args.brush else None
+
+
+def calibration_crops(args: argparse.Namespace, val_bank: tuple[np.ndarray, ...]) -> np.ndarray:
+    """2,048 val crops, the same for every run of a seed, to calibrate the int8 reader on."""
+    pick = np.random.default_rng(args.seed + 41).permutation(len(val_bank[1]))[:2048]
+    return val_bank[0][np.sort(pick)]
+
+
+def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
+    """``--reader-only``: a new reader behind the finder that ships in ``out_dir``, trained on
+    scenes of its own (the finder's are rendered at 1600x1200 and take an hour) and the
+    reader-only scenes, with that finder's mined boxes. The manifest keeps the finder and
+    every tuned setting; re-tune them (scripts/tune_detector.py) before trusting the figures."""
+    from . import export as E
+    from .nets import n_params
+
+    manifest = out_dir / "manifest.json"
+    if not (out_dir / E.FINDER_FILE).exists() or not manifest.exists():
+        raise TrainError(f"--reader-only trains behind a shipped finder, and {out_dir} has no "
+                         f"{E.FINDER_FILE} and manifest.json")
+    t_start = time.time()
+    train_sc, val_sc, n_style2 = train_scenes(args)
+    more = reader_extra(args)
+    bank, val_bank = reader_data(args, train_sc, val_sc, more,
+                                 lambda: mine_shipped(manifest, train_sc, args.mine, args.threads))
+    print(f"reader bank: {len(bank[1])} train crops, {len(val_bank[1])} val crops; per class "
+          f"{np.bincount(bank[1], minlength=22).tolist()}", file=sys.stderr)
+    reader, rh = train_reader(torch, bank, val_bank, args)
+    acc = reader_figures(torch, reader, val_bank, out_dir)
+    plot_curves({}, rh, out_dir / "training_curve.png")
+    info = {"reader_only": True, "reader_train_scenes": len(train_sc),
+            "reader_train_style2_scenes": n_style2, "reader_train_seed": args.seed + 40,
+            "reader_train_size": args.reader_extra_size, "reader_minutes": round(args.reader_minutes, 1),
+            "reader_crops": len(bank[1]), "mined_scenes": min(args.mine, len(train_sc)),
+            "mined_with_finder": E.sha256(out_dir / E.FINDER_FILE), "reader_brush": brush_info(args),
+            "reader_recipe_minutes": round((time.time() - t_start) / 60, 1),
+            "reader_params": n_params(reader), "reader_extra_scenes": len(more),
+            "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")}),
+            "reader_train_fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
+    crops = calibration_crops(args, val_bank) if args.int8 else None
+    E.export_reader(torch, reader, out_dir, info, {"reader_val_crop_accuracy": round(acc, 4)}, crops)
+    print(f"reader written to {out_dir} (val crop accuracy {acc:.4f}); the finder is unchanged",
+          file=sys.stderr)
     return 0
 
 

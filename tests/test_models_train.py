@@ -152,6 +152,87 @@ def test_reader_augment_keeps_shape_and_range() -> None:
     assert y.shape == (6, 3, 48, 48) and torch.isfinite(y).all()
 
 
+def test_brush_augment_keeps_shape_and_range() -> None:
+    x = torch.randint(0, 255, (6, 48, 48, 3), dtype=torch.uint8)
+    y = T.reader_augment(torch, x, brush=True)
+    assert y.shape == (6, 3, 48, 48) and torch.isfinite(y).all()
+
+
+def test_nib_draws_a_dot_into_a_streak_along_one_direction() -> None:
+    """A dot of ink under a nib: darker pixels appear on one line through it, the dot stays,
+    nothing gets lighter; with a share of zero the crop comes back as it was."""
+    x = torch.ones(4, 3, 17, 17)
+    x[..., 8, 8] = 0.0
+    torch.manual_seed(3)
+    y = T.nib(torch, x, share=1.0, reach=3.0)
+    assert (y <= x + 1e-6).all() and float(y[0, 0, 8, 8]) < 1e-6
+    for img in y[:, 0]:
+        ink = 1.0 - img.numpy()
+        assert 2.0 <= ink.sum() <= 5.0  # a short streak, not a blot
+        ys, xs = np.mgrid[:17, :17]
+        cx, cy = (ink * xs).sum() / ink.sum(), (ink * ys).sum() / ink.sum()
+        cov = np.cov(np.stack([xs.ravel() - cx, ys.ravel() - cy]), aweights=ink.ravel())
+        small, large = np.linalg.eigvalsh(cov)
+        assert small < 0.3 * large  # the ink lies along one line
+    assert torch.equal(T.nib(torch, x, share=0.0), x)
+
+
+def test_warp_bends_the_grid_smoothly_and_by_at_most_its_amount() -> None:
+    eye = torch.eye(2, 3).expand(3, 2, 3)
+    grid = torch.nn.functional.affine_grid(eye, [3, 3, 48, 48], align_corners=False)
+    torch.manual_seed(0)
+    bent = T.warp(torch, grid, share=1.0, amount=0.08)
+    d = bent - grid
+    assert float(d.abs().max()) <= 0.08 * 1.3 and float(d.abs().max()) > 0.005  # bicubic overshoots a little
+    assert float((d[:, 1:] - d[:, :-1]).abs().max()) < 0.02  # neighbours move together
+    assert torch.equal(T.warp(torch, grid, share=0.0, amount=0.08), grid)
+
+
+def test_mined_finds_take_the_label_of_the_card_they_fall_on(tmp_path: Path) -> None:
+    scene = D.load_coco(_coco(tmp_path))[0]
+    glyph = scene.anns[0].box
+    boxes = np.asarray([glyph, [5, 5, 25, 25], [5, 200, 40, 230]], np.float32)
+    got_boxes, labels, downs = T.label_finds(scene, boxes, np.asarray([0, 0, 1]))
+    # the card, then a glyph find on nothing; a back find on nothing is left out
+    assert labels.tolist() == [3, 21]
+    assert np.allclose(got_boxes, boxes[:2]) and np.allclose(downs[0], [0.0, 1.0])
+    assert np.isnan(downs[1]).all()
+
+
+def test_reader_only_trains_a_reader_behind_the_shipped_finder(tmp_path: Path) -> None:
+    """``--reader-only``: the finder file and every tuned setting stay, the reader and its hash
+    change, the run records itself, and the runtime loads the pair."""
+    torch.manual_seed(0)
+    out = tmp_path / "model"
+    manifest = export_all(torch, Finder().eval(), Reader().eval(), out, {"data_seed": 5}, {})
+    data = json.loads(manifest.read_text())
+    data["reader"]["none_threshold"] = 0.42  # a tuned setting
+    manifest.write_text(json.dumps(data))
+    finder_bytes, reader_bytes = (out / "finder.onnx").read_bytes(), (out / "reader.onnx").read_bytes()
+    args = ["--reader-only", "--out", str(out), "--data", str(tmp_path / "data"),
+            "--runs", str(tmp_path / "runs"),
+            "--reader-train", "2", "--reader-train-style2", "1", "--reader-extra", "1",
+            "--reader-extra-style2", "0", "--reader-extra-size", "320x240", "--val-count", "1",
+            "--size", "320x240", "--reader-minutes", "0.01", "--paper", "8", "--no-int8", "--brush"]
+    assert T.main(args) == 0
+    new = json.loads(manifest.read_text())
+    assert (out / "finder.onnx").read_bytes() == finder_bytes
+    assert (out / "reader.onnx").read_bytes() != reader_bytes
+    assert new["reader"]["none_threshold"] == 0.42 and new["training"]["data_seed"] == 5
+    t = new["training"]
+    assert t["reader_only"] is True and t["reader_train_scenes"] == 2 and t["reader_train_style2_scenes"] == 1
+    assert t["reader_brush"] == {"nib": list(T.NIB), "warp": list(T.WARP)}
+    assert t["mined_with_finder"] == new["finder"]["sha256"]
+    assert (tmp_path / "data" / "train_reader_own_style2").is_dir()
+    Detector(manifest)  # the hashes check out
+    assert not list(out.glob("*.new"))
+
+
+def test_reader_only_needs_a_finder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert T.main(["--reader-only", "--out", str(tmp_path / "empty"), "--runs", str(tmp_path / "runs")]) == 2
+    assert "has no finder.onnx" in capsys.readouterr().err
+
+
 def test_stroke_weight_grows_or_thins_the_ink_of_the_chosen_images_only() -> None:
     """A one-pixel dark stroke on paper: grown, it covers three columns; thinned, it pales; an
     image drawn for neither comes back as it was."""
