@@ -35,6 +35,20 @@ def export_onnx(torch: Any, module: Any, example: Any, path: Path, input_name: s
                           dynamic_axes=dynamic, opset_version=17, dynamo=False, do_constant_folding=True)
 
 
+def export_reader_onnx(torch: Any, reader: Any, path: Path, crop: int) -> None:
+    """The reader graph: a batch of crops in, class probabilities out."""
+    export_onnx(torch, ReaderExport(reader), torch.zeros(4, 3, crop, crop), path, "crops",
+                ["probs"], {"crops": {0: "n"}, "probs": {0: "n"}})
+
+
+def write_manifest(path: Path, data: dict[str, Any]) -> None:
+    """The manifest written beside the old one and renamed over it: a run stopped midway
+    leaves the old file whole."""
+    staged = path.with_suffix(".json.new")
+    staged.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    staged.replace(path)
+
+
 def quantize(path: Path, inputs: Sequence[dict[str, np.ndarray]]) -> None:
     """Rewrite an ONNX file as static int8 (QDQ: int8 weights per output channel, uint8
     activations with ranges measured on ``inputs``). On two CPU threads it runs both networks
@@ -83,8 +97,7 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
     fpath, rpath = out_dir / FINDER_FILE, out_dir / READER_FILE
     export_onnx(torch, FinderExport(finder, flip=flip), torch.zeros(1, 3, 320, long_side), fpath, "image",
                 ["heat", "reg"], {"image": {2: "height", 3: "width"}})
-    export_onnx(torch, ReaderExport(reader), torch.zeros(4, 3, crop, crop), rpath, "crops",
-                ["probs"], {"crops": {0: "n"}, "probs": {0: "n"}})
+    export_reader_onnx(torch, reader, rpath, crop)
     int8: dict[str, Any] | None = None
     if calibration is not None:
         finder_in, reader_in = calibration_inputs(*calibration)
@@ -117,7 +130,7 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
                 manifest["color"] = prev["color"]
         except (OSError, json.JSONDecodeError):
             pass
-    old.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_manifest(old, manifest)
     return old
 
 
@@ -132,17 +145,14 @@ def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, An
     data = json.loads(manifest.read_text(encoding="utf-8"))
     rpath = out_dir / READER_FILE
     tmp = out_dir / f"new.{READER_FILE}"
-    export_onnx(torch, ReaderExport(reader), torch.zeros(4, 3, crop, crop), tmp, "crops",
-                ["probs"], {"crops": {0: "n"}, "probs": {0: "n"}})
+    export_reader_onnx(torch, reader, tmp, crop)
     if calibration is not None:
         quantize(tmp, calibration_inputs([], calibration)[1])
     data["reader"]["sha256"] = sha256(tmp)
     data.setdefault("training", {}).update(training)
     data.setdefault("figures", {}).update(figures)
     tmp.replace(rpath)
-    staged = manifest.with_suffix(".json.new")
-    staged.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    staged.replace(manifest)
+    write_manifest(manifest, data)
     return manifest
 
 
@@ -150,4 +160,4 @@ def update_manifest(path: Path, section: str, values: dict[str, Any]) -> None:
     """Merge ``values`` into one section of the manifest (figures, color calibration)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     data.setdefault(section, {}).update(values)
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_manifest(path, data)

@@ -789,7 +789,17 @@ def reader_data(args: argparse.Namespace, train_sc: list[D.Scene], val_sc: list[
     bank_path = args.runs / "reader_bank.npz"
     if bank_path.exists() and not args.fresh:
         z = np.load(bank_path)
-        return (z["x"], z["y"], z["d"]), (z["vx"], z["vy"], z["vd"])
+        bank, val_bank = (z["x"], z["y"], z["d"]), (z["vx"], z["vy"], z["vd"])
+    else:
+        bank, val_bank = _reader_bank(args, train_sc, val_sc, more, mined)
+        np.savez(bank_path, x=bank[0], y=bank[1], d=bank[2], vx=val_bank[0], vy=val_bank[1], vd=val_bank[2])
+    print(f"reader bank: {len(bank[1])} train crops, {len(val_bank[1])} val crops; per class "
+          f"{np.bincount(bank[1], minlength=22).tolist()}", file=sys.stderr)
+    return bank, val_bank
+
+
+def _reader_bank(args: argparse.Namespace, train_sc: list[D.Scene], val_sc: list[D.Scene],
+                 more: list[D.Scene], mined: Any) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
     bank = crop_bank(train_sc, args.seed, mined(), args.turned, "reader crops (train)")
     if more:
         extra = crop_bank(more, args.seed + 31, None, args.turned, "reader crops (more faces)")
@@ -800,7 +810,6 @@ def reader_data(args: argparse.Namespace, train_sc: list[D.Scene], val_sc: list[
         bank = (np.concatenate([bank[0], paper]), np.concatenate([bank[1], np.full(len(paper), 21)]),
                 np.concatenate([bank[2], np.full((len(paper), 2), np.nan, np.float32)]))
     val_bank = crop_bank(val_sc, args.seed + 99, None, args.turned, "reader crops (val)", 1)
-    np.savez(bank_path, x=bank[0], y=bank[1], d=bank[2], vx=val_bank[0], vy=val_bank[1], vd=val_bank[2])
     return bank, val_bank
 
 
@@ -821,16 +830,16 @@ def reader_figures(torch: Any, reader: Any, val_bank: tuple[np.ndarray, ...], ou
 
 def train_scenes(args: argparse.Namespace) -> tuple[list[D.Scene], list[D.Scene], int]:
     """The training scenes in the finder's faces (plain, then decorated) and the val scenes."""
-    reader_only = args.reader_only
-    size = args.reader_extra_size if reader_only else args.size
-    count = args.reader_train if reader_only else args.train_count
-    style2 = args.reader_train_style2 if reader_only else args.style2_count
-    if reader_only and not 0 <= style2 <= count:
-        raise TrainError(f"--reader-train-style2 {style2} must lie between 0 and --reader-train {count}")
-    if reader_only:
-        count -= style2
-    folder, seed, seed2 = ("train_reader_own", args.seed + 40, args.seed + 41) if reader_only else (
-        "train", args.seed, args.seed + 8)
+    if args.reader_only:  # the reader's own scenes: plain ones are the total less the decorated
+        style2 = args.reader_train_style2
+        if not 0 <= style2 <= args.reader_train:
+            raise TrainError(f"--reader-train-style2 {style2} must lie between 0 and --reader-train "
+                             f"{args.reader_train}")
+        size, count, folder, seed, seed2 = (args.reader_extra_size, args.reader_train - style2,
+                                            "train_reader_own", args.seed + 40, args.seed + 41)
+    else:
+        size, count, style2, folder, seed, seed2 = (args.size, args.train_count, args.style2_count,
+                                                    "train", args.seed, args.seed + 8)
     tr_dir = ensure_split(args.data, "train", count, seed, size, folder)
     va_dir = ensure_split(args.data, "val", args.val_count, args.seed + 1, args.size)
     train_sc, val_sc = D.load_coco(tr_dir), D.load_coco(va_dir)
@@ -871,8 +880,6 @@ def run(args: argparse.Namespace) -> int:
     finder, fh = train_finder(torch, fs, fv, args)
     bank, val_bank = reader_data(args, train_sc, val_sc, more,
                                  lambda: mine(torch, finder, fs, train_sc, args.mine))
-    print(f"reader bank: {len(bank[1])} train crops, {len(val_bank[1])} val crops; per class "
-          f"{np.bincount(bank[1], minlength=22).tolist()}", file=sys.stderr)
     reader, rh = train_reader(torch, bank, val_bank, args)
     finder = tune_finder(torch, finder, fs, args)
     acc = reader_figures(torch, reader, val_bank, out_dir)
@@ -931,8 +938,6 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     more = reader_extra(args)
     bank, val_bank = reader_data(args, train_sc, val_sc, more,
                                  lambda: mine_shipped(manifest, train_sc, args.mine, args.threads))
-    print(f"reader bank: {len(bank[1])} train crops, {len(val_bank[1])} val crops; per class "
-          f"{np.bincount(bank[1], minlength=22).tolist()}", file=sys.stderr)
     reader, rh = train_reader(torch, bank, val_bank, args)
     acc = reader_figures(torch, reader, val_bank, out_dir)
     plot_curves({}, rh, out_dir / "training_curve.png")

@@ -18,9 +18,8 @@ import copy
 import itertools
 import sys
 
-from zipai.vision.decode import load
 from zipai.vision.detector import BackDoubles, Detector, default_manifest, drop_back_doubles
-from zipai.vision.evaluate import Tally, labelled_scenes, layout_base, tuning_parser
+from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import scan_detections
 
 OVERLAP = (0.5, 0.6, 0.7, 0.8, 0.9)
@@ -35,19 +34,14 @@ def main(argv: list[str] | None = None) -> int:
     det.back_doubles = None
     tallies = [Tally() for _ in SETTINGS]
     scenes = labelled_scenes(args.data, args.limit)
-    for n, (folder, im, anns) in enumerate(scenes, 1):
-        decoded = load(folder / im["file_name"])
+    for decoded, anns, truth, base in replay_scenes(scenes):
         found = det.detect(decoded)
-        truth = im.get("layout")
-        base = layout_base(truth) if truth else None
         for k, limits in enumerate(SETTINGS):
             # the layout step adds to the detections it is given: each setting its own copy
             kept = found if limits is None else drop_back_doubles(found, limits)
             dets, spare = copy.deepcopy((kept, det.spare))
             sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
             tallies[k].add(sc, anns, truth)
-        if n % 50 == 0:
-            print(f"  {n} scenes run", file=sys.stderr)
     # the rule, then the stricter limits (fewer finds dropped)
     def rank(k: int) -> tuple:
         limits = SETTINGS[k]

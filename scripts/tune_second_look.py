@@ -18,9 +18,8 @@ from __future__ import annotations
 import itertools
 import sys
 
-from zipai.vision.decode import load
 from zipai.vision.detector import Detector, SecondLook, default_manifest
-from zipai.vision.evaluate import Tally, labelled_scenes, tuning_parser
+from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import Scan, scan_detections
 
 BELOW = (12.0, 14.0, 16.0)
@@ -36,8 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     tallies = [Tally() for _ in LOOKS]
     twice = [0] * len(LOOKS)
     scenes = labelled_scenes(args.data, args.limit)
-    for n, (folder, im, anns) in enumerate(scenes, 1):
-        decoded = load(folder / im["file_name"])
+    for decoded, anns, _, _ in replay_scenes(scenes):
         first = det.build(det.raw(decoded))
         seen: dict[tuple | None, Scan] = {}
         for k, look in enumerate(LOOKS):
@@ -48,8 +46,6 @@ def main(argv: list[str] | None = None) -> int:
                 seen[closer] = scan_detections(decoded.width, decoded.height, dets)
             tallies[k].add(seen[closer], anns)
             twice[k] += closer is not None
-        if n % 50 == 0:
-            print(f"  {n} scenes run", file=sys.stderr)
     # the rule (no layout is given, so nothing is scored), then the smaller largest input, then
     # the fewer photos looked at twice
     def rank(k: int) -> tuple:

@@ -19,9 +19,8 @@ import copy
 import itertools
 import sys
 
-from zipai.vision.decode import load
 from zipai.vision.detector import Detection, Detector, default_manifest
-from zipai.vision.evaluate import Tally, labelled_scenes, layout_base, tuning_parser
+from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import scan_detections
 
 FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3)
@@ -45,19 +44,14 @@ def main(argv: list[str] | None = None) -> int:
     tallies = [Tally() for _ in SETTINGS]
     taken = [0] * len(SETTINGS)
     scenes = labelled_scenes(args.data, args.limit)
-    for n, (folder, im, anns) in enumerate(scenes, 1):
-        decoded = load(folder / im["file_name"])
+    for decoded, anns, truth, base in replay_scenes(scenes):
         dets = det.detect(decoded)
-        truth = im.get("layout")
-        base = layout_base(truth) if truth else None
         for k, setting in enumerate(SETTINGS):
             # take_in adds to the detections and marks the find it takes: each setting its own copy
             mine, spare = copy.deepcopy((dets, offered(det.spare, setting)))
             sc = scan_detections(decoded.width, decoded.height, mine, base, spare=spare)
             tallies[k].add(sc, anns, truth)
             taken[k] += sum(d.taken_in for d in sc.detections)
-        if n % 50 == 0:
-            print(f"  {n} scenes run", file=sys.stderr)
     # the rule, then the least work: the higher floor, the fewer offered
     def rank(k: int) -> tuple:
         floor, most = SETTINGS[k] or (2.0, 0)

@@ -10,13 +10,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zipai.engine import ZipaiError, score
 
+from .decode import Decoded, load
 from .detector import Detection
 
 if TYPE_CHECKING:
@@ -51,6 +53,20 @@ def labelled_scenes(folders: Sequence[Path], limit: int = 0) -> list[Scene]:
         by_img = annotations_by_image(coco)
         out += [(folder, im, by_img.get(int(im["id"]), [])) for im in coco["images"][: limit or None]]
     return out
+
+
+Replayed = tuple[Decoded, list[dict[str, Any]], dict[str, Any] | None, dict[str, Any] | None]
+
+
+def replay_scenes(scenes: Sequence[Scene]) -> Iterator[Replayed]:
+    """The tuners' pass over ``labelled_scenes``: each photo decoded, with its annotations, its
+    layout (None if the scene has none) and that layout's engine input (``layout_base``); a
+    line on stderr every 50 scenes."""
+    for n, (folder, im, anns) in enumerate(scenes, 1):
+        truth = im.get("layout")
+        yield load(folder / im["file_name"]), anns, truth, layout_base(truth) if truth else None
+        if n % 50 == 0:
+            print(f"  {n} scenes run", file=sys.stderr)
 
 
 def inside(pt: tuple[float, float], poly: Sequence[Sequence[float]]) -> bool:
