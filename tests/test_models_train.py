@@ -228,6 +228,22 @@ def test_reader_only_trains_a_reader_behind_the_shipped_finder(tmp_path: Path) -
     assert not list(out.glob("*.new"))
 
 
+def test_reader_only_can_learn_from_the_recipe_scenes(tmp_path: Path) -> None:
+    """``--reader-scenes recipe``: the reader-only run takes the finder's training renders (at
+    ``--size``, the recipe's seeds and folders), not scenes of its own."""
+    base = ["--reader-only", "--data", str(tmp_path), "--train-count", "2", "--style2-count", "1",
+            "--val-count", "1", "--size", "320x240", "--reader-train", "3", "--reader-train-style2", "1",
+            "--reader-extra-size", "160x120"]
+    train_sc, _, n_style2 = T.train_scenes(T.build_parser().parse_args([*base, "--reader-scenes", "recipe"]))
+    assert len(train_sc) == 3 and n_style2 == 1 and {s.width for s in train_sc} == {320}
+    infos = [json.loads((tmp_path / f / "annotations.json").read_text(encoding="utf-8"))["info"]
+             for f in ("train", "train_style2")]
+    assert [(i["style"], i["seed"], i["split"]) for i in infos] == [(1, 5, "train"), (2, 13, "train")]
+    assert not (tmp_path / "train_reader_own").exists()
+    own, _, _ = T.train_scenes(T.build_parser().parse_args(base))  # the default: its own scenes
+    assert len(own) == 3 and {s.width for s in own} == {160} and (tmp_path / "train_reader_own").is_dir()
+
+
 def test_reader_only_needs_a_finder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert T.main(["--reader-only", "--out", str(tmp_path / "empty"), "--runs", str(tmp_path / "runs")]) == 2
     assert "has no finder.onnx" in capsys.readouterr().err
