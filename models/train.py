@@ -107,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --reader-only: the scenes it mines and crops, its own (--reader-train "
                         "at --reader-extra-size, about 40 minutes to render) or the recipe's "
                         "finder training renders (--train-count and --style2-count at --size, about "
-                        "70): on its own scenes a reader read 97.83%% of val crops, against 98.62%% "
+                        "75): on its own scenes a reader read 97.83%% of val crops, against 98.62%% "
                         "for the recipe's reader")
     p.add_argument("--reader-train", type=int, default=2400,
                    help="with --reader-only --reader-scenes own: scenes in the finder's faces "
