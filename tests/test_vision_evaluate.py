@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import doctest
+
+import pytest
+
+import zipai.vision.evaluate as evaluate
 from zipai.vision.evaluate import (
+    PairedScenes,
     Totals,
     annotations_by_image,
     card_down,
@@ -10,8 +16,10 @@ from zipai.vision.evaluate import (
     labelled_detections,
     layout_base,
     match_scene,
+    paired_bootstrap,
     same_layout,
     same_score,
+    sign_test_p,
 )
 
 
@@ -115,3 +123,41 @@ def test_same_score_compares_what_the_engine_makes_of_two_layouts() -> None:
               "hand": [c for c in L1["hand"] if c != "x9"]}  # the hand's 坎 laid open scores less
     assert not same_score(opened, True, L1)
     assert not same_score({**L1, "hand": [*L1["hand"], "d1"]}, True, L1)
+
+
+def test_the_statistics_doctests_pass() -> None:
+    assert doctest.testmod(evaluate).failed == 0
+
+
+def test_mcnemar_counts_only_the_scenes_the_two_models_disagree_on() -> None:
+    a = [(True, 20, 20)] * 50 + [(False, 19, 20)] * 10 + [(True, 20, 20)] * 3
+    b = [(True, 20, 20)] * 50 + [(False, 18, 20)] * 10 + [(False, 19, 20)] * 3
+    pairs = PairedScenes(a, b)
+    assert pairs.discordant() == (3, 0)
+    assert (pairs.exact("a"), pairs.exact("b")) == (53, 50)
+    assert pairs.per_card("a") == pytest.approx(1250 / 1260)
+    # the test is symmetric, never above 1, and small only for a lopsided split
+    assert sign_test_p(3, 0) == sign_test_p(0, 3) == pytest.approx(0.25)
+    assert sign_test_p(5, 5) == 1.0
+    assert sign_test_p(1, 20) < 0.001
+
+
+def test_the_paired_bootstrap_brackets_the_difference_and_is_zero_for_equal_runs() -> None:
+    a = [(i % 2 == 0, 19 + (i % 2 == 0), 20) for i in range(400)]
+    b = [(i % 2 == 0 or i % 10 == 1, 19 + (i % 2 == 0 or i % 10 == 1), 20) for i in range(400)]
+    pairs = PairedScenes(a, b)
+    assert pairs.exact("b") - pairs.exact("a") == 40
+    lo, hi = paired_bootstrap(pairs, "exact", 2000, seed=1)
+    assert 20 < lo < 40 < hi < 60
+    lo, hi = paired_bootstrap(pairs, "per_card", 2000, seed=1)
+    assert lo < 40 / 8000 < hi and lo > 0
+    assert paired_bootstrap(PairedScenes(a, a), "exact", 500) == (0.0, 0.0)
+    with pytest.raises(ValueError, match="no figure"):
+        paired_bootstrap(pairs, "recall")
+
+
+def test_paired_runs_must_have_seen_the_same_scenes() -> None:
+    with pytest.raises(ValueError, match="1 results against 2"):
+        PairedScenes([(True, 1, 1)], [(True, 1, 1), (False, 0, 1)])
+    with pytest.raises(ValueError, match="same cards"):
+        PairedScenes([(True, 1, 1)], [(True, 2, 2)])

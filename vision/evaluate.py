@@ -340,3 +340,73 @@ class Tally:
         f = self.totals.figures()
         n = max(1, self.totals.scenes)
         return f["scene_exact_rate"], self.complete / n, f["per_card_accuracy"], self.scored / n
+
+
+@dataclass(frozen=True, slots=True)
+class PairedScenes:
+    """Two models' results on the same scenes, in the same order: (exact, cards read, cards)."""
+
+    a: Sequence[tuple[bool, int, int]]
+    b: Sequence[tuple[bool, int, int]]
+
+    def __post_init__(self) -> None:
+        if len(self.a) != len(self.b):
+            raise ValueError(f"paired scenes: {len(self.a)} results against {len(self.b)}")
+        if any(ra[2] != rb[2] for ra, rb in zip(self.a, self.b, strict=True)):
+            raise ValueError("paired scenes: the two runs did not see the same cards")
+
+    def exact(self, which: str) -> int:
+        return sum(r[0] for r in getattr(self, which))
+
+    def per_card(self, which: str) -> float:
+        rows = getattr(self, which)
+        return sum(r[1] for r in rows) / max(1, sum(r[2] for r in rows))
+
+    def discordant(self) -> tuple[int, int]:
+        """Scenes exact with A only, and with B only: all the evidence McNemar's test uses."""
+        only_a = sum(ra[0] and not rb[0] for ra, rb in zip(self.a, self.b, strict=True))
+        only_b = sum(rb[0] and not ra[0] for ra, rb in zip(self.a, self.b, strict=True))
+        return only_a, only_b
+
+
+def sign_test_p(k: int, n_other: int) -> float:
+    """Two-sided exact binomial test of ``k`` against ``n_other`` at even odds (McNemar's exact
+    test on the discordant scenes).
+
+    >>> sign_test_p(0, 0)
+    1.0
+    >>> round(sign_test_p(2, 8), 4)
+    0.1094
+    >>> round(sign_test_p(0, 10), 4)
+    0.002
+    """
+    n = k + n_other
+    if n == 0:
+        return 1.0
+    lo = min(k, n_other)
+    tail = sum(math.comb(n, i) for i in range(lo + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def paired_bootstrap(pairs: PairedScenes, figure: str, resamples: int = 10000,
+                     seed: int = 0) -> tuple[float, float]:
+    """95% interval of B minus A by resampling scenes with both models' results together:
+    ``figure`` "exact" (in scenes, scaled to the full count) or "per_card" (a fraction)."""
+    import numpy as np
+
+    a = np.asarray(pairs.a, np.float64).reshape(-1, 3)
+    b = np.asarray(pairs.b, np.float64).reshape(-1, 3)
+    n = len(a)
+    if n == 0:
+        return 0.0, 0.0
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(resamples, n))
+    if figure == "exact":
+        diff = (b[:, 0] - a[:, 0])[idx].sum(axis=1)
+    elif figure == "per_card":
+        cards = a[:, 2][idx].sum(axis=1)
+        diff = ((b[:, 1] - a[:, 1])[idx].sum(axis=1)) / np.maximum(cards, 1)
+    else:
+        raise ValueError(f"paired_bootstrap: no figure {figure!r} (exact or per_card)")
+    lo, hi = np.percentile(diff, [2.5, 97.5])
+    return float(lo), float(hi)

@@ -1,0 +1,81 @@
+"""Two models on the same validation scenes, scene by scene: is the difference more than chance?
+
+Every choice of model so far compared one training run with another by how many of 800
+validation scenes each read exactly, a few scenes apart. Both models read the same scenes, so
+what counts is the scenes where they disagree: McNemar's exact test on the scenes that only one
+reads exactly, and a paired bootstrap (scenes resampled, both models together) for the
+difference in scenes exact and in per-card accuracy. Models are manifests (default: the shipped
+one), run with their own settings.
+
+    python scripts/compare_models.py data/detector/val_tune400 data/detector/val_unseen \\
+        data/detector/val_style2 --b runs/reader16/model/manifest.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from zipai.vision.detector import Detector
+from zipai.vision.evaluate import (
+    PairedScenes,
+    labelled_scenes,
+    match_scene,
+    paired_bootstrap,
+    replay_scenes,
+    sign_test_p,
+)
+from zipai.vision.scan import scan_decoded
+
+
+def run(det: Detector, scenes: list, label: str) -> list[tuple[bool, int, int]]:
+    """(exact, cards read, cards) for each scene."""
+    print(f"model {label}: {det.manifest.path}", file=sys.stderr)
+    out = []
+    for decoded, anns, _truth, base in replay_scenes(scenes):
+        sc = scan_decoded(decoded, det, base)
+        m = match_scene([(d.card, d.box) for d in sc.detections], anns)
+        out.append((m.exact, m.read, m.cards))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
+    p.add_argument("--a", type=Path, default=None, help="manifest.json of model A (default: shipped)")
+    p.add_argument("--b", type=Path, default=None, help="manifest.json of model B (default: shipped)")
+    p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--resamples", type=int, default=10000)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    for m in (args.a, args.b):
+        if m is not None and not m.is_file():
+            print(f"compare_models: {m}: no such manifest", file=sys.stderr)
+            return 2
+    try:
+        scenes = labelled_scenes(args.data, args.limit)
+    except (OSError, ValueError) as exc:
+        print(f"compare_models: {exc}", file=sys.stderr)
+        return 2
+    a = run(Detector(args.a, threads=args.threads), scenes, "A")
+    b = run(Detector(args.b, threads=args.threads), scenes, "B")
+    pairs = PairedScenes(a, b)
+    only_a, only_b = pairs.discordant()
+    print(f"{len(scenes)} scenes ({', '.join(str(d) for d in args.data)})")
+    print(f"  A {args.a or 'shipped'}: {pairs.exact('a')} exact, per card {pairs.per_card('a'):.2%}")
+    print(f"  B {args.b or 'shipped'}: {pairs.exact('b')} exact, per card {pairs.per_card('b'):.2%}")
+    print(f"  exact only with A: {only_a}, only with B: {only_b}; "
+          f"McNemar exact two-sided p = {sign_test_p(only_a, only_b):.3f}")
+    lo, hi = paired_bootstrap(pairs, "exact", args.resamples, args.seed)
+    print(f"  B - A, scenes exact: {pairs.exact('b') - pairs.exact('a'):+d} "
+          f"(95% paired bootstrap: {lo:+.1f} to {hi:+.1f} scenes)")
+    lo, hi = paired_bootstrap(pairs, "per_card", args.resamples, args.seed)
+    print(f"  B - A, per card: {pairs.per_card('b') - pairs.per_card('a'):+.2%} "
+          f"(95%: {lo:+.2%} to {hi:+.2%})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
