@@ -14,6 +14,8 @@ one), run with their own settings.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -29,14 +31,35 @@ from zipai.vision.evaluate import (
 from zipai.vision.scan import scan_decoded
 
 
-def run(det: Detector, scenes: list, label: str) -> list[tuple[bool, int, int]]:
-    """(exact, cards read, cards) for each scene."""
+def cache_key(det: Detector, folders: list[Path], limit: int) -> str:
+    """What a model's results depend on: its manifest (settings and the files' hashes) and the
+    scenes (each folder's annotations)."""
+    h = hashlib.sha256(det.manifest.path.read_bytes())
+    for folder in folders:
+        h.update(str(folder.resolve()).encode())
+        h.update(hashlib.sha256((folder / "annotations.json").read_bytes()).digest())
+    h.update(str(limit).encode())
+    return h.hexdigest()[:24]
+
+
+def run(det: Detector, scenes: list, label: str, cache: Path | None = None,
+        key: str = "") -> list[tuple[bool, int, int]]:
+    """(exact, cards read, cards) for each scene; from ``cache`` when it holds this key."""
     print(f"model {label}: {det.manifest.path}", file=sys.stderr)
+    hit = cache / f"{key}.json" if cache is not None else None
+    if hit is not None and hit.is_file():
+        print(f"  results from {hit}", file=sys.stderr)
+        return [(bool(e), int(r), int(n)) for e, r, n in json.loads(hit.read_text(encoding="utf-8"))]
     out = []
     for decoded, anns, _truth, base in replay_scenes(scenes):
         sc = scan_decoded(decoded, det, base)
         m = match_scene([(d.card, d.box) for d in sc.detections], anns)
         out.append((m.exact, m.read, m.cards))
+    if hit is not None:
+        hit.parent.mkdir(parents=True, exist_ok=True)
+        tmp = hit.with_suffix(".tmp")
+        tmp.write_text(json.dumps(out), encoding="utf-8")
+        tmp.replace(hit)
     return out
 
 
@@ -49,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--resamples", type=int, default=10000)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cache", type=Path, default=None,
+                   help="keep each model's per-scene results here, keyed by its manifest and the scenes")
     args = p.parse_args(argv)
     for m in (args.a, args.b):
         if m is not None and not m.is_file():
@@ -59,8 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"compare_models: {exc}", file=sys.stderr)
         return 2
-    a = run(Detector(args.a, threads=args.threads), scenes, "A")
-    b = run(Detector(args.b, threads=args.threads), scenes, "B")
+    results = []
+    for label, path in (("A", args.a), ("B", args.b)):
+        det = Detector(path, threads=args.threads)
+        results.append(run(det, scenes, label, args.cache, cache_key(det, args.data, args.limit)))
+    a, b = results
     pairs = PairedScenes(a, b)
     only_a, only_b = pairs.discordant()
     print(f"{len(scenes)} scenes ({', '.join(str(d) for d in args.data)})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,11 +14,24 @@ mod = load_script("compare_models")
 def test_a_model_against_itself_disagrees_on_no_scene(tuning_setup: tuple[Path, Path],
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     data, manifest = tuning_setup
-    assert mod.main([str(data), "--b", str(manifest), "--threads", "1", "--resamples", "200"]) == 0
-    out = capsys.readouterr().out
-    assert "2 scenes" in out
-    assert "exact only with A: 0, only with B: 0; McNemar exact two-sided p = 1.000" in out
-    assert "B - A, scenes exact: +0 (95% paired bootstrap: +0.0 to +0.0 scenes)" in out
+    cache = data.parent / "cache"
+    argv = [str(data), "--b", str(manifest), "--threads", "1", "--resamples", "200", "--cache", str(cache)]
+    assert mod.main(argv) == 0
+    first = capsys.readouterr()
+    assert "2 scenes" in first.out
+    assert "exact only with A: 0, only with B: 0; McNemar exact two-sided p = 1.000" in first.out
+    assert "B - A, scenes exact: +0 (95% paired bootstrap: +0.0 to +0.0 scenes)" in first.out
+    # the same manifest twice: B is read back from what A left
+    assert first.err.count("results from") == 1 and len(list(cache.glob("*.json"))) == 1
+    # again: both read back, the same figures; a changed setting is another model
+    assert mod.main(argv) == 0
+    second = capsys.readouterr()
+    assert second.out == first.out and second.err.count("results from") == 2
+    man = json.loads(manifest.read_text(encoding="utf-8"))
+    man["finder"]["threshold"] = 0.9
+    manifest.write_text(json.dumps(man), encoding="utf-8")
+    assert mod.main(argv) == 0
+    assert capsys.readouterr().err.count("results from") == 1 and len(list(cache.glob("*.json"))) == 2
 
 
 def test_a_missing_manifest_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
