@@ -1,0 +1,25 @@
+"""The training-step benchmark times both networks in both precisions (no figure is asserted)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import load_script
+
+mod = load_script("bench_train_step")
+
+
+def test_it_reports_both_networks_in_both_precisions(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    assert mod.main(["--steps", "1", "--threads", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["finder", "reader"]
+    shape = r"\(1 threads, batch \(\d+, 3, \d+, \d+\)\)"
+    for line in lines:
+        assert re.search(r"float32 \d+ ms a step, bfloat16 \d+ ms " + shape, line)
+
+
+def test_no_steps_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert mod.main(["--steps", "0"]) == 2
+    assert "--steps must be at least 1" in capsys.readouterr().err
