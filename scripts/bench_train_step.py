@@ -3,7 +3,7 @@
 
 The recipe's stages run for fixed wall-clock minutes, so a slower machine trains fewer steps: the
 shipped finder made 22,642 steps in 60 minutes where a step took 122 ms; on 2026-12-01 the same
-2-core sandbox took 315 ms. Run this before `zipai train` to know which machine you have. It
+2-core sandbox took 234 ms. Run this before `zipai train` to know which machine you have. It
 times the networks' forward pass, backward pass and AdamW update on random batches of the
 recipe's shape (finder 16 crops of 256², reader 192 crops of 48², channels-last as in
 training); data loading is not included. Needs the [train] extra (torch).
