@@ -391,9 +391,11 @@ def sign_test_p(k: int, n_other: int) -> float:
 def paired_bootstrap(pairs: PairedScenes, figure: str, resamples: int = 10000,
                      seed: int = 0) -> tuple[float, float]:
     """95% interval of B minus A by resampling scenes with both models' results together:
-    ``figure`` "exact" (in scenes, scaled to the full count) or "per_card" (a fraction)."""
+    ``figure`` "exact" (in scenes) or "per_card" (a fraction)."""
     import numpy as np
 
+    if figure not in ("exact", "per_card"):
+        raise ValueError(f"paired_bootstrap: no figure {figure!r} (exact or per_card)")
     a = np.asarray(pairs.a, np.float64).reshape(-1, 3)
     b = np.asarray(pairs.b, np.float64).reshape(-1, 3)
     n = len(a)
@@ -403,10 +405,8 @@ def paired_bootstrap(pairs: PairedScenes, figure: str, resamples: int = 10000,
     idx = rng.integers(0, n, size=(resamples, n))
     if figure == "exact":
         diff = (b[:, 0] - a[:, 0])[idx].sum(axis=1)
-    elif figure == "per_card":
+    else:
         cards = a[:, 2][idx].sum(axis=1)
         diff = ((b[:, 1] - a[:, 1])[idx].sum(axis=1)) / np.maximum(cards, 1)
-    else:
-        raise ValueError(f"paired_bootstrap: no figure {figure!r} (exact or per_card)")
     lo, hi = np.percentile(diff, [2.5, 97.5])
     return float(lo), float(hi)
