@@ -21,9 +21,10 @@ from pathlib import Path
 import numpy as np
 
 from zipai.vision.decode import Decoded, load
-from zipai.vision.detector import Detection, Detector, default_manifest
+from zipai.vision.detector import SYMMETRIC, Detection, Detector, default_manifest
 from zipai.vision.evaluate import (
     LAYOUT_ROWS,
+    SceneMatch,
     Totals,
     _polygon,
     annotations_by_image,
@@ -74,6 +75,48 @@ def why_missed(det: Detector, decoded: Decoded, detections: list[Detection], ann
             else "found, then dropped by the reader or a duplicate"
         what = ("back lying apart" if a.get("row") == "loose" else "back") if back else "face"
         causes[(what, cause)] += 1
+
+
+def why_extra(detections: list[Detection], annotations: list[dict], m: SceneMatch, kinds: Counter) -> None:
+    """Sort the extra detections (matched to no card) by what they lie on. Most lie on a card
+    that another detection already reads: the same face again is its far end (1.5 glyph sizes
+    or more away, turned round against it; 一二三十 read the same turned round, so for them only
+    the distance counts), or the same face found twice closer than that (one glyph split in
+    two: a stroke of 二 or 三 on its own, a radical); another face there is a part of the glyph
+    read as another (一 for a stroke of 二) or, further away, a misread far end. A back may be
+    one back found twice. The rest lie on no card: the table's print, a card's edge, a lamp."""
+    polys = [(a, _polygon(a)) for a in annotations if not a.get("ignore")]
+    for i in m.extras:
+        d = detections[i]
+        on = next(((a, poly) for a, poly in polys if inside(d.center, poly)), None)
+        if on is None:
+            kinds["on no card"] += 1
+            continue
+        a, poly = on
+        name = category_name(int(a["category_id"]))
+        if d.card == "back":
+            kinds["a back found twice" if name == "back" else "a back on a face card"] += 1
+            continue
+        if name == "back":
+            kinds["a face on a card back"] += 1
+            continue
+        other = [e for k, e in enumerate(detections) if k != i and inside(e.center, poly)]
+        if not other:
+            kinds["a face on a card no other detection reads" if d.card == name else "a misread"] += 1
+            continue
+        e = min(other, key=lambda e: float(np.hypot(e.center[0] - d.center[0], e.center[1] - d.center[1])))
+        size = max(d.box[2] - d.box[0], d.box[3] - d.box[1], e.box[2] - e.box[0], e.box[3] - e.box[1], 1.0)
+        apart = float(np.hypot(e.center[0] - d.center[0], e.center[1] - d.center[1])) / size
+        turned = d.card in SYMMETRIC or d.down[0] * e.down[0] + d.down[1] * e.down[1] < -0.5
+        if apart < 1.5:
+            kinds["the same face found twice close (a split glyph)" if d.card == name
+                  else "part of a glyph read as another face"] += 1
+        elif d.card != name:
+            kinds["another face on a card already read, apart"] += 1
+        elif turned:
+            kinds["the same face at the card's far end"] += 1
+        else:
+            kinds["the same face found twice apart, facing one way"] += 1
 
 
 def layout_faults(cols: list[Column], anns: list[dict], doubts: set[str]) -> tuple[str, ...]:
@@ -150,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="fit the red/black ink threshold on this split (and store it with --write-manifest)")
     p.add_argument("--why-missed", action="store_true",
                    help="sort the cards with no detection by where they were lost")
+    p.add_argument("--why-extra", action="store_true",
+                   help="sort the extra detections by what they lie on (a far end, a split glyph, no card)")
     p.add_argument("--labelled-cards", action="store_true",
                    help="skip the networks: give the layout step the labelled cards (its own figures)")
     args = p.parse_args(argv)
@@ -169,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     failures: list[str] = []
     reds: list[tuple[float, bool]] = []
     causes: Counter = Counter()
+    extra_kinds: Counter = Counter()
     rereads: Counter = Counter()
     taken: Counter = Counter()  # weak finds the rules took in (layout.take_in): were they cards?
     layouts = layout_ok = complete = scored = 0
@@ -189,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
             scored += same_score(sc.assembled.layout, sc.assembled.complete, im["layout"])
         anns = by_img.get(int(im["id"]), [])
         m = match_scene([(d.card, d.box) for d in dets], anns)
+        if args.why_extra:
+            why_extra(dets, anns, m, extra_kinds)
         for d in dets:
             if d.taken_in:
                 names = {category_name(int(a["category_id"])) for a in anns if inside(d.center, _polygon(a))}
@@ -244,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     if causes:
         print("  cards with no detection, by where they were lost: " + ", ".join(
             f"{kind} {cause} x{k}" for (kind, cause), k in causes.most_common()))
+    if extra_kinds:
+        print("  extra detections, by what they lie on: " + ", ".join(
+            f"{kind} x{k}" for kind, k in extra_kinds.most_common()))
     if failures:
         print("imperfect scenes:")
         print("\n".join(failures))

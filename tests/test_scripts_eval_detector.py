@@ -8,7 +8,8 @@ import pytest
 from conftest import load_script
 
 from zipai.vision.decode import load
-from zipai.vision.detector import Detector, models_dir
+from zipai.vision.detector import Detection, Detector, models_dir
+from zipai.vision.evaluate import match_scene
 
 mod = load_script("eval_detector")
 
@@ -55,3 +56,35 @@ def test_layout_faults_name_what_went_wrong() -> None:
     assert mod.layout_faults(swapped, hidden, set()) == ("a layout card hidden",)
     merged = [Column([0, 1, 2, 3], ["x5"] * 4, "table", "open"), Column([4], ["x5"], "loose", "loose")]
     assert mod.layout_faults(merged, anns, {"bad_group"}) == ("groups merged in one column",)
+
+
+def _det(card: str, x: float, y: float, down: tuple[float, float] = (0.0, 1.0),
+         size: float = 20) -> Detection:
+    box = (x - size / 2, y - size / 2, x + size / 2, y + size / 2)
+    return Detection(card, box, 0.9, None if card == "back" else "black", down=down)
+
+
+def _long(cat: int, x: float) -> dict:
+    """A card lying fully in view: 40 wide, 160 long, its glyph near the top."""
+    poly = [[x, 0], [x + 40, 0], [x + 40, 160], [x, 160]]
+    return {"category_id": cat, "card_polygon": poly, "bbox": [x + 10, 10, 20, 20], "row": "hand"}
+
+
+def test_extra_detections_are_sorted_by_what_they_lie_on() -> None:
+    """A far end (turned round, apart), a split glyph (the same face, close), a part of a glyph
+    read as another face, one back found twice and a find on the table each get their name."""
+    anns = [_long(5, 0), _long(2, 100), _long(7, 200), _long(21, 300), _long(9, 400)]
+    dets = [_det("x5", 20, 20), _det("x5", 20, 140, down=(0.0, -1.0)),  # a far end
+            _det("x2", 120, 20), _det("x2", 120, 40),  # 二 found as its two strokes
+            _det("x7", 220, 20), _det("x1", 220, 35),  # a part of 七 read as 一
+            _det("back", 320, 80, size=60), _det("back", 320, 120, size=30),  # one back found twice
+            _det("x9", 420, 20), _det("x9", 420, 110),  # the same face apart, facing one way
+            _det("x4", 700, 700)]  # on the table
+    m = match_scene([(d.card, d.box) for d in dets], anns)
+    assert (m.read, m.extra) == (5, 6)
+    kinds: Counter = Counter()
+    mod.why_extra(dets, anns, m, kinds)
+    assert kinds == Counter({"the same face at the card's far end": 1,
+                             "the same face found twice close (a split glyph)": 1,
+                             "part of a glyph read as another face": 1, "a back found twice": 1,
+                             "the same face found twice apart, facing one way": 1, "on no card": 1})

@@ -41,7 +41,7 @@ def test_read_wrong_missed_extra() -> None:
     anns = [_card(1, 0, 0), _card(2, 100, 0), _card(21, 200, 0), _card(5, 300, 0)]
     dets = [("x1", _box(20, 20)), ("x3", _box(120, 20)), ("back", _box(220, 60)), ("x9", _box(600, 600))]
     m = match_scene(dets, anns)
-    assert (m.cards, m.read, m.extra) == (4, 2, 1)
+    assert (m.cards, m.read, m.extra, m.extras) == (4, 2, 1, [3])
     assert m.wrong == [("x2", "x3")] and m.missed == ["x5"]
     assert (m.back_true, m.back_found, m.back_detections, m.back_correct) == (1, 1, 1, 1)
     assert not m.exact

@@ -153,6 +153,7 @@ class SceneMatch:
     cards: int = 0  # labelled cards (not ignored)
     read: int = 0  # of those, read right
     extra: int = 0  # detections matched to no labelled card (nor an ignored one)
+    extras: list[int] = field(default_factory=list)  # their indices in the detections
     wrong: list[tuple[str, str]] = field(default_factory=list)  # (true, read) for misreads
     missed: list[str] = field(default_factory=list)  # labelled cards with no detection at all
     back_true: int = 0  # labelled backs
@@ -234,6 +235,7 @@ def match_scene(detections: Sequence[tuple[str, Sequence[float]]],
         if any(inside(c, p) for p in ign_polys):
             continue
         m.extra += 1
+        m.extras.append(i)
     m.back_true = sum(1 for n in names if n == "back")
     m.back_found = sum(1 for j, i in enumerate(match_r) if i >= 0 and names[j] == "back"
                        and detections[i][0] == "back")
