@@ -104,9 +104,10 @@ def why_extra(detections: list[Detection], annotations: list[dict], m: SceneMatc
         if not other:
             kinds["a face on a card no other detection reads" if d.card == name else "a misread"] += 1
             continue
-        e = min(other, key=lambda e: float(np.hypot(e.center[0] - d.center[0], e.center[1] - d.center[1])))
-        size = max(d.box[2] - d.box[0], d.box[3] - d.box[1], e.box[2] - e.box[0], e.box[3] - e.box[1], 1.0)
-        apart = float(np.hypot(e.center[0] - d.center[0], e.center[1] - d.center[1])) / size
+        dist, e = min(((float(np.hypot(e.center[0] - d.center[0], e.center[1] - d.center[1])), e)
+                       for e in other), key=lambda pair: pair[0])
+        apart = dist / max(d.box[2] - d.box[0], d.box[3] - d.box[1],
+                           e.box[2] - e.box[0], e.box[3] - e.box[1], 1.0)
         turned = d.card in SYMMETRIC or d.down[0] * e.down[0] + d.down[1] * e.down[1] < -0.5
         if apart < 1.5:
             kinds["the same face found twice close (a split glyph)" if d.card == name
