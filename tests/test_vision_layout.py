@@ -167,6 +167,26 @@ def test_a_glyph_that_reads_the_same_turned_round_follows_the_photos_card_axis()
     assert len(drop_far_ends([*upright, *column])) == 3
 
 
+def test_one_two_three_lying_across_the_layout_may_follow_their_own_axis() -> None:
+    """A loose 二 lying across a layout that runs down the page shows both ends side by side:
+    the photo's axis says they are two cards, the reader's own axis for 二 (known up to its sign)
+    says one. 十 has no axis of its own (it reads the same turned a quarter round), so two 十
+    side by side stay two cards either way."""
+    upright = [_det("x5", 500, 100), _det("d4", 600, 100)]
+    across = [_det("x2", 100, 100, down=(1.0, 0.0)), _det("x2", 100 + 3 * G, 100, down=(1.0, 0.0))]
+    assert len(drop_far_ends([*upright, *across])) == 4
+    assert len(drop_far_ends([*upright, *across], own_axis=True)) == 3
+    tens = [_det("x10", 100, 100, down=(1.0, 0.0)), _det("x10", 100 + 3 * G, 100, down=(1.0, 0.0))]
+    assert len(drop_far_ends([*upright, *tens], own_axis=True)) == 4
+
+
+def test_a_far_end_may_lie_off_the_down_direction_by_up_to_max_sin() -> None:
+    top = _det("d6", 100, 100)
+    far = _det("d6", 100 + 0.75 * G, 100 + 3 * G, down=(0.0, -1.0))  # 14 degrees off: sine 0.24
+    assert len(drop_far_ends([top, far])) == 2
+    assert drop_far_ends([top, far], max_sin=0.3) == [top]
+
+
 def test_a_column_of_one_card_keeps_every_copy() -> None:
     col = [_det("x9", 100, 100 + 1.6 * G * k) for k in range(4)]  # 提: four x9, 1.6 glyphs apart
     assert len(drop_far_ends(col)) == 4

@@ -161,6 +161,16 @@ class BackDoubles:
     reach: float
 
 
+@dataclass(frozen=True, slots=True)
+class FarEnds:
+    """How closely a far end must line up with its card (``drop_far_ends``): the sine of the
+    largest angle between the pair's line and a down direction, and whether 一二三 may follow
+    their own axis."""
+
+    max_sin: float = 0.2
+    own_axis: bool = False
+
+
 @dataclass(slots=True)
 class Timing:
     preprocess: float = 0.0
@@ -197,6 +207,10 @@ class Detector:
         self.red_threshold = float(self.manifest.data.get("color", {}).get("red_threshold", RED_THRESHOLD))
         post = self.manifest.data.get("postprocess", {})
         self.drop_far_ends = bool(post.get("drop_far_ends", True))
+        # how a far end lines up with its card (the defaults of drop_far_ends unless the manifest
+        # names them)
+        far = post.get("far_ends") or {}
+        self.far_ends = FarEnds(float(far.get("max_sin", 0.2)), bool(far.get("own_axis", False)))
         # a second finder peak on one long card back (off unless the manifest names the limits)
         doubles = post.get("back_doubles")
         self.back_doubles: BackDoubles | None = \
@@ -399,7 +413,8 @@ class Detector:
             out.append(self._face(arr, b, box, float(s), face_p, face_idx, down))
         out = drop_weak_far_ends(out, thr)  # before the pairs below, which may keep the weak end
         if self.drop_far_ends if far_ends is None else far_ends:
-            out = drop_far_ends(out, image=arr, scale=k)
+            out = drop_far_ends(out, image=arr, scale=k, max_sin=self.far_ends.max_sin,
+                                own_axis=self.far_ends.own_axis)
         if self.back_doubles:
             out = drop_back_doubles(out, self.back_doubles)
         if spare is not None:
@@ -440,6 +455,7 @@ def _size(d: Detection) -> float:
 
 
 SYMMETRIC = frozenset({"x1", "x2", "x3", "x10"})  # read the same turned round
+HALF_TURN = frozenset({"x1", "x2", "x3"})  # of those, the same only turned half round: an axis
 
 
 def body_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, float],
@@ -470,7 +486,8 @@ def body_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, floa
 
 def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, lateral: float = 0.6,
                   max_sin: float = 0.2, symmetric: bool = True, image: np.ndarray | None = None,
-                  scale: float = 1.0, max_edge: float = 0.6, min_dark: float = 0.75) -> list[Detection]:
+                  scale: float = 1.0, max_edge: float = 0.6, min_dark: float = 0.75,
+                  own_axis: bool = False) -> list[Detection]:
     """A card lying fully in view shows its rank at both ends, the far one turned round; keep one.
 
     Two detections are the two ends of one card when they read the same, lie 2–5.5 glyph sizes
@@ -480,7 +497,11 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
     too, so with the photo (``image``, decoded pixels; boxes are ``scale`` times those) the
     stretch between them must also look like one card's plain body (``body_between``): no
     card edge across it (``max_edge``), no shadow line (``min_dark``). The one that reads more
-    upright in the photo stays (that is the one the labels name)."""
+    upright in the photo stays (that is the one the labels name).
+
+    一二三 give no down of their own but still give their card's axis (they read the same turned
+    half round, not a quarter, unlike 十); with ``own_axis`` the pair may follow that axis as
+    well as the photo's, so that a loose card lying across the layout loses its far end too."""
     faces = [i for i, d in enumerate(dets) if d.card != "back"]
     centres = np.asarray([d.center for d in dets], np.float64).reshape(-1, 2)
     axis = _card_axis([dets[i] for i in faces if dets[i].card not in SYMMETRIC])
@@ -503,6 +524,8 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
             u = vec / dist
             # a glyph that reads the same turned round gives no trustworthy down of its own
             downs = [axis] if di.card in SYMMETRIC else [di.down, dj.down]
+            if own_axis and di.card in HALF_TURN:
+                downs += [di.down, dj.down]
             aligned = any(d is not None and abs(u[0] * d[1] - u[1] * d[0]) < max_sin for d in downs)
             if not aligned:
                 continue

@@ -1,0 +1,86 @@
+"""Choose how closely a far end must line up with its card (``postprocess.far_ends`` in the
+manifest; ``zipai.vision.detector.drop_far_ends``), on validation scenes only.
+
+A card lying fully in view shows its rank at both ends, and the far end, read again, is the
+commonest extra detection (104 of 263 on the 800 validation scenes, `eval_detector.py
+--why-extra`). The pair must lie along a down direction: the readers' own for most faces, the
+photo's main card axis for 一二三十, which read the same turned round. A loose card lying across
+the layout has another axis, so its 一二三 kept both ends. Every limit on the angle (its sine)
+is tried with 一二三 following the photo's axis only or their own too (十 reads the same turned
+a quarter round, so it has no axis of its own), by the rule of ``tune_detector.py`` (the most
+scenes read exactly, then the most layouts complete enough to score, then per-card accuracy),
+then the most scored as the scene, then the stricter limits. The other settings are the
+manifest's. Each scene is looked at once with the step off; every setting then replays it and
+the layout step.
+
+    python scripts/tune_far_ends.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import sys
+
+import numpy as np
+
+from zipai.vision.detector import Detector, FarEnds, default_manifest, drop_back_doubles, drop_far_ends
+from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
+from zipai.vision.scan import scan_detections
+
+MAX_SIN = (0.2, 0.25, 0.3, 0.35, 0.4)
+SETTINGS = tuple(itertools.starmap(FarEnds, itertools.product(MAX_SIN, (False, True))))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = tuning_parser(__doc__).parse_args(argv)
+    det = Detector(args.model)
+    if not det.drop_far_ends:
+        print("tune_far_ends: the manifest does not drop far ends (postprocess.drop_far_ends)",
+              file=sys.stderr)
+        return 2
+    det.drop_far_ends = False
+    doubles, det.back_doubles = det.back_doubles, None  # after far ends, as in Detector.build
+    tallies = [Tally() for _ in SETTINGS]
+    scenes = labelled_scenes(args.data, args.limit)
+    for decoded, anns, truth, base in replay_scenes(scenes):
+        found = det.detect(decoded)
+        arr = np.asarray(decoded.image, dtype=np.uint8)
+        for k, far in enumerate(SETTINGS):
+            kept = drop_far_ends(found, image=arr, scale=decoded.scale, max_sin=far.max_sin,
+                                 own_axis=far.own_axis)
+            if doubles:
+                kept = drop_back_doubles(kept, doubles)
+            kept.sort(key=lambda d: (d.box[1], d.box[0]))
+            # the layout step adds to the detections it is given: each setting its own copy
+            dets, spare = copy.deepcopy((kept, det.spare))
+            sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
+            tallies[k].add(sc, anns, truth)
+
+    def rank(k: int) -> tuple:
+        far = SETTINGS[k]
+        return *tallies[k].rule(), -far.max_sin, not far.own_axis, k
+
+    order = sorted(range(len(SETTINGS)), key=rank, reverse=True)
+    names = " + ".join(str(f) for f in args.data)
+    print(f"{len(scenes)} scenes of {names}; best settings first (max sine, 一二三 on their own axis):")
+    print("  setting      exact   complete  per-card  scored  extras")
+    for k in order:
+        far = SETTINGS[k]
+        f = tallies[k].totals.figures()
+        exact, complete, card, scored = tallies[k].rule()
+        name = f"{far.max_sin:g}, {'own' if far.own_axis else 'photo'}"
+        print(f"  {name:<11}  {exact:.4f}  {complete:.4f}    {card:.4f}    {scored:.4f}  "
+              f"{f['extra_detections']:>5}")
+    best = SETTINGS[order[0]]
+    if args.write_manifest:
+        from zipai.models.export import update_manifest
+
+        value = {"max_sin": best.max_sin, "own_axis": best.own_axis}
+        update_manifest(args.model or default_manifest(), "postprocess", {"far_ends": value})
+        print(f"manifest: far ends {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
