@@ -1,17 +1,19 @@
-"""Choose how closely a far end must line up with its card (``postprocess.far_ends`` in the
-manifest; ``zipai.vision.detector.drop_far_ends``), on validation scenes only.
+"""Choose when two finds are one card's two ends (``postprocess.far_ends`` in the manifest;
+``zipai.vision.detector.drop_far_ends``), on validation scenes only.
 
 A card lying fully in view shows its rank at both ends, and the far end, read again, is the
 commonest extra detection (104 of 263 on the 800 validation scenes, `eval_detector.py
---why-extra`). The pair must lie along a down direction: the readers' own for most faces, the
-photo's main card axis for 一二三十, which read the same turned round. A loose card lying across
-the layout has another axis, so its 一二三 kept both ends. Every limit on the angle (its sine)
-is tried with 一二三 following the photo's axis only or their own too (十 reads the same turned
-a quarter round, so it has no axis of its own), by the rule of ``tune_detector.py`` (the most
-scenes read exactly, then the most layouts complete enough to score, then per-card accuracy),
-then the most scored as the scene, then the stricter limits. The other settings are the
-manifest's. Each scene is looked at once with the step off; every setting then replays it and
-the layout step.
+--why-extra`). The pair must lie along a down direction: the reader's own for most faces, the
+photo's main card axis for 一二三十, which read the same turned round, so a loose 一二三 lying
+across the layout kept both ends (``own_axis`` lets them follow their own axis; 十 reads the
+same turned a quarter round and has none). And the card body between them must look plain, no
+card edge (``max_edge``) nor shadow (``min_dark``) across it, each line across the path summed
+up by its mean or its median (``across``: a card's middle ornament darkens part of a line, an
+edge all of it). Every combination of the grid below is tried, by the rule of
+``tune_detector.py`` (the most scenes read exactly, then the most layouts complete enough to
+score, then per-card accuracy), then the most scored as the scene, then the stricter limits.
+The other settings are the manifest's. Each scene is looked at once with the step off; every
+setting then replays it and the layout step.
 
     python scripts/tune_far_ends.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 import copy
 import itertools
 import sys
+from dataclasses import asdict
 
 import numpy as np
 
@@ -28,13 +31,18 @@ from zipai.vision.detector import Detector, FarEnds, default_manifest, drop_back
 from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import scan_detections
 
-MAX_SIN = (0.2, 0.25, 0.3, 0.35, 0.4)
-SETTINGS = tuple(itertools.starmap(FarEnds, itertools.product(MAX_SIN, (False, True))))
+MAX_SIN = (0.2, 0.3)
+OWN_AXIS = (False, True)
+MAX_EDGE = (0.4, 0.6, 0.8)
+MIN_DARK = (0.75, 0.85)
+ACROSS = ("mean", "median")
+SETTINGS = tuple(itertools.starmap(FarEnds, itertools.product(MAX_SIN, OWN_AXIS, MAX_EDGE, MIN_DARK, ACROSS)))
 
 
 def main(argv: list[str] | None = None) -> int:
     args = tuning_parser(__doc__).parse_args(argv)
     det = Detector(args.model)
+    current = det.far_ends
     if not det.drop_far_ends:
         print("tune_far_ends: the manifest does not drop far ends (postprocess.drop_far_ends)",
               file=sys.stderr)
@@ -47,8 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         found = det.detect(decoded)
         arr = np.asarray(decoded.image, dtype=np.uint8)
         for k, far in enumerate(SETTINGS):
-            kept = drop_far_ends(found, image=arr, scale=decoded.scale, max_sin=far.max_sin,
-                                 own_axis=far.own_axis)
+            kept = drop_far_ends(found, image=arr, scale=decoded.scale, **asdict(far))
             if doubles:
                 kept = drop_back_doubles(kept, doubles)
             kept.sort(key=lambda d: (d.box[1], d.box[0]))
@@ -57,26 +64,30 @@ def main(argv: list[str] | None = None) -> int:
             sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
             tallies[k].add(sc, anns, truth)
 
-    def rank(k: int) -> tuple:
+    def rank(k: int) -> tuple:  # the rule, then the stricter limits (fewer finds dropped)
         far = SETTINGS[k]
-        return *tallies[k].rule(), -far.max_sin, not far.own_axis, k
+        return (*tallies[k].rule(), -far.max_sin, not far.own_axis, -far.max_edge, far.min_dark,
+                far.across == "mean", k)
 
     order = sorted(range(len(SETTINGS)), key=rank, reverse=True)
     names = " + ".join(str(f) for f in args.data)
-    print(f"{len(scenes)} scenes of {names}; best settings first (max sine, 一二三 on their own axis):")
-    print("  setting      exact   complete  per-card  scored  extras")
-    for k in order:
+    print(f"{len(scenes)} scenes of {names}; best settings first, then the manifest's and "
+          "drop_far_ends' defaults (max sine, 一二三 on their own axis or the photo's, body: largest "
+          "edge, least dark, each line across summed up by):")
+    print("  setting                        exact   complete  per-card  scored  extras")
+    for k in order[:12] + [k for k in order[12:] if SETTINGS[k] in (current, FarEnds())]:
         far = SETTINGS[k]
         f = tallies[k].totals.figures()
         exact, complete, card, scored = tallies[k].rule()
-        name = f"{far.max_sin:g}, {'own' if far.own_axis else 'photo'}"
-        print(f"  {name:<11}  {exact:.4f}  {complete:.4f}    {card:.4f}    {scored:.4f}  "
+        name = (f"{far.max_sin:g}, {'own' if far.own_axis else 'photo'}, {far.max_edge:g}, "
+                f"{far.min_dark:g}, {far.across}")
+        print(f"  {name:<29}  {exact:.4f}  {complete:.4f}    {card:.4f}    {scored:.4f}  "
               f"{f['extra_detections']:>5}")
     best = SETTINGS[order[0]]
     if args.write_manifest:
         from zipai.models.export import update_manifest
 
-        value = {"max_sin": best.max_sin, "own_axis": best.own_axis}
+        value = asdict(best)
         update_manifest(args.model or default_manifest(), "postprocess", {"far_ends": value})
         print(f"manifest: far ends {value}")
     return 0

@@ -157,6 +157,25 @@ def test_two_cards_head_to_toe_are_told_from_one_card_by_the_edge_between() -> N
     assert edge > 1.0 and dark < 0.5
 
 
+def test_the_median_across_the_path_sees_an_edge_but_not_a_cards_middle_ornament() -> None:
+    plain = np.full((400, 300, 3), 235, np.uint8)
+    dot = plain.copy()
+    dot[170:190, 90:110] = 40  # an ornament in the middle of the card, a third of its width
+    _, mean_dark = body_between(dot, (100, 100), (100, 260), G)
+    med_edge, med_dark = body_between(dot, (100, 100), (100, 260), G, across="median")
+    assert mean_dark < 0.75 and med_dark > 0.95 and med_edge < 0.1
+    top, far = _det("d6", 100, 100), _det("d6", 100, 100 + 3.2 * G, down=(0.0, -1.0))
+    assert drop_far_ends([top, far], image=dot) == [top, far]
+    assert drop_far_ends([top, far], image=dot, across="median") == [top]
+    two = plain.copy()
+    two[100 + int(1.7 * G):, 60:140] = 205  # a card lying over the other, across the whole path
+    two[100 + int(1.7 * G):100 + int(1.7 * G) + 3, 60:140] = 60
+    edge, dark = body_between(two, (100, 100), (100, 260), G, across="median")
+    assert edge > 1.0 and dark < 0.5
+    with pytest.raises(ValueError, match="mean or median"):
+        body_between(plain, (100, 100), (100, 260), G, across="max")
+
+
 def test_a_glyph_that_reads_the_same_turned_round_follows_the_photos_card_axis() -> None:
     """十 reads the same turned a quarter round, so its own down direction says nothing: two 十
     side by side across the columns are two cards, one above the other may be one card."""

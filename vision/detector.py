@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -163,12 +163,15 @@ class BackDoubles:
 
 @dataclass(frozen=True, slots=True)
 class FarEnds:
-    """How closely a far end must line up with its card (``drop_far_ends``): the sine of the
-    largest angle between the pair's line and a down direction, and whether 一二三 may follow
-    their own axis."""
+    """When two finds are one card's two ends (``drop_far_ends``): the sine of the largest
+    angle between the pair's line and a down direction, whether 一二三 may follow their own
+    axis, and how plain the card body between them must look (``body_between``)."""
 
     max_sin: float = 0.2
     own_axis: bool = False
+    max_edge: float = 0.6
+    min_dark: float = 0.75
+    across: str = "mean"  # field names are drop_far_ends' keyword arguments
 
 
 @dataclass(slots=True)
@@ -210,7 +213,12 @@ class Detector:
         # how a far end lines up with its card (the defaults of drop_far_ends unless the manifest
         # names them)
         far = post.get("far_ends") or {}
-        self.far_ends = FarEnds(float(far.get("max_sin", 0.2)), bool(far.get("own_axis", False)))
+        self.far_ends = FarEnds(float(far.get("max_sin", 0.2)), bool(far.get("own_axis", False)),
+                                float(far.get("max_edge", 0.6)), float(far.get("min_dark", 0.75)),
+                                str(far.get("across", "mean")))
+        if self.far_ends.across not in ("mean", "median"):
+            raise ModelError(f"{self.manifest.path}: postprocess.far_ends.across must be mean or median, "
+                             f"not {self.far_ends.across!r}", code="bad_model")
         # a second finder peak on one long card back (off unless the manifest names the limits)
         doubles = post.get("back_doubles")
         self.back_doubles: BackDoubles | None = \
@@ -413,8 +421,7 @@ class Detector:
             out.append(self._face(arr, b, box, float(s), face_p, face_idx, down))
         out = drop_weak_far_ends(out, thr)  # before the pairs below, which may keep the weak end
         if self.drop_far_ends if far_ends is None else far_ends:
-            out = drop_far_ends(out, image=arr, scale=k, max_sin=self.far_ends.max_sin,
-                                own_axis=self.far_ends.own_axis)
+            out = drop_far_ends(out, image=arr, scale=k, **asdict(self.far_ends))
         if self.back_doubles:
             out = drop_back_doubles(out, self.back_doubles)
         if spare is not None:
@@ -459,12 +466,16 @@ HALF_TURN = frozenset({"x1", "x2", "x3"})  # of those, the same only turned half
 
 
 def body_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, float],
-                 size: float) -> tuple[float, float]:
+                 size: float, across: str = "mean") -> tuple[float, float]:
     """Whether the stretch between two glyph centres (image pixels) looks like one card's plain
     body: ``(edge, dark)``. ``edge`` is the strongest brightness step across the path that runs
     straight over its whole width (the edge of a card lying over another), relative to the
     stretch's contrast; ``dark`` is its darkest line over its median brightness (a shadow under
-    an overlapping card). The glyphs' own ink, a glyph size at each end, is left out."""
+    an overlapping card). The glyphs' own ink, a glyph size at each end, is left out.
+
+    ``across`` is how each line across the path is summed up, "mean" or "median": a card's
+    middle ornament (dots, a diamond) darkens part of a line, a card edge or its shadow all of
+    it, and the median sees only the second."""
     pa, pb = np.asarray(a, np.float64), np.asarray(b, np.float64)
     dist = float(np.hypot(*(pb - pa)))
     u = (pb - pa) / max(dist, 1e-6)
@@ -479,15 +490,18 @@ def body_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, floa
     ys = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
     strip = image[ys, xs].astype(np.float32)
     strip = strip.mean(axis=-1) if strip.ndim == 3 else strip  # [n_l, n_w] grey
-    step = np.abs(np.diff(strip, axis=0).mean(axis=1)).max()
-    rows = strip.mean(axis=1)
+    if across not in ("mean", "median"):
+        raise ValueError(f"body_between: across must be mean or median, not {across!r}")
+    line = np.median if across == "median" else np.mean
+    step = np.abs(line(np.diff(strip, axis=0), axis=1)).max()
+    rows = line(strip, axis=1)
     return float(step / (strip.std() + 5.0)), float(rows.min() / (np.median(strip) + 1.0))
 
 
 def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, lateral: float = 0.6,
                   max_sin: float = 0.2, symmetric: bool = True, image: np.ndarray | None = None,
                   scale: float = 1.0, max_edge: float = 0.6, min_dark: float = 0.75,
-                  own_axis: bool = False) -> list[Detection]:
+                  own_axis: bool = False, across: str = "mean") -> list[Detection]:
     """A card lying fully in view shows its rank at both ends, the far one turned round; keep one.
 
     Two detections are the two ends of one card when they read the same, lie 2–5.5 glyph sizes
@@ -538,7 +552,7 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
                 continue
             if image is not None:
                 a, b = centres[i] / scale, centres[j] / scale
-                edge, dark = body_between(image, (a[0], a[1]), (b[0], b[1]), s / scale)
+                edge, dark = body_between(image, (a[0], a[1]), (b[0], b[1]), s / scale, across)
                 if edge > max_edge or dark < min_dark:
                     continue
             drop.add(i if di.down[1] < dj.down[1] else j)
