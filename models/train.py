@@ -184,39 +184,52 @@ def stroke_weight(torch: Any, x: Any, thick: float = 0.25, thin: float = 0.15, t
     return x
 
 
+def binomial_blur(F: Any, x: Any) -> Any:
+    """Float [B, C, H, W] blurred by the 3x3 binomial kernel (1 2 1 by 1 2 1, over 16), edges
+    replicated: as two passes of shifted sums, which on two cores took a third of the time of
+    a grouped convolution on the reader's crops."""
+    p = F.pad(x, (1, 1, 1, 1), mode="replicate")
+    rows = p[:, :, :-2] + 2 * p[:, :, 1:-1] + p[:, :, 2:]
+    return (rows[..., :-2] + 2 * rows[..., 1:-1] + rows[..., 2:]) / 16
+
+
 def photometric(torch: Any, x: Any, strong: bool = False, stroke: bool = False) -> Any:
     """uint8 [B, H, W, 3] -> normalised float [B, 3, H, W] with light, colour, blur and noise
-    (and, with ``stroke``, stroke weight first)."""
+    (and, with ``stroke``, stroke weight first).
+
+    Gain, brightness and contrast about the image's mean are one scale and offset a channel,
+    applied in one pass, and grey only touches the images drawn grey: on two cores the plain
+    formulas, a pass over the batch each, took about a quarter of a finder step. The random
+    draws are the same, in the same order, as the formulas' (see the tests)."""
     F = torch.nn.functional
     b = x.shape[0]
-    x = x.permute(0, 3, 1, 2).float() / 255.0
+    x = x.permute(0, 3, 1, 2).float().div_(255.0)
     if stroke:
         x = stroke_weight(torch, x, FINDER_THICK, FINDER_THIN, thin_max=0.7)
     dev = x.device
     gain = 1 + (torch.rand(b, 3, 1, 1, device=dev) - 0.5) * (0.4 if strong else 0.3)
     bright = 0.55 + torch.rand(b, 1, 1, 1, device=dev) * 0.8
-    x = x * gain * bright
-    mean = x.mean(dim=(1, 2, 3), keepdim=True)
-    x = (x - mean) * (0.6 + torch.rand(b, 1, 1, 1, device=dev) * 0.7) + mean
-    gray = (torch.rand(b, 1, 1, 1, device=dev) < (0.15 if strong else 0.08)).float()
-    x = gray * x.mean(dim=1, keepdim=True).expand_as(x) + (1 - gray) * x
+    scale = gain * bright
+    # the mean of the scaled image, from the mean of each channel (equal pixel counts)
+    mean = (x.mean(dim=(2, 3), keepdim=True) * scale).mean(dim=1, keepdim=True)
+    contrast = 0.6 + torch.rand(b, 1, 1, 1, device=dev) * 0.7
+    x = x.mul(scale * contrast).add_(mean * (1 - contrast))  # keeps x's layout (channels last)
+    gray = (torch.rand(b, 1, 1, 1, device=dev) < (0.15 if strong else 0.08)).flatten().nonzero().flatten()
+    if len(gray):
+        x[gray] = x[gray].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
     blur = torch.rand(b, device=dev) < (0.4 if strong else 0.25)
     if blur.any():
-        k = torch.tensor([1.0, 2.0, 1.0], device=dev)
-        k2 = (k[:, None] * k[None, :] / 16).expand(3, 1, 3, 3).contiguous()
-        xb = F.conv2d(F.pad(x[blur], (1, 1, 1, 1), mode="replicate"), k2, groups=3)
+        xb = binomial_blur(F, x[blur])
         if strong:
             twice = torch.rand(xb.shape[0], 1, 1, 1, device=dev) < 0.4
-            xb2 = F.conv2d(F.pad(xb, (1, 1, 1, 1), mode="replicate"), k2, groups=3)
-            xb = torch.where(twice, xb2, xb)
-        x = x.clone()
+            xb = torch.where(twice, binomial_blur(F, xb), xb)
         x[blur] = xb
     sigma = torch.rand(b, 1, 1, 1, device=dev) * (0.06 if strong else 0.04)
-    x = x + torch.randn_like(x) * sigma
-    x = x.clamp(0, 1)
+    # drawn in (B, 3, H, W) order whatever x's layout, as the formulas drew it
+    x.addcmul_(torch.randn(x.shape, device=dev), sigma).clamp_(0, 1)
     m = torch.tensor(MEAN, device=dev).view(1, 3, 1, 1)
     s = torch.tensor(STD, device=dev).view(1, 3, 1, 1)
-    return (x - m) / s
+    return x.sub_(m).div_(s)
 
 
 def nib(torch: Any, x: Any, share: float = NIB[0], reach: float = NIB[1]) -> Any:

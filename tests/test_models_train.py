@@ -265,6 +265,50 @@ def test_stroke_weight_grows_or_thins_the_ink_of_the_chosen_images_only() -> Non
     assert y.shape == (1, 3, 16, 16) and torch.isfinite(y).all()
 
 
+def _plain_photometric(x: torch.Tensor, strong: bool, stroke: bool) -> torch.Tensor:
+    """The augmentation written out a pass at a time, as the recipe first had it."""
+    F = torch.nn.functional
+    b = x.shape[0]
+    x = x.permute(0, 3, 1, 2).float() / 255.0
+    if stroke:
+        x = T.stroke_weight(torch, x, T.FINDER_THICK, T.FINDER_THIN, thin_max=0.7)
+    gain = 1 + (torch.rand(b, 3, 1, 1) - 0.5) * (0.4 if strong else 0.3)
+    bright = 0.55 + torch.rand(b, 1, 1, 1) * 0.8
+    x = x * gain * bright
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * (0.6 + torch.rand(b, 1, 1, 1) * 0.7) + mean
+    gray = (torch.rand(b, 1, 1, 1) < (0.15 if strong else 0.08)).float()
+    x = gray * x.mean(dim=1, keepdim=True).expand_as(x) + (1 - gray) * x
+    blur = torch.rand(b) < (0.4 if strong else 0.25)
+    if blur.any():
+        k = torch.tensor([1.0, 2.0, 1.0])
+        k2 = (k[:, None] * k[None, :] / 16).expand(3, 1, 3, 3).contiguous()
+        xb = F.conv2d(F.pad(x[blur], (1, 1, 1, 1), mode="replicate"), k2, groups=3)
+        if strong:
+            twice = torch.rand(xb.shape[0], 1, 1, 1) < 0.4
+            xb2 = F.conv2d(F.pad(xb, (1, 1, 1, 1), mode="replicate"), k2, groups=3)
+            xb = torch.where(twice, xb2, xb)
+        x = x.clone()
+        x[blur] = xb
+    sigma = torch.rand(b, 1, 1, 1) * (0.06 if strong else 0.04)
+    x = (x + torch.randn_like(x) * sigma).clamp(0, 1)
+    return (x - torch.tensor(T.MEAN).view(1, 3, 1, 1)) / torch.tensor(T.STD).view(1, 3, 1, 1)
+
+
+@pytest.mark.parametrize(("strong", "stroke"), [(False, False), (True, False), (False, True)])
+def test_the_one_pass_light_and_colour_are_the_plain_formulas(strong: bool, stroke: bool) -> None:
+    """The same random draws in the same order, so the same images (to float rounding): the
+    fused passes change the speed of a training step, not what it learns from."""
+    x = torch.randint(0, 256, (24, 20, 20, 3), generator=torch.Generator().manual_seed(1), dtype=torch.uint8)
+    for seed in range(3):
+        torch.manual_seed(seed)
+        want = _plain_photometric(x, strong, stroke)
+        torch.manual_seed(seed)
+        got = T.photometric(torch, x, strong=strong, stroke=stroke)
+        assert got.shape == want.shape == (24, 3, 20, 20)
+        assert torch.allclose(got, want, atol=1e-4), float((got - want).abs().max())
+
+
 def _coco(tmp: Path) -> Path:
     """A one-image COCO folder: a white card on grey with a black 'glyph' near its top."""
     (tmp / "images").mkdir(parents=True)

@@ -14,10 +14,12 @@ def test_it_reports_both_networks_in_both_precisions(capsys: pytest.CaptureFixtu
     pytest.importorskip("torch")
     assert mod.main(["--steps", "1", "--threads", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in lines] == ["finder", "reader"]
+    assert [line.split(":")[0] for line in lines] == ["finder", "reader", "augmentation"]
     shape = r"\(1 threads, batch \(\d+, 3, \d+, \d+\)\)"
-    for line in lines:
+    for line in lines[:2]:
         assert re.search(r"float32 \d+ ms a step, bfloat16 \d+ ms " + shape, line)
+    aug = r"augmentation: finder \d+ ms a batch, reader \d+ ms \(\d+ ms with --brush\)"
+    assert re.fullmatch(aug, lines[2])
 
 
 def test_no_steps_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
