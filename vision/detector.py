@@ -213,9 +213,12 @@ class Detector:
         # how a far end lines up with its card (the defaults of drop_far_ends unless the manifest
         # names them)
         far = post.get("far_ends") or {}
-        self.far_ends = FarEnds(float(far.get("max_sin", 0.2)), bool(far.get("own_axis", False)),
-                                float(far.get("max_edge", 0.6)), float(far.get("min_dark", 0.75)),
-                                str(far.get("across", "mean")))
+        base = FarEnds()  # what the manifest does not name
+        self.far_ends = FarEnds(float(far.get("max_sin", base.max_sin)),
+                                bool(far.get("own_axis", base.own_axis)),
+                                float(far.get("max_edge", base.max_edge)),
+                                float(far.get("min_dark", base.min_dark)),
+                                str(far.get("across", base.across)))
         if self.far_ends.across not in ("mean", "median"):
             raise ModelError(f"{self.manifest.path}: postprocess.far_ends.across must be mean or median, "
                              f"not {self.far_ends.across!r}", code="bad_model")
