@@ -27,7 +27,15 @@ from dataclasses import asdict
 
 import numpy as np
 
-from zipai.vision.detector import Detector, FarEnds, default_manifest, drop_back_doubles, drop_far_ends
+from zipai.vision.detector import (
+    BODY_SUMMARIES,
+    FAR_ENDS,
+    Detector,
+    FarEnds,
+    default_manifest,
+    drop_back_doubles,
+    drop_far_ends,
+)
 from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import scan_detections
 
@@ -35,7 +43,7 @@ MAX_SIN = (0.2, 0.3)
 OWN_AXIS = (False, True)
 MAX_EDGE = (0.4, 0.6, 0.8)
 MIN_DARK = (0.75, 0.85)
-ACROSS = ("mean", "median")
+ACROSS = BODY_SUMMARIES
 SETTINGS = tuple(itertools.starmap(FarEnds, itertools.product(MAX_SIN, OWN_AXIS, MAX_EDGE, MIN_DARK, ACROSS)))
 
 
@@ -75,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
           "drop_far_ends' defaults (max sine, 一二三 on their own axis or the photo's, body: largest "
           "edge, least dark, each line across summed up by):")
     print("  setting                        exact   complete  per-card  scored  extras")
-    for k in order[:12] + [k for k in order[12:] if SETTINGS[k] in (current, FarEnds())]:
+    for k in order[:12] + [k for k in order[12:] if SETTINGS[k] in (current, FAR_ENDS)]:
         far = SETTINGS[k]
         f = tallies[k].totals.figures()
         exact, complete, card, scored = tallies[k].rule()

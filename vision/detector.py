@@ -174,6 +174,10 @@ class FarEnds:
     across: str = "mean"  # field names are drop_far_ends' keyword arguments
 
 
+FAR_ENDS = FarEnds()  # drop_far_ends' defaults, and a manifest's where it names none
+BODY_SUMMARIES = ("mean", "median")  # how body_between may sum up a line across the path
+
+
 @dataclass(slots=True)
 class Timing:
     preprocess: float = 0.0
@@ -210,16 +214,14 @@ class Detector:
         self.red_threshold = float(self.manifest.data.get("color", {}).get("red_threshold", RED_THRESHOLD))
         post = self.manifest.data.get("postprocess", {})
         self.drop_far_ends = bool(post.get("drop_far_ends", True))
-        # how a far end lines up with its card (the defaults of drop_far_ends unless the manifest
-        # names them)
+        # when two finds are one card's two ends
         far = post.get("far_ends") or {}
-        base = FarEnds()  # what the manifest does not name
-        self.far_ends = FarEnds(float(far.get("max_sin", base.max_sin)),
-                                bool(far.get("own_axis", base.own_axis)),
-                                float(far.get("max_edge", base.max_edge)),
-                                float(far.get("min_dark", base.min_dark)),
-                                str(far.get("across", base.across)))
-        if self.far_ends.across not in ("mean", "median"):
+        self.far_ends = FarEnds(float(far.get("max_sin", FAR_ENDS.max_sin)),
+                                bool(far.get("own_axis", FAR_ENDS.own_axis)),
+                                float(far.get("max_edge", FAR_ENDS.max_edge)),
+                                float(far.get("min_dark", FAR_ENDS.min_dark)),
+                                str(far.get("across", FAR_ENDS.across)))
+        if self.far_ends.across not in BODY_SUMMARIES:
             raise ModelError(f"{self.manifest.path}: postprocess.far_ends.across must be mean or median, "
                              f"not {self.far_ends.across!r}", code="bad_model")
         # a second finder peak on one long card back (off unless the manifest names the limits)
@@ -469,7 +471,7 @@ HALF_TURN = frozenset({"x1", "x2", "x3"})  # of those, the same only turned half
 
 
 def body_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, float],
-                 size: float, across: str = "mean") -> tuple[float, float]:
+                 size: float, across: str = FAR_ENDS.across) -> tuple[float, float]:
     """Whether the stretch between two glyph centres (image pixels) looks like one card's plain
     body: ``(edge, dark)``. ``edge`` is the strongest brightness step across the path that runs
     straight over its whole width (the edge of a card lying over another), relative to the
@@ -493,7 +495,7 @@ def body_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, floa
     ys = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
     strip = image[ys, xs].astype(np.float32)
     strip = strip.mean(axis=-1) if strip.ndim == 3 else strip  # [n_l, n_w] grey
-    if across not in ("mean", "median"):
+    if across not in BODY_SUMMARIES:
         raise ValueError(f"body_between: across must be mean or median, not {across!r}")
     line = np.median if across == "median" else np.mean
     step = np.abs(line(np.diff(strip, axis=0), axis=1)).max()
@@ -502,9 +504,10 @@ def body_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, floa
 
 
 def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, lateral: float = 0.6,
-                  max_sin: float = 0.2, symmetric: bool = True, image: np.ndarray | None = None,
-                  scale: float = 1.0, max_edge: float = 0.6, min_dark: float = 0.75,
-                  own_axis: bool = False, across: str = "mean") -> list[Detection]:
+                  max_sin: float = FAR_ENDS.max_sin, symmetric: bool = True,
+                  image: np.ndarray | None = None, scale: float = 1.0,
+                  max_edge: float = FAR_ENDS.max_edge, min_dark: float = FAR_ENDS.min_dark,
+                  own_axis: bool = FAR_ENDS.own_axis, across: str = FAR_ENDS.across) -> list[Detection]:
     """A card lying fully in view shows its rank at both ends, the far one turned round; keep one.
 
     Two detections are the two ends of one card when they read the same, lie 2–5.5 glyph sizes
