@@ -16,6 +16,8 @@ from .decode import Decoded
 from .errors import ModelError
 from .postprocess import decode_heatmap, nms, to_image
 from .preprocess import cut_crops, letterbox, normalise
+from .selector import Selector, SelectorError
+from .selector import features as selector_features
 from .session import Session, SessionFactory, ort_factory
 
 FACES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)])
@@ -248,6 +250,12 @@ class Detector:
         look = f.get("second_look")
         self.second_look: SecondLook | None = SecondLook(float(look["below"]), float(look["target"]),
                                                          int(look["max_side"])) if look else None
+        # a learnt choice of which finds are cards, in place of the rules above (off unless named)
+        chosen = post.get("selector")
+        try:
+            self.selector: Selector | None = Selector.from_json(chosen) if chosen else None
+        except SelectorError as exc:
+            raise ModelError(f"{self.manifest.path}: postprocess.selector: {exc}", code="bad_model") from None
         self.timing = Timing()
         self.look: tuple[int, Window] | None = None  # the second look the last ``detect`` took
 
@@ -358,7 +366,8 @@ class Detector:
         """Network outputs for every find above ``threshold`` (default: the manifest's), the
         photo (or its ``window``) scaled to ``long_side`` for the finder (default: the
         manifest's)."""
-        low = min(self.threshold, self.back_threshold, self.rescue, self.back_rescue, self.spare_floor)
+        low = min(self.threshold, self.back_threshold, self.rescue, self.back_rescue, self.spare_floor,
+                  self.selector.floor if self.selector else 1.0)
         boxes, scores, kinds = self.find(decoded, low if threshold is None else threshold, long_side, window)
         arr = np.asarray(decoded.image, dtype=np.uint8)
         probs, downs = self.read(arr, boxes)
@@ -368,8 +377,10 @@ class Detector:
               far_ends: bool | None = None, back_threshold: float | None = None,
               rescue: tuple[float, float] | None = None, face_floor: float | None = None,
               back_rescue: tuple[float, float] | None = None,
-              spare: list[Detection] | None = None) -> list[Detection]:
+              spare: list[Detection] | None = None, select: bool | float | None = None) -> list[Detection]:
         """Detections from network outputs; the keyword arguments override the manifest (tuning).
+        With a selector in the manifest it decides instead of the rules below (``select``: False
+        for the rules, a number for the selector's threshold).
 
         A find under its threshold still counts when its peak reaches the rescue threshold and
         the reader gives its best face the rescue probability: on a typeface the finder never
@@ -381,6 +392,8 @@ class Detector:
         of are a tablecloth's print, a pattern or a far end, not a card (``reader.face_floor``).
         Finds turned away with a peak of at least ``finder.spare_threshold`` go to ``spare``
         (when given) for the layout to weigh (``spares``)."""
+        if self.selector is not None and select is not False:
+            return self.select(raw, spare=spare, threshold=select if isinstance(select, float) else None)
         t0 = time.perf_counter()
         thr = self.threshold if threshold is None else threshold
         back_thr = self.back_threshold if back_threshold is None else back_threshold
@@ -431,6 +444,67 @@ class Detector:
             out = drop_back_doubles(out, self.back_doubles)
         if spare is not None:
             spare += spares(weak, out, thr, self.max_spare)
+        self.timing.postprocess += time.perf_counter() - t0
+        out.sort(key=lambda d: (d.box[1], d.box[0]))
+        return out
+
+    def candidates(self, raw: Raw) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Each find's class (the reader's best face, or ``back``: a back find that the reader
+        sees a face in surely is a face), measured redness, and the selector's evidence."""
+        face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
+        back_i = self.classes.index("back") if "back" in self.classes else -1
+        cards: list[str] = []
+        for kind, p in zip(raw.kinds, raw.probs, strict=True):
+            best = face_idx[int(np.argmax(p[face_idx]))]
+            if kind == 1 and not (p[best] > 0.9 and back_i >= 0 and p[back_i] < 0.05):
+                cards.append("back")
+            else:
+                cards.append(self.classes[best])
+        red = np.asarray([redness(raw.arr, b) if c != "back" else 0.0
+                          for c, b in zip(cards, raw.boxes, strict=True)], np.float64)
+        k = raw.scale
+        finder_scale = self.long_side / max(raw.arr.shape[:2]) / k  # finder pixels per photo pixel, about
+        far = self.far_ends
+
+        def body(a: tuple[float, float], b: tuple[float, float], size: float) -> tuple[float, float]:
+            return body_between(raw.arr, (a[0] / k, a[1] / k), (b[0] / k, b[1] / k), size / k, far.across)
+
+        kept = {tuple(d.box) for d in self.build(raw, select=False)}
+        rules = np.asarray([(float(b[0]) * k, float(b[1]) * k, float(b[2]) * k, float(b[3]) * k) in kept
+                            for b in raw.boxes])
+        x = selector_features(cards, raw.boxes * k, raw.scores, raw.probs, raw.downs, self.classes, red,
+                              self.red_threshold, finder_scale, body, rules)
+        return cards, red, x
+
+    def select(self, raw: Raw, spare: list[Detection] | None = None,
+               threshold: float | None = None) -> list[Detection]:
+        """Detections chosen by the manifest's selector: every find whose evidence gives it at
+        least the selector's probability of being a card. Finds turned away with a peak of at
+        least ``finder.spare_threshold`` go to ``spare`` (when given), as with the rules."""
+        sel = self.selector
+        assert sel is not None
+        t0 = time.perf_counter()
+        thr = sel.threshold if threshold is None else threshold
+        look = raw.scores >= sel.floor
+        sub = Raw(raw.arr, raw.scale, raw.boxes[look], raw.scores[look], raw.kinds[look], raw.probs[look],
+                  raw.downs[look])
+        cards, _red, x = self.candidates(sub)
+        prob = sel.probability(x)
+        face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
+        k = raw.scale
+        out: list[Detection] = []
+        weak: list[Detection] = []
+        for c, b, s, p, dn, q in zip(cards, sub.boxes, sub.scores, sub.probs, sub.downs, prob, strict=True):
+            box = (float(b[0]) * k, float(b[1]) * k, float(b[2]) * k, float(b[3]) * k)
+            down = (float(dn[0]), float(dn[1]))
+            d = Detection("back", box, float(s), None, float(s), 1.0, down=down) if c == "back" \
+                else self._face(raw.arr, b, box, float(s), p[face_idx], face_idx, down)
+            if q >= thr:
+                out.append(d)
+            elif spare is not None and s >= self.spare_floor:
+                weak.append(d)
+        if spare is not None:
+            spare += spares(weak, out, self.threshold, self.max_spare)
         self.timing.postprocess += time.perf_counter() - t0
         out.sort(key=lambda d: (d.box[1], d.box[0]))
         return out

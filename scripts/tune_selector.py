@@ -1,0 +1,70 @@
+"""Choose the probability the selector asks of a find (``postprocess.selector.threshold`` in the
+manifest; ``zipai.vision.selector``), on validation scenes only.
+
+Each threshold is tried by the rule of ``tune_detector.py`` (the most scenes read exactly, then
+the most layouts complete enough to score, then per-card accuracy, then the most scored as the
+scene), ties going to the higher threshold (fewer finds kept). Each photo's network outputs are
+computed once per look (the first, and the second, closer one a threshold's finds ask for) and
+replayed for every threshold with the layout step. The manifest's other settings stay.
+
+    python scripts/tune_selector.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from zipai.vision.detector import Detector, Raw, default_manifest
+from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
+from zipai.vision.scan import scan_detections
+
+THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = tuning_parser(__doc__).parse_args(argv)
+    det = Detector(args.model)
+    if det.selector is None:
+        print("tune_selector: the manifest has no selector (python -m zipai.models.selector … --out)",
+              file=sys.stderr)
+        return 2
+    tallies = {t: Tally() for t in THRESHOLDS}
+    for decoded, anns, truth, base in replay_scenes(labelled_scenes(args.data, args.limit)):
+        looks: dict[object, Raw] = {None: det.raw(decoded)}
+        for t in THRESHOLDS:
+            spare: list = []
+            dets = det.build(looks[None], spare=spare, select=t)
+            look = det.closer_look(dets, decoded)
+            if look is not None:
+                if look not in looks:
+                    looks[look] = det.raw(decoded, long_side=look[0], window=look[1])
+                spare = []
+                dets = det.build(looks[look], spare=spare, select=t)
+            sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
+            tallies[t].add(sc, anns, truth)
+    order = sorted(THRESHOLDS, key=lambda t: (*tallies[t].rule(), t), reverse=True)
+    n = len(labelled_scenes(args.data, args.limit))
+    names = ", ".join(str(d) for d in args.data)
+    print(f"{n} scenes of {names}; best first:")
+    print("  threshold  exact   complete  per-card  scored")
+    for t in order:
+        e, c, p, s = tallies[t].rule()
+        print(f"  {t:<9}  {e:.4f}  {c:.4f}    {p:.4f}    {s:.4f}   extras {tallies[t].totals.extra}")
+    best = order[0]
+    print(f"chosen: {best} (manifest had {det.selector.threshold})")
+    if args.write_manifest:
+        man = Path(args.model) if args.model else default_manifest()
+        data = json.loads(man.read_text(encoding="utf-8"))
+        data["postprocess"]["selector"]["threshold"] = best
+        data["postprocess"]["selector"]["tuned_on"] = names
+        tmp = man.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(man)
+        print(f"written into {man}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

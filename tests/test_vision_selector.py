@@ -1,0 +1,183 @@
+"""The learnt selector: its evidence for each find, its manifest form, how it is trained and
+labelled, and the detector choosing with it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from zipai.models.selector import Examples, fit, labels
+from zipai.vision.detector import Detector, Raw, default_manifest
+from zipai.vision.errors import ModelError
+from zipai.vision.selector import FEATURES, Selector, SelectorError, features
+
+CLASSES = [f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)] + ["back", "none"]
+COL = {name: k for k, name in enumerate(FEATURES)}
+
+
+def _probs(*cards: str, p: float = 0.95) -> np.ndarray:
+    out = np.full((len(cards), len(CLASSES)), (1 - p) / (len(CLASSES) - 1), np.float32)
+    for i, c in enumerate(cards):
+        out[i, CLASSES.index(c)] = p
+    return out
+
+
+def _evidence(cards: list[str], boxes: list[list[float]], peaks: list[float], downs: list[list[float]],
+              redness: list[float] | None = None, body=None) -> np.ndarray:
+    return features(cards, np.asarray(boxes, np.float64), np.asarray(peaks), _probs(*cards),
+                    np.asarray(downs, np.float64), CLASSES,
+                    np.asarray(redness if redness is not None else [0.0] * len(cards)), 0.05, 0.25, body)
+
+
+def test_a_cards_far_end_is_seen_as_a_pair_turned_round_and_the_upright_end_as_upright() -> None:
+    """五 at the top of a card and 五 turned round a card's length below it: each has the other
+    as its pair, the upright one with a positive ``pair_upright``; a third 五 beside them,
+    facing the same way as the first, is nobody's far end."""
+    seen: list[tuple[tuple[float, float], tuple[float, float], float]] = []
+
+    def body(a: tuple[float, float], b: tuple[float, float], size: float) -> tuple[float, float]:
+        seen.append((a, b, size))
+        return 0.2, 0.9
+
+    x = _evidence(["x5", "x5", "x5"], [[100, 100, 120, 120], [100, 170, 120, 190], [300, 100, 320, 120]],
+                  [0.9, 0.5, 0.8], [[0, 1], [0, -1], [0, 1]], body=body)
+    assert x[0, COL["pair"]] == 1 and x[1, COL["pair"]] == 1 and x[2, COL["pair"]] == 0
+    assert x[0, COL["pair_upright"]] > 0 > x[1, COL["pair_upright"]]
+    assert x[1, COL["pair_peak"]] == pytest.approx(0.9)
+    assert x[0, COL["pair_edge"]] == pytest.approx(0.2) and x[0, COL["pair_dark"]] == pytest.approx(0.9)
+    assert x[2, COL["pair_dark"]] == 1.0  # no pair: a plain body, the neutral value
+    assert seen[0][2] == 20.0
+
+
+def test_two_cards_facing_one_way_are_no_pair_but_one_two_three_need_no_turn() -> None:
+    """Two 五 facing the same way a card's length apart are two cards of a column; 二 reads the
+    same turned round, so for it the distance and the axis alone make the pair."""
+    fives = _evidence(["x5", "x5"], [[100, 100, 120, 120], [100, 170, 120, 190]], [0.9, 0.9],
+                      [[0, 1], [0, 1]])
+    twos = _evidence(["x2", "x2"], [[100, 100, 120, 120], [100, 170, 120, 190]], [0.9, 0.9],
+                     [[0, 1], [0, 1]])
+    assert fives[:, COL["pair"]].tolist() == [0, 0]
+    assert twos[:, COL["pair"]].tolist() == [1, 1] and twos[0, COL["symmetric"]] == 1
+
+
+def test_a_second_peak_on_one_glyph_sees_the_stronger_one_and_a_lone_find_sees_nothing() -> None:
+    x = _evidence(["x3", "x3", "d7"], [[100, 100, 120, 120], [104, 108, 124, 128], [400, 400, 420, 420]],
+                  [0.9, 0.4, 0.9], [[0, 1], [0, 1], [0, 1]])
+    assert x[1, COL["near_stronger"]] == 1 and x[1, COL["near_same"]] == 1
+    assert x[1, COL["near_peak"]] == pytest.approx(0.9)
+    assert x[0, COL["near_stronger"]] == 0
+    assert x[2, COL["near_peak"]] == 0 and x[2, COL["nearest"]] > 10 - 1e-6
+
+
+def test_ink_colour_counts_for_a_class_it_agrees_with_and_against_one_it_does_not() -> None:
+    """二 is red, 三 black: red ink is evidence for 二 and against 三."""
+    x = _evidence(["x2", "x3", "back"], [[0, 0, 20, 20], [100, 0, 120, 20], [200, 0, 260, 150]],
+                  [0.9, 0.9, 0.9], [[0, 1], [0, 1], [0, 1]], redness=[0.2, 0.2, 0.0])
+    assert x[0, COL["colour"]] > 0 > x[1, COL["colour"]]
+    assert x[2, COL["colour"]] == 0 and x[2, COL["is_back"]] == 1
+
+
+def test_a_back_inside_a_stronger_back_is_seen_covered() -> None:
+    x = _evidence(["back", "back", "x5"], [[0, 0, 60, 150], [5, 20, 55, 140], [300, 0, 320, 20]],
+                  [0.9, 0.5, 0.9], [[0, 1], [0, 1], [0, 1]])
+    assert x[1, COL["back_cover"]] == pytest.approx(1.0) and x[0, COL["back_cover"]] == 0
+    assert 0 < x[1, COL["back_reach"]] < 10
+
+
+def test_no_finds_give_no_rows() -> None:
+    assert features([], np.zeros((0, 4)), np.zeros(0), np.zeros((0, len(CLASSES))), np.zeros((0, 2)),
+                    CLASSES, np.zeros(0), 0.05, 0.25).shape == (0, len(FEATURES))
+
+
+def _selector(threshold: float = 0.5) -> Selector:
+    """Keeps a find by its peak alone: probability sigmoid(10 * (peak - 0.5))."""
+    n = len(FEATURES)
+    w1 = np.zeros((n, 2), np.float32)
+    w1[COL["peak"], 0] = 10.0
+    w2 = np.asarray([[1.0], [0.0]], np.float32)
+    return Selector(np.zeros(n, np.float32), np.ones(n, np.float32),
+                    ((w1, np.asarray([0.0, 0.0], np.float32)), (w2, np.asarray([-5.0], np.float32))),
+                    threshold, 0.15)
+
+
+def test_the_selector_round_trips_through_its_manifest_form() -> None:
+    sel = _selector(0.4)
+    again = Selector.from_json(json.loads(json.dumps(sel.to_json())))
+    x = np.random.default_rng(0).uniform(0, 1, (5, len(FEATURES))).astype(np.float32)
+    assert np.allclose(sel.probability(x), again.probability(x))
+    assert (again.threshold, again.floor) == (0.4, 0.15)
+    assert sel.probability(np.eye(len(FEATURES))[[COL["peak"]]] * 0.9)[0] > 0.95
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda d: d.update(features=d["features"][:-1]), "features"),
+    (lambda d: d.pop("threshold"), "threshold"),
+    (lambda d: d["layers"][0].__setitem__(1, [0.0]), "layer shapes"),
+    (lambda d: d.update(mean="zero"), "unreadable"),
+])
+def test_a_damaged_selector_is_refused_naming_what(change, words: str) -> None:
+    d = _selector().to_json()
+    change(d)
+    with pytest.raises(SelectorError, match=words):
+        Selector.from_json(d)
+
+
+def test_a_manifest_with_a_damaged_selector_is_a_model_error(tmp_path: Path) -> None:
+    for f in ("finder.onnx", "reader.onnx"):
+        shutil.copy(default_manifest().parent / f, tmp_path / f)
+    data = json.loads(default_manifest().read_text(encoding="utf-8"))
+    data.setdefault("postprocess", {})["selector"] = {"features": ["peak"], "threshold": 0.5}
+    (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ModelError, match=r"postprocess\.selector"):
+        Detector(tmp_path / "manifest.json")
+
+
+def test_the_detector_keeps_the_finds_its_selector_chooses() -> None:
+    """With a selector the detector keeps what it chooses, not what the thresholds say: here a
+    weak peak (0.2, under every threshold and the second chance's floor) that the selector
+    passes at a lower threshold of its own."""
+    det = Detector()
+    det.selector = _selector(0.5)
+    k = det.classes.index
+    probs = np.zeros((3, len(det.classes)), np.float32)
+    probs[0, k("x5")] = probs[1, k("d2")] = 0.99
+    probs[2, k("back")] = 0.99
+    raw = Raw(np.full((300, 300, 3), 230, np.uint8), 1.0,
+              np.asarray([[10, 10, 30, 30], [160, 10, 180, 30], [10, 100, 60, 250]], np.float32),
+              np.asarray([0.9, 0.2, 0.8], np.float32), np.asarray([0, 0, 1]), probs,
+              np.tile(np.asarray([[0.0, 1.0]], np.float32), (3, 1)))
+    assert sorted(d.card for d in det.build(raw)) == ["back", "x5"]
+    assert sorted(d.card for d in det.build(raw, select=0.01)) == ["back", "d2", "x5"]
+    assert sorted(d.card for d in det.build(raw, select=False, threshold=0.15, back_threshold=0.15,
+                                            face_floor=0.0)) == ["back", "d2", "x5"]
+    _cards, _red, x = det.candidates(raw)
+    assert x[:, COL["rules"]].tolist() == [1.0, 0.0, 1.0]  # the rules' own choice is evidence too
+
+
+def test_labels_name_the_glyph_nearest_the_labelled_one_and_skip_ignored_cards() -> None:
+    """Of two reads of one card's face, the one nearest the labelled glyph is the card and the
+    other (its far end) is not; a misread is not; a find on an ignored card teaches nothing."""
+    card = {"category_id": 5, "bbox": [100, 100, 20, 20],
+            "card_polygon": [100, 95, 125, 95, 125, 200, 100, 200]}
+    hidden = {"category_id": 21, "bbox": [300, 100, 50, 50], "ignore": True,
+              "card_polygon": [300, 100, 360, 100, 360, 200, 300, 200]}
+    boxes = np.asarray([[100, 170, 120, 190], [101, 101, 121, 121], [102, 130, 122, 150],
+                        [310, 110, 350, 190]], np.float64)
+    assert labels(["x5", "x5", "x6", "back"], boxes, [card, hidden]).tolist() == [0, 1, 0, -1]
+
+
+def test_fit_learns_a_rule_the_examples_follow() -> None:
+    """Cards are the finds with a peak over 0.5 and the reader's face over 0.6: the fitted
+    selector tells them apart on scenes it was not fitted on."""
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0, 1, (3000, len(FEATURES))).astype(np.float32)
+    y = ((x[:, COL["peak"]] > 0.5) & (x[:, COL["face_p"]] > 0.6)).astype(np.float32)
+    sel, info = fit(Examples(x, y, np.arange(3000) // 10), steps=600)
+    test = rng.uniform(0, 1, (1000, len(FEATURES))).astype(np.float32)
+    truth = (test[:, COL["peak"]] > 0.5) & (test[:, COL["face_p"]] > 0.6)
+    assert ((sel.probability(test) >= 0.5) == truth).mean() > 0.95
+    assert info["held_back_accuracy"] > 0.95 and info["rows"] == 3000
