@@ -19,7 +19,7 @@ import itertools
 import sys
 
 from zipai.vision.detector import BackDoubles, Detector, default_manifest, drop_back_doubles
-from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
+from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, rules_only, tuning_parser
 from zipai.vision.scan import scan_detections
 
 OVERLAP = (0.5, 0.6, 0.7, 0.8, 0.9)
@@ -31,6 +31,7 @@ SETTINGS: tuple[BackDoubles | None, ...] = (None, *itertools.starmap(BackDoubles
 def main(argv: list[str] | None = None) -> int:
     args = tuning_parser(__doc__).parse_args(argv)
     det = Detector(args.model)
+    rules_only(det, "tune_back_doubles")
     det.back_doubles = None
     tallies = [Tally() for _ in SETTINGS]
     scenes = labelled_scenes(args.data, args.limit)

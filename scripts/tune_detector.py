@@ -27,7 +27,7 @@ from typing import Any
 
 from zipai.vision.decode import load
 from zipai.vision.detector import RESCUE_OFF, Detector, default_manifest
-from zipai.vision.evaluate import Tally, Totals, labelled_scenes, match_scene, tuning_parser
+from zipai.vision.evaluate import Tally, Totals, labelled_scenes, match_scene, rules_only, tuning_parser
 from zipai.vision.scan import scan_detections
 
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
@@ -52,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     images = labelled_scenes(args.data, args.limit)
     det = Detector(args.model)
+    rules_only(det, "tune_detector")
     sets = (det.margins,) if args.finish_only else MARGINS
     raws: dict[tuple[float, ...], list] = {m: [] for m in sets}
     for n, (folder, im, anns) in enumerate(images):

@@ -36,7 +36,7 @@ from zipai.vision.detector import (
     drop_back_doubles,
     drop_far_ends,
 )
-from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
+from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, rules_only, tuning_parser
 from zipai.vision.scan import scan_detections
 
 MAX_SIN = (0.2, 0.3)
@@ -50,6 +50,7 @@ SETTINGS = tuple(itertools.starmap(FarEnds, itertools.product(MAX_SIN, OWN_AXIS,
 def main(argv: list[str] | None = None) -> int:
     args = tuning_parser(__doc__).parse_args(argv)
     det = Detector(args.model)
+    rules_only(det, "tune_far_ends")
     current = det.far_ends
     if not det.drop_far_ends:
         print("tune_far_ends: the manifest does not drop far ends (postprocess.drop_far_ends)",

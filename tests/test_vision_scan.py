@@ -174,7 +174,8 @@ def test_a_weak_peak_counts_only_when_the_reader_is_sure(detector: Detector) -> 
               np.asarray([0.25, 0.25, 0.25, 0.1], np.float32), np.asarray([0, 0, 1, 0]), probs,
               np.tile(np.asarray([[0.0, 1.0]], np.float32), (4, 1)))
     def cards(rescue: tuple[float, float] | None, back: tuple[float, float] | None = RESCUE_OFF) -> list[str]:
-        return sorted(d.card for d in detector.build(raw, 0.4, 0.5, False, 0.4, rescue, back_rescue=back))
+        return sorted(d.card for d in detector.build(raw, 0.4, 0.5, False, 0.4, rescue, back_rescue=back,
+                                                            select=False))
 
     assert cards((0.2, 0.95), (0.2, 0.95)) == ["back", "x5"]
     assert cards((0.2, 0.95)) == ["x5"]  # the faces' second chance is not the backs'
@@ -203,7 +204,7 @@ def test_the_second_chance_does_not_let_in_a_found_cards_far_end(detector: Detec
               np.asarray([[10, 10, 30, 30], [10, 74, 30, 94], [120, 10, 140, 30]], np.float32),
               np.asarray([0.9, 0.25, 0.25], np.float32), np.asarray([0, 0, 0]), probs,
               np.asarray([[0.0, 1.0], [0.0, -1.0], [0.0, 1.0]], np.float32))
-    dets = detector.build(raw, 0.4, 0.5, False, 0.4, (0.2, 0.9), 0.0, RESCUE_OFF)
+    dets = detector.build(raw, 0.4, 0.5, False, 0.4, (0.2, 0.9), 0.0, RESCUE_OFF, select=False)
     assert [(d.card, d.box[1]) for d in dets] == [("x5", 10.0), ("x5", 10.0)]  # the far end is gone
 
 
@@ -244,7 +245,8 @@ def test_a_face_counts_only_when_its_best_class_reaches_the_floor(detector: Dete
               np.asarray([[10, 10, 30, 30], [60, 10, 80, 30], [10, 60, 40, 190]], np.float32),
               np.asarray([0.8, 0.8, 0.8], np.float32), np.asarray([0, 0, 1]), probs,
               np.tile(np.asarray([[0.0, 1.0]], np.float32), (3, 1)))
-    cards = lambda floor: sorted(d.card for d in detector.build(raw, 0.4, 0.5, False, 0.4, None, floor))  # noqa: E731
+    cards = lambda floor: sorted(d.card for d in detector.build(raw, 0.4, 0.5, False, 0.4, None, floor,  # noqa: E731
+                                                                select=False))
     assert cards(0.0) == ["back", "d2", "x5"]
     assert cards(0.25) == ["back", "d2", "x5"]
     assert cards(0.4) == ["back", "d2"]

@@ -142,6 +142,15 @@ class Raw:
     kinds: np.ndarray
     probs: np.ndarray
     downs: np.ndarray
+    reds: np.ndarray | None = None  # each find's measured redness, once asked for (``redness_of``)
+
+    def redness_of(self, i: int) -> float:
+        """The ink redness of find ``i``, measured once: the rules and the selector both ask."""
+        if self.reds is None:
+            self.reds = np.full(len(self.boxes), np.nan)
+        if np.isnan(self.reds[i]):
+            self.reds[i] = redness(self.arr, self.boxes[i])
+        return float(self.reds[i])
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,7 +420,7 @@ class Detector:
         k = raw.scale
         keep_spare = spare is not None
         spare_floor = self.spare_floor
-        for b, s, kind, p, dn in zip(boxes, scores, kinds, probs, downs, strict=True):
+        for i, (b, s, kind, p, dn) in enumerate(zip(boxes, scores, kinds, probs, downs, strict=True)):
             box = (float(b[0]) * k, float(b[1]) * k, float(b[2]) * k, float(b[3]) * k)
             down = (float(dn[0]), float(dn[1]))
             if kind == 1 and s < back_thr:
@@ -422,7 +431,7 @@ class Detector:
             elif kind != 1 and s < thr:
                 if s < floor or p[face_idx].max() < sure:
                     if keep_spare and s >= spare_floor:
-                        weak.append(self._face(arr, b, box, float(s), p[face_idx], face_idx, down))
+                        weak.append(self._face(raw.redness_of(i), box, float(s), p[face_idx], face_idx, down))
                     continue
             if kind == 1:  # the finder says back; the reader may still see a face
                 best = max(face_idx, key=lambda i: p[i])
@@ -434,9 +443,9 @@ class Detector:
             face_p = p[face_idx]
             if (none_i >= 0 and p[none_i] >= none_thr) or face_p.max() < least:
                 if keep_spare and s >= spare_floor:
-                    weak.append(self._face(arr, b, box, float(s), face_p, face_idx, down))
+                    weak.append(self._face(raw.redness_of(i), box, float(s), face_p, face_idx, down))
                 continue
-            out.append(self._face(arr, b, box, float(s), face_p, face_idx, down))
+            out.append(self._face(raw.redness_of(i), box, float(s), face_p, face_idx, down))
         out = drop_weak_far_ends(out, thr)  # before the pairs below, which may keep the weak end
         if self.drop_far_ends if far_ends is None else far_ends:
             out = drop_far_ends(out, image=arr, scale=k, **asdict(self.far_ends))
@@ -460,8 +469,7 @@ class Detector:
                 cards.append("back")
             else:
                 cards.append(self.classes[best])
-        red = np.asarray([redness(raw.arr, b) if c != "back" else 0.0
-                          for c, b in zip(cards, raw.boxes, strict=True)], np.float64)
+        red = np.asarray([raw.redness_of(i) if c != "back" else 0.0 for i, c in enumerate(cards)], np.float64)
         k = raw.scale
         finder_scale = self.long_side / max(raw.arr.shape[:2]) / k  # finder pixels per photo pixel, about
         far = self.far_ends
@@ -494,11 +502,12 @@ class Detector:
         k = raw.scale
         out: list[Detection] = []
         weak: list[Detection] = []
-        for c, b, s, p, dn, q in zip(cards, sub.boxes, sub.scores, sub.probs, sub.downs, prob, strict=True):
+        for i, (c, b, s, p, dn, q) in enumerate(zip(cards, sub.boxes, sub.scores, sub.probs, sub.downs, prob,
+                                                    strict=True)):
             box = (float(b[0]) * k, float(b[1]) * k, float(b[2]) * k, float(b[3]) * k)
             down = (float(dn[0]), float(dn[1]))
             d = Detection("back", box, float(s), None, float(s), 1.0, down=down) if c == "back" \
-                else self._face(raw.arr, b, box, float(s), p[face_idx], face_idx, down)
+                else self._face(sub.redness_of(i), box, float(s), p[face_idx], face_idx, down)
             if q >= thr:
                 out.append(d)
             elif spare is not None and s >= self.spare_floor:
@@ -509,14 +518,13 @@ class Detector:
         out.sort(key=lambda d: (d.box[1], d.box[0]))
         return out
 
-    def _face(self, arr: np.ndarray, b: np.ndarray, box: tuple[float, float, float, float], s: float,
+    def _face(self, red: float, box: tuple[float, float, float, float], s: float,
               face_p: np.ndarray, face_idx: list[int], down: tuple[float, float]) -> Detection:
         """A face detection: the reader's best face, its next two, and the measured ink colour."""
         order = np.argsort(-face_p)
         total = float(face_p.sum()) or 1.0
         cls_prob = float(face_p[order[0]]) / total
         card = self.classes[face_idx[order[0]]]
-        red = redness(arr, b)
         alts = [(self.classes[face_idx[j]], round(float(face_p[j]) / total, 4)) for j in order[1:3]]
         color = "red" if red > self.red_threshold else "black"
         return Detection(card, box, s * cls_prob, color, s, cls_prob, red, alts, down,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from zipai.engine import ZipaiError, score
 
 from .decode import Decoded, load
-from .detector import Detection
+from .detector import Detection, Detector
 
 if TYPE_CHECKING:
     from .scan import Scan
@@ -306,6 +306,15 @@ class Totals:
                                           / max(1, self.rows.get("loose", [0, 0])[0]), 4),
             "layout_cards_exact_rate": round(self.layout_exact / max(1, self.scenes), 4),
         }
+
+
+def rules_only(det: Detector, script: str) -> None:
+    """Set aside the manifest's selector, for a tuner of the rules it learnt from: the rules are
+    one of the selector's inputs, so it is trained again after their settings change."""
+    if getattr(det, "selector", None) is not None:
+        print(f"{script}: tuning the rules alone; the manifest's selector is set aside and must be "
+              "trained again after a change (python -m zipai.models.selector)", file=sys.stderr)
+        det.selector = None
 
 
 def tuning_parser(doc: str) -> argparse.ArgumentParser:
