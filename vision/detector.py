@@ -16,12 +16,11 @@ from .decode import Decoded
 from .errors import ModelError
 from .postprocess import decode_heatmap, nms, to_image
 from .preprocess import cut_crops, letterbox, normalise
-from .selector import Selector, SelectorError
+from .selector import RED, SYMMETRIC, Selector, SelectorError, covers, main_axis
 from .selector import features as selector_features
 from .session import Session, SessionFactory, ort_factory
 
 FACES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)])
-RED = frozenset({"x2", "x7", "x10", "d2", "d7", "d10"})
 RESCUE_OFF = (1.0, 2.0)  # a second chance (peak floor, reader probability) that no find passes
 MAX_SPARE = 8  # weak finds offered to the layout, at most (each try re-clusters and splits the hand)
 CARD_GLYPHS = 4.0  # a card's length in glyph sizes, about: the margin around the finds of a second look
@@ -532,23 +531,15 @@ class Detector:
 
 
 def _card_axis(dets: list[Detection]) -> tuple[float, float] | None:
-    """The photo's main card axis (a direction up to sign) from the glyphs' down directions:
-    the mean of the doubled angles, so that cards turned round count the same."""
-    if not dets:
-        return None
-    ang = np.asarray([np.arctan2(d.down[1], d.down[0]) for d in dets]) * 2
-    c, s = float(np.cos(ang).mean()), float(np.sin(ang).mean())
-    if np.hypot(c, s) < 0.5:  # cards lie every which way: no main axis
-        return None
-    half = float(np.arctan2(s, c)) / 2
-    return (float(np.cos(half)), float(np.sin(half)))
+    """The photo's main card axis (a direction up to sign) from the glyphs' down directions."""
+    axis = main_axis(np.asarray([d.down for d in dets], np.float64).reshape(-1, 2))
+    return None if axis is None else (float(axis[0]), float(axis[1]))
 
 
 def _size(d: Detection) -> float:
     return max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
 
 
-SYMMETRIC = frozenset({"x1", "x2", "x3", "x10"})  # read the same turned round
 HALF_TURN = frozenset({"x1", "x2", "x3"})  # of those, the same only turned half round: an axis
 
 
@@ -666,22 +657,12 @@ def drop_back_doubles(dets: list[Detection], limits: BackDoubles) -> list[Detect
     for i in backs:
         d = dets[i]
         x, y = d.center
-        if any(_covers(d.box, e.box) >= limits.overlap
+        if any(covers(np.asarray(d.box), np.asarray(e.box)) >= limits.overlap
                and float(np.hypot(x - e.center[0], y - e.center[1])) <= reach for e in kept):
             drop.add(i)
         else:
             kept.append(d)
     return [d for i, d in enumerate(dets) if i not in drop]
-
-
-def _covers(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """How much of the smaller of two boxes lies inside the other (intersection over the smaller)."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    small = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return w * h / max(small, 1e-6)
 
 
 def drop_weak_far_ends(dets: list[Detection], threshold: float, lo: float = 1.5, hi: float = 5.5,

@@ -136,7 +136,7 @@ def features(cards: Sequence[str], boxes: np.ndarray, peaks: np.ndarray, probs: 
     rel = dist / pair_size
     np.fill_diagonal(rel, np.inf)
     strong = peaks >= STRONG
-    axis = _main_axis(downs[strong_faces & ~np.asarray([c in SYMMETRIC for c in cards])])
+    axis = main_axis(downs[strong_faces & ~np.asarray([c in SYMMETRIC for c in cards])])
     for i in range(n):
         near = np.flatnonzero(rel[i] < 1.0)
         if len(near):
@@ -150,7 +150,7 @@ def features(cards: Sequence[str], boxes: np.ndarray, peaks: np.ndarray, probs: 
         if back[i]:
             others = np.flatnonzero(back & (peaks > peaks[i]))
             if len(others):
-                cover = max(_covers(boxes[i], boxes[j]) for j in others)
+                cover = max(covers(boxes[i], boxes[j]) for j in others)
                 x[i, col["back_cover"]] = cover
                 x[i, col["back_reach"]] = min(float(dist[i, others].min()) / glyph, 10.0)
             continue
@@ -204,8 +204,10 @@ def _pair(i: int, cards: Sequence[str], centres: np.ndarray, sizes: np.ndarray, 
         row[col["pair_dark"]] = 1.0
 
 
-def _main_axis(downs: np.ndarray) -> np.ndarray | None:
-    """The photo's main card axis (up to sign), or None when cards lie every which way."""
+def main_axis(downs: np.ndarray) -> np.ndarray | None:
+    """The photo's main card axis (up to sign) from down directions [N, 2]: the mean of the
+    doubled angles, so that cards turned round count the same; None when they lie every which
+    way."""
     if not len(downs):
         return None
     ang = np.arctan2(downs[:, 1], downs[:, 0]) * 2
@@ -216,7 +218,8 @@ def _main_axis(downs: np.ndarray) -> np.ndarray | None:
     return np.asarray([np.cos(half), np.sin(half)])
 
 
-def _covers(a: np.ndarray, b: np.ndarray) -> float:
+def covers(a: np.ndarray, b: np.ndarray) -> float:
+    """How much of the smaller of two boxes lies inside the other (intersection over the smaller)."""
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
     if w <= 0 or h <= 0:
