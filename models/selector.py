@@ -36,9 +36,13 @@ class Examples:
     scene: np.ndarray
 
 
-def labels(cards: list[str], boxes: np.ndarray, annotations: list[dict]) -> np.ndarray:
+def labels(cards: list[str], boxes: np.ndarray, annotations: list[dict],
+           misreads: bool = False) -> np.ndarray:
     """1 a card, 0 not one, -1 unknown (on a card labelled ``ignore`` only), per find; ``boxes``
-    in photo pixels."""
+    in photo pixels. A card's find is the one nearest its labelled glyph of those that read its
+    class; with ``misreads``, a card no find reads right still has one: the find nearest its
+    glyph, within a glyph size of it. Kept, a misread still tells the layout that a card lies
+    there, and the rules may read it again as the reader's second choice (``reread``)."""
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     out = np.zeros(len(cards), np.int8)
     real = [(a, _polygon(a)) for a in annotations if not a.get("ignore")]
@@ -49,6 +53,7 @@ def labels(cards: list[str], boxes: np.ndarray, annotations: list[dict]) -> np.n
         x, y, w, h = a["bbox"]
         gx, gy = x + w / 2, y + h / 2
         best, best_d = -1, np.inf
+        near, near_d = -1, max(w, h)
         for i, c in enumerate(cards):
             if not inside((float(centres[i, 0]), float(centres[i, 1])), poly):
                 continue
@@ -56,15 +61,20 @@ def labels(cards: list[str], boxes: np.ndarray, annotations: list[dict]) -> np.n
             d = float(np.hypot(centres[i, 0] - gx, centres[i, 1] - gy))
             if c == name and d < best_d:
                 best, best_d = i, d
+            if c != "back" and name != "back" and d < near_d:
+                near, near_d = i, d
         if best >= 0:
             out[best] = 1
+        elif misreads and near >= 0:
+            out[near] = 1
     for i in range(len(cards)):
         if not on_real[i] and any(inside((float(centres[i, 0]), float(centres[i, 1])), p) for p in ignored):
             out[i] = -1
     return out
 
 
-def collect(det: Detector, folders: list[Path], floor: float, limit: int = 0) -> Examples:
+def collect(det: Detector, folders: list[Path], floor: float, limit: int = 0,
+            misreads: bool = False) -> Examples:
     """The finds of every scene in ``folders``, in the look ``det`` takes (the second, closer
     one where the photo gets one), as examples."""
     xs, ys, ss = [], [], []
@@ -73,7 +83,7 @@ def collect(det: Detector, folders: list[Path], floor: float, limit: int = 0) ->
         det.detect(decoded)
         raw = det.raw(decoded, floor, *(det.look or (None, None)))
         cards, _red, x = det.candidates(raw)
-        y = labels(cards, raw.boxes * raw.scale, anns)
+        y = labels(cards, raw.boxes * raw.scale, anns, misreads)
         keep = y >= 0
         xs.append(x[keep])
         ys.append(y[keep])
@@ -161,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--cache", type=Path, default=None, help="keep the examples here (npz)")
     p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--misreads", action="store_true",
+                   help="a card no find reads right counts its nearest find as its card (tried: on the 800 "
+                        "validation scenes 430 exact against 425, but 97.18%% per card against 97.34%%)")
     args = p.parse_args(argv)
     det = Detector(args.model)
     det.selector = None  # the examples are the networks' finds, whatever the manifest selects
@@ -169,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         z = np.load(args.cache)
         ex = Examples(z["x"], z["y"], z["scene"])
     else:
-        ex = collect(det, args.data, args.floor, args.limit)
+        ex = collect(det, args.data, args.floor, args.limit, args.misreads)
         if args.cache:
             args.cache.parent.mkdir(parents=True, exist_ok=True)
             np.savez(args.cache, x=ex.x, y=ex.y, scene=ex.scene)

@@ -168,6 +168,11 @@ def test_labels_name_the_glyph_nearest_the_labelled_one_and_skip_ignored_cards()
     boxes = np.asarray([[100, 170, 120, 190], [101, 101, 121, 121], [102, 130, 122, 150],
                         [310, 110, 350, 190]], np.float64)
     assert labels(["x5", "x5", "x6", "back"], boxes, [card, hidden]).tolist() == [0, 1, 0, -1]
+    # a card that no find reads right: with ``misreads`` its find nearest the glyph is its card,
+    # never its far end
+    assert labels(["x6", "x6"], boxes[:2], [card]).tolist() == [0, 0]
+    assert labels(["x6", "x6"], boxes[:2], [card], misreads=True).tolist() == [0, 1]
+    assert labels(["x6"], boxes[:1], [card], misreads=True).tolist() == [0]
 
 
 def test_fit_learns_a_rule_the_examples_follow() -> None:
