@@ -82,7 +82,7 @@ def collect(det: Detector, folders: list[Path], floor: float, limit: int = 0,
     for n, (decoded, anns, _truth, _base) in enumerate(replay_scenes(scenes)):
         det.detect(decoded)
         raw = det.raw(decoded, floor, *(det.look or (None, None)))
-        cards, _red, x = det.candidates(raw)
+        cards, x = det.candidates(raw)
         y = labels(cards, raw.boxes * raw.scale, anns, misreads)
         keep = y >= 0
         xs.append(x[keep])

@@ -154,8 +154,12 @@ def test_the_detector_keeps_the_finds_its_selector_chooses() -> None:
     assert sorted(d.card for d in det.build(raw, select=0.01)) == ["back", "d2", "x5"]
     assert sorted(d.card for d in det.build(raw, select=False, threshold=0.15, back_threshold=0.15,
                                             face_floor=0.0)) == ["back", "d2", "x5"]
-    _cards, _red, x = det.candidates(raw)
+    _cards, x = det.candidates(raw)
     assert x[:, COL["rules"]].tolist() == [1.0, 0.0, 1.0]  # the rules' own choice is evidence too
+    det.selector = None
+    assert sorted(d.card for d in det.build(raw)) == ["back", "x5"]  # the rules alone
+    with pytest.raises(ModelError, match=r"no postprocess\.selector"):
+        det.select(raw)
 
 
 def test_labels_name_the_glyph_nearest_the_labelled_one_and_skip_ignored_cards() -> None:

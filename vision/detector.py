@@ -401,7 +401,8 @@ class Detector:
         Finds turned away with a peak of at least ``finder.spare_threshold`` go to ``spare``
         (when given) for the layout to weigh (``spares``)."""
         if self.selector is not None and select is not False:
-            return self.select(raw, spare=spare, threshold=select if isinstance(select, float) else None)
+            own = None if select is None or isinstance(select, bool) else float(select)
+            return self.select(raw, spare=spare, threshold=own)
         t0 = time.perf_counter()
         thr = self.threshold if threshold is None else threshold
         back_thr = self.back_threshold if back_threshold is None else back_threshold
@@ -456,9 +457,9 @@ class Detector:
         out.sort(key=lambda d: (d.box[1], d.box[0]))
         return out
 
-    def candidates(self, raw: Raw) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def candidates(self, raw: Raw) -> tuple[list[str], np.ndarray]:
         """Each find's class (the reader's best face, or ``back``: a back find that the reader
-        sees a face in surely is a face), measured redness, and the selector's evidence."""
+        sees a face in surely is a face) and the selector's evidence for it."""
         face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
         back_i = self.classes.index("back") if "back" in self.classes else -1
         cards: list[str] = []
@@ -481,7 +482,7 @@ class Detector:
                             for b in raw.boxes])
         x = selector_features(cards, raw.boxes * k, raw.scores, raw.probs, raw.downs, self.classes, red,
                               self.red_threshold, finder_scale, body, rules)
-        return cards, red, x
+        return cards, x
 
     def select(self, raw: Raw, spare: list[Detection] | None = None,
                threshold: float | None = None) -> list[Detection]:
@@ -489,13 +490,15 @@ class Detector:
         least the selector's probability of being a card. Finds turned away with a peak of at
         least ``finder.spare_threshold`` go to ``spare`` (when given), as with the rules."""
         sel = self.selector
-        assert sel is not None
+        if sel is None:
+            raise ModelError(f"{self.manifest.path}: the manifest has no postprocess.selector",
+                             code="bad_model")
         t0 = time.perf_counter()
         thr = sel.threshold if threshold is None else threshold
         look = raw.scores >= sel.floor
         sub = Raw(raw.arr, raw.scale, raw.boxes[look], raw.scores[look], raw.kinds[look], raw.probs[look],
                   raw.downs[look])
-        cards, _red, x = self.candidates(sub)
+        cards, x = self.candidates(sub)
         prob = sel.probability(x)
         face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
         k = raw.scale
