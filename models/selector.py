@@ -5,19 +5,18 @@ centre lies inside a labelled card's outline, it reads that card's class, and of
 do it lies nearest the labelled glyph (the card's far end and a second peak on the same glyph
 are not). Finds on cards labelled ``ignore`` teach nothing and are left out. The networks and
 every other setting are the manifest's; the scenes must be ones that no figure reports and no
-threshold was tuned on. Numpy only: a two-layer perceptron, Adam, full batches, stopped where
-the log loss of a fifth of the scenes, held back, is lowest.
+threshold was tuned on. The fit is numpy (no torch training): a two-layer perceptron, Adam,
+full batches, stopped where the log loss of a fifth of the scenes, held back, is lowest.
 
     zipai data render --out data/detector/sel_reader --count 300 --seed 60 --split reader
-    python scripts/train_selector.py data/detector/sel_reader ... --out models/manifest.json
+    python -m zipai.models.selector data/detector/sel_reader ... --out models/manifest.json
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -159,6 +158,7 @@ def _loss_grad(params: list[np.ndarray], x: np.ndarray, y: np.ndarray,
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
+    import json
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", type=Path, nargs="+", help="rendered folders no figure reports")
@@ -189,16 +189,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(ex.y)} finds ({int(ex.y.sum())} cards) from {len(np.unique(ex.scene))} scenes "
           f"in {time.time() - t0:.0f} s", file=sys.stderr)
     sel, info = fit(ex, args.hidden, args.steps)
-    sel = Selector(sel.mean, sel.std, sel.layers, args.threshold, args.floor)
-    print(json.dumps({k: v for k, v in info.items() if k != "history"}))
+    sel = replace(sel, threshold=args.threshold, floor=args.floor)
+    summary = {k: v for k, v in info.items() if k != "history"}
+    print(json.dumps(summary))
     if args.out:
-        data = json.loads(args.out.read_text(encoding="utf-8"))
-        data.setdefault("postprocess", {})["selector"] = sel.to_json() | {
-            "trained_on": [str(d) for d in args.data],
-            "training": {k: v for k, v in info.items() if k != "history"}}
-        tmp = args.out.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        tmp.replace(args.out)
+        from .export import update_manifest
+
+        update_manifest(args.out, "postprocess", {"selector": sel.to_json() | {
+            "trained_on": [str(d) for d in args.data], "training": summary}})
         print(f"selector written into {args.out}", file=sys.stderr)
     return 0
 

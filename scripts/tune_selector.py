@@ -12,9 +12,7 @@ replayed for every threshold with the layout step. The manifest's other settings
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 
 from zipai.vision.detector import Detector, Raw, default_manifest
 from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
@@ -31,7 +29,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     tallies = {t: Tally() for t in THRESHOLDS}
-    for decoded, anns, truth, base in replay_scenes(labelled_scenes(args.data, args.limit)):
+    scenes = labelled_scenes(args.data, args.limit)
+    for decoded, anns, truth, base in replay_scenes(scenes):
         looks: dict[object, Raw] = {None: det.raw(decoded)}
         for t in THRESHOLDS:
             spare: list = []
@@ -45,9 +44,8 @@ def main(argv: list[str] | None = None) -> int:
             sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
             tallies[t].add(sc, anns, truth)
     order = sorted(THRESHOLDS, key=lambda t: (*tallies[t].rule(), t), reverse=True)
-    n = len(labelled_scenes(args.data, args.limit))
     names = ", ".join(str(d) for d in args.data)
-    print(f"{n} scenes of {names}; best first:")
+    print(f"{len(scenes)} scenes of {names}; best first:")
     print("  threshold  exact   complete  per-card  scored")
     for t in order:
         e, c, p, s = tallies[t].rule()
@@ -55,14 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     best = order[0]
     print(f"chosen: {best} (manifest had {det.selector.threshold})")
     if args.write_manifest:
-        man = Path(args.model) if args.model else default_manifest()
-        data = json.loads(man.read_text(encoding="utf-8"))
-        data["postprocess"]["selector"]["threshold"] = best
-        data["postprocess"]["selector"]["tuned_on"] = names
-        tmp = man.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        tmp.replace(man)
-        print(f"written into {man}", file=sys.stderr)
+        from zipai.models.export import update_manifest
+
+        chosen = det.manifest.data["postprocess"]["selector"] | {"threshold": best, "tuned_on": names}
+        update_manifest(args.model or default_manifest(), "postprocess", {"selector": chosen})
+        print(f"manifest: selector threshold {best}")
     return 0
 
 

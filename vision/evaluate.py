@@ -311,7 +311,7 @@ class Totals:
 def rules_only(det: Detector, script: str) -> None:
     """Set aside the manifest's selector, for a tuner of the rules it learnt from: the rules are
     one of the selector's inputs, so it is trained again after their settings change."""
-    if getattr(det, "selector", None) is not None:
+    if det.selector is not None:
         print(f"{script}: tuning the rules alone; the manifest's selector is set aside and must be "
               "trained again after a change (python -m zipai.models.selector)", file=sys.stderr)
         det.selector = None
