@@ -127,7 +127,8 @@ def features(cards: Sequence[str], boxes: np.ndarray, peaks: np.ndarray, probs: 
     agree = np.asarray([(r > red_threshold) == (c in RED) for r, c in zip(redness, cards, strict=True)])
     margin = np.minimum(np.abs(np.asarray(redness, np.float64) - red_threshold), 0.2)
     x[:, col["colour"]] = np.where(back, 0.0, np.where(agree, margin, -margin))
-    x[:, col["symmetric"]] = [c in SYMMETRIC for c in cards]
+    sym = np.asarray([c in SYMMETRIC for c in cards])
+    x[:, col["symmetric"]] = sym
     if rules is not None:
         x[:, col["rules"]] = rules
     diff = centres[None, :, :] - centres[:, None, :]
@@ -136,7 +137,7 @@ def features(cards: Sequence[str], boxes: np.ndarray, peaks: np.ndarray, probs: 
     rel = dist / pair_size
     np.fill_diagonal(rel, np.inf)
     strong = peaks >= STRONG
-    axis = main_axis(downs[strong_faces & ~np.asarray([c in SYMMETRIC for c in cards])])
+    axis = main_axis(downs[strong_faces & ~sym])
     for i in range(n):
         near = np.flatnonzero(rel[i] < 1.0)
         if len(near):
@@ -165,7 +166,8 @@ def _pair(i: int, cards: Sequence[str], centres: np.ndarray, sizes: np.ndarray, 
     glyph sizes away along the card's axis, turned round against it (unless the face reads the
     same turned round); the body between them and whether a strong find lies between."""
     lo, hi, max_sin = PAIR
-    best, best_sin = -1, 1.0
+    row[col["pair_dark"]] = 1.0  # no pair, or no look at the body: a plain body, the neutral value
+    best, best_sin, u = -1, 1.0, np.zeros(2)
     for j in np.argsort(-peaks):
         if j == i or cards[j] != cards[i]:
             continue
@@ -181,14 +183,12 @@ def _pair(i: int, cards: Sequence[str], centres: np.ndarray, sizes: np.ndarray, 
             best, best_sin = int(j), float(sin)
             break
     if best < 0:
-        row[col["pair_dark"]] = 1.0
         return
     j = best
     row[col["pair"]] = 1.0
     row[col["pair_peak"]] = peaks[j]
     row[col["pair_upright"]] = downs[i][1] - downs[j][1]
     row[col["pair_sin"]] = best_sin
-    u = (centres[j] - centres[i]) / dist[i, j]
     rel = centres - centres[i]
     t = rel @ u
     off = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
@@ -200,8 +200,6 @@ def _pair(i: int, cards: Sequence[str], centres: np.ndarray, sizes: np.ndarray, 
                           (float(centres[j][0]), float(centres[j][1])), float(max(sizes[i], sizes[j])))
         row[col["pair_edge"]] = min(edge, 5.0)
         row[col["pair_dark"]] = dark
-    else:
-        row[col["pair_dark"]] = 1.0
 
 
 def main_axis(downs: np.ndarray) -> np.ndarray | None:
