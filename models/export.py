@@ -15,6 +15,7 @@ import numpy as np
 from zipai.vision.color import RED_THRESHOLD
 from zipai.vision.preprocess import MEAN, STD, normalise
 
+from .manifest import write_manifest
 from .nets import FINDER_CLASSES, FINDER_STRIDE, READER_CLASSES, FinderExport, ReaderExport
 
 FINDER_FILE = "finder.onnx"
@@ -39,14 +40,6 @@ def export_reader_onnx(torch: Any, reader: Any, path: Path, crop: int) -> None:
     """The reader graph: a batch of crops in, class probabilities out."""
     export_onnx(torch, ReaderExport(reader), torch.zeros(4, 3, crop, crop), path, "crops",
                 ["probs"], {"crops": {0: "n"}, "probs": {0: "n"}})
-
-
-def write_manifest(path: Path, data: dict[str, Any]) -> None:
-    """The manifest written beside the old one and renamed over it: a run stopped midway
-    leaves the old file whole."""
-    staged = path.with_suffix(".json.new")
-    staged.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    staged.replace(path)
 
 
 def quantize(path: Path, inputs: Sequence[dict[str, np.ndarray]]) -> None:
@@ -154,10 +147,3 @@ def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, An
     tmp.replace(rpath)
     write_manifest(manifest, data)
     return manifest
-
-
-def update_manifest(path: Path, section: str, values: dict[str, Any]) -> None:
-    """Merge ``values`` into one section of the manifest (figures, color calibration)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    data.setdefault(section, {}).update(values)
-    write_manifest(path, data)

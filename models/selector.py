@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {k: v for k, v in info.items() if k != "history"}
     print(json.dumps(summary))
     if args.out:
-        from .export import update_manifest
+        from .manifest import update_manifest
 
         update_manifest(args.out, "postprocess", {"selector": sel.to_json() | {
             "trained_on": [str(d) for d in args.data], "training": summary}})

@@ -303,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         t, acc = calibrate(reds)
         print(f"  ink colour: threshold {t:.3f} separates red from black on {acc:.4f} of {len(reds)} glyphs")
     if args.write_manifest:
-        from zipai.models.export import update_manifest
+        from zipai.models.manifest import update_manifest
 
         if args.calibrate_color:
             update_manifest(args.model or default_manifest(), "color", {"red_threshold": t})

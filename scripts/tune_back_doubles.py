@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{f['back_precision']:.4f} / {f['back_recall']:.4f}  {f['extra_detections']:>5}")
     best = SETTINGS[order[0]]
     if args.write_manifest:
-        from zipai.models.export import update_manifest
+        from zipai.models.manifest import update_manifest
 
         value = {"overlap": best.overlap, "reach": best.reach} if best else None
         update_manifest(args.model or default_manifest(), "postprocess", {"back_doubles": value})

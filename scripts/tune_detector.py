@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     rescue, back_rescue = choose_rescues(det, raws[margins], thr, none, far, back)
     floor = choose_face_floor(det, raws[margins], thr, none, far, back, rescue, back_rescue)
     if args.write_manifest:
-        from zipai.models.export import update_manifest
+        from zipai.models.manifest import update_manifest
 
         man = args.model or default_manifest()
         update_manifest(man, "finder", {"threshold": thr, "back_threshold": back})
@@ -130,7 +130,7 @@ def write_finish(man: Path, rescue: tuple[float, float] | None, back_rescue: tup
                  floor: float, low: float) -> None:
     """The second chances and the face floor into the manifest; no second chance is a floor at
     the lower threshold (``low``) and no probability (null, which for backs also means none)."""
-    from zipai.models.export import update_manifest
+    from zipai.models.manifest import update_manifest
 
     update_manifest(man, "finder", {"rescue_threshold": rescue[0] if rescue else low,
                                     "back_rescue_threshold": back_rescue[0] if back_rescue else low})

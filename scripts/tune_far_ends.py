@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{f['extra_detections']:>5}")
     best = SETTINGS[order[0]]
     if args.write_manifest:
-        from zipai.models.export import update_manifest
+        from zipai.models.manifest import update_manifest
 
         value = asdict(best)
         update_manifest(args.model or default_manifest(), "postprocess", {"far_ends": value})

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<16}  {exact:.4f}  {complete:.4f}    {card:.4f}    {twice[k]}")
     best = LOOKS[order[0]]
     if args.write_manifest:
-        from zipai.models.export import update_manifest
+        from zipai.models.manifest import update_manifest
 
         value = {"below": best.below, "target": best.target, "max_side": best.max_side} if best else None
         update_manifest(args.model or default_manifest(), "finder", {"second_look": value})

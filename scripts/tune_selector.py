@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     best = order[0]
     print(f"chosen: {best} (manifest had {det.selector.threshold})")
     if args.write_manifest:
-        from zipai.models.export import update_manifest
+        from zipai.models.manifest import update_manifest
 
         chosen = det.manifest.data["postprocess"]["selector"] | {"threshold": best, "tuned_on": names}
         update_manifest(args.model or default_manifest(), "postprocess", {"selector": chosen})

@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{taken[k]:>8}  {extras:>6}")
     best = SETTINGS[order[0]]
     if args.write_manifest:
-        from zipai.models.export import update_manifest
+        from zipai.models.manifest import update_manifest
 
         value = {"spare_threshold": best[0], "max_spare": best[1]} if best else \
             {"spare_threshold": None, "max_spare": None}
