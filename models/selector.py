@@ -36,12 +36,17 @@ class Examples:
 
 
 def labels(cards: list[str], boxes: np.ndarray, annotations: list[dict],
-           misreads: bool = False) -> np.ndarray:
+           misreads: bool = False, peaks: np.ndarray | None = None) -> np.ndarray:
     """1 a card, 0 not one, -1 unknown (on a card labelled ``ignore`` only), per find; ``boxes``
     in photo pixels. A card's find is the one nearest its labelled glyph of those that read its
     class; with ``misreads``, a card no find reads right still has one: the find nearest its
     glyph, within a glyph size of it. Kept, a misread still tells the layout that a card lies
-    there, and the rules may read it again as the reader's second choice (``reread``)."""
+    there, and the rules may read it again as the reader's second choice (``reread``).
+
+    A back found twice is one back: with ``peaks`` (the finder's), its card is the stronger
+    find, whichever lies nearer the labelled part. Either counts as the back when the scene is
+    scored; the stronger is the one the evidence can tell (``near_stronger``, ``back_cover``),
+    where the nearer is a coin toss between two finds that look alike."""
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     out = np.zeros(len(cards), np.int8)
     real = [(a, _polygon(a)) for a in annotations if not a.get("ignore")]
@@ -58,7 +63,8 @@ def labels(cards: list[str], boxes: np.ndarray, annotations: list[dict],
                 continue
             on_real[i] = True
             d = float(np.hypot(centres[i, 0] - gx, centres[i, 1] - gy))
-            if c == name and d < best_d:
+            if c == name and (d < best_d if peaks is None or name != "back"
+                              else best < 0 or peaks[i] > peaks[best]):
                 best, best_d = i, d
             if c != "back" and name != "back" and d < near_d:
                 near, near_d = i, d
@@ -82,7 +88,7 @@ def collect(det: Detector, folders: list[Path], floor: float, limit: int = 0,
         det.detect(decoded)
         raw = det.raw(decoded, floor, *(det.look or (None, None)))
         cards, x = det.candidates(raw)
-        y = labels(cards, raw.boxes * raw.scale, anns, misreads)
+        y = labels(cards, raw.boxes * raw.scale, anns, misreads, raw.scores)
         keep = y >= 0
         xs.append(x[keep])
         ys.append(y[keep])

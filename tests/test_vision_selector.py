@@ -179,6 +179,22 @@ def test_labels_name_the_glyph_nearest_the_labelled_one_and_skip_ignored_cards()
     assert labels(["x6"], boxes[:1], [card], misreads=True).tolist() == [0]
 
 
+def test_labels_take_the_stronger_of_one_back_found_twice() -> None:
+    """Two finds on one back: given the peaks, the stronger is the back, even when the other
+    lies nearer the labelled part; without them the nearer is, as for faces. A face's far end
+    stays a non-card however strong its peak."""
+    back = {"category_id": 21, "bbox": [100, 100, 60, 40],
+            "card_polygon": [100, 100, 160, 100, 160, 200, 100, 200]}
+    boxes = np.asarray([[100, 100, 160, 140], [100, 130, 160, 190]], np.float64)
+    peaks = np.asarray([0.5, 0.8])
+    assert labels(["back", "back"], boxes, [back]).tolist() == [1, 0]
+    assert labels(["back", "back"], boxes, [back], peaks=peaks).tolist() == [0, 1]
+    card = {"category_id": 5, "bbox": [100, 100, 20, 20],
+            "card_polygon": [100, 95, 125, 95, 125, 200, 100, 200]}
+    ends = np.asarray([[101, 101, 121, 121], [100, 170, 120, 190]], np.float64)
+    assert labels(["x5", "x5"], ends, [card], peaks=np.asarray([0.3, 0.9])).tolist() == [1, 0]
+
+
 def test_fit_learns_a_rule_the_examples_follow() -> None:
     """Cards are the finds with a peak over 0.5 and the reader's face over 0.6: the fitted
     selector tells them apart on scenes it was not fitted on."""
