@@ -3,7 +3,7 @@
 Every find above the selector's peak floor in a scene is one example: it is a card when its
 centre lies inside a labelled card's outline, it reads that card's class, and of the finds that
 do it lies nearest the labelled glyph (the card's far end and a second peak on the same glyph
-are not). Finds on cards labelled ``ignore`` teach nothing and are left out. The networks and
+are not); of two finds on one back, the stronger is the back (``labels``). Finds on cards labelled ``ignore`` teach nothing and are left out. The networks and
 every other setting are the manifest's; the scenes must be ones that no figure reports and no
 threshold was tuned on. The fit is numpy (no torch training): a two-layer perceptron, Adam,
 full batches, stopped where the log loss of a fifth of the scenes, held back, is lowest.
