@@ -3,10 +3,11 @@
 Every find above the selector's peak floor in a scene is one example: it is a card when its
 centre lies inside a labelled card's outline, it reads that card's class, and of the finds that
 do it lies nearest the labelled glyph (the card's far end and a second peak on the same glyph
-are not); of two finds on one back, the stronger is the back (``labels``). Finds on cards labelled ``ignore`` teach nothing and are left out. The networks and
-every other setting are the manifest's; the scenes must be ones that no figure reports and no
-threshold was tuned on. The fit is numpy (no torch training): a two-layer perceptron, Adam,
-full batches, stopped where the log loss of a fifth of the scenes, held back, is lowest.
+are not); of two finds on one back, the stronger is the back (``labels``). Finds on cards
+labelled ``ignore`` teach nothing and are left out. The networks and every other setting are the
+manifest's; the scenes must be ones that no figure reports and no threshold was tuned on. The
+fit is numpy (no torch training): a two-layer perceptron, Adam, full batches, stopped where the
+log loss of a fifth of the scenes, held back, is lowest.
 
     zipai data render --out data/detector/sel_reader --count 300 --seed 60 --split reader
     python -m zipai.models.selector data/detector/sel_reader ... --out models/manifest.json
@@ -56,16 +57,17 @@ def labels(cards: list[str], boxes: np.ndarray, annotations: list[dict],
         name = category_name(int(a["category_id"]))
         x, y, w, h = a["bbox"]
         gx, gy = x + w / 2, y + h / 2
-        best, best_d = -1, np.inf
+        by_peak = peaks is not None and name == "back"
+        best, best_rank = -1, np.inf  # rank: distance to the glyph, or minus the peak for a back
         near, near_d = -1, max(w, h)
         for i, c in enumerate(cards):
             if not inside((float(centres[i, 0]), float(centres[i, 1])), poly):
                 continue
             on_real[i] = True
             d = float(np.hypot(centres[i, 0] - gx, centres[i, 1] - gy))
-            if c == name and (d < best_d if peaks is None or name != "back"
-                              else best < 0 or peaks[i] > peaks[best]):
-                best, best_d = i, d
+            rank = -float(peaks[i]) if by_peak else d
+            if c == name and rank < best_rank:
+                best, best_rank = i, rank
             if c != "back" and name != "back" and d < near_d:
                 near, near_d = i, d
         if best >= 0:
