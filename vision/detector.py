@@ -210,6 +210,10 @@ class Detector:
         self.finder: Session = make(self.manifest.model_bytes("finder"), threads)
         self.reader: Session = make(self.manifest.model_bytes("reader"), threads)
         self.classes: list[str] = list(self.manifest.data["classes"])
+        # where the faces, "none" and "back" sit among the reader's classes (-1: not read)
+        self.face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
+        self.none_i = self.classes.index("none") if "none" in self.classes else -1
+        self.back_i = self.classes.index("back") if "back" in self.classes else -1
         f, r = self.manifest.finder, self.manifest.reader
         self.long_side = int(f["long_side"])
         self.multiple = int(f.get("multiple", 32))
@@ -414,19 +418,17 @@ class Detector:
         probs, downs = raw.probs, raw.downs
         out: list[Detection] = []
         weak: list[Detection] = []  # finds the thresholds turned away, for ``spare``
-        none_i = self.classes.index("none") if "none" in self.classes else -1
-        back_i = self.classes.index("back") if "back" in self.classes else -1
-        face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
+        none_i, back_i, face_idx = self.none_i, self.back_i, self.face_idx
         k = raw.scale
         keep_spare = spare is not None
         spare_floor = self.spare_floor
         for i, (b, s, kind, p, dn) in enumerate(zip(boxes, scores, kinds, probs, downs, strict=True)):
-            box = (float(b[0]) * k, float(b[1]) * k, float(b[2]) * k, float(b[3]) * k)
+            box = _photo_box(b, k)
             down = (float(dn[0]), float(dn[1]))
             if kind == 1 and s < back_thr:
                 if s < back_floor or back_i < 0 or p[back_i] < back_sure:
                     if keep_spare and s >= spare_floor:
-                        weak.append(Detection("back", box, float(s), None, float(s), 1.0, down=down))
+                        weak.append(_back(box, float(s), down))
                     continue
             elif kind != 1 and s < thr:
                 if s < floor or p[face_idx].max() < sure:
@@ -438,7 +440,7 @@ class Detector:
                 if p[best] > 0.9 and back_i >= 0 and p[back_i] < 0.05:
                     kind = 0
                 else:
-                    out.append(Detection("back", box, float(s), None, float(s), 1.0, down=down))
+                    out.append(_back(box, float(s), down))
                     continue
             face_p = p[face_idx]
             if (none_i >= 0 and p[none_i] >= none_thr) or face_p.max() < least:
@@ -460,8 +462,7 @@ class Detector:
     def candidates(self, raw: Raw) -> tuple[list[str], np.ndarray]:
         """Each find's class (the reader's best face, or ``back``: a back find that the reader
         sees a face in surely is a face) and the selector's evidence for it."""
-        face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
-        back_i = self.classes.index("back") if "back" in self.classes else -1
+        face_idx, back_i = self.face_idx, self.back_i
         cards: list[str] = []
         for kind, p in zip(raw.kinds, raw.probs, strict=True):
             best = face_idx[int(np.argmax(p[face_idx]))]
@@ -478,8 +479,7 @@ class Detector:
             return body_between(raw.arr, (a[0] / k, a[1] / k), (b[0] / k, b[1] / k), size / k, far.across)
 
         kept = {tuple(d.box) for d in self.build(raw, select=False)}
-        rules = np.asarray([(float(b[0]) * k, float(b[1]) * k, float(b[2]) * k, float(b[3]) * k) in kept
-                            for b in raw.boxes])
+        rules = np.asarray([_photo_box(b, k) in kept for b in raw.boxes])
         x = selector_features(cards, raw.boxes * k, raw.scores, raw.probs, raw.downs, self.classes, red,
                               self.red_threshold, finder_scale, body, rules)
         return cards, x
@@ -500,15 +500,15 @@ class Detector:
                   raw.downs[look])
         cards, x = self.candidates(sub)
         prob = sel.probability(x)
-        face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
+        face_idx = self.face_idx
         k = raw.scale
         out: list[Detection] = []
         weak: list[Detection] = []
         for i, (c, b, s, p, dn, q) in enumerate(zip(cards, sub.boxes, sub.scores, sub.probs, sub.downs, prob,
                                                     strict=True)):
-            box = (float(b[0]) * k, float(b[1]) * k, float(b[2]) * k, float(b[3]) * k)
+            box = _photo_box(b, k)
             down = (float(dn[0]), float(dn[1]))
-            d = Detection("back", box, float(s), None, float(s), 1.0, down=down) if c == "back" \
+            d = _back(box, float(s), down) if c == "back" \
                 else self._face(sub.redness_of(i), box, float(s), p[face_idx], face_idx, down)
             if q >= thr:
                 out.append(d)
@@ -531,6 +531,17 @@ class Detector:
         color = "red" if red > self.red_threshold else "black"
         return Detection(card, box, s * cls_prob, color, s, cls_prob, red, alts, down,
                          abs(red - self.red_threshold))
+
+
+def _photo_box(b: np.ndarray, k: float) -> tuple[float, float, float, float]:
+    """A find's box in photo pixels (decoded pixels times the photo scale ``k``): the rules and
+    the selector build the same tuple, and the selector looks the rules' choice up by it."""
+    return (float(b[0]) * k, float(b[1]) * k, float(b[2]) * k, float(b[3]) * k)
+
+
+def _back(box: tuple[float, float, float, float], s: float, down: tuple[float, float]) -> Detection:
+    """A back detection: no colour, no reader probability (the finder's peak is its score)."""
+    return Detection("back", box, s, None, s, 1.0, down=down)
 
 
 def _card_axis(dets: list[Detection]) -> tuple[float, float] | None:
