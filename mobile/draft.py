@@ -214,14 +214,16 @@ class Draft:
     # ------------------------------------------------------------ saving (nothing lost)
     def to_json(self) -> dict[str, Any]:
         return {"columns": [{"detections": list(c.detections), "cards": list(c.cards), "row": c.row,
-                             "state": c.state, "name": c.name} for c in self.columns],
+                             "state": c.state, "name": c.name, "row_guess": c.row_guess}
+                            for c in self.columns],
                 "detections": [_det_json(d) for d in self.detections],
                 "photo": self.photo, "size": list(self.size)}
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Draft:
         try:
-            cols = [Column(list(c["detections"]), list(c["cards"]), c["row"], c["state"], c.get("name"))
+            cols = [Column(list(c["detections"]), list(c["cards"]), c["row"], c["state"], c.get("name"),
+                           row_guess=str(c.get("row_guess", "")))
                     for c in obj["columns"]]
             dets = [Detection(**{**d, "box": tuple(d["box"]), "down": tuple(d.get("down", (0.0, 1.0))),
                                  "alternatives": [tuple(a) for a in d.get("alternatives", [])]})

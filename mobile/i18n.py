@@ -181,6 +181,10 @@ _S: dict[str, tuple[str, str, str]] = {
     "doubt_missing_cards": ("只有{n}张：胡牌至少21张", "只有{n}張：胡牌至少21張",
                             "Only {n} cards: a win has at least 21"),
     "doubt_extra_cards": ("{n}张：比胡牌多", "{n}張：比胡牌多", "{n} cards: more than a win holds"),
+    "doubt_claimed_row": ("看不出哪排是吃碰的牌，计分会变：请核对每组明/暗",
+                          "看不出哪排是吃碰的牌，計分會變：請核對每組明/暗",
+                          "Which row was claimed in play is unclear, and it changes the score: "
+                          "check open or hand on each group"),
     "scanning": ("识别中…", "識別中…", "Reading the photo…"),
 }
 

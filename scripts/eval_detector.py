@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     extra_kinds: Counter = Counter()
     rereads: Counter = Counter()
     taken: Counter = Counter()  # weak finds the rules took in (layout.take_in): were they cards?
-    layouts = layout_ok = complete = scored = 0
+    layouts = layout_ok = complete = scored = clean = clean_wrong = 0
     colour_ok = colour_n = 0
     for n, im in enumerate(images):
         t0 = time.perf_counter()
@@ -233,7 +233,12 @@ def main(argv: list[str] | None = None) -> int:
             layouts += 1
             layout_ok += same_layout(sc.assembled.layout, im["layout"])
             complete += sc.assembled.complete
-            scored += same_score(sc.assembled.layout, sc.assembled.complete, im["layout"])
+            right = same_score(sc.assembled.layout, sc.assembled.complete, im["layout"])
+            scored += right
+            # clean: complete, and no doubt but cards lying apart (what the app lets through)
+            if sc.assembled.complete and all(d.kind == "stray_cards" for d in sc.assembled.doubts):
+                clean += 1
+                clean_wrong += not right
         anns = by_img.get(int(im["id"]), [])
         m = match_scene([(d.card, d.box) for d in dets], anns)
         if args.why_extra:
@@ -269,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     fig["layout_exact_rate"] = round(layout_ok / max(1, layouts), 4)
     fig["layout_complete_rate"] = round(complete / max(1, layouts), 4)
     fig["scored_as_scene_rate"] = round(scored / max(1, layouts), 4)
+    fig["clean_rate"] = round(clean / max(1, layouts), 4)
+    fig["clean_wrong_rate"] = round(clean_wrong / max(1, clean), 4)
     print(f"split {args.data} ({fig['scenes']} scenes, {fig['cards']} labelled cards, "
           f"fonts: {', '.join(sorted(fonts))})")
     for k, v in fig.items():

@@ -505,3 +505,61 @@ def test_one_long_back_found_twice_is_one_back() -> None:
     near = BackDoubles(0.7, 0.3)  # centres must lie within 15 px: these lie 30 apart
     assert drop_back_doubles([*faces, upper, whole, twice], near) == [*faces, upper, whole, twice]
     assert drop_back_doubles([upper, whole, twice], limits) == [upper, whole, twice]  # no face: no scale
+
+
+# a claimed row with no backs: whether its groups were claimed or revealed changes the score
+FACE_UP_ROW = [["d5", "d5", "d5"], ["x1", "x2", "x3"], ["d8", "d9", "d10"]]
+L1_BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
+
+
+def _claimed(dets: list[Detection], p: Params | None = None) -> tuple[list, Assembled]:
+    cols = columns(dets, p)
+    propose_states(cols)
+    return cols, assemble(cols, dets, L1_BASE, p)
+
+
+def test_a_long_row_split_at_its_widest_gap_is_a_claimed_row_doubt_until_a_group_is_flipped() -> None:
+    dets = _scene([FACE_UP_ROW, HAND_ROW], side_by_side=True)
+    cols, asm = _claimed(dets)
+    assert asm.complete and [d.kind for d in asm.doubts] == ["claimed_row"]
+    doubt = asm.doubts[0]
+    assert "one long row" in doubt.message and "15 points" in doubt.message and "16 points" in doubt.message
+    assert sorted(doubt.detections) == list(range(len(dets)))  # every face-up column of three
+    cols[0].state = "concealed"  # the user flipped a group: the states are theirs now
+    assert assemble(cols, dets, L1_BASE).doubts == []
+    assert _claimed(dets, Params(row_doubts=frozenset()))[1].doubts == []
+
+
+def test_two_rows_that_look_alike_are_a_doubt_only_when_asked() -> None:
+    dets = _scene([FACE_UP_ROW, HAND_ROW])
+    assert _claimed(dets)[1].doubts == []  # the first row is taken as claimed
+    asm = _claimed(dets, Params(row_doubts=frozenset({"alike"})))[1]
+    assert [d.kind for d in asm.doubts] == ["claimed_row"] and "neither row" in asm.doubts[0].message
+    # a row with a back is the claimed one, and a row with a pair is the hand: no guess either way
+    assert all(c.row_guess == "" for c in columns(_scene([TABLE_ROW, HAND_ROW])))
+    paired = _scene([FACE_UP_ROW, [*HAND_ROW[:3], ["d8", "d8"], ["x8"]]])
+    assert all(c.row_guess == "" for c in columns(paired))
+
+
+def test_a_claimed_row_that_scores_the_same_either_way_is_no_doubt() -> None:
+    # runs, 一二三 and 二七十 score alike claimed or revealed (RULINGS section 3): no triple here
+    claimed = [["d2", "d7", "d10"], ["x1", "x2", "x3"]]
+    hand = [["d1", "d2", "d3"], ["x2", "x7", "x10"], ["x4", "x5", "x6"], ["d4", "d5", "d6"],
+            ["x7", "x8", "x9"]]
+    cols, asm = _claimed(_scene([claimed, hand], side_by_side=True))
+    assert {c.row_guess for c in cols} == {"split"} and asm.complete
+    assert score(asm.layout)["winning"]
+    assert "claimed_row" not in [d.kind for d in asm.doubts]
+
+
+def test_a_find_the_selector_kept_without_conviction_is_a_doubt() -> None:
+    dets = _scene([TABLE_ROW, HAND_ROW])
+    dets[0].selected, dets[1].selected, dets[4].selected = 0.42, 0.93, 0.3  # d5, d5, and a back
+    assert dets[4].card == "back"
+    cols = columns(dets)
+    propose_states(cols)
+    asm = assemble(cols, dets, L1_BASE)
+    unsure = [d for d in asm.doubts if d.kind == "low_confidence"]
+    assert [d.detections for d in unsure] == [[0], [4]]
+    assert "a card with probability 0.42" in unsure[0].message
+    assert assemble(cols, dets, L1_BASE, Params(low_select=0.0)).doubts == []

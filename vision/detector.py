@@ -55,6 +55,7 @@ class Detection:
     color_margin: float = 1.0  # how far the ink's redness lies from the red/black threshold
     read_as: str | None = None  # the reader's first choice, when the rules chose another (reread)
     taken_in: bool = False  # a weak find the rules took in (layout.take_in)
+    selected: float | None = None  # the selector's probability that this find is a card, if it chose
 
     @property
     def center(self) -> tuple[float, float]:
@@ -511,6 +512,7 @@ class Detector:
             d = _back(box, float(s), down) if c == "back" \
                 else self._face(sub.redness_of(i), box, float(s), p[face_idx], face_idx, down)
             if q >= thr:
+                d.selected = float(q)
                 out.append(d)
             elif spare is not None and s >= self.spare_floor:
                 weak.append(d)

@@ -16,7 +16,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from zipai.engine import Card, Group, ZipaiError, score
@@ -24,6 +24,9 @@ from zipai.engine import Card, Group, ZipaiError, score
 from .detector import FACES, SYMMETRIC, Detection
 
 TABLE, HAND, LOOSE = "table", "hand", "loose"
+# why the claimed row can be a guess (``Column.row_guess``)
+ROW_GUESSES = {"split": "the cards lie in one long row, split at its widest gap",
+               "alike": "neither row shows a back, a pair or a lone card"}
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"
 
 
@@ -48,6 +51,9 @@ class Params:
     reread_below: float = 0.9  # a face read less surely than this may take the reader's second choice
     reread_max: int = 6  # the least sure faces that ``reread`` weighs
     low_find: float = 0.35  # finder score below this is a doubt
+    low_select: float = 0.5  # the selector's probability below this is a doubt (scripts/tune_doubts.py)
+    # which guessed claimed rows are doubts (``ROW_GUESSES``; scripts/tune_doubts.py)
+    row_doubts: frozenset[str] = frozenset({"split"})
     color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
     off_axis: float = 30.0  # degrees: a face turned further from the layout's axis lies apart
 
@@ -62,6 +68,7 @@ class Column:
     state: str = FREE  # open / concealed (a group) or hand (free cards for the engine)
     name: str | None = None  # the card an all-back column stands for, once the user names it
     settled: str = ""  # why the engine, not the geometry, put this lone card in or out
+    row_guess: str = ""  # why the claimed row was a guess (a key of ``ROW_GUESSES``; "" if it was not)
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"cards": list(self.cards), "state": self.state, "row": self.row,
@@ -288,6 +295,8 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
         else:
             rows.append([c])
             end = c[2]
+    split = False
+    guess = ""
     if len(rows) == 1 and len(rows[0]) >= 3:  # one long row: the two rows sit side by side
         row = sorted(rows[0], key=lambda c: c[3])
         gaps = [b[3] - a[3] for a, b in itertools.pairwise(row)]
@@ -295,6 +304,7 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
         usual = sorted(gaps)[len(gaps) // 2]
         if gaps[k] > p.row_split * usual:
             rows = [row[:k + 1], row[k + 1:]]
+            split = True
     # a row of one or two cards away from the layout is a stray (a discard, the stock)
     size = [sum(len(c[0]) for c in row) for row in rows]
     main = [r for r in range(len(rows)) if size[r] > p.stray_max]
@@ -312,10 +322,17 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
             short = any(len(c[0]) < 3 for c in rows[r])
             evidence.append(2 * backs - short)
         names[second if evidence[1] > evidence[0] else first] = TABLE
+        # the first row is taken as claimed when nothing tells the rows apart, and a long row
+        # split at its widest gap may be split in the wrong place: either is a doubt (assemble)
+        if split:
+            guess = "split"
+        elif evidence[0] == evidence[1]:
+            guess = "alike"
     out = []
     for r, row in enumerate(rows):
         for comp, _, _, _ in sorted(row, key=lambda c: c[3]):
-            out.append(Column(list(comp), [dets[i].card for i in comp], names[r]))
+            out.append(Column(list(comp), [dets[i].card for i in comp], names[r],
+                              row_guess="" if names[r] == LOOSE else guess))
     return out + lone_backs
 
 
@@ -558,14 +575,16 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
                                 "makes seven groups", [i]))
         weak = d.finder_score < p.low_find and not d.taken_in
         if d.card == "back":
-            if weak:
+            if weak or (d.selected is not None and d.selected < p.low_select):
                 doubts.append(Doubt("low_confidence", f"back at {_where(d)}: finder score "
                                     f"{d.finder_score:.2f}", [i]))
             continue
-        if d.class_prob < p.low_confidence or weak:
+        unsure = d.selected is not None and d.selected < p.low_select
+        if d.class_prob < p.low_confidence or weak or unsure:
             alt = f" (or {d.alternatives[0][0]})" if d.alternatives else ""
+            why = f", a card with probability {d.selected:.2f}" if unsure else ""
             doubts.append(Doubt("low_confidence", f"{d.card}{alt} at {_where(d)}: read with "
-                                f"probability {d.class_prob:.2f}", [i]))
+                                f"probability {d.class_prob:.2f}{why}", [i]))
         if d.read_as:
             doubts.append(Doubt("reread", f"{d.card} at {_where(d)}: read as {d.read_as}, but only "
                                 f"{d.card} makes seven groups", [i]))
@@ -574,7 +593,53 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
                                 f"{d.card} is {'red' if Card.parse(d.card).is_red else 'black'}", [i]))
     if not dets:
         complete = False
-    return Assembled(layout, complete and bool(groups or hand), doubts)
+    complete = complete and bool(groups or hand)
+    if complete:
+        doubts += claimed_row(cols, dets, layout, p)
+    return Assembled(layout, complete, doubts)
+
+
+def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[str, Any],
+                p: Params) -> list[Doubt]:
+    """A doubt when the rows did not show which one was claimed and it changes the score.
+
+    A face-up triple scores differently claimed (open, on the table) and revealed from the hand
+    (RULINGS section 7), and a photo tells them apart only by the row they lie in. When neither
+    row shows a back, a pair or a lone card, or the cards lay in one long row split at its widest
+    gap, the proposal is a guess: if the rows the other way round also score and score otherwise,
+    the user must look. Once the user has flipped a group, the states are theirs, not a guess."""
+    rows = [c for c in cols if c.row in (TABLE, HAND)]
+    guess = next((c.row_guess for c in rows if c.row_guess), "")
+    if guess not in p.row_doubts or not _as_proposed(rows):
+        return []
+    swapped = [replace(c, row={TABLE: HAND, HAND: TABLE}.get(c.row, c.row), row_guess="") for c in cols]
+    propose_states(swapped)
+    other = assemble(swapped, dets, {k: v for k, v in layout.items() if k not in ("groups", "hand")}, p)
+    if not other.complete:
+        return []
+    try:
+        now, then = score(layout), score(other.layout)
+    except ZipaiError:
+        return []
+    if all(now.get(k) == then.get(k) for k in ("winning", "score", "payouts")):
+        return []
+    faceup = [i for c in rows if "back" not in c.cards and len(c.cards) >= 3 for i in c.detections]
+    return [Doubt("claimed_row", f"which face-up groups were claimed in play is told only by their row, "
+                  f"and {ROW_GUESSES.get(guess, guess)}: as proposed, {_outcome(now)}; with the rows "
+                  f"the other way round, {_outcome(then)}; flip the groups that are wrong", faceup)]
+
+
+def _as_proposed(rows: Sequence[Column]) -> bool:
+    """Whether every group's state is still the one ``propose_states`` gave its row."""
+    probe = [replace(c) for c in rows]
+    propose_states(probe)
+    return all(a.state == b.state for a, b in zip(rows, probe, strict=True))
+
+
+def _outcome(result: dict[str, Any]) -> str:
+    if not result.get("winning"):
+        return "not a win"
+    return f"{result.get('points')} points, score {result.get('score')}"
 
 
 def _where(d: Detection) -> str:

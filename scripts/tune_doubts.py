@@ -1,0 +1,101 @@
+"""Choose when a scan says it is unsure, on validation scenes only: the selector's probability
+under which a kept find is a doubt (``Params.low_select``), and which guessed claimed rows are
+(``Params.row_doubts``: a long row split at its widest gap, two rows that look alike).
+
+A scan is *clean* when its layout is complete and it raises no doubt but cards lying apart
+(``stray_cards``, which only says what was left out). The app lets a clean scan through with a
+glance; any other doubt asks the user to look. What matters is how often a clean scan is wrong:
+its score (win, points, payouts) is not the scene's. Each setting is weighed by the right scores
+it leaves clean less ``--weight`` times the wrong scores it leaves clean (a wrong payout passing
+silently costs more than a needless look); the best is printed first. The networks run once a
+photo; each setting only assembles the layout and its doubts again.
+
+    python scripts/tune_doubts.py data/detector/val_tune400 data/detector/val_unseen [--weight 3]
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from dataclasses import dataclass
+
+from zipai.vision.detector import Detector
+from zipai.vision.evaluate import labelled_scenes, replay_scenes, same_score, tuning_parser
+from zipai.vision.layout import Params
+from zipai.vision.scan import Scan, scan_detections
+
+LOW_SELECT = (0.0, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8)
+ROWS = (frozenset(), frozenset({"split"}), frozenset({"alike"}), frozenset({"split", "alike"}))
+INFORMATIVE = frozenset({"stray_cards"})  # doubts that leave a scan clean
+
+
+@dataclass
+class Count:
+    scenes: int = 0
+    complete: int = 0
+    clean_right: int = 0
+    clean_wrong: int = 0
+    flagged_right: int = 0
+    flagged_wrong: int = 0
+
+    def add(self, sc: Scan, right: bool, ignore: frozenset[str]) -> None:
+        self.scenes += 1
+        if not sc.assembled.complete:
+            return
+        self.complete += 1
+        clean = all(d.kind in ignore for d in sc.assembled.doubts)
+        if clean:
+            self.clean_right += right
+            self.clean_wrong += not right
+        else:
+            self.flagged_right += right
+            self.flagged_wrong += not right
+
+    def worth(self, weight: float) -> float:
+        return self.clean_right - weight * self.clean_wrong
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = tuning_parser(__doc__)
+    p.add_argument("--weight", type=float, default=3.0,
+                   help="a wrong score left clean counts this many needless looks (default 3)")
+    args = p.parse_args(argv)
+    if args.write_manifest:
+        print("tune_doubts: these settings are code defaults (zipai.vision.layout.Params), not the "
+              "manifest's; nothing to write", file=sys.stderr)
+        return 2
+    det = Detector(args.model)
+    settings = [(low, rows) for low in LOW_SELECT for rows in ROWS]
+    counts = {s: Count() for s in settings}
+    scenes = labelled_scenes(args.data, args.limit)
+    for decoded, _anns, truth, base in replay_scenes(scenes):
+        if truth is None:  # a scene with no winning layout has no score to get right
+            continue
+        dets = det.detect(decoded)
+        spare = list(det.spare)
+        for low, rows in settings:
+            sc = scan_detections(decoded.width, decoded.height, copy.deepcopy(dets), base,
+                                 Params(low_select=low, row_doubts=rows), copy.deepcopy(spare))
+            right = same_score(sc.assembled.layout, sc.assembled.complete, truth)
+            counts[(low, rows)].add(sc, right, INFORMATIVE)
+    order = sorted(settings, key=lambda s: (counts[s].worth(args.weight), -s[0], -len(s[1])), reverse=True)
+    names = ", ".join(str(d) for d in args.data)
+    n = counts[settings[0]]
+    print(f"{n.scenes} scenes of {names}; {n.complete} complete enough to score; best first "
+          f"(worth: clean right - {args.weight:g} x clean wrong)")
+    print("  low_select  claimed_row   clean  clean wrong      flagged right  flagged wrong  worth")
+    for s in order:
+        c = counts[s]
+        clean = c.clean_right + c.clean_wrong
+        print(f"  {s[0]:<10}  {'+'.join(sorted(s[1])) or '-':<12}  {clean:<5}  {c.clean_wrong:<4} "
+              f"({c.clean_wrong / max(1, clean):6.1%})  {c.flagged_right:<13}  {c.flagged_wrong:<13}  "
+              f"{c.worth(args.weight):g}")
+    best = order[0]
+    now = Params()
+    print(f"chosen: low_select {best[0]}, row_doubts {sorted(best[1])} (Params has low_select "
+          f"{now.low_select}, row_doubts {sorted(now.row_doubts)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""The doubt tuner scores every setting on the same network pass and weighs clean scans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import load_script
+
+from zipai.vision.layout import Assembled, Doubt
+from zipai.vision.scan import Scan
+
+mod = load_script("tune_doubts")
+
+
+def _scan(complete: bool, *kinds: str) -> Scan:
+    return Scan(10, 10, [], [], Assembled({}, complete, [Doubt(k, k) for k in kinds]))
+
+
+def test_a_scan_is_clean_with_only_cards_lying_apart_and_wrong_clean_scans_weigh_more() -> None:
+    c = mod.Count()
+    c.add(_scan(True), True, mod.INFORMATIVE)
+    c.add(_scan(True, "stray_cards"), False, mod.INFORMATIVE)
+    c.add(_scan(True, "low_confidence"), False, mod.INFORMATIVE)
+    c.add(_scan(True, "claimed_row", "stray_cards"), True, mod.INFORMATIVE)
+    c.add(_scan(False, "missing_cards"), False, mod.INFORMATIVE)
+    assert (c.scenes, c.complete, c.clean_right, c.clean_wrong, c.flagged_right, c.flagged_wrong) == \
+        (5, 4, 1, 1, 1, 1)
+    assert c.worth(3.0) == -2.0 and c.worth(0.5) == 0.5
+
+
+def test_every_setting_is_tried_and_nothing_is_written(tuning_setup: tuple[Path, Path],
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    data, manifest = tuning_setup
+    before = manifest.read_bytes()
+    assert mod.main([str(data), "--model", str(manifest)]) == 0
+    out = capsys.readouterr().out
+    assert "2 scenes of" in out and "chosen: low_select" in out
+    rows = [line for line in out.splitlines() if line.startswith("  0.")]
+    assert len(rows) == len(mod.LOW_SELECT) * len(mod.ROWS)
+    assert mod.main([str(data), "--model", str(manifest), "--write-manifest"]) == 2
+    assert manifest.read_bytes() == before
