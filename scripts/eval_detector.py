@@ -33,6 +33,7 @@ from zipai.vision.evaluate import (
     labelled_detections,
     layout_base,
     match_scene,
+    named_cards,
     same_layout,
     same_score,
 )
@@ -219,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     rereads: Counter = Counter()
     taken: Counter = Counter()  # weak finds the rules took in (layout.take_in): were they cards?
     layouts = layout_ok = complete = scored = clean = clean_wrong = 0
+    named = [0, 0, 0]  # the layout's cards: wrong and named by a card doubt, right and named, wrong
     colour_ok = colour_n = 0
     for n, im in enumerate(images):
         t0 = time.perf_counter()
@@ -241,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
                 clean_wrong += not right
         anns = by_img.get(int(im["id"]), [])
         m = match_scene([(d.card, d.box) for d in dets], anns)
+        named = [a + b for a, b in zip(named, named_cards(sc, m), strict=True)]
         if args.why_extra:
             why_extra(dets, anns, m, extra_kinds)
         for d in dets:
@@ -276,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     fig["scored_as_scene_rate"] = round(scored / max(1, layouts), 4)
     fig["clean_rate"] = round(clean / max(1, layouts), 4)
     fig["clean_wrong_rate"] = round(clean_wrong / max(1, clean), 4)
+    fig["wrong_cards_named_rate"] = round(named[0] / max(1, named[0] + named[2]), 4)
+    fig["named_cards_wrong_rate"] = round(named[0] / max(1, named[0] + named[1]), 4)
     print(f"split {args.data} ({fig['scenes']} scenes, {fig['cards']} labelled cards, "
           f"fonts: {', '.join(sorted(fonts))})")
     for k, v in fig.items():

@@ -8,7 +8,9 @@ glance; any other doubt asks the user to look. What matters is how often a clean
 its score (win, points, payouts) is not the scene's. Each setting is weighed by the right scores
 it leaves clean less ``--weight`` times the wrong scores it leaves clean (a wrong payout passing
 silently costs more than a needless look); the best is printed first. The networks run once a
-photo; each setting only assembles the layout and its doubts again.
+photo; each setting only assembles the layout and its doubts again. For the layout's cards (not
+those lying apart) it also counts how many misread or extra ones a card doubt names
+(``zipai.vision.evaluate.CARD_DOUBTS``), and how many of the cards those doubts name are wrong.
 
     python scripts/tune_doubts.py data/detector/val_tune400 data/detector/val_unseen [--weight 3]
 """
@@ -20,7 +22,15 @@ import sys
 from dataclasses import dataclass
 
 from zipai.vision.detector import Detector
-from zipai.vision.evaluate import labelled_scenes, replay_scenes, same_score, tuning_parser
+from zipai.vision.evaluate import (
+    SceneMatch,
+    labelled_scenes,
+    match_scene,
+    named_cards,
+    replay_scenes,
+    same_score,
+    tuning_parser,
+)
 from zipai.vision.layout import Params
 from zipai.vision.scan import Scan, scan_detections
 
@@ -37,9 +47,18 @@ class Count:
     clean_wrong: int = 0
     flagged_right: int = 0
     flagged_wrong: int = 0
+    # the layout's cards (not those lying apart): misread or extra, and whether a card doubt names them
+    named_wrong: int = 0
+    named_right: int = 0
+    unnamed_wrong: int = 0
 
-    def add(self, sc: Scan, right: bool, ignore: frozenset[str]) -> None:
+    def add(self, sc: Scan, right: bool, ignore: frozenset[str], m: SceneMatch | None = None) -> None:
         self.scenes += 1
+        if m is not None:
+            named_wrong, named_right, unnamed_wrong = named_cards(sc, m)
+            self.named_wrong += named_wrong
+            self.named_right += named_right
+            self.unnamed_wrong += unnamed_wrong
         if not sc.assembled.complete:
             return
         self.complete += 1
@@ -68,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = [(low, rows) for low in LOW_SELECT for rows in ROWS]
     counts = {s: Count() for s in settings}
     scenes = labelled_scenes(args.data, args.limit)
-    for decoded, _anns, truth, base in replay_scenes(scenes):
+    for decoded, anns, truth, base in replay_scenes(scenes):
         if truth is None:  # a scene with no winning layout has no score to get right
             continue
         dets = det.detect(decoded)
@@ -77,19 +96,24 @@ def main(argv: list[str] | None = None) -> int:
             sc = scan_detections(decoded.width, decoded.height, copy.deepcopy(dets), base,
                                  Params(low_select=low, row_doubts=rows), copy.deepcopy(spare))
             right = same_score(sc.assembled.layout, sc.assembled.complete, truth)
-            counts[(low, rows)].add(sc, right, INFORMATIVE)
+            m = match_scene([(d.card, d.box) for d in sc.detections], anns)
+            counts[(low, rows)].add(sc, right, INFORMATIVE, m)
     order = sorted(settings, key=lambda s: (counts[s].worth(args.weight), -s[0], -len(s[1])), reverse=True)
     names = ", ".join(str(d) for d in args.data)
     n = counts[settings[0]]
     print(f"{n.scenes} scenes of {names}; {n.complete} complete enough to score; best first "
           f"(worth: clean right - {args.weight:g} x clean wrong)")
-    print("  low_select  claimed_row   clean  clean wrong      flagged right  flagged wrong  worth")
+    print("  low_select  claimed_row   clean  clean wrong      flagged right  flagged wrong  worth  "
+          "wrong cards named  named cards wrong")
     for s in order:
         c = counts[s]
         clean = c.clean_right + c.clean_wrong
+        named = c.named_wrong + c.named_right
         print(f"  {s[0]:<10}  {'+'.join(sorted(s[1])) or '-':<12}  {clean:<5}  {c.clean_wrong:<4} "
               f"({c.clean_wrong / max(1, clean):6.1%})  {c.flagged_right:<13}  {c.flagged_wrong:<13}  "
-              f"{c.worth(args.weight):g}")
+              f"{c.worth(args.weight):<5g}  {c.named_wrong:>4}/{c.named_wrong + c.unnamed_wrong:<4} "
+              f"({c.named_wrong / max(1, c.named_wrong + c.unnamed_wrong):5.1%})  "
+              f"{c.named_wrong / max(1, named):5.1%} of {named}")
     best = order[0]
     now = Params()
     print(f"chosen: low_select {best[0]}, row_doubts {sorted(best[1])} (Params has low_select "

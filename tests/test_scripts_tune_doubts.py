@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import load_script
 
-from zipai.vision.layout import Assembled, Doubt
+from zipai.vision.evaluate import SceneMatch
+from zipai.vision.layout import Assembled, Column, Doubt
 from zipai.vision.scan import Scan
 
 mod = load_script("tune_doubts")
@@ -27,6 +28,18 @@ def test_a_scan_is_clean_with_only_cards_lying_apart_and_wrong_clean_scans_weigh
     assert (c.scenes, c.complete, c.clean_right, c.clean_wrong, c.flagged_right, c.flagged_wrong) == \
         (5, 4, 1, 1, 1, 1)
     assert c.worth(3.0) == -2.0 and c.worth(0.5) == 0.5
+
+
+def test_card_doubts_are_counted_on_the_layouts_cards_only() -> None:
+    """Detections 0-2 make a group and 3 lies apart: 0 is misread and named, 1 is read right but
+    named, 2 is an extra nobody named; 3 is an extra lying apart (no matter to the score)."""
+    cols = [Column([0, 1, 2], ["x5", "x5", "x5"], "table", "open"), Column([3], ["d2"], "loose", "loose")]
+    doubts = [Doubt("low_confidence", "", [0]), Doubt("colour", "", [1]), Doubt("claimed_row", "", [2]),
+              Doubt("stray_cards", "", [3])]
+    sc = Scan(10, 10, [], cols, Assembled({}, True, doubts))
+    c = mod.Count()
+    c.add(sc, True, mod.INFORMATIVE, SceneMatch(misreads=[0], extras=[2, 3]))
+    assert (c.named_wrong, c.named_right, c.unnamed_wrong) == (1, 1, 1)
 
 
 def test_every_setting_is_tried_and_nothing_is_written(tuning_setup: tuple[Path, Path],

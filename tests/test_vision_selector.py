@@ -136,20 +136,25 @@ def test_a_manifest_with_a_damaged_selector_is_a_model_error(tmp_path: Path) -> 
         Detector(tmp_path / "manifest.json")
 
 
+def _three_finds(det: Detector) -> Raw:
+    """An x5 with a strong peak, a d2 with a weak one (0.2) and a back (0.8)."""
+    k = det.classes.index
+    probs = np.zeros((3, len(det.classes)), np.float32)
+    probs[0, k("x5")] = probs[1, k("d2")] = 0.99
+    probs[2, k("back")] = 0.99
+    return Raw(np.full((300, 300, 3), 230, np.uint8), 1.0,
+               np.asarray([[10, 10, 30, 30], [160, 10, 180, 30], [10, 100, 60, 250]], np.float32),
+               np.asarray([0.9, 0.2, 0.8], np.float32), np.asarray([0, 0, 1]), probs,
+               np.tile(np.asarray([[0.0, 1.0]], np.float32), (3, 1)))
+
+
 def test_the_detector_keeps_the_finds_its_selector_chooses() -> None:
     """With a selector the detector keeps what it chooses, not what the thresholds say: here a
     weak peak (0.2, under every threshold and the second chance's floor) that the selector
     passes at a lower threshold of its own."""
     det = Detector()
     det.selector = _selector(0.5)
-    k = det.classes.index
-    probs = np.zeros((3, len(det.classes)), np.float32)
-    probs[0, k("x5")] = probs[1, k("d2")] = 0.99
-    probs[2, k("back")] = 0.99
-    raw = Raw(np.full((300, 300, 3), 230, np.uint8), 1.0,
-              np.asarray([[10, 10, 30, 30], [160, 10, 180, 30], [10, 100, 60, 250]], np.float32),
-              np.asarray([0.9, 0.2, 0.8], np.float32), np.asarray([0, 0, 1]), probs,
-              np.tile(np.asarray([[0.0, 1.0]], np.float32), (3, 1)))
+    raw = _three_finds(det)
     assert sorted(d.card for d in det.build(raw)) == ["back", "x5"]
     assert sorted(d.card for d in det.build(raw, select=0.01)) == ["back", "d2", "x5"]
     assert sorted(d.card for d in det.build(raw, select=False, threshold=0.15, back_threshold=0.15,
@@ -206,3 +211,20 @@ def test_fit_learns_a_rule_the_examples_follow() -> None:
     truth = (test[:, COL["peak"]] > 0.5) & (test[:, COL["face_p"]] > 0.6)
     assert ((sel.probability(test) >= 0.5) == truth).mean() > 0.95
     assert info["held_back_accuracy"] > 0.95 and info["rows"] == 3000
+
+
+def test_one_photo_is_weighed_once_for_every_threshold_and_a_kept_find_keeps_its_probability(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    det = Detector()
+    det.selector = _selector(0.5)
+    raw = _three_finds(det)
+    calls: list[int] = []
+    weigh = det.candidates
+    monkeypatch.setattr(det, "candidates", lambda sub: calls.append(len(sub.boxes)) or weigh(sub))
+    kept = det.select(raw)
+    assert [(d.card, round(d.selected or 0, 3)) for d in kept] == [("x5", 0.982), ("back", 0.953)]
+    assert sorted(d.card for d in det.select(raw, threshold=0.01)) == ["back", "d2", "x5"]
+    assert calls == [3]  # the second threshold replayed the first weighing
+    det.selector = _selector(0.5)  # another selector weighs the photo again
+    det.select(raw)
+    assert calls == [3, 3]

@@ -143,6 +143,9 @@ class Raw:
     probs: np.ndarray
     downs: np.ndarray
     reds: np.ndarray | None = None  # each find's measured redness, once asked for (``redness_of``)
+    # the selector's weighing of these finds, once asked for (``Detector.select``): it does not
+    # depend on the threshold, so a tuner replaying one photo at many thresholds weighs it once
+    weighed: tuple[Any, Raw, list[str], np.ndarray] | None = None
 
     def redness_of(self, i: int) -> float:
         """The ink redness of find ``i``, measured once: the rules and the selector both ask."""
@@ -496,11 +499,13 @@ class Detector:
                              code="bad_model")
         t0 = time.perf_counter()
         thr = sel.threshold if threshold is None else threshold
-        look = raw.scores >= sel.floor
-        sub = Raw(raw.arr, raw.scale, raw.boxes[look], raw.scores[look], raw.kinds[look], raw.probs[look],
-                  raw.downs[look])
-        cards, x = self.candidates(sub)
-        prob = sel.probability(x)
+        if raw.weighed is None or raw.weighed[0] is not sel:
+            look = raw.scores >= sel.floor
+            sub = Raw(raw.arr, raw.scale, raw.boxes[look], raw.scores[look], raw.kinds[look],
+                      raw.probs[look], raw.downs[look])
+            cards, x = self.candidates(sub)
+            raw.weighed = (sel, sub, cards, sel.probability(x))
+        _, sub, cards, prob = raw.weighed
         face_idx = self.face_idx
         k = raw.scale
         out: list[Detection] = []

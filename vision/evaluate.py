@@ -155,6 +155,7 @@ class SceneMatch:
     extra: int = 0  # detections matched to no labelled card (nor an ignored one)
     extras: list[int] = field(default_factory=list)  # their indices in the detections
     wrong: list[tuple[str, str]] = field(default_factory=list)  # (true, read) for misreads
+    misreads: list[int] = field(default_factory=list)  # their indices in the detections
     missed: list[str] = field(default_factory=list)  # labelled cards with no detection at all
     back_true: int = 0  # labelled backs
     back_found: int = 0  # labelled backs read as back
@@ -228,6 +229,7 @@ def match_scene(detections: Sequence[tuple[str, Sequence[float]]],
             tally[1] += 1
         else:
             m.wrong.append((names[j], detections[i][0]))
+            m.misreads.append(i)
     ign_polys = [_polygon(a) for a in ignored]
     for i, c in enumerate(centres):
         if i in used:
@@ -250,6 +252,21 @@ def match_scene(detections: Sequence[tuple[str, Sequence[float]]],
     m.back_correct = sum(1 for j, i in enumerate(match_r) if i >= 0 and names[j] == "back"
                          and detections[i][0] == "back")
     return m
+
+
+# doubts that say a card may be misread or no card at all (the others are about groups and rows)
+CARD_DOUBTS = frozenset({"low_confidence", "colour", "reread", "taken_in_find", "deck_limit"})
+
+
+def named_cards(sc: Scan, m: SceneMatch) -> tuple[int, int, int]:
+    """Of the layout's detections (not those lying apart, which do not count), how many are
+    wrong (misread or extra) and named by a card doubt, right and named, and wrong but unnamed:
+    a doubt is worth the user's look when it points at the cards that are wrong."""
+    wrong = set(m.misreads) | set(m.extras)
+    named = {i for d in sc.assembled.doubts if d.kind in CARD_DOUBTS for i in d.detections}
+    used = [i for c in sc.columns if c.state != "loose" for i in c.detections]
+    return (sum(i in named and i in wrong for i in used), sum(i in named and i not in wrong for i in used),
+            sum(i not in named and i in wrong for i in used))
 
 
 @dataclass(slots=True)
