@@ -153,9 +153,9 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
             glyphs = "".join(c.chinese(traditional) for c in cards)
             name = g["name"].translate(TRADITIONAL) if traditional else g["name"]
             mark = "  ← winning card" if g.get("winning_card") else ""
-            lines.append(f"  {_pad(name, 8)}{_pad(' '.join(g['cards']), 14)}{_pad(glyphs, 8)}"
+            lines.append(f"  {_pad(name, 8)}{_pad(' '.join(g['cards']), 14)}{_pad(glyphs, 10)}"
                          f"{g['state']:<10}{g['points']:>3} {unit}{mark}")
-        lines.append(f"  {_pad('', 8)}{_pad('total', 14)}{_pad('', 8)}{'':<10}{result['points']:>3} "
+        lines.append(f"  {_pad('', 8)}{_pad('total', 14)}{_pad('', 10)}{'':<10}{result['points']:>3} "
                      f"{unit} (minimum {rules.minimum(ctx.players)})")
     lines.append("")
     if not result["winning"]:
