@@ -134,6 +134,9 @@ class Draft:
             d.finder_score = max(d.finder_score, 1.0)
             d.score = 1.0
             d.color = _color(face)
+            d.selected = None  # nor the selector's, nor the rules' second reading or weak take-in
+            d.read_as = None
+            d.taken_in = False
 
     def add(self, ci: int, face: str) -> None:
         """Add a card to a column (a missed card; or a tap on the pad in manual entry)."""

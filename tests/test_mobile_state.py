@@ -115,6 +115,35 @@ def test_photo_draft_keeps_detections_in_step() -> None:
     assert again.to_json() == d.to_json()
 
 
+def test_every_detector_doubt_about_a_card_goes_when_the_user_sets_it() -> None:
+    dets = [Detection("x1", (0, 0, 10, 10), 0.9, "black", 0.9, 0.99, selected=0.4),
+            Detection("x2", (0, 20, 10, 30), 0.2, "red", 0.2, 0.99, read_as="x3", taken_in=True),
+            Detection("x3", (0, 40, 10, 50), 0.9, "black")]
+    d = Draft.from_scan([Column([0, 1, 2], ["x1", "x2", "x3"], "table", "open")], dets, "p.jpg", (100, 100))
+    kinds = {x.kind for x in d.check({"rules": "hunan"}).doubts}
+    assert {"low_confidence", "reread", "taken_in_find"} <= kinds
+    d.set_card(0, 0, "x1")
+    d.set_card(0, 1, "x2")
+    kinds = {x.kind for x in d.check({"rules": "hunan"}).doubts}
+    assert not kinds & {"low_confidence", "reread", "taken_in_find"}
+
+
+def test_a_guessed_claimed_row_is_asked_until_a_group_is_flipped_and_a_saved_draft_keeps_it() -> None:
+    from test_vision_layout import FACE_UP_ROW, HAND_ROW, L1_BASE, _scene
+
+    from zipai.vision.layout import columns, propose_states
+
+    dets = _scene([FACE_UP_ROW, HAND_ROW], side_by_side=True)
+    cols = columns(dets)
+    propose_states(cols)
+    d = Draft.from_scan(cols, dets, "p.jpg", (1600, 1200))
+    assert [x.kind for x in d.check(L1_BASE).doubts] == ["claimed_row"]
+    again = Draft.from_json(d.to_json())
+    assert [x.kind for x in again.check(L1_BASE).doubts] == ["claimed_row"]
+    again.flip(0)  # the user says how the first group was laid: the rows are no longer a guess
+    assert again.check(L1_BASE).doubts == []
+
+
 def test_manual_flow_records_draws_undoes_and_settles(app_state: AppState) -> None:
     st = app_state
     type_l1(st.editor)
