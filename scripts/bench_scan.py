@@ -2,7 +2,8 @@
 model inference (finder + reader sessions) and `zipai scan` end to end (read and decode the
 JPEG, detect, group, score), median over N photos, after a warm-up. Also the model's size.
 
-    python scripts/bench_scan.py data/detector/heldout [--count 50] [--threads 2]
+    python scripts/bench_scan.py data/detector/heldout [--count 50] [--threads 2] [--model M]
+        [--against M2]
 """
 
 from __future__ import annotations
@@ -19,51 +20,68 @@ from zipai.vision.detector import Detector, default_manifest
 from zipai.vision.scan import scan_decoded
 
 
+def measure(det: Detector, f: Path) -> dict[str, float]:
+    """One photo through ``zipai scan``'s path: seconds for each part."""
+    t0 = time.perf_counter()
+    img = decode(f.read_bytes(), str(f))
+    t1 = time.perf_counter()
+    sc = scan_decoded(img, det)
+    t2 = time.perf_counter()
+    t = det.timing  # what scan spends besides the detector: columns, the rules' checks, score
+    return {"total": t2 - t0, "decode": t1 - t0, "infer": t.inference, "finder": t.finder,
+            "reader": t.reader, "layout": t2 - t1 - (t.preprocess + t.finder + t.reader + t.postprocess),
+            "width": sc.width, "height": sc.height}
+
+
+def report(name: str, runs: list[dict[str, float]], threads: int) -> None:
+    def ms(key: str) -> str:
+        return f"{1000 * statistics.median(r[key] for r in runs):.1f} ms"
+
+    sizes = sorted({(int(r["width"]), int(r["height"])) for r in runs})
+    total = sorted(r["total"] for r in runs)
+    man = Path(name)
+    meta = json.loads(man.read_text())
+    size = sum((man.parent / meta[k]["file"]).stat().st_size for k in ("finder", "reader"))
+    print(f"{name}: {len(runs)} photos {', '.join(f'{w}x{h}' for w, h in sizes)}, {threads} threads")
+    print(f"  model inference median: {ms('infer')} (finder {ms('finder')}, reader {ms('reader')})")
+    print(f"  scan end to end median: {ms('total')} (of which read + decode {ms('decode')}); "
+          f"p90 {1000 * total[int(0.9 * (len(total) - 1))]:.1f} ms")
+    print(f"  layout, the rules' checks and score: median {ms('layout')}, "
+          f"at most {1000 * max(r['layout'] for r in runs):.1f} ms")
+    print(f"  model size: {size / 1e6:.2f} MB (finder.onnx + reader.onnx)")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("photos", type=Path, help="a folder of JPEGs (searched recursively)")
     p.add_argument("--count", type=int, default=50)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--model", type=Path, default=None)
+    p.add_argument("--against", type=Path, default=None,
+                   help="a second manifest, run on each photo in turn with the first (the order "
+                        "alternating), for a paired difference that this machine's drift does not swamp")
     args = p.parse_args(argv)
     files = sorted(args.photos.rglob("*.jpg"))[: args.count]
     if not files:
         print(f"bench_scan: no .jpg files under {args.photos}", file=sys.stderr)
         return 2
-    det = Detector(args.model, threads=args.threads)
-    blobs = [f.read_bytes() for f in files]
-    for b in blobs[:3]:  # warm-up: first runs allocate
-        scan_decoded(decode(b), det)
-    infer, finder, reader, total, decode_t, layout = [], [], [], [], [], []
-    sizes = set()
-    for f in files:
-        t0 = time.perf_counter()
-        data = f.read_bytes()
-        img = decode(data, str(f))
-        t1 = time.perf_counter()
-        sc = scan_decoded(img, det)
-        t2 = time.perf_counter()
-        sizes.add((sc.width, sc.height))
-        total.append(t2 - t0)
-        decode_t.append(t1 - t0)
-        infer.append(det.timing.inference)
-        finder.append(det.timing.finder)
-        reader.append(det.timing.reader)
-        t = det.timing  # what scan spends besides the detector: columns, the rules' checks, score
-        layout.append(t2 - t1 - (t.preprocess + t.finder + t.reader + t.postprocess))
-    man = args.model or default_manifest()
-    meta = json.loads(Path(man).read_text())
-    size = sum((Path(man).parent / meta[k]["file"]).stat().st_size for k in ("finder", "reader"))
-
-    def ms(xs: list[float]) -> str:
-        return f"{1000 * statistics.median(xs):.1f} ms"
-
-    print(f"{len(files)} photos {', '.join(f'{w}x{h}' for w, h in sorted(sizes))}, {args.threads} threads")
-    print(f"  model inference median: {ms(infer)} (finder {ms(finder)}, reader {ms(reader)})")
-    print(f"  scan end to end median: {ms(total)} (of which read + decode {ms(decode_t)}); "
-          f"p90 {1000 * sorted(total)[int(0.9 * (len(total) - 1))]:.1f} ms")
-    print(f"  layout, the rules' checks and score: median {ms(layout)}, at most {1000 * max(layout):.1f} ms")
-    print(f"  model size: {size / 1e6:.2f} MB (finder.onnx + reader.onnx)")
+    models = [args.model or default_manifest()] + ([args.against] if args.against else [])
+    dets = [Detector(m, threads=args.threads) for m in models]
+    for det in dets:
+        for f in files[:3]:  # warm-up: first runs allocate
+            measure(det, f)
+    runs: list[list[dict[str, float]]] = [[] for _ in dets]
+    for n, f in enumerate(files):
+        order = range(len(dets)) if n % 2 == 0 else reversed(range(len(dets)))
+        for k in order:
+            runs[k].append(measure(dets[k], f))
+    for m, r in zip(models, runs, strict=True):
+        report(str(m), r, args.threads)
+    if args.against:
+        for key, what in (("infer", "model inference"), ("total", "scan end to end")):
+            diff = [b[key] - a[key] for a, b in zip(runs[0], runs[1], strict=True)]
+            print(f"  {what}, second minus first, photo by photo: "
+                  f"median {1000 * statistics.median(diff):+.1f} ms")
     return 0
 
 

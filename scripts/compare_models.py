@@ -19,6 +19,7 @@ import json
 import sys
 from pathlib import Path
 
+from zipai import vision
 from zipai.vision.detector import Detector
 from zipai.vision.evaluate import (
     PairedScenes,
@@ -32,9 +33,12 @@ from zipai.vision.scan import scan_decoded
 
 
 def cache_key(det: Detector, folders: list[Path], limit: int) -> str:
-    """What a model's results depend on: its manifest (settings and the files' hashes) and the
-    scenes (each folder's annotations)."""
+    """What a model's results depend on: its manifest (settings and the files' hashes), the code
+    that turns the networks' outputs into detections (``zipai.vision``: a change there with the
+    same manifest once replayed stale results) and the scenes (each folder's annotations)."""
     h = hashlib.sha256(det.manifest.path.read_bytes())
+    for source in sorted(Path(vision.__file__).parent.glob("*.py")):
+        h.update(source.read_bytes())
     for folder in folders:
         h.update(str(folder.resolve()).encode())
         h.update(hashlib.sha256((folder / "annotations.json").read_bytes()).digest())

@@ -43,3 +43,24 @@ def test_a_folder_without_annotations_is_one_clear_line(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     assert mod.main([str(tmp_path)]) == 2
     assert "annotations.json" in capsys.readouterr().err
+
+
+def test_the_cache_key_follows_the_code_that_makes_detections(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same manifest, same scenes, other code in zipai.vision: the cached results are stale."""
+    from zipai import vision
+    from zipai.vision.detector import Detector
+
+    det = Detector(threads=1)
+    code = tmp_path / "vision"
+    code.mkdir()
+    (code / "__init__.py").write_text("", encoding="utf-8")
+    (code / "layout.py").write_text("LIMIT = 1\n", encoding="utf-8")
+    data = tmp_path / "val"
+    data.mkdir()
+    (data / "annotations.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(vision, "__file__", str(code / "__init__.py"))
+    before = mod.cache_key(det, [data], 0)
+    assert mod.cache_key(det, [data], 0) == before
+    (code / "layout.py").write_text("LIMIT = 2\n", encoding="utf-8")
+    assert mod.cache_key(det, [data], 0) != before

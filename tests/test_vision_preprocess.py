@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from zipai.vision.preprocess import cut_crops, input_size, letterbox, normalise
+from zipai.vision.preprocess import cut_crops, input_size, letterbox, normalise, turned_crops
 
 
 def test_input_size_keeps_aspect_and_pads_to_multiple() -> None:
@@ -83,3 +83,26 @@ def test_upright_crops_sample_like_the_turned_path() -> None:
     fast = cut_crops(arr, boxes, size=24, margin=1.3)
     slow = cut_crops(arr, boxes, size=24, margin=1.3, angles=np.full(len(boxes), 1e-9))
     assert np.abs(fast.astype(int) - slow.astype(int)).max() <= 1  # the turn by 1e-9 may round
+
+
+def test_turned_crops_turn_like_the_direct_path_and_put_the_cards_down_down() -> None:
+    """A bar pointing along a card's down direction comes out pointing down the crop, as in
+    ``cut_crops``' direct gather, which it follows to within a resampling's softening."""
+    arr = np.full((300, 300, 3), 230, np.uint8)
+    arr[150:154, 150:200] = (20, 20, 20)  # a bar from the centre to the right: the card's down is +x
+    box = np.asarray([[110, 110, 190, 190]], np.float32)
+    turn = np.asarray([np.arctan2(-1.0, 0.0)], np.float32)  # down (1, 0) -> the angle the detector uses
+    crop = turned_crops(arr, box, 32, 1.3, turn)[0].astype(int).sum(axis=2)
+    dark = np.argwhere(crop < 300)
+    assert len(dark) and dark[:, 0].min() >= 14 and abs(dark[:, 1].mean() - 15.5) < 2  # below the centre
+    direct = cut_crops(arr, box, 32, 1.3, turn)[0].astype(int).sum(axis=2)
+    assert np.abs(crop - direct).mean() < 15
+    rng = np.random.default_rng(5)
+    noise = rng.integers(0, 256, (240, 320, 3), dtype=np.uint8)
+    # one photo pixel to a crop pixel: the same samples as cut_crops (no supersampling to skip)
+    boxes = np.asarray([[100, 80, 124, 104], [10, 20, 34, 44], [-10, -5, 14, 19], [300, 220, 324, 244]],
+                       np.float32)
+    flat = turned_crops(noise, boxes, 24, 1.0, np.zeros(4, np.float32))
+    assert np.abs(flat.astype(int) - cut_crops(noise, boxes, 24, 1.0).astype(int)).max() <= 1
+    none = turned_crops(noise, np.zeros((0, 4), np.float32), 24, 1.3, np.zeros(0, np.float32))
+    assert none.shape == (0, 24, 24, 3)

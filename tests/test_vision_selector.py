@@ -134,6 +134,11 @@ def test_a_manifest_with_a_damaged_selector_is_a_model_error(tmp_path: Path) -> 
     (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ModelError, match=r"postprocess\.selector"):
         Detector(tmp_path / "manifest.json")
+    data = json.loads(default_manifest().read_text(encoding="utf-8"))
+    data["reader"]["upright"] = {"below": 0.9, "margins": [1.3]}
+    (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ModelError, match=r"reader\.upright needs"):
+        Detector(tmp_path / "manifest.json")
 
 
 def _three_finds(det: Detector) -> Raw:
@@ -228,3 +233,40 @@ def test_one_photo_is_weighed_once_for_every_threshold_and_a_kept_find_keeps_its
     det.selector = _selector(0.5)  # another selector weighs the photo again
     det.select(raw)
     assert calls == [3, 3]
+
+
+class _Reader:
+    """Stands in for the reader session: reads every crop as ``card`` and records the batches."""
+
+    def __init__(self, det: Detector, card: str) -> None:
+        self.k, self.n, self.batches = det.classes.index(card), len(det.classes), []
+
+    def run(self, feeds: dict) -> list[np.ndarray]:
+        x = next(iter(feeds.values()))
+        self.batches.append(x.shape)
+        p = np.zeros((len(x), self.n), np.float32)
+        p[:, self.k] = 1.0
+        return [p, np.tile(np.asarray([[0.0, 1.0]], np.float32), (len(x), 1))]
+
+
+def test_only_unsure_finds_are_read_again_upright_and_the_two_reads_are_averaged() -> None:
+    from zipai.vision.detector import Upright
+
+    det = Detector()
+    k = det.classes.index
+    probs = np.zeros((3, len(det.classes)), np.float32)
+    probs[0, k("x5")] = 0.97  # sure
+    probs[1, k("x10")], probs[1, k("x7")] = 0.55, 0.45  # unsure: read again
+    probs[2, k("d5")], probs[2, k("d6")] = 0.5, 0.5  # unsure, but its peak is under the floor
+    boxes = np.asarray([[10, 10, 40, 40], [60, 10, 90, 40], [110, 10, 140, 40]], np.float32)
+    downs = np.asarray([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0]], np.float32)
+    det.reader = _Reader(det, "x7")
+    up = Upright(0.9, 0.15, (1.3, 1.45))
+    arr = np.full((100, 200, 3), 230, np.uint8)
+    out = det.read_upright(arr, boxes, np.asarray([0.9, 0.5, 0.1]), probs, downs, up)
+    assert det.reader.batches == [(2, 3, det.crop_size, det.crop_size)]  # one find, two margins
+    assert np.array_equal(out[[0, 2]], probs[[0, 2]])
+    assert out[1, k("x7")] == pytest.approx(0.725) and out[1, k("x10")] == pytest.approx(0.275)
+    assert np.array_equal(det.read_upright(arr, boxes[:1], np.asarray([0.9]), probs[:1], downs[:1], up),
+                          probs[:1])
+    assert det.reader.batches == [(2, 3, det.crop_size, det.crop_size)]  # nothing unsure: no read

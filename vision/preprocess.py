@@ -74,15 +74,12 @@ def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = 48, margin: float 
         return out
     margins = np.broadcast_to(np.asarray(margin, np.float32), (n,))
     h, w = arr.shape[:2]
-    src: np.ndarray | None = None
     for i, b in enumerate(boxes):
         cx, cy, side = crop_square(b, float(margins[i]))
         k = int(min(3, max(1, np.ceil(side / size - 0.25))))  # samples per output pixel, per axis
         if angles is None or angles[i] == 0.0:
             out[i] = _upright_crop(arr, cx, cy, side, size, k)
             continue
-        if src is None:
-            src = arr.astype(np.float32)
         m = size * k
         t = (np.arange(m, dtype=np.float32) + 0.5) / m - 0.5
         gx, gy = np.meshgrid(t * side, t * side)
@@ -96,13 +93,51 @@ def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = 48, margin: float 
         y1 = np.minimum(y0 + 1, h - 1)
         fx = (xs - x0)[..., None]
         fy = (ys - y0)[..., None]
-        top = src[y0, x0] * (1 - fx) + src[y0, x1] * fx
-        bot = src[y1, x0] * (1 - fx) + src[y1, x1] * fx
+        # gathered from the uint8 photo: converting the whole photo to float for a few crops cost
+        # more than the crops themselves
+        top = arr[y0, x0].astype(np.float32) * (1 - fx) + arr[y0, x1].astype(np.float32) * fx
+        bot = arr[y1, x0].astype(np.float32) * (1 - fx) + arr[y1, x1].astype(np.float32) * fx
         v = top * (1 - fy) + bot * fy
         if k > 1:
             v = v.reshape(size, k, size, k, 3).mean(axis=(1, 3))
         out[i] = np.clip(v + 0.5, 0, 255).astype(np.uint8)
     return out
+
+
+def turned_crops(arr: np.ndarray, boxes: np.ndarray, size: int, margin: float | np.ndarray,
+                 angles: np.ndarray) -> np.ndarray:
+    """Crops turned by ``angles`` as ``cut_crops`` turns them, for a second read at run time:
+    one bilinear sample per output pixel, all crops in one gather from the flattened photo,
+    without ``cut_crops``' supersampling. On glyphs two or three photo pixels to a crop pixel it
+    stays within about two grey levels of that on average, in a fraction of its time (a
+    supersampled gather per crop cost more than the reader network's read of it)."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    n = len(boxes)
+    if n == 0:
+        return np.zeros((0, size, size, 3), np.uint8)
+    h, w = arr.shape[:2]
+    flat = np.ascontiguousarray(arr).reshape(-1, arr.shape[2])
+    margins = np.broadcast_to(np.asarray(margin, np.float32), (n,))
+    side = margins * np.maximum(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]), 1.0)
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    t = (np.arange(size, dtype=np.float32) + 0.5) / size - 0.5
+    gx, gy = np.meshgrid(t, t)
+    a = np.asarray(angles, np.float32)
+    c, s, sd = np.cos(a)[:, None, None], np.sin(a)[:, None, None], side[:, None, None]
+    # kept a hair inside the last row and column, so that the next pixel is still the photo's
+    xs = np.clip((c * gx - s * gy) * sd + cx[:, None, None] - 0.5, 0, max(0.0, w - 1.001))
+    ys = np.clip((s * gx + c * gy) * sd + cy[:, None, None] - 0.5, 0, max(0.0, h - 1.001))
+    x0, y0 = xs.astype(np.int32), ys.astype(np.int32)
+    fx, fy = (xs - x0)[..., None], (ys - y0)[..., None]
+    i = y0 * w + x0
+    dx, dy = int(w > 1), w * int(h > 1)
+
+    def at(j: np.ndarray) -> np.ndarray:
+        return np.take(flat, j, axis=0).astype(np.float32)
+
+    p00, p01, p10, p11 = at(i), at(i + dx), at(i + dy), at(i + dy + dx)
+    v = (p00 + (p01 - p00) * fx) * (1 - fy) + (p10 + (p11 - p10) * fx) * fy
+    return np.clip(v + 0.5, 0, 255).astype(np.uint8)
 
 
 def _axis_samples(c: float, side: float, size: int, k: int, limit: int) -> tuple[np.ndarray, ...]:

@@ -1,0 +1,25 @@
+"""The scan benchmark reports each model and, given two, their photo-by-photo difference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import load_script
+
+from zipai.vision.detector import default_manifest, models_dir
+
+mod = load_script("bench_scan")
+
+
+def test_two_models_are_run_in_turn_and_compared(capsys: pytest.CaptureFixture[str]) -> None:
+    assert mod.main([str(models_dir()), "--count", "1", "--against", str(default_manifest())]) == 0
+    out = capsys.readouterr().out
+    assert out.count("model inference median") == 2 and out.count("1 photos 1600x1200") == 2
+    assert "model inference, second minus first, photo by photo: median" in out
+
+
+def test_a_folder_without_photos_is_one_clear_line(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert mod.main([str(tmp_path)]) == 2
+    assert "no .jpg files" in capsys.readouterr().err
