@@ -370,12 +370,13 @@ def propose_states(cols: list[Column]) -> None:
 
 
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
+_GROUPS_ONLY = Params(row_doubts=frozenset())  # trying layouts: no need to score the rows both ways
 
 
 def _forms_groups(cols: Sequence[Column], dets: Sequence[Detection], base: dict[str, Any]) -> bool:
     """Whether these columns give a complete layout that the engine splits into seven groups
     (whether it then reaches the rule set's minimum does not matter here)."""
-    lay = assemble(cols, dets, base)
+    lay = assemble(cols, dets, base, _GROUPS_ONLY)
     if not lay.complete:
         return False
     try:
@@ -575,9 +576,11 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
                                 "makes seven groups", [i]))
         weak = d.finder_score < p.low_find and not d.taken_in
         if d.card == "back":
-            if weak or (d.selected is not None and d.selected < p.low_select):
+            unsure = d.selected is not None and d.selected < p.low_select
+            if weak or unsure:
+                why = f", a card with probability {d.selected:.2f}" if unsure else ""
                 doubts.append(Doubt("low_confidence", f"back at {_where(d)}: finder score "
-                                    f"{d.finder_score:.2f}", [i]))
+                                    f"{d.finder_score:.2f}{why}", [i]))
             continue
         unsure = d.selected is not None and d.selected < p.low_select
         if d.class_prob < p.low_confidence or weak or unsure:
