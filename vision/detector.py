@@ -144,7 +144,9 @@ class Raw:
     downs: np.ndarray
     reds: np.ndarray | None = None  # each find's measured redness, once asked for (``redness_of``)
     # the selector's weighing of these finds, once asked for (``Detector.select``): it does not
-    # depend on the threshold, so a tuner replaying one photo at many thresholds weighs it once
+    # depend on the threshold, so a tuner replaying one photo at many thresholds weighs it once.
+    # Keyed by the selector; the rules' choice it weighs too follows the detector's own settings,
+    # which the rules' tuners change only with the selector set aside
     weighed: tuple[Any, Raw, list[str], np.ndarray] | None = None
 
     def redness_of(self, i: int) -> float:
@@ -413,9 +415,9 @@ class Detector:
     def read_upright(self, arr: np.ndarray, boxes: np.ndarray, scores: np.ndarray, probs: np.ndarray,
                      downs: np.ndarray, up: Upright) -> np.ndarray:
         """``probs`` with each unsure find's read averaged with a read of its crop turned upright
-        by the reader's own down direction: a second view of a glyph lying at an angle, and
-        mostly the glyphs of faces the reader never saw (on the validation scenes in unseen
-        faces it took per-card reads from 96.83% to 97.07%)."""
+        by the reader's own down direction: a second view of the glyphs the reader finds hard.
+        It reads more cards of the validation scenes but not more of the tuning scenes exactly,
+        so the tuner (``scripts/tune_upright.py``) keeps it off for now (README)."""
         unsure = np.flatnonzero((scores >= up.floor) & (probs.max(axis=1) < up.below))
         if len(unsure) == 0 or not up.margins:
             return probs
