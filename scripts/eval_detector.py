@@ -29,6 +29,7 @@ from zipai.vision.evaluate import (
     _polygon,
     annotations_by_image,
     category_name,
+    clean,
     inside,
     labelled_detections,
     layout_base,
@@ -219,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     extra_kinds: Counter = Counter()
     rereads: Counter = Counter()
     taken: Counter = Counter()  # weak finds the rules took in (layout.take_in): were they cards?
-    layouts = layout_ok = complete = scored = clean = clean_wrong = 0
+    layouts = layout_ok = complete = scored = n_clean = clean_wrong = 0
     named = [0, 0, 0]  # the layout's cards: wrong and named by a card doubt, right and named, wrong
     colour_ok = colour_n = 0
     for n, im in enumerate(images):
@@ -237,9 +238,8 @@ def main(argv: list[str] | None = None) -> int:
             complete += sc.assembled.complete
             right = same_score(sc.assembled.layout, sc.assembled.complete, im["layout"])
             scored += right
-            # clean: complete, and no doubt but cards lying apart (what the app lets through)
-            if sc.assembled.complete and all(d.kind == "stray_cards" for d in sc.assembled.doubts):
-                clean += 1
+            if clean(sc):
+                n_clean += 1
                 clean_wrong += not right
         anns = by_img.get(int(im["id"]), [])
         m = match_scene([(d.card, d.box) for d in dets], anns)
@@ -277,8 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     fig["layout_exact_rate"] = round(layout_ok / max(1, layouts), 4)
     fig["layout_complete_rate"] = round(complete / max(1, layouts), 4)
     fig["scored_as_scene_rate"] = round(scored / max(1, layouts), 4)
-    fig["clean_rate"] = round(clean / max(1, layouts), 4)
-    fig["clean_wrong_rate"] = round(clean_wrong / max(1, clean), 4)
+    fig["clean_rate"] = round(n_clean / max(1, layouts), 4)
+    fig["clean_wrong_rate"] = round(clean_wrong / max(1, n_clean), 4)
     fig["wrong_cards_named_rate"] = round(named[0] / max(1, named[0] + named[2]), 4)
     fig["named_cards_wrong_rate"] = round(named[0] / max(1, named[0] + named[1]), 4)
     print(f"split {args.data} ({fig['scenes']} scenes, {fig['cards']} labelled cards, "

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from zipai.vision.detector import Detector
 from zipai.vision.evaluate import (
     SceneMatch,
+    clean,
     labelled_scenes,
     match_scene,
     named_cards,
@@ -36,7 +37,6 @@ from zipai.vision.scan import Scan, scan_detections
 
 LOW_SELECT = (0.0, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8)
 ROWS = (frozenset(), frozenset({"split"}), frozenset({"alike"}), frozenset({"split", "alike"}))
-INFORMATIVE = frozenset({"stray_cards"})  # doubts that leave a scan clean
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Count:
     named_right: int = 0
     unnamed_wrong: int = 0
 
-    def add(self, sc: Scan, right: bool, ignore: frozenset[str], m: SceneMatch | None = None) -> None:
+    def add(self, sc: Scan, right: bool, m: SceneMatch | None = None) -> None:
         self.scenes += 1
         if m is not None:
             named_wrong, named_right, unnamed_wrong = named_cards(sc, m)
@@ -62,8 +62,7 @@ class Count:
         if not sc.assembled.complete:
             return
         self.complete += 1
-        clean = all(d.kind in ignore for d in sc.assembled.doubts)
-        if clean:
+        if clean(sc):
             self.clean_right += right
             self.clean_wrong += not right
         else:
@@ -97,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                                  Params(low_select=low, row_doubts=rows), copy.deepcopy(spare))
             right = same_score(sc.assembled.layout, sc.assembled.complete, truth)
             m = match_scene([(d.card, d.box) for d in sc.detections], anns)
-            counts[(low, rows)].add(sc, right, INFORMATIVE, m)
+            counts[(low, rows)].add(sc, right, m)
     order = sorted(settings, key=lambda s: (counts[s].worth(args.weight), -s[0], -len(s[1])), reverse=True)
     names = ", ".join(str(d) for d in args.data)
     n = counts[settings[0]]
@@ -107,10 +106,10 @@ def main(argv: list[str] | None = None) -> int:
           "wrong cards named  named cards wrong")
     for s in order:
         c = counts[s]
-        clean = c.clean_right + c.clean_wrong
+        n_clean = c.clean_right + c.clean_wrong
         named = c.named_wrong + c.named_right
-        print(f"  {s[0]:<10}  {'+'.join(sorted(s[1])) or '-':<12}  {clean:<5}  {c.clean_wrong:<4} "
-              f"({c.clean_wrong / max(1, clean):6.1%})  {c.flagged_right:<13}  {c.flagged_wrong:<13}  "
+        print(f"  {s[0]:<10}  {'+'.join(sorted(s[1])) or '-':<12}  {n_clean:<5}  {c.clean_wrong:<4} "
+              f"({c.clean_wrong / max(1, n_clean):6.1%})  {c.flagged_right:<13}  {c.flagged_wrong:<13}  "
               f"{c.worth(args.weight):<5g}  {c.named_wrong:>4}/{c.named_wrong + c.unnamed_wrong:<4} "
               f"({c.named_wrong / max(1, c.named_wrong + c.unnamed_wrong):5.1%})  "
               f"{c.named_wrong / max(1, named):5.1%} of {named}")

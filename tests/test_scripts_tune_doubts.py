@@ -20,11 +20,11 @@ def _scan(complete: bool, *kinds: str) -> Scan:
 
 def test_a_scan_is_clean_with_only_cards_lying_apart_and_wrong_clean_scans_weigh_more() -> None:
     c = mod.Count()
-    c.add(_scan(True), True, mod.INFORMATIVE)
-    c.add(_scan(True, "stray_cards"), False, mod.INFORMATIVE)
-    c.add(_scan(True, "low_confidence"), False, mod.INFORMATIVE)
-    c.add(_scan(True, "claimed_row", "stray_cards"), True, mod.INFORMATIVE)
-    c.add(_scan(False, "missing_cards"), False, mod.INFORMATIVE)
+    c.add(_scan(True), True)
+    c.add(_scan(True, "stray_cards"), False)
+    c.add(_scan(True, "low_confidence"), False)
+    c.add(_scan(True, "claimed_row", "stray_cards"), True)
+    c.add(_scan(False, "missing_cards"), False)
     assert (c.scenes, c.complete, c.clean_right, c.clean_wrong, c.flagged_right, c.flagged_wrong) == \
         (5, 4, 1, 1, 1, 1)
     assert c.worth(3.0) == -2.0 and c.worth(0.5) == 0.5
@@ -38,7 +38,7 @@ def test_card_doubts_are_counted_on_the_layouts_cards_only() -> None:
               Doubt("stray_cards", "", [3])]
     sc = Scan(10, 10, [], cols, Assembled({}, True, doubts))
     c = mod.Count()
-    c.add(sc, True, mod.INFORMATIVE, SceneMatch(misreads=[0], extras=[2, 3]))
+    c.add(sc, True, SceneMatch(misreads=[0], extras=[2, 3]))
     assert (c.named_wrong, c.named_right, c.unnamed_wrong) == (1, 1, 1)
 
 

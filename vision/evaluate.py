@@ -256,6 +256,14 @@ def match_scene(detections: Sequence[tuple[str, Sequence[float]]],
 
 # doubts that say a card may be misread or no card at all (the others are about groups and rows)
 CARD_DOUBTS = frozenset({"low_confidence", "colour", "reread", "taken_in_find", "deck_limit"})
+# doubts that only say what was left out (cards lying apart): a scan with no other is clean
+INFORMATIVE = frozenset({"stray_cards"})
+
+
+def clean(sc: Scan) -> bool:
+    """A complete layout and no doubt but cards lying apart: the scan the app's review has
+    nothing to ask about, so the one that had better be right."""
+    return sc.assembled.complete and all(d.kind in INFORMATIVE for d in sc.assembled.doubts)
 
 
 def named_cards(sc: Scan, m: SceneMatch) -> tuple[int, int, int]:
