@@ -74,6 +74,7 @@ def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = 48, margin: float 
         return out
     margins = np.broadcast_to(np.asarray(margin, np.float32), (n,))
     h, w = arr.shape[:2]
+    flat = np.ascontiguousarray(arr).reshape(-1, arr.shape[2])
     for i, b in enumerate(boxes):
         cx, cy, side = crop_square(b, float(margins[i]))
         k = int(min(3, max(1, np.ceil(side / size - 0.25))))  # samples per output pixel, per axis
@@ -85,19 +86,7 @@ def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = 48, margin: float 
         gx, gy = np.meshgrid(t * side, t * side)
         c, s = np.cos(angles[i]), np.sin(angles[i])
         gx, gy = c * gx - s * gy, s * gx + c * gy
-        xs = np.clip(gx + cx - 0.5, 0, w - 1)
-        ys = np.clip(gy + cy - 0.5, 0, h - 1)
-        x0 = np.floor(xs).astype(np.int32)
-        y0 = np.floor(ys).astype(np.int32)
-        x1 = np.minimum(x0 + 1, w - 1)
-        y1 = np.minimum(y0 + 1, h - 1)
-        fx = (xs - x0)[..., None]
-        fy = (ys - y0)[..., None]
-        # gathered from the uint8 photo: converting the whole photo to float for a few crops cost
-        # more than the crops themselves
-        top = arr[y0, x0].astype(np.float32) * (1 - fx) + arr[y0, x1].astype(np.float32) * fx
-        bot = arr[y1, x0].astype(np.float32) * (1 - fx) + arr[y1, x1].astype(np.float32) * fx
-        v = top * (1 - fy) + bot * fy
+        v = _bilinear(flat, w, h, gx + cx - 0.5, gy + cy - 0.5)
         if k > 1:
             v = v.reshape(size, k, size, k, 3).mean(axis=(1, 3))
         out[i] = np.clip(v + 0.5, 0, 255).astype(np.uint8)
@@ -124,20 +113,31 @@ def turned_crops(arr: np.ndarray, boxes: np.ndarray, size: int, margin: float | 
     gx, gy = np.meshgrid(t, t)
     a = np.asarray(angles, np.float32)
     c, s, sd = np.cos(a)[:, None, None], np.sin(a)[:, None, None], side[:, None, None]
-    # kept a hair inside the last row and column, so that the next pixel is still the photo's
-    xs = np.clip((c * gx - s * gy) * sd + cx[:, None, None] - 0.5, 0, max(0.0, w - 1.001))
-    ys = np.clip((s * gx + c * gy) * sd + cy[:, None, None] - 0.5, 0, max(0.0, h - 1.001))
-    x0, y0 = xs.astype(np.int32), ys.astype(np.int32)
-    fx, fy = (xs - x0)[..., None], (ys - y0)[..., None]
-    i = y0 * w + x0
-    dx, dy = int(w > 1), w * int(h > 1)
-
-    def at(j: np.ndarray) -> np.ndarray:
-        return np.take(flat, j, axis=0).astype(np.float32)
-
-    p00, p01, p10, p11 = at(i), at(i + dx), at(i + dy), at(i + dy + dx)
-    v = (p00 + (p01 - p00) * fx) * (1 - fy) + (p10 + (p11 - p10) * fx) * fy
+    v = _bilinear(flat, w, h, (c * gx - s * gy) * sd + cx[:, None, None] - 0.5,
+                  (s * gx + c * gy) * sd + cy[:, None, None] - 0.5)
     return np.clip(v + 0.5, 0, 255).astype(np.uint8)
+
+
+def _bilinear(flat: np.ndarray, w: int, h: int, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Bilinear samples (float32, one row of channels per point) of a photo flattened to
+    [h * w, channels] at pixel positions ``xs``, ``ys`` (clamped to the photo: its edge repeats).
+    One ``np.take`` per corner from the flat photo is several times faster than indexing the
+    photo with two index arrays."""
+    xs = np.clip(xs, 0, w - 1)
+    ys = np.clip(ys, 0, h - 1)
+    x0 = np.floor(xs).astype(np.int32)
+    y0 = np.floor(ys).astype(np.int32)
+    x1 = np.minimum(x0 + 1, w - 1)
+    y1 = np.minimum(y0 + 1, h - 1)
+    fx = (xs - x0)[..., None]
+    fy = (ys - y0)[..., None]
+
+    def at(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return np.take(flat, y * w + x, axis=0).astype(np.float32)
+
+    top = at(y0, x0) * (1 - fx) + at(y0, x1) * fx
+    bot = at(y1, x0) * (1 - fx) + at(y1, x1) * fx
+    return top * (1 - fy) + bot * fy
 
 
 def _axis_samples(c: float, side: float, size: int, k: int, limit: int) -> tuple[np.ndarray, ...]:
