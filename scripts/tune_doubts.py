@@ -41,6 +41,9 @@ ROWS = (frozenset(), frozenset({"split"}), frozenset({"alike"}), frozenset({"spl
 
 @dataclass
 class Count:
+    """One doubt setting's tally: complete scans clean or flagged, right or wrong, and the
+    layout's wrong cards that a card doubt names."""
+
     scenes: int = 0
     complete: int = 0
     clean_right: int = 0
