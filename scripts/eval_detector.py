@@ -184,6 +184,14 @@ def layout_only(coco: dict, limit: int) -> int:
     return 0
 
 
+def figures_key(coco: dict, data: Path) -> str:
+    """The manifest key for a split's figures: decorated styles apart, so they never replace style 1's."""
+    first = coco["images"][0] if coco["images"] else {}
+    split = str(first.get("split", data.name))
+    style = first.get("style", coco.get("info", {}).get("style", 1))
+    return split if style in (1, None) else f"{split}_style{style}"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", type=Path, help="a rendered COCO folder (annotations.json, images/)")
@@ -208,6 +216,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.labelled_cards:
         return layout_only(coco, args.limit)
+    if args.write_manifest and args.limit:
+        # A part of a split recorded under the split's name once replaced the held-out figures.
+        print("eval_detector: --write-manifest records a whole split; drop --limit", file=sys.stderr)
+        return 2
     det = Detector(args.model, threads=args.threads)
     by_img = annotations_by_image(coco)
     images = coco["images"][: args.limit or None]
@@ -319,8 +331,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.calibrate_color:
             update_manifest(args.model or default_manifest(), "color", {"red_threshold": t})
-        split = str(coco["images"][0].get("split", args.data.name)) if coco["images"] else args.data.name
-        update_manifest(args.model or default_manifest(), "figures", {split: fig})
+        update_manifest(args.model or default_manifest(), "figures", {figures_key(coco, args.data): fig})
     return 0
 
 

@@ -88,3 +88,18 @@ def test_extra_detections_are_sorted_by_what_they_lie_on() -> None:
                              "the same face found twice close (a split glyph)": 1,
                              "part of a glyph read as another face": 1, "a back found twice": 1,
                              "the same face found twice apart, facing one way": 1, "on no card": 1})
+
+
+def test_decorated_figures_are_kept_apart_from_the_plain_held_out_figures(tmp_path) -> None:
+    """Style 3's held-out scenes once replaced the plain held-out figures in the manifest."""
+    plain = {"images": [{"split": "heldout", "style": 1}]}
+    decorated = {"images": [{"split": "heldout", "style": 3}]}
+    assert mod.figures_key(plain, tmp_path / "heldout") == "heldout"
+    assert mod.figures_key(decorated, tmp_path / "heldout_style3") == "heldout_style3"
+    assert mod.figures_key({"images": []}, tmp_path / "val") == "val"
+
+
+def test_a_part_of_a_split_is_not_recorded(tmp_path, capsys) -> None:
+    (tmp_path / "annotations.json").write_text('{"images": [], "annotations": []}', encoding="utf-8")
+    assert mod.main([str(tmp_path), "--limit", "5", "--write-manifest"]) == 2
+    assert "drop --limit" in capsys.readouterr().err
