@@ -33,10 +33,13 @@ from zipai.vision.scan import scan_decoded
 
 
 def cache_key(det: Detector, folders: list[Path], limit: int) -> str:
-    """What a model's results depend on: its manifest (settings and the files' hashes), the code
+    """What a model's results depend on: its manifest (settings and the files' hashes; not its
+    figures, which every evaluation rewrites), the code
     that turns the networks' outputs into detections (``zipai.vision``: a change there with the
     same manifest once replayed stale results) and the scenes (each folder's annotations)."""
-    h = hashlib.sha256(det.manifest.path.read_bytes())
+    settings = dict(det.manifest.data)
+    settings.pop("figures", None)  # what a model read last time changes nothing it reads now
+    h = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
     for source in sorted(Path(vision.__file__).parent.glob("*.py")):
         h.update(source.read_bytes())
     for folder in folders:

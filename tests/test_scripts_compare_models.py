@@ -64,3 +64,18 @@ def test_the_cache_key_follows_the_code_that_makes_detections(tmp_path: Path,
     assert mod.cache_key(det, [data], 0) == before
     (code / "layout.py").write_text("LIMIT = 2\n", encoding="utf-8")
     assert mod.cache_key(det, [data], 0) != before
+
+
+def test_the_cache_key_ignores_the_manifests_figures(tuning_setup: tuple[Path, Path]) -> None:
+    """eval_detector rewrites the figures after every run; they change no detection."""
+    from zipai.vision.detector import Detector
+
+    data, manifest = tuning_setup
+    before = mod.cache_key(Detector(manifest, threads=1), [data], 0)
+    man = json.loads(manifest.read_text(encoding="utf-8"))
+    man["figures"] = {"heldout": {"per_card_accuracy": 0.5}}
+    manifest.write_text(json.dumps(man), encoding="utf-8")
+    assert mod.cache_key(Detector(manifest, threads=1), [data], 0) == before
+    man["reader"]["margin"] = 1.6
+    manifest.write_text(json.dumps(man), encoding="utf-8")
+    assert mod.cache_key(Detector(manifest, threads=1), [data], 0) != before

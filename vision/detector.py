@@ -416,8 +416,8 @@ class Detector:
                      downs: np.ndarray, up: Upright) -> np.ndarray:
         """``probs`` with each unsure find's read averaged with a read of its crop turned upright
         by the reader's own down direction: a second view of the glyphs the reader finds hard.
-        It reads more cards of the validation scenes but not more of the tuning scenes exactly,
-        so the tuner (``scripts/tune_upright.py``) keeps it off for now (README)."""
+        ``scripts/tune_upright.py`` chose it once decorated scenes joined the tuning scenes: it
+        reads their cards, the stand-ins for printed decks, best (README)."""
         unsure = np.flatnonzero((scores >= up.floor) & (probs.max(axis=1) < up.below))
         if len(unsure) == 0 or not up.margins:
             return probs
