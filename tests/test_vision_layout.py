@@ -99,6 +99,20 @@ def test_one_long_row_splits_at_the_wide_gap() -> None:
     assert [r for r, _, _ in got] == ["table"] * 3 + ["hand"] * 4
 
 
+@pytest.mark.parametrize("where", ["in line", "below"])
+def test_a_discard_beside_one_long_row_does_not_stop_the_split(where: str) -> None:
+    """A lone discard in line with the row, past a gap wider than the rows' own, or lying below
+    it: either way it is set apart, and the row still splits between claimed and revealed."""
+    dets = _scene([TABLE_ROW, HAND_ROW], side_by_side=True)
+    right = max(d.center[0] for d in dets)
+    dets.append(_det("x7", right + 600, 600) if where == "in line" else _det("x7", right, 1000))
+    cols = columns(dets)
+    propose_states(cols)
+    assert [(c.row, c.cards) for c in cols if c.row == "loose"] == [("loose", ["x7"])]
+    got = [(c.row, c.row_guess) for c in cols if c.row != "loose"]
+    assert got == [("table", "split")] * 3 + [("hand", "split")] * 4
+
+
 def test_all_back_column_is_a_doubt_until_named() -> None:
     rows = [[["back"] * 3, ["d5", "d5", "d5"], ["x1", "x2", "x3"]], HAND_ROW]
     dets = _scene(rows)

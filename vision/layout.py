@@ -297,14 +297,11 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
             end = c[2]
     split = False
     guess = ""
-    if len(rows) == 1 and len(rows[0]) >= 3:  # one long row: the two rows sit side by side
-        row = sorted(rows[0], key=lambda c: c[3])
-        gaps = [b[3] - a[3] for a, b in itertools.pairwise(row)]
-        k = max(range(len(gaps)), key=lambda n: gaps[n])
-        usual = sorted(gaps)[len(gaps) // 2]
-        if gaps[k] > p.row_split * usual:
-            rows = [row[:k + 1], row[k + 1:]]
-            split = True
+    # one long row besides strays (rows of a card or two): the two rows may sit side by side
+    long = [r for r in range(len(rows)) if sum(len(c[0]) for c in rows[r]) > p.stray_max]
+    if len(long) == 1 and len(rows[long[0]]) >= 3:
+        pieces, split = _split_long_row(sorted(rows[long[0]], key=lambda c: c[3]), p)
+        rows[long[0]:long[0] + 1] = pieces
     # a row of one or two cards away from the layout is a stray (a discard, the stock)
     size = [sum(len(c[0]) for c in row) for row in rows]
     main = [r for r in range(len(rows)) if size[r] > p.stray_max]
@@ -334,6 +331,29 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
             out.append(Column(list(comp), [dets[i].card for i in comp], names[r],
                               row_guess="" if names[r] == LOOSE else guess))
     return out + lone_backs
+
+
+_Placed = tuple[list[int], float, float, float]  # a column's cards, its extent along v, its place across
+
+
+def _split_long_row(row: list[_Placed], p: Params) -> tuple[list[list[_Placed]], bool]:
+    """One long row (columns in order across) as rows: split at its widest gap when that is
+    well over the usual spacing. A piece of one or two cards at an end is a stray (a discard
+    beside the layout), not a row of groups, and its gap is often the widest; so it is set apart
+    and the rest looked at again, for the gap between the claimed and the revealed groups."""
+    apart: list[list[_Placed]] = []
+    while len(row) >= 3:
+        gaps = [b[3] - a[3] for a, b in itertools.pairwise(row)]
+        k = max(range(len(gaps)), key=lambda n: gaps[n])
+        if gaps[k] <= p.row_split * sorted(gaps)[len(gaps) // 2]:
+            break
+        left, right = row[:k + 1], row[k + 1:]
+        small = [piece for piece in (left, right) if sum(len(c[0]) for c in piece) <= p.stray_max]
+        if not small:
+            return [left, right, *apart], True
+        apart.append(small[0])
+        row = right if small[0] is left else left
+    return [row, *apart], False
 
 
 def _off_axis(d: Detection, axis_deg: float, p: Params) -> bool:
