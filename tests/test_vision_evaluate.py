@@ -43,6 +43,9 @@ def test_read_wrong_missed_extra() -> None:
     m = match_scene(dets, anns)
     assert (m.cards, m.read, m.extra, m.extras) == (4, 2, 1, [3])
     assert m.wrong == [("x2", "x3")] and m.missed == ["x5"]
+    # where the missed card lies, counted among all the annotations (ignored ones too)
+    m = match_scene(dets, [_card(7, 900, 900, ignore=True), *anns])
+    assert m.missed == ["x5"] and m.missed_at == [4]
     assert (m.back_true, m.back_found, m.back_detections, m.back_correct) == (1, 1, 1, 1)
     assert not m.exact
 

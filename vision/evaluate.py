@@ -157,6 +157,7 @@ class SceneMatch:
     wrong: list[tuple[str, str]] = field(default_factory=list)  # (true, read) for misreads
     misreads: list[int] = field(default_factory=list)  # their indices in the detections
     missed: list[str] = field(default_factory=list)  # labelled cards with no detection at all
+    missed_at: list[int] = field(default_factory=list)  # their indices in the annotations
     back_true: int = 0  # labelled backs
     back_found: int = 0  # labelled backs read as back
     back_detections: int = 0  # detections of class back
@@ -199,7 +200,8 @@ def _bipartite(n_left: int, n_right: int, edges: list[list[int]]) -> list[int]:
 def match_scene(detections: Sequence[tuple[str, Sequence[float]]],
                 annotations: Sequence[dict[str, Any]]) -> SceneMatch:
     """Compare ``(card, [x0, y0, x1, y1])`` detections with a scene's COCO annotations."""
-    cards = [a for a in annotations if not a.get("ignore")]
+    at = [k for k, a in enumerate(annotations) if not a.get("ignore")]
+    cards = [annotations[k] for k in at]
     ignored = [a for a in annotations if a.get("ignore")]
     polys = [_polygon(a) for a in cards]
     names = [category_name(int(a["category_id"])) for a in cards]
@@ -224,6 +226,7 @@ def match_scene(detections: Sequence[tuple[str, Sequence[float]]],
         tally[0] += 1
         if i < 0:
             m.missed.append(names[j])
+            m.missed_at.append(at[j])
         elif names[j] == detections[i][0]:
             m.read += 1
             tally[1] += 1
