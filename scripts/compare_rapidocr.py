@@ -18,7 +18,6 @@ so backs are left out and the figure is over face cards only.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -28,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from zipai.engine import Card, CardError
-from zipai.vision.evaluate import Totals, match_scene
+from zipai.vision.evaluate import Totals, match_scene, read_labels
 
 BACK = 21
 
@@ -66,7 +65,11 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("compare_rapidocr: install the ocr extra first: pip install -e '.[ocr]'", file=sys.stderr)
         return 2
-    coco = json.loads((args.data / "annotations.json").read_text(encoding="utf-8"))
+    try:
+        coco = read_labels(args.data)
+    except ValueError as exc:
+        print(f"compare_rapidocr: {exc}", file=sys.stderr)
+        return 2
     images = coco["images"][: args.limit or None]
     by_image: dict[int, list[dict[str, Any]]] = {}
     for ann in coco["annotations"]:

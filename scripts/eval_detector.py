@@ -11,7 +11,6 @@ visible polygon, matched one to one (zipai.vision.evaluate). Runs the same code 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -35,6 +34,7 @@ from zipai.vision.evaluate import (
     layout_base,
     match_scene,
     named_cards,
+    read_labels,
     same_layout,
     same_score,
 )
@@ -210,9 +210,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="skip the networks: give the layout step the labelled cards (its own figures)")
     args = p.parse_args(argv)
     try:
-        coco = json.loads((args.data / "annotations.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        print(f"eval_detector: {args.data}: no readable annotations.json ({exc})", file=sys.stderr)
+        coco = read_labels(args.data)
+    except ValueError as exc:
+        print(f"eval_detector: {exc}", file=sys.stderr)
         return 2
     if args.labelled_cards:
         return layout_only(coco, args.limit)

@@ -10,7 +10,6 @@ outline and the true card), a misread (cyan box: read and true card), an extra d
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -26,6 +25,7 @@ from zipai.vision.evaluate import (
     category_name,
     layout_base,
     match_scene,
+    read_labels,
     same_score,
 )
 from zipai.vision.scan import DEFAULT_BASE, Scan, _font, overlay, scan_decoded
@@ -89,9 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
     args = p.parse_args(argv)
     try:
-        coco = json.loads((args.data / "annotations.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        print(f"make_gallery: {args.data}: no readable annotations.json ({exc})", file=sys.stderr)
+        coco = read_labels(args.data)
+    except ValueError as exc:
+        print(f"make_gallery: {exc}", file=sys.stderr)
         return 2
     det = Detector(args.model)
     by_img = annotations_by_image(coco)

@@ -37,3 +37,10 @@ def test_a_missed_card_and_an_extra_find_are_drawn_in_their_colours() -> None:
     assert px[10, 80][:3] == pytest.approx(mod.MISSED, abs=40)
     assert any(px[x, 295][:3] == pytest.approx(mod.EXTRA, abs=40) for x in range(300, 340))
     assert pic.height > 400
+
+
+def test_a_folder_without_labels_is_one_clear_line(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert mod.main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"make_gallery: {tmp_path}: no readable annotations.json") and err.count("\n") == 1

@@ -44,12 +44,21 @@ def annotations_by_image(coco: dict[str, Any]) -> dict[int, list[dict[str, Any]]
 Scene = tuple[Path, dict[str, Any], list[dict[str, Any]]]  # folder, COCO image, its annotations
 
 
+def read_labels(folder: Path) -> dict[str, Any]:
+    """A rendered folder's COCO labels, or a ValueError that names the folder and the problem
+    (the scripts print it as their one line)."""
+    try:
+        return json.loads((Path(folder) / "annotations.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{folder}: no readable annotations.json ({exc})") from None
+
+
 def labelled_scenes(folders: Sequence[Path], limit: int = 0) -> list[Scene]:
     """The scenes of rendered folders, pooled: (folder, COCO image, its annotations), the first
     ``limit`` of each folder (0: all). What the tuning scripts replay their settings on."""
     out = []
     for folder in folders:
-        coco = json.loads((folder / "annotations.json").read_text(encoding="utf-8"))
+        coco = read_labels(folder)
         by_img = annotations_by_image(coco)
         out += [(folder, im, by_img.get(int(im["id"]), [])) for im in coco["images"][: limit or None]]
     return out
