@@ -46,9 +46,11 @@ def caption(sc: Scan, m: SceneMatch, scored: bool | None) -> list[str]:
     return [f"{m.read} of {m.cards} cards read: {verdict}{score}", f"doubts: {said}"]
 
 
-def picture(photo: Image.Image, sc: Scan, anns: list[dict], scored: bool | None) -> Image.Image:
-    """The scan's overlay with the matching rule's verdicts drawn over it and a caption below."""
-    m = match_scene([(d.card, d.box) for d in sc.detections], anns)
+def picture(photo: Image.Image, sc: Scan, anns: list[dict], scored: bool | None,
+            m: SceneMatch | None = None) -> Image.Image:
+    """The scan's overlay with the matching rule's verdicts (``m``, matched here when not given)
+    drawn over it and a caption below."""
+    m = m or match_scene([(d.card, d.box) for d in sc.detections], anns)
     img = overlay(photo, sc)
     draw = ImageDraw.Draw(img)
     lw = max(3, round(max(img.size) / 400))
@@ -103,11 +105,11 @@ def main(argv: list[str] | None = None) -> int:
         sc = scan_decoded(decoded, det, base)
         scored = same_score(sc.assembled.layout, sc.assembled.complete, truth) if truth else None
         anns = by_img.get(int(im["id"]), [])
-        pic = picture(decoded.image, sc, anns, scored)
+        m = match_scene([(d.card, d.box) for d in sc.detections], anns)
+        pic = picture(decoded.image, sc, anns, scored, m)
         pic.thumbnail((WIDTH, WIDTH))
         name = args.out / f"{args.data.name}_{Path(im['file_name']).stem}.jpg"
         pic.save(name, quality=85)
-        m = match_scene([(d.card, d.box) for d in sc.detections], anns)
         print(f"{name}: " + "; ".join(caption(sc, m, scored)))
     return 0
 

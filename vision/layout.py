@@ -298,12 +298,12 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     split = False
     guess = ""
     # one long row besides strays (rows of a card or two): the two rows may sit side by side
-    long = [r for r in range(len(rows)) if sum(len(c[0]) for c in rows[r]) > p.stray_max]
+    long = [r for r in range(len(rows)) if _cards(rows[r]) > p.stray_max]
     if len(long) == 1 and len(rows[long[0]]) >= 3:
         pieces, split = _split_long_row(sorted(rows[long[0]], key=lambda c: c[3]), p)
         rows[long[0]:long[0] + 1] = pieces
     # a row of one or two cards away from the layout is a stray (a discard, the stock)
-    size = [sum(len(c[0]) for c in row) for row in rows]
+    size = [_cards(row) for row in rows]
     main = [r for r in range(len(rows)) if size[r] > p.stray_max]
     names = {r: LOOSE for r in range(len(rows))}
     if len(main) == 1:
@@ -336,6 +336,10 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
 _Placed = tuple[list[int], float, float, float]  # a column's cards, its extent along v, its place across
 
 
+def _cards(row: list[_Placed]) -> int:
+    return sum(len(c[0]) for c in row)
+
+
 def _split_long_row(row: list[_Placed], p: Params) -> tuple[list[list[_Placed]], bool]:
     """One long row (columns in order across) as rows: split at its widest gap when that is
     well over the usual spacing. A piece of one or two cards at an end is a stray (a discard
@@ -348,7 +352,7 @@ def _split_long_row(row: list[_Placed], p: Params) -> tuple[list[list[_Placed]],
         if gaps[k] <= p.row_split * sorted(gaps)[len(gaps) // 2]:
             break
         left, right = row[:k + 1], row[k + 1:]
-        small = [piece for piece in (left, right) if sum(len(c[0]) for c in piece) <= p.stray_max]
+        small = [piece for piece in (left, right) if _cards(piece) <= p.stray_max]
         if not small:
             return [left, right, *apart], True
         apart.append(small[0])
