@@ -6,6 +6,9 @@ visible polygon, matched one to one (zipai.vision.evaluate). Runs the same code 
 
     zipai data render --out data/detector/heldout --count 300 --seed 7 --split heldout
     python scripts/eval_detector.py data/detector/heldout [--limit N] [--write-manifest]
+
+Several folders are pooled into one set of figures (the 800 validation scenes are three), as the
+tuners pool them; only a single whole split is recorded in the manifest.
 """
 
 from __future__ import annotations
@@ -23,18 +26,18 @@ from zipai.vision.decode import Decoded, load
 from zipai.vision.detector import SYMMETRIC, Detection, Detector, default_manifest
 from zipai.vision.evaluate import (
     LAYOUT_ROWS,
+    Scene,
     SceneMatch,
     Totals,
     _polygon,
-    annotations_by_image,
     category_name,
     clean,
     inside,
     labelled_detections,
+    labelled_scenes,
     layout_base,
     match_scene,
     named_cards,
-    read_labels,
     same_layout,
     same_score,
 )
@@ -152,16 +155,14 @@ def layout_faults(cols: list[Column], anns: list[dict], doubts: set[str]) -> tup
     return tuple(sorted(faults)) or ("other: " + ", ".join(sorted(doubts)),)
 
 
-def layout_only(coco: dict, limit: int) -> int:
+def layout_only(scenes: list[Scene]) -> int:
     """Layout figures from perfect detections: how often the photo's engine input equals the
     scene's, how often it is complete enough to score, and why the others are not scored."""
-    by_img = annotations_by_image(coco)
     n = ok = complete = right = 0
     faults: Counter = Counter()
-    for im in coco["images"][: limit or None]:
+    for _, im, anns in scenes:
         if "layout" not in im:
             continue
-        anns = by_img.get(int(im["id"]), [])
         dets = labelled_detections(anns)
         base = {**DEFAULT_BASE, **layout_base(im["layout"])}
         cols = columns(dets)
@@ -184,18 +185,19 @@ def layout_only(coco: dict, limit: int) -> int:
     return 0
 
 
-def figures_key(coco: dict, data: Path) -> str:
+def figures_key(scenes: list[Scene], data: Path) -> str:
     """The manifest key for a split's figures: decorated styles apart, so they never replace style 1's."""
-    first = coco["images"][0] if coco["images"] else {}
+    first = scenes[0][1] if scenes else {}
     split = str(first.get("split", data.name))
-    style = first.get("style", coco.get("info", {}).get("style", 1))
+    style = first.get("style", 1)
     return split if style in (1, None) else f"{split}_style{style}"
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("data", type=Path, help="a rendered COCO folder (annotations.json, images/)")
-    p.add_argument("--limit", type=int, default=0, help="only the first N images")
+    p.add_argument("data", type=Path, nargs="+",
+                   help="rendered COCO folders (annotations.json, images/), pooled")
+    p.add_argument("--limit", type=int, default=0, help="only the first N images of each folder")
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--write-manifest", action="store_true", help="record the figures in the manifest")
@@ -210,19 +212,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="skip the networks: give the layout step the labelled cards (its own figures)")
     args = p.parse_args(argv)
     try:
-        coco = read_labels(args.data)
+        scenes = labelled_scenes(args.data, args.limit)
     except ValueError as exc:
         print(f"eval_detector: {exc}", file=sys.stderr)
         return 2
     if args.labelled_cards:
-        return layout_only(coco, args.limit)
-    if args.write_manifest and args.limit:
+        return layout_only(scenes)
+    if args.write_manifest and (args.limit or len(args.data) > 1):
         # A part of a split recorded under the split's name once replaced the held-out figures.
-        print("eval_detector: --write-manifest records a whole split; drop --limit", file=sys.stderr)
+        print("eval_detector: --write-manifest records one whole split; drop --limit and other folders",
+              file=sys.stderr)
         return 2
     det = Detector(args.model, threads=args.threads)
-    by_img = annotations_by_image(coco)
-    images = coco["images"][: args.limit or None]
     totals = Totals()
     fonts: dict[str, Totals] = {}
     times: list[float] = []
@@ -235,15 +236,15 @@ def main(argv: list[str] | None = None) -> int:
     layouts = layout_ok = complete = scored = n_clean = clean_wrong = 0
     named = [0, 0, 0]  # the layout's cards: wrong and named by a card doubt, right and named, wrong
     colour_ok = colour_n = 0
-    for n, im in enumerate(images):
+    for n, (folder, im, anns) in enumerate(scenes):
         t0 = time.perf_counter()
-        decoded = load(args.data / im["file_name"])
+        decoded = load(folder / im["file_name"])
         # the seat and win flags the user would give, so that the score can be compared
         sc = scan_decoded(decoded, det, layout_base(im["layout"]) if "layout" in im else None)
         dets = sc.detections
         times.append(time.perf_counter() - t0)
         if args.why_missed:
-            why_missed(det, decoded, dets, by_img.get(int(im["id"]), []), causes)
+            why_missed(det, decoded, dets, anns, causes)
         if "layout" in im:
             layouts += 1
             layout_ok += same_layout(sc.assembled.layout, im["layout"])
@@ -253,7 +254,6 @@ def main(argv: list[str] | None = None) -> int:
             if clean(sc):
                 n_clean += 1
                 clean_wrong += not right
-        anns = by_img.get(int(im["id"]), [])
         m = match_scene([(d.card, d.box) for d in dets], anns)
         named = [a + b for a, b in zip(named, named_cards(sc, m), strict=True)]
         if args.why_extra:
@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                             f"wrong {m.wrong}, missed {m.missed}, extra {m.extra}")
         if (n + 1) % 25 == 0:
             f = totals.figures()
-            print(f"  {n + 1}/{len(images)} per card {f['per_card_accuracy']:.4f} "
+            print(f"  {n + 1}/{len(scenes)} per card {f['per_card_accuracy']:.4f} "
                   f"exact {f['scene_exact_rate']:.3f}", file=sys.stderr)
     fig = totals.figures()
     fig["detect_ms_median"] = round(1000 * statistics.median(times), 1) if times else 0.0
@@ -293,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     fig["clean_wrong_rate"] = round(clean_wrong / max(1, n_clean), 4)
     fig["wrong_cards_named_rate"] = round(named[0] / max(1, named[0] + named[2]), 4)
     fig["named_cards_wrong_rate"] = round(named[0] / max(1, named[0] + named[1]), 4)
-    print(f"split {args.data} ({fig['scenes']} scenes, {fig['cards']} labelled cards, "
+    print(f"split {', '.join(str(d) for d in args.data)} ({fig['scenes']} scenes, "
+          f"{fig['cards']} labelled cards, "
           f"fonts: {', '.join(sorted(fonts))})")
     for k, v in fig.items():
         print(f"  {k}: {v}")
@@ -331,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.calibrate_color:
             update_manifest(args.model or default_manifest(), "color", {"red_threshold": t})
-        update_manifest(args.model or default_manifest(), "figures", {figures_key(coco, args.data): fig})
+        update_manifest(args.model or default_manifest(), "figures", {figures_key(scenes, args.data[0]): fig})
     return 0
 
 

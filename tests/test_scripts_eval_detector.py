@@ -92,14 +92,29 @@ def test_extra_detections_are_sorted_by_what_they_lie_on() -> None:
 
 def test_decorated_figures_are_kept_apart_from_the_plain_held_out_figures(tmp_path) -> None:
     """Style 3's held-out scenes once replaced the plain held-out figures in the manifest."""
-    plain = {"images": [{"split": "heldout", "style": 1}]}
-    decorated = {"images": [{"split": "heldout", "style": 3}]}
+    plain = [(tmp_path, {"split": "heldout", "style": 1}, [])]
+    decorated = [(tmp_path, {"split": "heldout", "style": 3}, [])]
     assert mod.figures_key(plain, tmp_path / "heldout") == "heldout"
     assert mod.figures_key(decorated, tmp_path / "heldout_style3") == "heldout_style3"
-    assert mod.figures_key({"images": []}, tmp_path / "val") == "val"
+    assert mod.figures_key([], tmp_path / "val") == "val"
 
 
 def test_a_part_of_a_split_is_not_recorded(tmp_path, capsys) -> None:
     (tmp_path / "annotations.json").write_text('{"images": [], "annotations": []}', encoding="utf-8")
     assert mod.main([str(tmp_path), "--limit", "5", "--write-manifest"]) == 2
     assert "drop --limit" in capsys.readouterr().err
+    assert mod.main([str(tmp_path), str(tmp_path), "--write-manifest"]) == 2  # two splits pooled
+    assert "one whole split" in capsys.readouterr().err
+
+
+def test_folders_are_pooled_into_one_set_of_figures(tuning_setup, capsys) -> None:
+    data, manifest = tuning_setup
+    assert mod.main([str(data), "--model", str(manifest), "--failures", "0"]) == 0
+    one = capsys.readouterr().out
+    assert mod.main([str(data), str(data), "--model", str(manifest), "--failures", "0"]) == 0
+    two = capsys.readouterr().out
+    assert "(2 scenes" in one and "(4 scenes" in two
+    assert [ln for ln in one.splitlines() if "per_card_accuracy" in ln] == \
+        [ln for ln in two.splitlines() if "per_card_accuracy" in ln]
+    assert mod.main([str(data), str(data), "--labelled-cards"]) == 0
+    assert "labelled cards of 4 scenes" in capsys.readouterr().out
