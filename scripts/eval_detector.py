@@ -60,10 +60,11 @@ def calibrate(pairs: list[tuple[float, bool]]) -> tuple[float, float]:
 def why_missed(det: Detector, decoded: Decoded, detections: list[Detection], annotations: list[dict],
                causes: Counter) -> None:
     """Sort the cards with no detection by where they were lost: no finder peak at all (below
-    0.05), a peak under the finder's threshold, or a find that the reader called "none" (or that
-    lost to a better one), in the look the detections came from (the second, closer one where
-    the photo had one). Backs lying apart (a stock pile's top card) are counted on their own:
-    they look like no back in a group, lying at any angle on the pile's slivers."""
+    0.05), a peak under the least that is weighed (the selector's floor; without a selector, the
+    finder's threshold), or a find weighed and turned away (by the selector, or by the reader's
+    "none" and duplicates under the rules), in the look the detections came from (the second,
+    closer one where the photo had one). Backs lying apart (a stock pile's top card) are counted
+    on their own: they look like no back in a group, lying at any angle on the pile's slivers."""
     polys = [(a, _polygon(a)) for a in annotations if not a.get("ignore")]
     missed = [(a, poly) for a, poly in polys if not any(inside(d.center, poly) for d in detections)]
     if not missed:
@@ -75,9 +76,13 @@ def why_missed(det: Detector, decoded: Decoded, detections: list[Detection], ann
         kind = 1 if back else 0
         best = max((float(s) for c, s, k in zip(centres, raw.scores, raw.kinds, strict=True)
                     if k == kind and inside(c, poly)), default=0.0)
-        thr = det.back_threshold if back else det.threshold
-        cause = "no finder peak" if best == 0.0 else "finder peak under threshold" if best < thr \
-            else "found, then dropped by the reader or a duplicate"
+        if det.selector is not None:
+            thr, under, dropped = det.selector.floor, "finder peak under the selector's floor", \
+                "found, then turned away by the selector"
+        else:
+            thr, under, dropped = det.back_threshold if back else det.threshold, \
+                "finder peak under threshold", "found, then dropped by the reader or a duplicate"
+        cause = "no finder peak" if best == 0.0 else under if best < thr else dropped
         what = ("back lying apart" if a.get("row") == "loose" else "back") if back else "face"
         causes[(what, cause)] += 1
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 from conftest import load_script
 
@@ -118,3 +119,22 @@ def test_folders_are_pooled_into_one_set_of_figures(tuning_setup, capsys) -> Non
         [ln for ln in two.splitlines() if "per_card_accuracy" in ln]
     assert mod.main([str(data), str(data), "--labelled-cards"]) == 0
     assert "labelled cards of 4 scenes" in capsys.readouterr().out
+
+
+def test_a_missed_card_with_a_strong_find_was_turned_away_by_the_selector() -> None:
+    """With a selector, finds from its floor up are weighed by it: a card lost there was turned
+    away by it, not lost under the finder's threshold, which the selector does not use."""
+    det = Detector(threads=1)
+    decoded = load(SAMPLE)
+    raw = det.raw(decoded)
+    strong = int(np.argmax(np.where(raw.kinds == 0, raw.scores, 0)))
+    x0, y0, x1, y1 = (float(v) * raw.scale for v in raw.boxes[strong])
+    card = _face("hand", 0, x0, y0)
+    card["card_polygon"] = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+    causes: Counter = Counter()
+    mod.why_missed(det, decoded, [], [card], causes)
+    assert causes == Counter({("face", "found, then turned away by the selector"): 1})
+    det.selector = None
+    causes.clear()
+    mod.why_missed(det, decoded, [], [card], causes)
+    assert causes == Counter({("face", "found, then dropped by the reader or a duplicate"): 1})
