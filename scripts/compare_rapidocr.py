@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from zipai.engine import Card, CardError
-from zipai.vision.evaluate import Totals, match_scene, read_labels
+from zipai.vision.evaluate import Totals, labelled_scenes, match_scene
 
 BACK = 21
 
@@ -66,23 +66,19 @@ def main(argv: list[str] | None = None) -> int:
         print("compare_rapidocr: install the ocr extra first: pip install -e '.[ocr]'", file=sys.stderr)
         return 2
     try:
-        coco = read_labels(args.data)
+        images = labelled_scenes([args.data], args.limit)
     except ValueError as exc:
         print(f"compare_rapidocr: {exc}", file=sys.stderr)
         return 2
-    images = coco["images"][: args.limit or None]
-    by_image: dict[int, list[dict[str, Any]]] = {}
-    for ann in coco["annotations"]:
-        if ann["category_id"] != BACK:  # OCR cannot see backs: faces only (ignored ones kept)
-            by_image.setdefault(ann["image_id"], []).append(ann)
     ocr = RapidOCR(intra_op_num_threads=args.threads, inter_op_num_threads=1)
     from zipai.vision import scan_file
 
     totals, ours = Totals(), Totals()
     times: list[float] = []
     our_times: list[float] = []
-    for n, img in enumerate(images, 1):
-        cards = by_image.get(img["id"], [])
+    for n, (_, img, anns) in enumerate(images, 1):
+        # OCR cannot see backs: faces only (ignored ones kept)
+        cards = [a for a in anns if a["category_id"] != BACK]
         t0 = time.perf_counter()
         result, _ = ocr(str(args.data / img["file_name"]))
         times.append(time.perf_counter() - t0)

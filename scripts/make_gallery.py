@@ -21,11 +21,10 @@ from zipai.vision.detector import Detector
 from zipai.vision.evaluate import (
     SceneMatch,
     _polygon,
-    annotations_by_image,
     category_name,
+    labelled_scenes,
     layout_base,
     match_scene,
-    read_labels,
     same_score,
 )
 from zipai.vision.scan import DEFAULT_BASE, Scan, _font, overlay, scan_decoded
@@ -91,20 +90,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
     args = p.parse_args(argv)
     try:
-        coco = read_labels(args.data)
+        scenes = labelled_scenes([args.data])[args.start:args.start + args.count]
     except ValueError as exc:
         print(f"make_gallery: {exc}", file=sys.stderr)
         return 2
     det = Detector(args.model)
-    by_img = annotations_by_image(coco)
     args.out.mkdir(parents=True, exist_ok=True)
-    for im in coco["images"][args.start:args.start + args.count]:
+    for _, im, anns in scenes:
         decoded = load(args.data / im["file_name"])
         truth = im.get("layout")
         base = {**DEFAULT_BASE, **layout_base(truth)} if truth else None
         sc = scan_decoded(decoded, det, base)
         scored = same_score(sc.assembled.layout, sc.assembled.complete, truth) if truth else None
-        anns = by_img.get(int(im["id"]), [])
         m = match_scene([(d.card, d.box) for d in sc.detections], anns)
         pic = picture(decoded.image, sc, anns, scored, m)
         pic.thumbnail((WIDTH, WIDTH))
