@@ -220,6 +220,19 @@ def test_a_far_end_may_lie_off_the_down_direction_by_up_to_max_sin() -> None:
     assert drop_far_ends([top, far], max_sin=0.3) == [top]
 
 
+def test_after_the_selector_the_surer_end_stays_and_a_sure_find_is_never_dropped() -> None:
+    """Among the selector's finds (``SelectedFarEnds``) the pair test may keep the end the
+    selector is surer of, and spares a find it is at least ``protect`` sure of."""
+    top = _det("d6", 100, 100)
+    far = _det("d6", 100, 100 + 3.2 * G, down=(0.0, -1.0))
+    top.selected, far.selected = 0.6, 0.97
+    assert drop_far_ends([top, far]) == [top]  # the rules keep the upright end
+    assert drop_far_ends([top, far], prefer="selected") == [far]
+    assert drop_far_ends([top, far], protect=0.95) == [top, far]  # the far end is too sure to drop
+    assert drop_far_ends([top, far], prefer="selected", protect=0.5) == [top, far]  # 0.6 is sure enough
+    assert drop_far_ends([top, far], prefer="selected", protect=0.7) == [far]
+
+
 def test_a_column_of_one_card_keeps_every_copy() -> None:
     col = [_det("x9", 100, 100 + 1.6 * G * k) for k in range(4)]  # 提: four x9, 1.6 glyphs apart
     assert len(drop_far_ends(col)) == 4

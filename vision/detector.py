@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -203,6 +204,21 @@ class FarEnds:
 
 FAR_ENDS = FarEnds()  # drop_far_ends' defaults, and a manifest's where it names none
 BODY_SUMMARIES = ("mean", "median")  # how body_between may sum up a line across the path
+PREFER = ("upright", "selected")  # which of a card's two ends drop_far_ends keeps
+
+
+@dataclass(frozen=True, slots=True)
+class SelectedFarEnds:
+    """Far ends looked for again among the finds the selector kept (``Detector.select``), by
+    ``drop_far_ends`` with the manifest's ``far_ends`` limits. The selector weighs each find on
+    its own evidence and keeps both ends of a card lying in view when both look like glyphs (a
+    far end was the commonest extra find it kept: 84 of 261 on the 800 validation scenes); the
+    pair test sees the two together. A find the selector gives at least ``protect`` stays, and
+    ``prefer`` says which end is kept (the more upright one, or the one the selector is surer
+    of). ``scripts/tune_selected_far_ends.py`` chooses both."""
+
+    protect: float
+    prefer: str = "upright"
 
 
 @dataclass(slots=True)
@@ -255,6 +271,17 @@ class Detector:
         if self.far_ends.across not in BODY_SUMMARIES:
             raise ModelError(f"{self.manifest.path}: postprocess.far_ends.across must be mean or median, "
                              f"not {self.far_ends.across!r}", code="bad_model")
+        # far ends looked for again after the selector (off unless the manifest names it)
+        after = post.get("selected_far_ends")
+        try:
+            self.selected_far_ends: SelectedFarEnds | None = SelectedFarEnds(
+                float(after["protect"]), str(after.get("prefer", "upright"))) if after else None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"{self.manifest.path}: postprocess.selected_far_ends needs a number protect "
+                             f"({exc!r})", code="bad_model") from None
+        if self.selected_far_ends and self.selected_far_ends.prefer not in PREFER:
+            raise ModelError(f"{self.manifest.path}: postprocess.selected_far_ends.prefer must be upright or "
+                             f"selected, not {self.selected_far_ends.prefer!r}", code="bad_model")
         # a second finder peak on one long card back (off unless the manifest names the limits)
         doubles = post.get("back_doubles")
         self.back_doubles: BackDoubles | None = \
@@ -537,8 +564,9 @@ class Detector:
     def select(self, raw: Raw, spare: list[Detection] | None = None,
                threshold: float | None = None) -> list[Detection]:
         """Detections chosen by the manifest's selector: every find whose evidence gives it at
-        least the selector's probability of being a card. Finds turned away with a peak of at
-        least ``finder.spare_threshold`` go to ``spare`` (when given), as with the rules."""
+        least the selector's probability of being a card, less the far ends found among them
+        (``selected_far_ends``). Finds turned away with a peak of at least
+        ``finder.spare_threshold`` go to ``spare`` (when given), as with the rules."""
         sel = self.selector
         if sel is None:
             raise ModelError(f"{self.manifest.path}: the manifest has no postprocess.selector",
@@ -567,6 +595,10 @@ class Detector:
                 out.append(d)
             elif spare is not None and s >= self.spare_floor:
                 weak.append(d)
+        after = self.selected_far_ends
+        if after is not None:
+            out = drop_far_ends(out, image=raw.arr, scale=k, **asdict(self.far_ends), prefer=after.prefer,
+                                protect=after.protect)
         if spare is not None:
             spare += spares(weak, out, self.threshold, self.max_spare)
         self.timing.postprocess += time.perf_counter() - t0
@@ -647,7 +679,8 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
                   max_sin: float = FAR_ENDS.max_sin, symmetric: bool = True,
                   image: np.ndarray | None = None, scale: float = 1.0,
                   max_edge: float = FAR_ENDS.max_edge, min_dark: float = FAR_ENDS.min_dark,
-                  own_axis: bool = FAR_ENDS.own_axis, across: str = FAR_ENDS.across) -> list[Detection]:
+                  own_axis: bool = FAR_ENDS.own_axis, across: str = FAR_ENDS.across,
+                  prefer: str = "upright", protect: float = math.inf) -> list[Detection]:
     """A card lying fully in view shows its rank at both ends, the far one turned round; keep one.
 
     Two detections are the two ends of one card when they read the same, lie 2–5.5 glyph sizes
@@ -661,7 +694,10 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
 
     一二三 give no down of their own but still give their card's axis (they read the same turned
     half round, not a quarter, unlike 十); with ``own_axis`` the pair may follow that axis as
-    well as the photo's, so that a loose card lying across the layout loses its far end too."""
+    well as the photo's, so that a loose card lying across the layout loses its far end too.
+
+    After the selector (``prefer`` "selected") the one it is surer of stays, and a find it is
+    at least ``protect`` sure of is never dropped."""
     faces = [i for i, d in enumerate(dets) if d.card != "back"]
     centres = np.asarray([d.center for d in dets], np.float64).reshape(-1, 2)
     axis = _card_axis([dets[i] for i in faces if dets[i].card not in SYMMETRIC])
@@ -701,7 +737,12 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
                 edge, dark = body_between(image, (a[0], a[1]), (b[0], b[1]), s / scale, across)
                 if edge > max_edge or dark < min_dark:
                     continue
-            drop.add(i if di.down[1] < dj.down[1] else j)
+            if prefer == "selected":
+                k = i if (di.selected or 0.0) < (dj.selected or 0.0) else j
+            else:
+                k = i if di.down[1] < dj.down[1] else j
+            if (dets[k].selected or 0.0) < protect:
+                drop.add(k)
     return [d for k, d in enumerate(dets) if k not in drop]
 
 

@@ -1,0 +1,94 @@
+"""Choose whether and how far ends are looked for again among the finds the selector kept
+(``postprocess.selected_far_ends`` in the manifest; ``zipai.vision.detector.SelectedFarEnds``),
+on validation scenes only.
+
+The selector weighs each find on its own evidence, and a card lying fully in view shows its rank
+at both ends: both can look like glyphs, so it keeps both (the far end was the commonest extra
+detection it kept, 84 of 261 on the 800 validation scenes, `eval_detector.py --why-extra`). The
+rules' pair test (``drop_far_ends``, with the manifest's ``far_ends`` limits) sees the two ends
+together. Each setting says which find the selector must be at least this sure of to stay
+(``protect``) and which end stays (``prefer``: the more upright one, or the one the selector is
+surer of); "off" keeps every find the selector keeps. The settings are tried by the rule of
+``tune_detector.py`` (the most scenes read exactly, then the most layouts complete enough to
+score, then per-card accuracy, then the most scored as the scene), ties going to "off", then to
+the settings that keep more. Each photo's network outputs are computed once per look and
+replayed for every setting with the layout step; the manifest's other settings stay.
+
+    python scripts/tune_selected_far_ends.py data/detector/val_tune400 data/detector/val_unseen \\
+        data/detector/val_style2 [--write-manifest]
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from dataclasses import asdict
+
+from zipai.vision.detector import PREFER, Detector, Raw, SelectedFarEnds, default_manifest
+from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
+from zipai.vision.scan import scan_detections
+
+PROTECT = (0.8, 0.9, 0.95, math.inf)  # inf: the selector's confidence protects no find
+SETTINGS: tuple[SelectedFarEnds | None, ...] = (
+    None, *itertools.starmap(SelectedFarEnds, itertools.product(PROTECT, PREFER)))
+
+
+def name(s: SelectedFarEnds | None) -> str:
+    if s is None:
+        return "off"
+    return f"protect {'none' if math.isinf(s.protect) else f'{s.protect:g}'}, keep the {s.prefer}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = tuning_parser(__doc__).parse_args(argv)
+    det = Detector(args.model)
+    if det.selector is None:
+        print("tune_selected_far_ends: the manifest has no selector "
+              "(python -m zipai.models.selector … --out)", file=sys.stderr)
+        return 2
+    current = det.selected_far_ends
+    tallies = [Tally() for _ in SETTINGS]
+    scenes = labelled_scenes(args.data, args.limit)
+    for decoded, anns, truth, base in replay_scenes(scenes):
+        looks: dict[object, Raw] = {None: det.raw(decoded)}
+        for k, setting in enumerate(SETTINGS):
+            det.selected_far_ends = setting
+            spare: list = []
+            dets = det.build(looks[None], spare=spare)
+            look = det.closer_look(dets, decoded)
+            if look is not None:
+                if look not in looks:
+                    looks[look] = det.raw(decoded, long_side=look[0], window=look[1])
+                spare = []
+                dets = det.build(looks[look], spare=spare)
+            sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
+            tallies[k].add(sc, anns, truth)
+
+    def rank(k: int) -> tuple:  # the rule, then off, then the settings that keep more
+        s = SETTINGS[k]
+        return (*tallies[k].rule(), s is None, s.protect if s else 0.0, -k)
+
+    order = sorted(range(len(SETTINGS)), key=rank, reverse=True)
+    names = ", ".join(str(d) for d in args.data)
+    print(f"{len(scenes)} scenes of {names}; best first (manifest: {name(current)}):")
+    print("  setting                          exact   complete  per-card  scored  extras")
+    for k in order:
+        exact, complete, card, scored = tallies[k].rule()
+        print(f"  {name(SETTINGS[k]):<31}  {exact:.4f}  {complete:.4f}    {card:.4f}    {scored:.4f}  "
+              f"{tallies[k].totals.extra:>5}")
+    best = SETTINGS[order[0]]
+    print(f"chosen: {name(best)}")
+    if args.write_manifest:
+        from zipai.models.manifest import update_manifest
+
+        value = None if best is None else {**asdict(best), "tuned_on": names}
+        if value is not None and math.isinf(best.protect):
+            value["protect"] = 2.0  # JSON has no infinity; the selector never gives more than 1
+        update_manifest(args.model or default_manifest(), "postprocess", {"selected_far_ends": value})
+        print(f"manifest: selected_far_ends {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""The tuner of far ends looked for again after the selector replays each setting and writes the
+winner; a manifest naming a bad setting is refused at load."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import load_script
+
+from zipai.vision.detector import Detector, SelectedFarEnds
+from zipai.vision.errors import ModelError
+
+mod = load_script("tune_selected_far_ends")
+
+
+def test_the_chosen_setting_is_written_to_the_manifest(tuning_setup: tuple[Path, Path],
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    data, manifest = tuning_setup
+    assert mod.main([str(data), "--model", str(manifest), "--write-manifest"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if re.match(r"  (off|protect) ", line)]
+    assert "2 scenes of" in out and len(rows) == len(mod.SETTINGS) == 9
+    chosen = re.search(r"^chosen: (.+)$", out, re.M)
+    assert chosen and rows[0].startswith(f"  {chosen.group(1)} ")
+    det = Detector(manifest, threads=1)
+    assert det.selected_far_ends in mod.SETTINGS or (
+        det.selected_far_ends is not None and det.selected_far_ends.protect == 2.0
+        and SelectedFarEnds(float("inf"), det.selected_far_ends.prefer) in mod.SETTINGS)
+    written = json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selected_far_ends"]
+    assert written is None or written["tuned_on"] == str(data)
+
+
+def test_a_manifest_without_a_selector_is_refused(tuning_setup: tuple[Path, Path],
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    data, manifest = tuning_setup
+    man = json.loads(manifest.read_text(encoding="utf-8"))
+    del man["postprocess"]["selector"]
+    manifest.write_text(json.dumps(man), encoding="utf-8")
+    assert mod.main([str(data), "--model", str(manifest)]) == 2
+    assert "has no selector" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ({"prefer": "upright"}, r"selected_far_ends needs a number protect"),
+    ({"protect": 0.9, "prefer": "lower"},
+     r"selected_far_ends\.prefer must be upright or selected, not 'lower'"),
+])
+def test_a_bad_setting_is_refused_at_load(tuning_setup: tuple[Path, Path], value: dict, message: str) -> None:
+    _, manifest = tuning_setup
+    man = json.loads(manifest.read_text(encoding="utf-8"))
+    man["postprocess"]["selected_far_ends"] = value
+    manifest.write_text(json.dumps(man), encoding="utf-8")
+    with pytest.raises(ModelError, match=message):
+        Detector(manifest, threads=1)
