@@ -7,12 +7,15 @@ at both ends: both can look like glyphs, so it keeps both (the far end was the c
 detection it kept, 84 of 261 on the 800 validation scenes, `eval_detector.py --why-extra`). The
 rules' pair test (``drop_far_ends``, with the manifest's ``far_ends`` limits) sees the two ends
 together. Each setting says which find the selector must be at least this sure of to stay
-(``protect``) and which end stays (``prefer``: the more upright one, or the one the selector is
-surer of); "off" keeps every find the selector keeps. The settings are tried by the rule of
-``tune_detector.py`` (the most scenes read exactly, then the most layouts complete enough to
-score, then per-card accuracy, then the most scored as the scene), ties going to "off", then to
-the settings that keep more. Each photo's network outputs are computed once per look and
-replayed for every setting with the layout step; the manifest's other settings stay.
+(``protect``), which end stays (``prefer``: the more upright one, or the one the selector is
+surer of) and how plain the card body between the two must look (the rules' largest edge and
+least dark, or stricter ones: two cards of one rank laid head to toe must not be taken for one);
+"off" keeps every find the selector keeps. The step is there to drop extra finds, so a setting
+that reads fewer cards than "off" is set aside (marked "fewer cards"); the others are tried by
+the rule of ``tune_detector.py`` (the most scenes read exactly, then the most layouts complete
+enough to score, then per-card accuracy, then the most scored as the scene), ties going to
+"off", then to the settings that keep more. Each photo's network outputs are computed once per
+look and replayed for every setting with the layout step; the manifest's other settings stay.
 
     python scripts/tune_selected_far_ends.py data/detector/val_tune400 data/detector/val_unseen \\
         data/detector/val_style2 [--write-manifest]
@@ -29,15 +32,18 @@ from zipai.vision.detector import PREFER, Detector, Raw, SelectedFarEnds, defaul
 from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import scan_detections
 
-PROTECT = (0.8, 0.9, 0.95, math.inf)  # inf: the selector's confidence protects no find
+PROTECT = (0.9, 0.95, math.inf)  # inf: the selector's confidence protects no find
+BODY = ((None, None), (0.4, None), (None, 0.85), (0.4, 0.85))  # (max_edge, min_dark); None: the rules'
 SETTINGS: tuple[SelectedFarEnds | None, ...] = (
-    None, *itertools.starmap(SelectedFarEnds, itertools.product(PROTECT, PREFER)))
+    None, *(SelectedFarEnds(p, end, *body) for p, end, body in itertools.product(PROTECT, PREFER, BODY)))
 
 
 def name(s: SelectedFarEnds | None) -> str:
     if s is None:
         return "off"
-    return f"protect {'none' if math.isinf(s.protect) else f'{s.protect:g}'}, keep the {s.prefer}"
+    edge, dark = ("-" if v is None else f"{v:g}" for v in (s.max_edge, s.min_dark))
+    body = "rules'" if s.max_edge is None and s.min_dark is None else f"{edge}/{dark}"
+    return f"{'none' if math.isinf(s.protect) else f'{s.protect:g}'}, {s.prefer}, body {body}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,18 +71,23 @@ def main(argv: list[str] | None = None) -> int:
             sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
             tallies[k].add(sc, anns, truth)
 
-    def rank(k: int) -> tuple:  # the rule, then off, then the settings that keep more
+    off_read = tallies[0].totals.read
+
+    def rank(k: int) -> tuple:  # no cards lost, the rule, then off, then the settings that keep more
         s = SETTINGS[k]
-        return (*tallies[k].rule(), s is None, s.protect if s else 0.0, -k)
+        strict = (0.0, 0.0, 0.0) if s is None else (s.protect, -(s.max_edge or 1.0), s.min_dark or 0.0)
+        return (tallies[k].totals.read >= off_read, *tallies[k].rule(), s is None, *strict, -k)
 
     order = sorted(range(len(SETTINGS)), key=rank, reverse=True)
     names = ", ".join(str(d) for d in args.data)
-    print(f"{len(scenes)} scenes of {names}; best first (manifest: {name(current)}):")
-    print("  setting                          exact   complete  per-card  scored  extras")
+    print(f"{len(scenes)} scenes of {names}; best first (manifest: {name(current)}); protect, end kept, "
+          "body limits (largest edge / least dark):")
+    print("  setting                           exact   complete  per-card  scored  extras  cards read")
     for k in order:
         exact, complete, card, scored = tallies[k].rule()
-        print(f"  {name(SETTINGS[k]):<31}  {exact:.4f}  {complete:.4f}    {card:.4f}    {scored:.4f}  "
-              f"{tallies[k].totals.extra:>5}")
+        read = tallies[k].totals.read
+        print(f"  {name(SETTINGS[k]):<32}  {exact:.4f}  {complete:.4f}    {card:.4f}    {scored:.4f}  "
+              f"{tallies[k].totals.extra:>5}  {read}{'  fewer cards' if read < off_read else ''}")
     best = SETTINGS[order[0]]
     print(f"chosen: {name(best)}")
     if args.write_manifest:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import load_script
 
-from zipai.vision.detector import Detector, SelectedFarEnds
+from zipai.vision.detector import FAR_ENDS, Detector, SelectedFarEnds
 from zipai.vision.errors import ModelError
 
 mod = load_script("tune_selected_far_ends")
@@ -21,14 +22,15 @@ def test_the_chosen_setting_is_written_to_the_manifest(tuning_setup: tuple[Path,
     data, manifest = tuning_setup
     assert mod.main([str(data), "--model", str(manifest), "--write-manifest"]) == 0
     out = capsys.readouterr().out
-    rows = [line for line in out.splitlines() if re.match(r"  (off|protect) ", line)]
-    assert "2 scenes of" in out and len(rows) == len(mod.SETTINGS) == 9
+    rows = [line for line in out.splitlines()
+            if re.match(r"  (off|(0\.\d+|none), (upright|selected), body \S+)\s", line)]
+    assert "2 scenes of" in out and len(rows) == len(mod.SETTINGS) == 25
     chosen = re.search(r"^chosen: (.+)$", out, re.M)
     assert chosen and rows[0].startswith(f"  {chosen.group(1)} ")
     det = Detector(manifest, threads=1)
-    assert det.selected_far_ends in mod.SETTINGS or (
-        det.selected_far_ends is not None and det.selected_far_ends.protect == 2.0
-        and SelectedFarEnds(float("inf"), det.selected_far_ends.prefer) in mod.SETTINGS)
+    after = det.selected_far_ends
+    assert after in mod.SETTINGS or (after is not None and after.protect == 2.0 and replace(
+        after, protect=float("inf")) in mod.SETTINGS)
     written = json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selected_far_ends"]
     assert written is None or written["tuned_on"] == str(data)
 
@@ -45,6 +47,7 @@ def test_a_manifest_without_a_selector_is_refused(tuning_setup: tuple[Path, Path
 
 @pytest.mark.parametrize(("value", "message"), [
     ({"prefer": "upright"}, r"selected_far_ends needs a number protect"),
+    ({"protect": 0.9, "max_edge": "plain"}, r"max_edge and min_dark numbers or null"),
     ({"protect": 0.9, "prefer": "lower"},
      r"selected_far_ends\.prefer must be upright or selected, not 'lower'"),
 ])
@@ -55,3 +58,10 @@ def test_a_bad_setting_is_refused_at_load(tuning_setup: tuple[Path, Path], value
     manifest.write_text(json.dumps(man), encoding="utf-8")
     with pytest.raises(ModelError, match=message):
         Detector(manifest, threads=1)
+
+
+def test_the_steps_own_body_limits_replace_the_rules_and_none_keeps_them() -> None:
+    assert SelectedFarEnds(0.9).limits(FAR_ENDS) == FAR_ENDS
+    own = SelectedFarEnds(0.9, "upright", 0.4, 0.85).limits(FAR_ENDS)
+    assert (own.max_edge, own.min_dark) == (0.4, 0.85) and own.max_sin == FAR_ENDS.max_sin
+    assert SelectedFarEnds(0.9, "upright", None, 0.85).limits(FAR_ENDS).max_edge == FAR_ENDS.max_edge

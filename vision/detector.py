@@ -6,7 +6,7 @@ import hashlib
 import json
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -215,10 +215,19 @@ class SelectedFarEnds:
     far end was the commonest extra find it kept: 84 of 261 on the 800 validation scenes); the
     pair test sees the two together. A find the selector gives at least ``protect`` stays, and
     ``prefer`` says which end is kept (the more upright one, or the one the selector is surer
-    of). ``scripts/tune_selected_far_ends.py`` chooses both."""
+    of). The card body between the two may have limits of its own (``max_edge``, ``min_dark``;
+    None: the rules'): the selector's finds include more cards of one rank laid head to toe.
+    ``scripts/tune_selected_far_ends.py`` chooses them all."""
 
     protect: float
     prefer: str = "upright"
+    max_edge: float | None = None
+    min_dark: float | None = None
+
+    def limits(self, rules: FarEnds) -> FarEnds:
+        """The rules' far-end limits with this step's own body limits in place."""
+        return replace(rules, max_edge=rules.max_edge if self.max_edge is None else self.max_edge,
+                       min_dark=rules.min_dark if self.min_dark is None else self.min_dark)
 
 
 @dataclass(slots=True)
@@ -273,12 +282,16 @@ class Detector:
                              f"not {self.far_ends.across!r}", code="bad_model")
         # far ends looked for again after the selector (off unless the manifest names it)
         after = post.get("selected_far_ends")
-        try:
-            self.selected_far_ends: SelectedFarEnds | None = SelectedFarEnds(
-                float(after["protect"]), str(after.get("prefer", "upright"))) if after else None
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelError(f"{self.manifest.path}: postprocess.selected_far_ends needs a number protect "
-                             f"({exc!r})", code="bad_model") from None
+        self.selected_far_ends: SelectedFarEnds | None = None
+        if after:
+            try:
+                body = [None if after.get(k) is None else float(after[k]) for k in ("max_edge", "min_dark")]
+                prefer = str(after.get("prefer", "upright"))
+                self.selected_far_ends = SelectedFarEnds(float(after["protect"]), prefer, *body)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ModelError(f"{self.manifest.path}: postprocess.selected_far_ends needs a number "
+                                 f"protect, and max_edge and min_dark numbers or null ({exc!r})",
+                                 code="bad_model") from None
         if self.selected_far_ends and self.selected_far_ends.prefer not in PREFER:
             raise ModelError(f"{self.manifest.path}: postprocess.selected_far_ends.prefer must be upright or "
                              f"selected, not {self.selected_far_ends.prefer!r}", code="bad_model")
@@ -597,8 +610,8 @@ class Detector:
                 weak.append(d)
         after = self.selected_far_ends
         if after is not None:
-            out = drop_far_ends(out, image=raw.arr, scale=k, **asdict(self.far_ends), prefer=after.prefer,
-                                protect=after.protect)
+            out = drop_far_ends(out, image=raw.arr, scale=k, **asdict(after.limits(self.far_ends)),
+                                prefer=after.prefer, protect=after.protect)
         if spare is not None:
             spare += spares(weak, out, self.threshold, self.max_spare)
         self.timing.postprocess += time.perf_counter() - t0
