@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def rank(k: int) -> tuple:  # no cards lost, the rule, then off, then the settings that keep more
         s = SETTINGS[k]
-        strict = (0.0, 0.0, 0.0) if s is None else (s.protect, -(s.max_edge or 1.0), s.min_dark or 0.0)
+        # a lower protect, a smaller largest edge and a higher least dark each drop fewer finds
+        strict = (0.0, 0.0, 0.0) if s is None else (-s.protect, -(s.max_edge or 1.0), s.min_dark or 0.0)
         return (tallies[k].totals.read >= off_read, *tallies[k].rule(), s is None, *strict, -k)
 
     order = sorted(range(len(SETTINGS)), key=rank, reverse=True)
