@@ -57,17 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     tallies = [Tally() for _ in SETTINGS]
     scenes = labelled_scenes(args.data, args.limit)
     for decoded, anns, truth, base in replay_scenes(scenes):
-        looks: dict[object, Raw] = {None: det.raw(decoded)}
+        looks: dict[object, Raw] = {}
         for k, setting in enumerate(SETTINGS):
             det.selected_far_ends = setting
             spare: list = []
-            dets = det.build(looks[None], spare=spare)
-            look = det.closer_look(dets, decoded)
-            if look is not None:
-                if look not in looks:
-                    looks[look] = det.raw(decoded, long_side=look[0], window=look[1])
-                spare = []
-                dets = det.build(looks[look], spare=spare)
+            dets = det.replay(decoded, looks, spare)
             sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
             tallies[k].add(sc, anns, truth)
 

@@ -31,16 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     tallies = {t: Tally() for t in THRESHOLDS}
     scenes = labelled_scenes(args.data, args.limit)
     for decoded, anns, truth, base in replay_scenes(scenes):
-        looks: dict[object, Raw] = {None: det.raw(decoded)}
+        looks: dict[object, Raw] = {}
         for t in THRESHOLDS:
             spare: list = []
-            dets = det.build(looks[None], spare=spare, select=t)
-            look = det.closer_look(dets, decoded)
-            if look is not None:
-                if look not in looks:
-                    looks[look] = det.raw(decoded, long_side=look[0], window=look[1])
-                spare = []
-                dets = det.build(looks[look], spare=spare, select=t)
+            dets = det.replay(decoded, looks, spare, select=t)
             sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
             tallies[t].add(sc, anns, truth)
     order = sorted(THRESHOLDS, key=lambda t: (*tallies[t].rule(), t), reverse=True)

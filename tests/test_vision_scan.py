@@ -328,3 +328,41 @@ def test_a_photo_from_far_away_is_looked_at_again_larger(detector: Detector) -> 
     faces = [d for d in dets if d.card != "back"]
     assert len(faces) > len([d for d in first if d.card != "back"])
     assert all(900 <= d.center[0] <= 2300 and 700 <= d.center[1] <= 1750 for d in faces)
+
+
+def test_replay_gives_what_detect_gives_with_one_network_pass_a_look(detector: Detector) -> None:
+    """The tuners try many settings on one photo: ``replay`` keeps each look's network outputs
+    and must give ``detect``'s detections and spares, the second look included."""
+    from zipai.vision.decode import Decoded
+    from zipai.vision.detector import SecondLook
+
+    hand = Image.open(SAMPLE).convert("RGB").resize((1400, 1050))
+    wide = Image.new("RGB", (3200, 2400), (52, 96, 60))
+    wide.paste(hand, (900, 700))
+    photo = Decoded(wide, 3200, 2400)
+    saved = detector.second_look
+    calls = 0
+    run = detector.finder.run
+
+    def count(feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+        nonlocal calls
+        calls += 1
+        return run(feed)
+
+    try:
+        detector.second_look = SecondLook(14.0, 18.0, 960)
+        dets = detector.detect(photo)
+        spare = list(detector.spare)
+        detector.finder.run = count  # type: ignore[method-assign]
+        looks: dict[object, object] = {}
+        got: list[Detection] = []
+        first = detector.replay(photo, looks, got)
+        again = detector.replay(photo, looks)
+    finally:
+        detector.finder.run = run  # type: ignore[method-assign]
+        detector.second_look = saved
+    assert detector.look is not None and set(looks) == {None, detector.look}  # both looks kept
+    assert calls == 2  # one pass a look, the second replay none
+    key = [(d.card, d.box) for d in dets]
+    assert [(d.card, d.box) for d in first] == key == [(d.card, d.box) for d in again]
+    assert [(d.card, d.box) for d in got] == [(d.card, d.box) for d in spare]

@@ -401,6 +401,25 @@ class Detector:
             dets = self.build(self.raw(decoded, long_side=look[0], window=look[1]), spare=self.spare)
         return dets
 
+    def replay(self, decoded: Decoded, looks: dict[object, Raw], spare: list[Detection] | None = None,
+               **settings: Any) -> list[Detection]:
+        """``detect`` for the tuners: each look's network outputs are kept in ``looks`` (key None:
+        the first look) and replayed, so that trying many ``build`` settings on one photo costs one
+        network pass a look. Weak finds go to ``spare`` (when given), from the look used."""
+        if None not in looks:
+            looks[None] = self.raw(decoded)
+        weak: list[Detection] = []
+        dets = self.build(looks[None], spare=weak, **settings)
+        look = self.closer_look(dets, decoded)
+        if look is not None:
+            if look not in looks:
+                looks[look] = self.raw(decoded, long_side=look[0], window=look[1])
+            weak = []
+            dets = self.build(looks[look], spare=weak, **settings)
+        if spare is not None:
+            spare += weak
+        return dets
+
     def closer_look(self, dets: list[Detection], decoded: Decoded,
                     look: SecondLook | None = None) -> tuple[int, Window] | None:
         """The finder input size and the part of the photo for a second look, or None.
