@@ -394,18 +394,17 @@ class Detector:
         come out smaller than the finder learnt is looked at again, closer (``closer_look``)."""
         self.timing = Timing()
         self.spare = []
-        dets = self.build(self.raw(decoded), spare=self.spare)
-        self.look = look = self.closer_look(dets, decoded)
-        if look:
-            self.spare = []
-            dets = self.build(self.raw(decoded, long_side=look[0], window=look[1]), spare=self.spare)
+        looks: dict[object, Raw] = {}
+        dets = self.replay(decoded, looks, self.spare)
+        self.look = next((k for k in looks if k is not None), None)  # the closer look, if taken
         return dets
 
     def replay(self, decoded: Decoded, looks: dict[object, Raw], spare: list[Detection] | None = None,
                **settings: Any) -> list[Detection]:
-        """``detect`` for the tuners: each look's network outputs are kept in ``looks`` (key None:
-        the first look) and replayed, so that trying many ``build`` settings on one photo costs one
-        network pass a look. Weak finds go to ``spare`` (when given), from the look used."""
+        """Detections from the first look and, when ``closer_look`` asks, a second, closer one.
+        Each look's network outputs are kept in ``looks`` (key None: the first look) and replayed,
+        so that a tuner trying many ``build`` settings on one photo costs one network pass a look.
+        Weak finds go to ``spare`` (when given), from the look used."""
         if None not in looks:
             looks[None] = self.raw(decoded)
         weak: list[Detection] = []
