@@ -147,3 +147,82 @@ def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, An
     tmp.replace(rpath)
     write_manifest(manifest, data)
     return manifest
+
+
+def onnx_layers(path: Path) -> list[tuple[str, np.ndarray, np.ndarray | None]]:
+    """The weighted layers of an exported graph in the order it runs them: (op, weight, bias),
+    int8 weights dequantized (``(q - zero) * scale``, per channel), the values the runtime
+    computes with. Float and QDQ graphs both read."""
+    import onnx
+    from onnx import numpy_helper
+
+    try:
+        graph = onnx.load(str(path)).graph
+    except Exception as e:  # onnx raises its own DecodeError types
+        raise ValueError(f"{path}: not an ONNX model ({e})") from e
+    const = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    layers: list[tuple[str, np.ndarray, np.ndarray | None]] = []
+    for node in graph.node:
+        if node.op_type == "DequantizeLinear" and node.input[0] in const:
+            q = const[node.input[0]].astype(np.float64)
+            scale = const[node.input[1]].astype(np.float64)
+            zero = const[node.input[2]].astype(np.float64) if len(node.input) > 2 else np.zeros(1)
+            axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
+            if scale.size > 1:  # per channel along ``axis``
+                shape = [1] * q.ndim
+                shape[axis] = scale.size
+                scale, zero = scale.reshape(shape), zero.reshape(shape)
+            const[node.output[0]] = ((q - zero) * scale).astype(np.float32)
+        elif node.op_type in ("Conv", "Gemm"):
+            w = const[node.input[1]]
+            b = const.get(node.input[2]) if len(node.input) > 2 else None
+            if node.op_type == "Gemm" and not any(a.name == "transB" and a.i for a in node.attribute):
+                w = w.T
+            layers.append((node.op_type, w, b))
+    return layers
+
+
+def reader_from_onnx(torch: Any, path: Path) -> Any:
+    """The reader an exported ``reader.onnx`` holds, as a PyTorch module to train on from there.
+
+    The shipped networks were trained on a machine twice as fast as later ones, and only their
+    exported files were kept; starting from them costs minutes where the recipe costs its full
+    32. The export folded each BatchNorm into its convolution, so each BatchNorm here passes its
+    input through (mean 0, variance 1 - eps, scale 1) and carries the folded bias as its shift.
+    Keep the BatchNorms in eval mode while training it (``freeze_batchnorm``): batch statistics
+    would undo the fold."""
+    from .nets import Reader
+
+    reader = Reader()
+    convs = [m for m in reader.features.modules() if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in reader.features.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    layers = onnx_layers(path)
+    if [op for op, _, _ in layers] != ["Conv"] * len(convs) + ["Gemm"]:
+        raise ValueError(f"{path}: not a reader graph ({len(layers)} weighted layers, "
+                         f"{len(convs)} convolutions and a linear layer expected)")
+    with torch.no_grad():
+        for (_, w, b), conv, bn in zip(layers, convs, norms, strict=False):
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                raise ValueError(f"{path}: a convolution of shape {tuple(w.shape)} where the reader "
+                                 f"has {tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(np.array(w, np.float32)))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b if b is not None else np.zeros(w.shape[0], np.float32)))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        _, w, b = layers[-1]
+        if tuple(w.shape) != tuple(reader.fc.weight.shape):
+            raise ValueError(f"{path}: a linear layer of shape {tuple(w.shape)} where the reader "
+                             f"has {tuple(reader.fc.weight.shape)}")
+        reader.fc.weight.copy_(torch.from_numpy(np.array(w, np.float32)))
+        reader.fc.bias.copy_(torch.from_numpy(np.array(b, np.float32)))
+    return reader.eval()
+
+
+def freeze_batchnorm(torch: Any, module: Any) -> Any:
+    """Put every BatchNorm of ``module`` in eval mode (after ``module.train()``): their
+    statistics stay; their scale and shift still learn."""
+    for m in module.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.eval()
+    return module

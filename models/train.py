@@ -109,6 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "finder training renders (--train-count and --style2-count at --size, about "
                         "75): on its own scenes a reader read 97.83%% of val crops, against 98.62%% "
                         "for the recipe's reader")
+    p.add_argument("--reader-from", type=Path, default=None,
+                   help="with --reader-only: start from the weights of this exported reader.onnx "
+                        "(int8 weights dequantized, BatchNorms kept as exported) instead of from "
+                        "scratch: a few minutes train it on where the recipe's 32 start over")
+    p.add_argument("--reader-lr", type=float, default=None,
+                   help="the reader's peak learning rate (default 3e-3 from scratch, 5e-4 "
+                        "with --reader-from)")
     p.add_argument("--reader-train", type=int, default=2400,
                    help="with --reader-only --reader-scenes own: scenes in the finder's faces "
                         "(seed + 40, at --reader-extra-size)")
@@ -673,12 +680,20 @@ def finder_data(args: argparse.Namespace, train_sc: list[D.Scene], extra_sc: lis
 
 def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray, ...],
                  args: argparse.Namespace) -> tuple[Any, dict]:
+    from .export import freeze_batchnorm, reader_from_onnx
     from .nets import Reader
 
     torch.manual_seed(args.seed + 1)
-    model = Reader().to(memory_format=torch.channels_last)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
-    st = Stage(torch, "reader", args.runs, model, opt, args.reader_minutes * 60, 3e-3, args.fresh)
+    warm = getattr(args, "reader_from", None)
+    model = (reader_from_onnx(torch, warm) if warm else Reader()).to(memory_format=torch.channels_last)
+    lr = args.reader_lr or (5e-4 if warm else 3e-3)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
+    st = Stage(torch, "reader", args.runs, model, opt, args.reader_minutes * 60, lr, args.fresh)
+
+    def training() -> None:
+        model.train()
+        if warm:
+            freeze_batchnorm(torch, model)
     if st.finished:
         return model, st.load_finished()
     X, Y, DN = bank
@@ -693,7 +708,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     vy = torch.from_numpy(val[1][:4000])
     t0 = time.time()
     run_loss: list[float] = []
-    model.train()
+    training()
     while True:
         try:
             idx = rng.integers(0, len(Y), 192)
@@ -722,7 +737,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
             with torch.no_grad():
                 pred = torch.cat([model(vx[i:i + 1000])[:, :22].argmax(1) for i in range(0, len(vx), 1000)])
             acc = float((pred == vy).float().mean())
-            model.train()
+            training()
             st.history["train"].append([st.elapsed / 60, float(np.mean(run_loss[-100:]))])
             st.history["val"].append([st.elapsed / 60, acc])
             D.progress("reader", int(min(st.elapsed, st.budget)), int(st.budget), t0,
@@ -888,6 +903,9 @@ def run(args: argparse.Namespace) -> int:
             f.unlink()
     if args.reader_only:
         return run_reader_only(torch, args, out_dir)
+    if args.reader_from is not None:
+        raise TrainError("--reader-from goes with --reader-only: the whole recipe trains its reader "
+                         "behind its own new finder")
     t_start = time.time()
     train_sc, val_sc, n_style2 = train_scenes(args)
     extra_sc = finder_extra(args)
@@ -953,6 +971,15 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     if not (out_dir / E.FINDER_FILE).exists() or not manifest.exists():
         raise TrainError(f"--reader-only trains behind a shipped finder, and {out_dir} has no "
                          f"{E.FINDER_FILE} and manifest.json")
+    if args.reader_from is not None:
+        if not args.reader_from.is_file():
+            raise TrainError(f"--reader-from {args.reader_from}: no such file")
+        try:  # checked before the minutes of rendering and mining, not after
+            start = E.reader_from_onnx(torch, args.reader_from)
+        except ValueError as e:
+            raise TrainError(f"--reader-from {e}") from e
+        del start
+        start_sha = E.sha256(args.reader_from)
     t_start = time.time()
     train_sc, val_sc, n_style2 = train_scenes(args)
     more = reader_extra(args)
@@ -966,6 +993,8 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "reader_train_style2_scenes": n_style2, "reader_train_seed": args.seed + 40 if own else args.seed,
             "reader_train_size": args.reader_extra_size if own else args.size,
             "reader_minutes": round(args.reader_minutes, 1),
+            "reader_from_sha256": start_sha if args.reader_from is not None else None,
+            "reader_lr": args.reader_lr or (5e-4 if args.reader_from is not None else 3e-3),
             "reader_crops": len(bank[1]), "mined_scenes": min(args.mine, len(train_sc)),
             "mined_with_finder": E.sha256(out_dir / E.FINDER_FILE), "reader_brush": brush_info(args),
             "reader_recipe_minutes": round((time.time() - t_start) / 60, 1),

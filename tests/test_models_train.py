@@ -486,3 +486,80 @@ def test_a_bfloat16_finder_step_learns_and_keeps_float32_weights(tmp_path: Path)
         T._finder_step(torch, model, opt, fs, rng, 2, losses, st, bf16=True)
     assert np.mean(losses[-5:]) < 0.6 * np.mean(losses[:3])
     assert all(p.dtype == torch.float32 for p in model.parameters())
+
+
+def _crops(n: int = 40, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """uint8 crops with a block of ink on paper, and the same normalised for the networks."""
+    rng = np.random.default_rng(seed)
+    crops = np.repeat(rng.integers(0, 256, (n, 1, 1, 3), dtype=np.uint8), 48, 1).repeat(48, 2)
+    for i, (y, x) in enumerate(rng.integers(0, 32, (n, 2))):
+        crops[i, y:y + 16, x:x + 16] = rng.integers(0, 256, 3)
+    return crops, ((crops.transpose(0, 3, 1, 2) / 255.0 - 0.5) / 0.25).astype(np.float32)
+
+
+def test_a_reader_comes_back_from_its_onnx_file_float_and_int8(tmp_path: Path) -> None:
+    """``reader_from_onnx``: the exported graph, float or int8, loads back into a Reader that
+    computes what the file computes (the BatchNorms were folded into the convolutions)."""
+    from zipai.models.export import reader_from_onnx
+
+    torch.manual_seed(0)
+    crops, c = _crops()
+    img = np.zeros((1, 3, 96, 128), np.float32)
+    reader = _settle(Reader(), torch.from_numpy(c))
+    with torch.no_grad():
+        reader.fc.weight.mul_(10)
+        want = torch.softmax(reader(torch.from_numpy(c))[:, :22], 1).numpy()
+    finder = _settle(Finder(), torch.from_numpy(img))
+    export_all(torch, finder, reader, tmp_path / "f", {}, {})
+    back = reader_from_onnx(torch, tmp_path / "f" / "reader.onnx")
+    with torch.no_grad():
+        got = torch.softmax(back(torch.from_numpy(c))[:, :22], 1).numpy()
+    np.testing.assert_allclose(got, want, atol=1e-4)
+    photo = [img[0].transpose(1, 2, 0)]
+    export_all(torch, finder, reader, tmp_path / "q", {}, {}, calibration=(photo, crops))
+    q = reader_from_onnx(torch, tmp_path / "q" / "reader.onnx")
+    with torch.no_grad():
+        got_q = torch.softmax(q(torch.from_numpy(c))[:, :22], 1).numpy()
+    assert (got_q.argmax(1) == want.argmax(1)).mean() >= 0.9 and not np.allclose(got_q, want, atol=1e-6)
+    with pytest.raises(ValueError, match="not a reader graph"):
+        reader_from_onnx(torch, tmp_path / "f" / "finder.onnx")
+    (tmp_path / "junk.onnx").write_bytes(b"not a model")
+    with pytest.raises(ValueError, match=r"junk\.onnx"):
+        reader_from_onnx(torch, tmp_path / "junk.onnx")
+
+
+def test_a_warm_started_reader_learns_with_its_batchnorm_statistics_kept(tmp_path: Path) -> None:
+    """``--reader-from``: training starts from the file's weights, the folded BatchNorm
+    statistics stay put (batch statistics would undo the fold) and the weights move."""
+    from zipai.models.export import reader_from_onnx
+
+    torch.manual_seed(0)
+    crops, c = _crops(64)
+    reader = _settle(Reader(), torch.from_numpy(c))
+    export_all(torch, Finder().eval(), reader, tmp_path / "m", {}, {})
+    args = T.build_parser().parse_args(["--runs", str(tmp_path / "runs"), "--reader-minutes", "0.02",
+                                        "--reader-from", str(tmp_path / "m" / "reader.onnx")])
+    args.runs.mkdir()
+    y = np.arange(64) % 22
+    d = np.full((64, 2), np.nan, np.float32)
+    model, hist = T.train_reader(torch, (crops, y, d), (crops, y, d), args)
+    start = reader_from_onnx(torch, tmp_path / "m" / "reader.onnx")
+    bn = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    assert all(torch.equal(m.running_mean, torch.zeros_like(m.running_mean)) for m in bn)
+    assert all(torch.allclose(m.running_var, torch.full_like(m.running_var, 1 - m.eps)) for m in bn)
+    assert not torch.equal(model.features[0][0].weight, start.features[0][0].weight)
+    assert hist["val"] and not model.training
+
+
+def test_reader_from_needs_reader_only_and_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert T.main(["--reader-from", str(tmp_path / "r.onnx"), "--out", str(tmp_path / "o"),
+                   "--runs", str(tmp_path / "runs"), "--data", str(tmp_path / "d")]) == 2
+    assert "--reader-from goes with --reader-only" in capsys.readouterr().err
+    out = tmp_path / "model"
+    export_all(torch, Finder().eval(), Reader().eval(), out, {}, {})
+    assert T.main(["--reader-only", "--reader-from", str(tmp_path / "missing.onnx"), "--out", str(out),
+                   "--runs", str(tmp_path / "runs"), "--data", str(tmp_path / "d")]) == 2
+    assert "missing.onnx: no such file" in capsys.readouterr().err
+    assert T.main(["--reader-only", "--reader-from", str(out / "finder.onnx"), "--out", str(out),
+                   "--runs", str(tmp_path / "runs"), "--data", str(tmp_path / "d")]) == 2
+    assert "not a reader graph" in capsys.readouterr().err
