@@ -182,41 +182,54 @@ def onnx_layers(path: Path) -> list[tuple[str, np.ndarray, np.ndarray | None]]:
     return layers
 
 
+def _load_folded(torch: Any, net: Any, path: Path, what: str) -> Any:
+    """Copy the weighted layers of the graph in ``path`` into ``net``, in the order both run
+    them. The export folded each BatchNorm into the convolution before it, so such a BatchNorm
+    here passes its input through (mean 0, variance 1 - eps, scale 1) and carries the folded
+    bias as its shift; a convolution without one takes the bias itself."""
+    mods = list(net.modules())
+    slots = [(m, mods[i + 1] if i + 1 < len(mods) and isinstance(mods[i + 1], torch.nn.BatchNorm2d) else None)
+             for i, m in enumerate(mods) if isinstance(m, torch.nn.Conv2d | torch.nn.Linear)]
+    layers = onnx_layers(path)
+    want = ["Gemm" if isinstance(m, torch.nn.Linear) else "Conv" for m, _ in slots]
+    if [op for op, _, _ in layers] != want:
+        raise ValueError(f"{path}: not a {what} graph ({len(layers)} weighted layers where the {what} "
+                         f"has {len(want)})")
+    with torch.no_grad():
+        for (_, w, b), (layer, bn) in zip(layers, slots, strict=True):
+            if tuple(w.shape) != tuple(layer.weight.shape):
+                raise ValueError(f"{path}: a layer of shape {tuple(w.shape)} where the {what} has "
+                                 f"{tuple(layer.weight.shape)}")
+            layer.weight.copy_(torch.from_numpy(np.array(w, np.float32)))
+            bias = np.array(b if b is not None else np.zeros(w.shape[0]), np.float32)
+            if bn is not None:
+                bn.weight.fill_(1.0)
+                bn.bias.copy_(torch.from_numpy(bias))
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0 - bn.eps)
+            elif layer.bias is not None:
+                layer.bias.copy_(torch.from_numpy(bias))
+    return net.eval()
+
+
 def reader_from_onnx(torch: Any, path: Path) -> Any:
     """The reader an exported ``reader.onnx`` holds, as a PyTorch module to train on from there.
 
     The shipped networks were trained on a machine twice as fast as later ones, and only their
     exported files were kept; starting from them costs minutes where the recipe costs its full
-    32. The export folded each BatchNorm into its convolution, so each BatchNorm here passes its
-    input through (mean 0, variance 1 - eps, scale 1) and carries the folded bias as its shift.
-    Keep the BatchNorms in eval mode while training it (``freeze_batchnorm``): batch statistics
-    would undo the fold."""
+    32. Keep the BatchNorms in eval mode while training it (``freeze_batchnorm``): batch
+    statistics would undo the fold."""
     from .nets import Reader
 
-    reader = Reader()
-    convs = [m for m in reader.features.modules() if isinstance(m, torch.nn.Conv2d)]
-    norms = [m for m in reader.features.modules() if isinstance(m, torch.nn.BatchNorm2d)]
-    layers = onnx_layers(path)
-    if [op for op, _, _ in layers] != ["Conv"] * len(convs) + ["Gemm"]:
-        raise ValueError(f"{path}: not a reader graph ({len(layers)} weighted layers, "
-                         f"{len(convs)} convolutions and a linear layer expected)")
-    with torch.no_grad():
-        for (_, w, b), conv, bn in zip(layers, convs, norms, strict=False):
-            if tuple(w.shape) != tuple(conv.weight.shape):
-                raise ValueError(f"{path}: a convolution of shape {tuple(w.shape)} where the reader "
-                                 f"has {tuple(conv.weight.shape)}")
-            conv.weight.copy_(torch.from_numpy(np.array(w, np.float32)))
-            bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(b if b is not None else np.zeros(w.shape[0], np.float32)))
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0 - bn.eps)
-        _, w, b = layers[-1]
-        if tuple(w.shape) != tuple(reader.fc.weight.shape):
-            raise ValueError(f"{path}: a linear layer of shape {tuple(w.shape)} where the reader "
-                             f"has {tuple(reader.fc.weight.shape)}")
-        reader.fc.weight.copy_(torch.from_numpy(np.array(w, np.float32)))
-        reader.fc.bias.copy_(torch.from_numpy(np.array(b, np.float32)))
-    return reader.eval()
+    return _load_folded(torch, Reader(), path, "reader")
+
+
+def finder_from_onnx(torch: Any, path: Path) -> Any:
+    """The finder an exported ``finder.onnx`` holds (one view or mirror-averaged: the mirror
+    runs the same weights), as a PyTorch module to train on; as ``reader_from_onnx``."""
+    from .nets import Finder
+
+    return _load_folded(torch, Finder(), path, "finder")
 
 
 def freeze_batchnorm(torch: Any, module: Any) -> Any:
@@ -226,3 +239,26 @@ def freeze_batchnorm(torch: Any, module: Any) -> Any:
         if isinstance(m, torch.nn.BatchNorm2d):
             m.eval()
     return module
+
+
+def export_finder(torch: Any, finder: Any, out_dir: Path, training: dict[str, Any], figures: dict[str, Any],
+                  photos: Sequence[np.ndarray] | None = None, long_side: int = 416) -> Path:
+    """Write a new finder.onnx beside the reader already in ``out_dir``, as ``export_reader``
+    does for a reader: the graph keeps the manifest's ``mirror_averaged``, every tuned setting
+    stays, and the file is renamed over the old one before the manifest. ``photos`` (uint8, at
+    the finder's scale): int8."""
+    manifest = out_dir / "manifest.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    fpath = out_dir / FINDER_FILE
+    tmp = out_dir / f"new.{FINDER_FILE}"
+    flip = bool(data["finder"].get("mirror_averaged", False))
+    export_onnx(torch, FinderExport(finder, flip=flip), torch.zeros(1, 3, 320, long_side), tmp, "image",
+                ["heat", "reg"], {"image": {2: "height", 3: "width"}})
+    if photos is not None:
+        quantize(tmp, calibration_inputs(photos, np.zeros((0, 48, 48, 3), np.uint8))[0])
+    data["finder"]["sha256"] = sha256(tmp)
+    data.setdefault("training", {}).update(training)
+    data.setdefault("figures", {}).update(figures)
+    tmp.replace(fpath)
+    write_manifest(manifest, data)
+    return manifest

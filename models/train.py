@@ -113,6 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --reader-only: start from the weights of this exported reader.onnx "
                         "(int8 weights dequantized, BatchNorms kept as exported) instead of from "
                         "scratch: a few minutes train it on where the recipe's 32 start over")
+    p.add_argument("--finder-only", action="store_true",
+                   help="train only the finder, on from --finder-from, behind the reader already in "
+                        "--out on the recipe's finder scenes; every tuned setting stays")
+    p.add_argument("--finder-from", type=Path, default=None,
+                   help="with --finder-only: start from the weights of this exported finder.onnx")
+    p.add_argument("--finder-lr", type=float, default=None,
+                   help="the finder's peak learning rate (default 3e-3 from scratch, 6e-4 with "
+                        "--finder-from)")
     p.add_argument("--reader-lr", type=float, default=None,
                    help="the reader's peak learning rate (default 3e-3 from scratch, 5e-4 "
                         "with --reader-from)")
@@ -439,13 +447,27 @@ def finder_loss(torch: Any, out: Any, heat: Any, weight: Any, reg: Any, mask: An
     return focal + l1, focal, l1
 
 
+def _training(torch: Any, model: Any, warm: bool) -> None:
+    """Training mode; a network started from an exported file keeps its BatchNorms in eval
+    mode, since batch statistics would undo the fold (``export.reader_from_onnx``)."""
+    from .export import freeze_batchnorm
+
+    model.train()
+    if warm:
+        freeze_batchnorm(torch, model)
+
+
 def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.Namespace) -> Any:
+    from .export import finder_from_onnx
     from .nets import Finder
 
     torch.manual_seed(args.seed)
-    model = Finder().to(memory_format=torch.channels_last)  # ~25% faster convolutions on CPU
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    st = Stage(torch, "finder", args.runs, model, opt, args.finder_minutes * 60, 3e-3, args.fresh)
+    warm = getattr(args, "finder_from", None)
+    model = (finder_from_onnx(torch, warm) if warm else Finder()).to(
+        memory_format=torch.channels_last)  # ~25% faster convolutions on CPU
+    lr = getattr(args, "finder_lr", None) or (6e-4 if warm else 3e-3)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    st = Stage(torch, "finder", args.runs, model, opt, args.finder_minutes * 60, lr, args.fresh)
     if st.finished:
         return model, st.load_finished()
     rng = np.random.default_rng(args.seed + st.step)
@@ -455,7 +477,7 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
     n = len(fs.sizes)
     t0 = time.time()
     run_loss: list[float] = []
-    model.train()
+    _training(torch, model, bool(warm))
     while True:
         try:
             go = _finder_step(torch, model, opt, fs, rng, n, run_loss, st, stroke=args.finder_stroke,
@@ -468,7 +490,7 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
             with torch.no_grad():
                 vout = model(_norm(torch, vt[0]))
                 vl = float(finder_loss(torch, vout, *vt[1:])[0])
-            model.train()
+            _training(torch, model, bool(warm))
             st.history["train"].append([st.elapsed / 60, float(np.mean(run_loss[-50:]))])
             st.history["val"].append([st.elapsed / 60, vl])
             D.progress("finder", int(min(st.elapsed, st.budget)), int(st.budget), t0 - 0,
@@ -511,7 +533,7 @@ def tune_finder(torch: Any, model: Any, fs: D.FinderSet, args: argparse.Namespac
     rng = np.random.default_rng(args.seed + 17 + st.step)
     run_loss: list[float] = []
     t0 = time.time()
-    model.train()
+    _training(torch, model, getattr(args, "finder_from", None) is not None)
     while True:
         try:
             go = _finder_step(torch, model, opt, fs, rng, len(fs.sizes), run_loss, st, back_weight=3.0,
@@ -680,7 +702,7 @@ def finder_data(args: argparse.Namespace, train_sc: list[D.Scene], extra_sc: lis
 
 def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray, ...],
                  args: argparse.Namespace) -> tuple[Any, dict]:
-    from .export import freeze_batchnorm, reader_from_onnx
+    from .export import reader_from_onnx
     from .nets import Reader
 
     torch.manual_seed(args.seed + 1)
@@ -691,9 +713,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     st = Stage(torch, "reader", args.runs, model, opt, args.reader_minutes * 60, lr, args.fresh)
 
     def training() -> None:
-        model.train()
-        if warm:
-            freeze_batchnorm(torch, model)
+        _training(torch, model, bool(warm))
     if st.finished:
         return model, st.load_finished()
     X, Y, DN = bank
@@ -780,8 +800,13 @@ def plot_curves(fh: dict, rh: dict, path: Path) -> None:
         a = np.asarray(rh["val"])
         ax2.plot(a[:, 0], a[:, 1], "r--", label="val accuracy")
         ax2.set_ylim(max(0.0, float(a[:, 1].min()) - 0.02), 1.0)
-    ax[1].legend(loc="center left")
-    ax2.legend(loc="center right")
+    if not rh:
+        ax[1].text(0.5, 0.5, "not trained in this run\n(--finder-only: the shipped reader)",
+                   ha="center", va="center", transform=ax[1].transAxes)
+    if rh.get("train"):
+        ax[1].legend(loc="center left")
+    if rh.get("val"):
+        ax2.legend(loc="center right")
     ax[1].set_title("reader (crops)")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
@@ -901,8 +926,15 @@ def run(args: argparse.Namespace) -> int:
             f.unlink()
         for f in args.runs.glob("*.done.pt"):
             f.unlink()
+    if args.reader_only and args.finder_only:
+        raise TrainError("--reader-only and --finder-only: one network at a time")
     if args.reader_only:
         return run_reader_only(torch, args, out_dir)
+    if args.finder_only:
+        return run_finder_only(torch, args, out_dir)
+    if args.finder_from is not None:
+        raise TrainError("--finder-from goes with --finder-only: the whole recipe trains its finder "
+                         "from scratch")
     if args.reader_from is not None:
         raise TrainError("--reader-from goes with --reader-only: the whole recipe trains its reader "
                          "behind its own new finder")
@@ -958,6 +990,57 @@ def calibration_crops(args: argparse.Namespace, val_bank: tuple[np.ndarray, ...]
     return val_bank[0][np.sort(pick)]
 
 
+def _check_start(torch: Any, path: Path | None, flag: str, load: Any) -> str:
+    """The start file of a warm run, loaded once before the minutes of rendering and mining
+    (a wrong file fails now, not after them); its SHA-256 for the manifest."""
+    from . import export as E
+
+    if path is None:
+        raise TrainError(f"{flag} names the exported file to start from")
+    if not path.is_file():
+        raise TrainError(f"{flag} {path}: no such file")
+    try:
+        load(torch, path)
+    except ValueError as e:
+        raise TrainError(f"{flag} {e}") from e
+    return E.sha256(path)
+
+
+def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
+    """``--finder-only``: the finder trained on from ``--finder-from`` on the recipe's finder
+    scenes (the training renders and the finder's own small ones, cached in ``--runs``), written
+    behind the reader already in ``out_dir``. The manifest keeps the reader and every tuned
+    setting; compare and re-tune before trusting them."""
+    from . import export as E
+    from .nets import n_params
+
+    manifest = out_dir / "manifest.json"
+    if not (out_dir / E.READER_FILE).exists() or not manifest.exists():
+        raise TrainError(f"--finder-only trains behind a shipped reader, and {out_dir} has no "
+                         f"{E.READER_FILE} and manifest.json")
+    start_sha = _check_start(torch, args.finder_from, "--finder-from", E.finder_from_onnx)
+    t_start = time.time()
+    train_sc, val_sc, n_style2 = train_scenes(args)
+    extra_sc = finder_extra(args)
+    fs = finder_data(args, train_sc, extra_sc, [])
+    fv = D.build_finder_set(val_sc, LONG_SIDE, args.runs / "finder_val.npz", "finder data (val)")
+    finder, fh = train_finder(torch, fs, fv, args)
+    finder = tune_finder(torch, finder, fs, args)
+    plot_curves(fh, {}, out_dir / "training_curve.png")
+    info = {"finder_only": True, "finder_from_sha256": start_sha,
+            "finder_lr": args.finder_lr or 6e-4, "finder_minutes": round(args.finder_minutes, 1),
+            "finder_tune_minutes": round(args.finder_tune_minutes, 1),
+            "finder_stroke": [FINDER_THICK, FINDER_THIN] if args.finder_stroke else None,
+            "finder_bf16": bool(args.finder_bf16), "finder_train_scenes": len(train_sc),
+            "finder_train_style2_scenes": n_style2, "finder_extra_scenes": len(extra_sc),
+            "finder_recipe_minutes": round((time.time() - t_start) / 60, 1),
+            "finder_params": n_params(finder)}
+    photos = [fv.images[i, :h, :w] for i, (w, h) in enumerate(fv.sizes[:64])] if args.int8 else None
+    E.export_finder(torch, finder, out_dir, {"finder_warm": info}, {}, photos)
+    print(f"finder written to {out_dir}; the reader is unchanged", file=sys.stderr)
+    return 0
+
+
 def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     """``--reader-only``: a new reader behind the finder that ships in ``out_dir``, trained on
     scenes of its own (the finder's are rendered at 1600x1200 and take an hour) or, with
@@ -971,15 +1054,8 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     if not (out_dir / E.FINDER_FILE).exists() or not manifest.exists():
         raise TrainError(f"--reader-only trains behind a shipped finder, and {out_dir} has no "
                          f"{E.FINDER_FILE} and manifest.json")
-    if args.reader_from is not None:
-        if not args.reader_from.is_file():
-            raise TrainError(f"--reader-from {args.reader_from}: no such file")
-        try:  # checked before the minutes of rendering and mining, not after
-            start = E.reader_from_onnx(torch, args.reader_from)
-        except ValueError as e:
-            raise TrainError(f"--reader-from {e}") from e
-        del start
-        start_sha = E.sha256(args.reader_from)
+    start_sha = (_check_start(torch, args.reader_from, "--reader-from", E.reader_from_onnx)
+                 if args.reader_from is not None else None)
     t_start = time.time()
     train_sc, val_sc, n_style2 = train_scenes(args)
     more = reader_extra(args)
@@ -993,7 +1069,7 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "reader_train_style2_scenes": n_style2, "reader_train_seed": args.seed + 40 if own else args.seed,
             "reader_train_size": args.reader_extra_size if own else args.size,
             "reader_minutes": round(args.reader_minutes, 1),
-            "reader_from_sha256": start_sha if args.reader_from is not None else None,
+            "reader_from_sha256": start_sha,
             "reader_lr": args.reader_lr or (5e-4 if args.reader_from is not None else 3e-3),
             "reader_crops": len(bank[1]), "mined_scenes": min(args.mine, len(train_sc)),
             "mined_with_finder": E.sha256(out_dir / E.FINDER_FILE), "reader_brush": brush_info(args),
@@ -1001,6 +1077,8 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "reader_params": n_params(reader), "reader_extra_scenes": len(more),
             "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")}),
             "reader_train_fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
+    if args.reader_from is not None:  # the reader's first training stays on record beside it
+        info = {"reader_warm": info}
     crops = calibration_crops(args, val_bank) if args.int8 else None
     E.export_reader(torch, reader, out_dir, info, {"reader_val_crop_accuracy": round(acc, 4)}, crops)
     print(f"reader written to {out_dir} (val crop accuracy {acc:.4f}); the finder is unchanged",

@@ -3,6 +3,7 @@ and loading through the runtime's manifest check."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from pathlib import Path
@@ -226,6 +227,16 @@ def test_reader_only_trains_a_reader_behind_the_shipped_finder(tmp_path: Path) -
     assert (tmp_path / "data" / "train_reader_own_style2").is_dir()
     Detector(manifest)  # the hashes check out
     assert not list(out.glob("*.new"))
+    # trained on from that reader (--reader-from): the first run stays on record beside it
+    start = tmp_path / "start.onnx"
+    start.write_bytes((out / "reader.onnx").read_bytes())
+    assert T.main([*args, "--fresh", "--reader-from", str(start)]) == 0
+    again = json.loads(manifest.read_text())
+    warm = again["training"]["reader_warm"]
+    assert warm["reader_from_sha256"] == hashlib.sha256(start.read_bytes()).hexdigest()
+    assert warm["reader_lr"] == 5e-4 and again["training"]["reader_brush"] == t["reader_brush"]
+    assert (out / "reader.onnx").read_bytes() != start.read_bytes()
+    Detector(manifest)
 
 
 def test_reader_only_can_learn_from_the_recipe_scenes(tmp_path: Path) -> None:
@@ -563,3 +574,64 @@ def test_reader_from_needs_reader_only_and_a_file(tmp_path: Path, capsys: pytest
     assert T.main(["--reader-only", "--reader-from", str(out / "finder.onnx"), "--out", str(out),
                    "--runs", str(tmp_path / "runs"), "--data", str(tmp_path / "d")]) == 2
     assert "not a reader graph" in capsys.readouterr().err
+
+
+def test_a_finder_comes_back_from_its_mirror_averaged_onnx_file(tmp_path: Path) -> None:
+    """``finder_from_onnx``: the mirror-averaged graph runs one set of weights twice; they load
+    back into a Finder whose export computes what the file computes."""
+    from zipai.models.export import finder_from_onnx
+
+    torch.manual_seed(0)
+    img = torch.from_numpy(np.random.default_rng(1).normal(0, 1, (1, 3, 96, 128)).astype(np.float32))
+    finder = _settle(Finder(), img)
+    export_all(torch, finder, Reader().eval(), tmp_path, {}, {})
+    back = finder_from_onnx(torch, tmp_path / "finder.onnx")
+    with torch.no_grad():
+        want = FinderExport(finder, flip=True)(img)
+        got = FinderExport(back, flip=True)(img)
+    for a, b in zip(want, got, strict=True):
+        np.testing.assert_allclose(b.numpy(), a.numpy(), atol=1e-4)
+    with pytest.raises(ValueError, match="not a finder graph"):
+        finder_from_onnx(torch, tmp_path / "reader.onnx")
+
+
+def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Path) -> None:
+    """``--finder-only``: the reader file and every tuned setting stay, the finder and its hash
+    change, the run records where it started, and the runtime loads the pair."""
+    torch.manual_seed(0)
+    out = tmp_path / "model"
+    manifest = export_all(torch, Finder().eval(), Reader().eval(), out, {"data_seed": 5}, {})
+    data = json.loads(manifest.read_text())
+    data["finder"]["threshold"] = 0.42  # a tuned setting
+    manifest.write_text(json.dumps(data))
+    start = tmp_path / "start.onnx"
+    start.write_bytes((out / "finder.onnx").read_bytes())
+    reader_bytes = (out / "reader.onnx").read_bytes()
+    args = ["--finder-only", "--finder-from", str(start), "--out", str(out), "--data", str(tmp_path / "data"),
+            "--runs", str(tmp_path / "runs"), "--train-count", "2", "--style2-count", "1",
+            "--finder-extra", "2", "--finder-extra-style2", "1", "--finder-extra-size", "160x120",
+            "--val-count", "1", "--size", "320x240", "--finder-minutes", "0.01",
+            "--finder-tune-minutes", "0.01", "--no-int8", "--finder-stroke"]
+    assert T.main(args) == 0
+    new = json.loads(manifest.read_text())
+    assert (out / "reader.onnx").read_bytes() == reader_bytes
+    assert (out / "finder.onnx").read_bytes() != start.read_bytes()
+    assert new["finder"]["threshold"] == 0.42 and new["finder"]["mirror_averaged"] is True
+    t = new["training"]["finder_warm"]
+    assert t["finder_only"] is True and t["finder_extra_scenes"] == 2 and new["training"]["data_seed"] == 5
+    assert t["finder_from_sha256"] == hashlib.sha256(start.read_bytes()).hexdigest()
+    Detector(manifest)  # the hashes check out
+    assert not list(out.glob("new.*"))
+
+
+def test_finder_from_needs_finder_only_and_finder_only_needs_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "model"
+    export_all(torch, Finder().eval(), Reader().eval(), out, {}, {})
+    common = ["--out", str(out), "--runs", str(tmp_path / "runs"), "--data", str(tmp_path / "d")]
+    assert T.main(["--finder-from", str(out / "finder.onnx"), *common]) == 2
+    assert "--finder-from goes with --finder-only" in capsys.readouterr().err
+    assert T.main(["--finder-only", *common]) == 2
+    assert "--finder-from names the exported file" in capsys.readouterr().err
+    assert T.main(["--finder-only", "--reader-only", *common]) == 2
+    assert "one network at a time" in capsys.readouterr().err
