@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -127,26 +127,36 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
     return old
 
 
-def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, Any], figures: dict[str, Any],
-                  calibration: np.ndarray | None = None, crop: int = 48) -> Path:
-    """Write a new reader.onnx behind the finder already in ``out_dir``: its manifest entry
-    gets the new hash, ``training`` and ``figures`` are merged in, and every other setting
-    stays. Each file is written beside the old one and renamed over it, the manifest last: a
-    run stopped in between leaves a reader whose hash the manifest refuses at load, never a
-    half-written file. ``calibration`` (uint8 crops): int8."""
+def _swap_in(out_dir: Path, part: str, name: str, write: Callable[[Path, dict[str, Any]], None],
+             training: dict[str, Any], figures: dict[str, Any]) -> Path:
+    """Write one network anew behind the other one already in ``out_dir`` (``write`` makes
+    the file): its manifest entry gets the new hash, ``training`` and ``figures`` are merged
+    in, and every other setting stays. The file is written beside the old one and renamed over
+    it, the manifest last: a run stopped in between leaves a network whose hash the manifest
+    refuses at load, never a half-written file."""
     manifest = out_dir / "manifest.json"
     data = json.loads(manifest.read_text(encoding="utf-8"))
-    rpath = out_dir / READER_FILE
-    tmp = out_dir / f"new.{READER_FILE}"
-    export_reader_onnx(torch, reader, tmp, crop)
-    if calibration is not None:
-        quantize(tmp, calibration_inputs([], calibration)[1])
-    data["reader"]["sha256"] = sha256(tmp)
+    tmp = out_dir / f"new.{name}"
+    write(tmp, data)
+    data[part]["sha256"] = sha256(tmp)
     data.setdefault("training", {}).update(training)
     data.setdefault("figures", {}).update(figures)
-    tmp.replace(rpath)
+    tmp.replace(out_dir / name)
     write_manifest(manifest, data)
     return manifest
+
+
+def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, Any], figures: dict[str, Any],
+                  calibration: np.ndarray | None = None, crop: int = 48) -> Path:
+    """A new reader.onnx behind the finder already in ``out_dir`` (``_swap_in``).
+    ``calibration`` (uint8 crops): int8."""
+
+    def write(tmp: Path, data: dict[str, Any]) -> None:
+        export_reader_onnx(torch, reader, tmp, crop)
+        if calibration is not None:
+            quantize(tmp, calibration_inputs([], calibration)[1])
+
+    return _swap_in(out_dir, "reader", READER_FILE, write, training, figures)
 
 
 def onnx_layers(path: Path) -> list[tuple[str, np.ndarray, np.ndarray | None]]:
@@ -243,22 +253,14 @@ def freeze_batchnorm(torch: Any, module: Any) -> Any:
 
 def export_finder(torch: Any, finder: Any, out_dir: Path, training: dict[str, Any], figures: dict[str, Any],
                   photos: Sequence[np.ndarray] | None = None, long_side: int = 416) -> Path:
-    """Write a new finder.onnx beside the reader already in ``out_dir``, as ``export_reader``
-    does for a reader: the graph keeps the manifest's ``mirror_averaged``, every tuned setting
-    stays, and the file is renamed over the old one before the manifest. ``photos`` (uint8, at
-    the finder's scale): int8."""
-    manifest = out_dir / "manifest.json"
-    data = json.loads(manifest.read_text(encoding="utf-8"))
-    fpath = out_dir / FINDER_FILE
-    tmp = out_dir / f"new.{FINDER_FILE}"
-    flip = bool(data["finder"].get("mirror_averaged", False))
-    export_onnx(torch, FinderExport(finder, flip=flip), torch.zeros(1, 3, 320, long_side), tmp, "image",
-                ["heat", "reg"], {"image": {2: "height", 3: "width"}})
-    if photos is not None:
-        quantize(tmp, calibration_inputs(photos, np.zeros((0, 48, 48, 3), np.uint8))[0])
-    data["finder"]["sha256"] = sha256(tmp)
-    data.setdefault("training", {}).update(training)
-    data.setdefault("figures", {}).update(figures)
-    tmp.replace(fpath)
-    write_manifest(manifest, data)
-    return manifest
+    """A new finder.onnx behind the reader already in ``out_dir`` (``_swap_in``), its graph
+    mirror-averaged when the manifest's is. ``photos`` (uint8, at the finder's scale): int8."""
+
+    def write(tmp: Path, data: dict[str, Any]) -> None:
+        flip = bool(data["finder"].get("mirror_averaged", False))
+        export_onnx(torch, FinderExport(finder, flip=flip), torch.zeros(1, 3, 320, long_side), tmp, "image",
+                    ["heat", "reg"], {"image": {2: "height", 3: "width"}})
+        if photos is not None:
+            quantize(tmp, calibration_inputs(photos, np.zeros((0, 48, 48, 3), np.uint8))[0])
+
+    return _swap_in(out_dir, "finder", FINDER_FILE, write, training, figures)

@@ -200,15 +200,22 @@ def test_mined_finds_take_the_label_of_the_card_they_fall_on(tmp_path: Path) -> 
     assert np.isnan(downs[1]).all()
 
 
+def _tuned_model(out: Path, part: str, key: str) -> Path:
+    """An untrained pair exported into ``out``, with one tuned setting (0.42) that a run
+    training one network must keep; the manifest."""
+    torch.manual_seed(0)
+    manifest = export_all(torch, Finder().eval(), Reader().eval(), out, {"data_seed": 5}, {})
+    data = json.loads(manifest.read_text())
+    data[part][key] = 0.42
+    manifest.write_text(json.dumps(data))
+    return manifest
+
+
 def test_reader_only_trains_a_reader_behind_the_shipped_finder(tmp_path: Path) -> None:
     """``--reader-only``: the finder file and every tuned setting stay, the reader and its hash
     change, the run records itself, and the runtime loads the pair."""
-    torch.manual_seed(0)
     out = tmp_path / "model"
-    manifest = export_all(torch, Finder().eval(), Reader().eval(), out, {"data_seed": 5}, {})
-    data = json.loads(manifest.read_text())
-    data["reader"]["none_threshold"] = 0.42  # a tuned setting
-    manifest.write_text(json.dumps(data))
+    manifest = _tuned_model(out, "reader", "none_threshold")
     finder_bytes, reader_bytes = (out / "finder.onnx").read_bytes(), (out / "reader.onnx").read_bytes()
     args = ["--reader-only", "--out", str(out), "--data", str(tmp_path / "data"),
             "--runs", str(tmp_path / "runs"),
@@ -598,12 +605,8 @@ def test_a_finder_comes_back_from_its_mirror_averaged_onnx_file(tmp_path: Path) 
 def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Path) -> None:
     """``--finder-only``: the reader file and every tuned setting stay, the finder and its hash
     change, the run records where it started, and the runtime loads the pair."""
-    torch.manual_seed(0)
     out = tmp_path / "model"
-    manifest = export_all(torch, Finder().eval(), Reader().eval(), out, {"data_seed": 5}, {})
-    data = json.loads(manifest.read_text())
-    data["finder"]["threshold"] = 0.42  # a tuned setting
-    manifest.write_text(json.dumps(data))
+    manifest = _tuned_model(out, "finder", "threshold")
     start = tmp_path / "start.onnx"
     start.write_bytes((out / "finder.onnx").read_bytes())
     reader_bytes = (out / "reader.onnx").read_bytes()
