@@ -711,9 +711,6 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     lr = args.reader_lr or (5e-4 if warm else 3e-3)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     st = Stage(torch, "reader", args.runs, model, opt, args.reader_minutes * 60, lr, args.fresh)
-
-    def training() -> None:
-        _training(torch, model, bool(warm))
     if st.finished:
         return model, st.load_finished()
     X, Y, DN = bank
@@ -728,7 +725,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     vy = torch.from_numpy(val[1][:4000])
     t0 = time.time()
     run_loss: list[float] = []
-    training()
+    _training(torch, model, bool(warm))
     while True:
         try:
             idx = rng.integers(0, len(Y), 192)
@@ -757,7 +754,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
             with torch.no_grad():
                 pred = torch.cat([model(vx[i:i + 1000])[:, :22].argmax(1) for i in range(0, len(vx), 1000)])
             acc = float((pred == vy).float().mean())
-            training()
+            _training(torch, model, bool(warm))
             st.history["train"].append([st.elapsed / 60, float(np.mean(run_loss[-100:]))])
             st.history["val"].append([st.elapsed / 60, acc])
             D.progress("reader", int(min(st.elapsed, st.budget)), int(st.budget), t0,
