@@ -447,6 +447,15 @@ def finder_loss(torch: Any, out: Any, heat: Any, weight: Any, reg: Any, mask: An
     return focal + l1, focal, l1
 
 
+def peak_lr(args: argparse.Namespace, net: str) -> float:
+    """A network's peak learning rate: ``--finder-lr`` / ``--reader-lr``, else lower for a
+    network trained on from an exported file (``--finder-from`` / ``--reader-from``) than from
+    scratch. Training and the manifest's record both read it here."""
+    warm = {"finder": 6e-4, "reader": 5e-4}[net]
+    given = getattr(args, f"{net}_lr", None)
+    return given or (warm if getattr(args, f"{net}_from", None) is not None else 3e-3)
+
+
 def _training(torch: Any, model: Any, warm: bool) -> None:
     """Training mode; a network started from an exported file keeps its BatchNorms in eval
     mode, since batch statistics would undo the fold (``export.reader_from_onnx``)."""
@@ -465,7 +474,7 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
     warm = getattr(args, "finder_from", None)
     model = (finder_from_onnx(torch, warm) if warm else Finder()).to(
         memory_format=torch.channels_last)  # ~25% faster convolutions on CPU
-    lr = getattr(args, "finder_lr", None) or (6e-4 if warm else 3e-3)
+    lr = peak_lr(args, "finder")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     st = Stage(torch, "finder", args.runs, model, opt, args.finder_minutes * 60, lr, args.fresh)
     if st.finished:
@@ -708,7 +717,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     torch.manual_seed(args.seed + 1)
     warm = getattr(args, "reader_from", None)
     model = (reader_from_onnx(torch, warm) if warm else Reader()).to(memory_format=torch.channels_last)
-    lr = args.reader_lr or (5e-4 if warm else 3e-3)
+    lr = peak_lr(args, "reader")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     st = Stage(torch, "reader", args.runs, model, opt, args.reader_minutes * 60, lr, args.fresh)
     if st.finished:
@@ -1025,7 +1034,7 @@ def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     finder = tune_finder(torch, finder, fs, args)
     plot_curves(fh, {}, out_dir / "training_curve.png")
     info = {"finder_only": True, "finder_from_sha256": start_sha,
-            "finder_lr": args.finder_lr or 6e-4, "finder_minutes": round(args.finder_minutes, 1),
+            "finder_lr": peak_lr(args, "finder"), "finder_minutes": round(args.finder_minutes, 1),
             "finder_tune_minutes": round(args.finder_tune_minutes, 1),
             "finder_stroke": [FINDER_THICK, FINDER_THIN] if args.finder_stroke else None,
             "finder_bf16": bool(args.finder_bf16), "finder_train_scenes": len(train_sc),
@@ -1067,7 +1076,7 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "reader_train_size": args.reader_extra_size if own else args.size,
             "reader_minutes": round(args.reader_minutes, 1),
             "reader_from_sha256": start_sha,
-            "reader_lr": args.reader_lr or (5e-4 if args.reader_from is not None else 3e-3),
+            "reader_lr": peak_lr(args, "reader"),
             "reader_crops": len(bank[1]), "mined_scenes": min(args.mine, len(train_sc)),
             "mined_with_finder": E.sha256(out_dir / E.FINDER_FILE), "reader_brush": brush_info(args),
             "reader_recipe_minutes": round((time.time() - t_start) / 60, 1),
