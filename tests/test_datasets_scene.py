@@ -373,3 +373,30 @@ def test_back_boxes_leave_out_slivers(scenes) -> None:
             assert x + w <= max(xs) + 3 and y + h <= max(ys) + 3, a
             n += 1
     assert n >= 5
+
+
+@pytest.mark.parametrize("k", [3, 9, 31])
+def test_sliver_removal_is_pillows_square_opening(k: int) -> None:
+    """The running-sum opening gives Pillow's MinFilter-then-MaxFilter pixel for pixel (edges
+    repeated outward in both), so renders stay what their seeds made before it was fast."""
+    rng = np.random.default_rng(k)
+    for shape in [(40, 25), (120, 300), (7, 90)]:
+        mask = rng.random(shape) < 0.8
+        mask[:, shape[1] // 2: shape[1] // 2 + 2] = False  # a thin gap: a sliver beside it
+        im = Image.fromarray(mask.astype(np.uint8) * 255)
+        want = np.asarray(im.filter(ImageFilter.MinFilter(k)).filter(ImageFilter.MaxFilter(k))) > 0
+        got = scene_mod._window_sums(scene_mod._window_sums(mask, k) == k * k, k) > 0
+        assert np.array_equal(got, want)
+
+
+def test_outline_keeps_corners_and_drops_straight_runs() -> None:
+    """An L-shaped region outlines to its six corners; a straight edge adds none."""
+    mask = np.zeros((60, 40), bool)
+    mask[0:60, 0:10] = True
+    mask[40:60, 10:40] = True
+    poly = scene_mod._mask_outline(mask, 100, 200)
+    assert sorted(map(tuple, poly)) == sorted([(100.0, 200.0), (110.0, 200.0), (110.0, 240.0),
+                                               (140.0, 240.0), (140.0, 260.0), (100.0, 260.0)])
+    assert scene_mod._simplify([(0, 0), (1, 0), (2, 0), (3, 0)], 0.75) == [(0, 0), (3, 0)]
+    assert scene_mod._simplify([(0, 0), (2, 0), (3, 3), (6, 0)], 0.75) == [(0, 0), (2, 0), (3, 3), (6, 0)]
+    assert scene_mod._simplify([(0, 0), (1, 0), (2, 2), (3, 0)], 0.75) == [(0, 0), (2, 2), (3, 0)]
