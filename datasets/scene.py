@@ -282,14 +282,19 @@ def _main_part(mask: np.ndarray, card_w: float) -> np.ndarray:
     k = int(card_w * 0.15) // 2 * 2 + 1
     if k < 3:
         return mask
-    opened = _window_sums(_window_sums(mask, k) == k * k, k) > 0  # erode, then dilate
+    opened = _opening(mask, k)
     return opened if opened.any() else mask
+
+
+def _opening(mask: np.ndarray, k: int) -> np.ndarray:
+    """The mask opened by a k×k square: eroded (every pixel of the window set), then dilated
+    (any set)."""
+    return _window_sums(_window_sums(mask, k) == k * k, k) > 0
 
 
 def _window_sums(mask: np.ndarray, k: int) -> np.ndarray:
     """How many pixels of each k×k window around a pixel are set, the edges repeated outward.
 
-    A square opening is an erosion (every pixel of the window set) then a dilation (any set).
     Counting through running sums costs the same for any k, where Pillow's Min/MaxFilter (the
     same result, its edges also repeated) cost k² a pixel: two thirds of a scene's rendering
     time went there."""

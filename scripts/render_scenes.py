@@ -5,7 +5,7 @@ only on its seed, split, size, style and index, so this one table says how to ma
 again on any machine, and the README's figures can be checked from a fresh clone. A folder
 that already holds its annotations is left as it is.
 
-    python scripts/render_scenes.py                    # figures and validation (about 25 min)
+    python scripts/render_scenes.py                    # figures and validation (about 10 min)
     python scripts/render_scenes.py --sets selector    # the selector's 1,150 training scenes
     python scripts/render_scenes.py --dry-run          # print the commands only
 """
