@@ -79,3 +79,14 @@ def test_the_cache_key_ignores_the_manifests_figures(tuning_setup: tuple[Path, P
     man["reader"]["margin"] = 1.6
     manifest.write_text(json.dumps(man), encoding="utf-8")
     assert mod.cache_key(Detector(manifest, threads=1), [data], 0) != before
+
+
+def test_each_folder_is_counted_apart() -> None:
+    """A loss on the decorated scenes shows even when the pooled figures tie."""
+    scenes = [(Path("plain"), {}, []), (Path("plain"), {}, []), (Path("decorated"), {}, [])]
+    a = [(True, 10, 10), (False, 9, 10), (True, 5, 5)]
+    b = [(True, 10, 10), (True, 10, 10), (False, 4, 5)]
+    parts = mod.by_folder(scenes, a, b)
+    assert list(parts) == ["plain", "decorated"]
+    assert (parts["plain"].exact("a"), parts["plain"].exact("b")) == (1, 2)
+    assert parts["decorated"].per_card("a") == 1.0 and parts["decorated"].per_card("b") == 0.8
