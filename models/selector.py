@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -174,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=None,
                    help="write the selector into this manifest's postprocess (default: print only)")
     p.add_argument("--floor", type=float, default=0.15, help="finder peaks below this are not looked at")
-    p.add_argument("--threshold", type=float, default=0.5, help="the probability a find must reach")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="the probability a find must reach (default: the one --out has, else 0.5)")
     p.add_argument("--hidden", type=int, default=16)
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--cache", type=Path, default=None, help="keep the examples here (npz)")
@@ -183,30 +185,54 @@ def main(argv: list[str] | None = None) -> int:
                    help="a card no find reads right counts its nearest find as its card (tried: on the 800 "
                         "validation scenes 430 exact against 425, but 97.18%% per card against 97.34%%)")
     args = p.parse_args(argv)
-    det = Detector(args.model)
-    det.selector = None  # the examples are the networks' finds, whatever the manifest selects
-    t0 = time.time()
-    if args.cache and args.cache.is_file():
-        z = np.load(args.cache)
-        ex = Examples(z["x"], z["y"], z["scene"])
-    else:
-        ex = collect(det, args.data, args.floor, args.limit, args.misreads)
-        if args.cache:
-            args.cache.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(args.cache, x=ex.x, y=ex.y, scene=ex.scene)
-    print(f"{len(ex.y)} finds ({int(ex.y.sum())} cards) from {len(np.unique(ex.scene))} scenes "
-          f"in {time.time() - t0:.0f} s", file=sys.stderr)
-    sel, info = fit(ex, args.hidden, args.steps)
-    sel = replace(sel, threshold=args.threshold, floor=args.floor)
-    summary = {k: v for k, v in info.items() if k != "history"}
+    try:
+        summary = fit_into(args.model, args.data, args.out, threshold=args.threshold, floor=args.floor,
+                           cache=args.cache, limit=args.limit, misreads=args.misreads,
+                           hidden=args.hidden, steps=args.steps)
+    except (OSError, ValueError) as exc:
+        print(f"selector: {exc}", file=sys.stderr)
+        return 2
     print(json.dumps(summary))
     if args.out:
-        from .manifest import update_manifest
-
-        update_manifest(args.out, "postprocess", {"selector": sel.to_json() | {
-            "trained_on": [str(d) for d in args.data], "training": summary}})
         print(f"selector written into {args.out}", file=sys.stderr)
     return 0
+
+
+def fit_into(model: Path | None, folders: Sequence[Path], out: Path | None = None, *,
+             threshold: float | None = None, floor: float = 0.15, cache: Path | None = None,
+             limit: int = 0, misreads: bool = False, hidden: int = 16, steps: int = 3000) -> dict:
+    """Fit a selector to the finds that ``model``'s networks make in ``folders`` and, with
+    ``out``, write it into that manifest's postprocess; the fit's summary. ``threshold`` None
+    keeps the one ``out`` has (chosen on validation scenes by ``scripts/tune_selector.py``),
+    or 0.5 when it has none. ``cache`` keeps the examples: they depend only on the networks,
+    the settings and the scenes, so a new fit of the same finds skips the networks."""
+    det = Detector(model)
+    det.selector = None  # the examples are the networks' finds, whatever the manifest selects
+    t0 = time.time()
+    if cache is not None and cache.is_file():
+        z = np.load(cache)
+        ex = Examples(z["x"], z["y"], z["scene"])
+    else:
+        ex = collect(det, list(folders), floor, limit, misreads)
+        if cache is not None:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_name(cache.name + ".tmp.npz")
+            np.savez(tmp, x=ex.x, y=ex.y, scene=ex.scene)
+            tmp.replace(cache)
+    print(f"{len(ex.y)} finds ({int(ex.y.sum())} cards) from {len(np.unique(ex.scene))} scenes "
+          f"in {time.time() - t0:.0f} s", file=sys.stderr)
+    sel, info = fit(ex, hidden, steps)
+    if threshold is None:
+        old = Detector(out).selector if out is not None else None
+        threshold = old.threshold if old is not None else 0.5
+    sel = replace(sel, threshold=threshold, floor=floor)
+    summary = {k: v for k, v in info.items() if k != "history"}
+    if out is not None:
+        from .manifest import update_manifest
+
+        update_manifest(out, "postprocess", {"selector": sel.to_json() | {
+            "trained_on": [str(d) for d in folders], "training": summary}})
+    return summary
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 render scenes (if missing) -> finder data -> train the finder -> mine its false finds ->
 reader crop bank -> train the reader -> export both to ONNX -> manifest (SHA-256, data seed,
-figures), training-curve and confusion-matrix PNGs under models/.
+figures), training-curve and confusion-matrix PNGs under models/ -> fit the selector to the
+new networks' finds (numpy; ``zipai.models.selector``).
 
 Each stage checkpoints to ``--runs`` every minute and on Ctrl-C; running the command again
 resumes where it stopped (``--fresh`` starts over). Time budgets are wall-clock minutes, and the
@@ -146,6 +147,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="quantize both exported networks to int8, calibrated on val photos and "
                         "crops (about twice as fast on two threads; read as well as float32 on "
                         "the validation scenes)")
+    p.add_argument("--selector", action=argparse.BooleanOptionalAction, default=True,
+                   help="last, fit the selector (which finds are cards) to the finds of the networks "
+                        "just written, on the 1,150 selector scenes under --selector-data (rendered "
+                        "if missing, about 8 minutes; the fit about 4); its threshold stays the "
+                        "manifest's (scripts/tune_selector.py chooses it)")
+    p.add_argument("--selector-data", type=Path, default=DEFAULT_DATA,
+                   help="where the selector's scene sets live (zipai.datasets.sets)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--fresh", action="store_true", help="ignore checkpoints and start over")
     return p
@@ -983,7 +991,53 @@ def run(args: argparse.Namespace) -> int:
         calibration = (photos, calibration_crops(args, val_bank))
     E.export_all(torch, finder, reader, out_dir, info, figures, flip=args.mirror, calibration=calibration)
     print(f"model written to {out_dir} (reader val crop accuracy {acc:.4f})", file=sys.stderr)
+    fit_selector(args, out_dir)
     return 0
+
+
+def fit_selector(args: argparse.Namespace, out_dir: Path) -> None:
+    """The last stage: a selector fitted to the finds of the networks just written. One fitted
+    to other networks weighs a reader's confidence as that reader gave it, so a new network
+    needs a new selector before any figure means anything. The examples are cached in
+    ``--runs`` under the networks' and settings' hash: a run that resumes fits again at once."""
+    manifest = out_dir / "manifest.json"
+    if not args.selector:
+        print("selector: not fitted (--no-selector); the manifest keeps the one it had", file=sys.stderr)
+        return
+    import hashlib
+    import json
+
+    from zipai.datasets.sets import SETS
+
+    from .selector import fit_into
+
+    folders = []
+    for s in SETS["selector"]:
+        if not s.there(args.selector_data):
+            try:
+                from zipai.datasets.cli import main as data_main
+            except ImportError as exc:
+                raise TrainError(f"no selector scenes in {args.selector_data / s.folder} and the scene "
+                                 f"generator is not available ({exc})") from None
+            print(f"rendering {s.count} selector scenes into {args.selector_data / s.folder} …",
+                  file=sys.stderr)
+            rc = data_main(s.argv(args.selector_data))
+            if rc or not s.there(args.selector_data):
+                raise TrainError(f"rendering {s.folder} into {args.selector_data} failed (exit {rc})")
+        folders.append(args.selector_data / s.folder)
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    for key in ("figures", "training"):
+        data.pop(key, None)
+    data.get("postprocess", {}).pop("selector", None)
+    key = hashlib.sha256(json.dumps([data, [str(f) for f in folders]], sort_keys=True).encode())
+    cache = args.runs / f"selector_examples_{key.hexdigest()[:16]}.npz"
+    print(f"selector: fitting to the finds in {len(folders)} folders …", file=sys.stderr)
+    try:
+        summary = fit_into(manifest, folders, manifest, cache=cache)
+    except (OSError, ValueError) as exc:
+        raise TrainError(f"fitting the selector: {exc}") from None
+    print(f"selector written to {manifest} (held-back scenes' log loss {summary['held_back_log_loss']})",
+          file=sys.stderr)
 
 
 def brush_info(args: argparse.Namespace) -> dict[str, list[float]] | None:
@@ -1044,6 +1098,7 @@ def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     photos = [fv.images[i, :h, :w] for i, (w, h) in enumerate(fv.sizes[:64])] if args.int8 else None
     E.export_finder(torch, finder, out_dir, {"finder_warm": info}, {}, photos)
     print(f"finder written to {out_dir}; the reader is unchanged", file=sys.stderr)
+    fit_selector(args, out_dir)
     return 0
 
 
@@ -1089,6 +1144,7 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     E.export_reader(torch, reader, out_dir, info, {"reader_val_crop_accuracy": round(acc, 4)}, crops)
     print(f"reader written to {out_dir} (val crop accuracy {acc:.4f}); the finder is unchanged",
           file=sys.stderr)
+    fit_selector(args, out_dir)
     return 0
 
 

@@ -221,7 +221,8 @@ def test_reader_only_trains_a_reader_behind_the_shipped_finder(tmp_path: Path) -
             "--runs", str(tmp_path / "runs"),
             "--reader-train", "2", "--reader-train-style2", "1", "--reader-extra", "1",
             "--reader-extra-style2", "0", "--reader-extra-size", "320x240", "--val-count", "1",
-            "--size", "320x240", "--reader-minutes", "0.01", "--paper", "8", "--no-int8", "--brush"]
+            "--size", "320x240", "--reader-minutes", "0.01", "--paper", "8", "--no-int8", "--brush",
+            "--no-selector"]
     assert T.main(args) == 0
     new = json.loads(manifest.read_text())
     assert (out / "finder.onnx").read_bytes() == finder_bytes
@@ -614,7 +615,7 @@ def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Pa
             "--runs", str(tmp_path / "runs"), "--train-count", "2", "--style2-count", "1",
             "--finder-extra", "2", "--finder-extra-style2", "1", "--finder-extra-size", "160x120",
             "--val-count", "1", "--size", "320x240", "--finder-minutes", "0.01",
-            "--finder-tune-minutes", "0.01", "--no-int8", "--finder-stroke"]
+            "--finder-tune-minutes", "0.01", "--no-int8", "--finder-stroke", "--no-selector"]
     assert T.main(args) == 0
     new = json.loads(manifest.read_text())
     assert (out / "reader.onnx").read_bytes() == reader_bytes
@@ -638,3 +639,46 @@ def test_finder_from_needs_finder_only_and_finder_only_needs_it(
     assert "--finder-from names the exported file" in capsys.readouterr().err
     assert T.main(["--finder-only", "--reader-only", *common]) == 2
     assert "one network at a time" in capsys.readouterr().err
+
+
+def test_the_last_stage_fits_the_selector_to_the_networks_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The selector learns from the finds of the networks in ``--out`` on the selector scene
+    sets (rendered when missing), keeps the manifest's threshold, and a second fit of the same
+    finds reads them back from ``--runs``; ``--no-selector`` leaves the manifest as it was."""
+    import shutil
+
+    from zipai.datasets import sets
+    from zipai.vision.detector import default_manifest
+
+    shipped = default_manifest()
+    out = tmp_path / "model"
+    out.mkdir()
+    for f in ("finder.onnx", "reader.onnx", "manifest.json"):
+        shutil.copy(shipped.parent / f, out / f)
+    manifest = out / "manifest.json"
+    before = json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selector"]
+    monkeypatch.setitem(sets.SETS, "selector", (sets.SceneSet("a", 2, 60, "reader"),
+                                                sets.SceneSet("b", 2, 62, "reader", style=3)))
+    data, runs = tmp_path / "sel", tmp_path / "runs"
+    argv = ["--out", str(out), "--runs", str(runs), "--selector-data", str(data)]
+    T.fit_selector(T.build_parser().parse_args([*argv, "--no-selector"]), out)
+    assert json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selector"] == before
+    assert not data.exists()
+    args = T.build_parser().parse_args(argv)
+    T.fit_selector(args, out)
+    assert (data / "a" / "annotations.json").exists() and (data / "b" / "annotations.json").exists()
+    after = json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selector"]
+    assert after["trained_on"] == [str(data / "a"), str(data / "b")]
+    assert after["threshold"] == before["threshold"] and after["layers"] != before["layers"]
+    assert after["training"]["scenes"] == 4 and after["training"]["cards"] > 20
+    assert len(list(runs.glob("selector_examples_*.npz"))) == 1
+    from zipai.models import selector as S
+
+    def no_networks(*_a: object, **_k: object) -> None:
+        raise AssertionError("the networks ran again")
+
+    monkeypatch.setattr(S, "collect", no_networks)
+    T.fit_selector(args, out)  # the same networks and scenes: the finds come from the cache
+    assert json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selector"] == after
+    assert Detector(manifest).selector is not None
