@@ -147,11 +147,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="quantize both exported networks to int8, calibrated on val photos and "
                         "crops (about twice as fast on two threads; read as well as float32 on "
                         "the validation scenes)")
-    p.add_argument("--selector", action=argparse.BooleanOptionalAction, default=True,
+    p.add_argument("--selector", action=argparse.BooleanOptionalAction, default=None,
                    help="last, fit the selector (which finds are cards) to the finds of the networks "
                         "just written, on the 1,150 selector scenes under --selector-data (rendered "
                         "if missing, about 8 minutes; the fit about 4); its threshold stays the "
-                        "manifest's (scripts/tune_selector.py chooses it)")
+                        "manifest's (scripts/tune_selector.py chooses it). Default: the whole recipe "
+                        "fits one (its new manifest has none); --reader-only and --finder-only keep "
+                        "the one in --out, since a refit is a toss-up there (session 25: +3 and -10 "
+                        "of 800 validation scenes exact behind two readers)")
     p.add_argument("--selector-data", type=Path, default=DEFAULT_DATA,
                    help="where the selector's scene sets live (zipai.datasets.sets)")
     p.add_argument("--threads", type=int, default=2)
@@ -996,13 +999,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def fit_selector(args: argparse.Namespace, out_dir: Path) -> None:
-    """The last stage: a selector fitted to the finds of the networks just written. One fitted
-    to other networks weighs a reader's confidence as that reader gave it, so a new network
-    needs a new selector before any figure means anything. The examples are cached in
-    ``--runs`` under the networks' and settings' hash: a run that resumes fits again at once."""
+    """The last stage: a selector fitted to the finds of the networks just written (the whole
+    recipe's new manifest has none; ``--selector`` refits the one a one-network run keeps). The
+    examples are cached in ``--runs`` under the networks' and settings' hash: a run that
+    resumes fits again at once."""
     manifest = out_dir / "manifest.json"
-    if not args.selector:
-        print("selector: not fitted (--no-selector); the manifest keeps the one it had", file=sys.stderr)
+    one_network = args.reader_only or args.finder_only
+    if args.selector is False or (args.selector is None and one_network):
+        print("selector: not fitted again (--selector fits one); the manifest keeps the one it had",
+              file=sys.stderr)
         return
     import hashlib
     import json
@@ -1066,6 +1071,22 @@ def _check_start(torch: Any, path: Path | None, flag: str, load: Any) -> str:
     return E.sha256(path)
 
 
+def on_record(info: dict[str, Any], manifest: Path, key: str, args: argparse.Namespace) -> dict[str, Any]:
+    """A warm run's record with the command that made it, and the record of the warm run before
+    it (``training[key]`` of ``manifest``) kept under ``{key}_before``, so that a model trained
+    on round after round still says every round it came from."""
+    import json
+    import shlex
+
+    out = dict(info)
+    if getattr(args, "argv", None) is not None:
+        out["command"] = shlex.join(["zipai", "train", *args.argv])
+    before = json.loads(manifest.read_text(encoding="utf-8")).get("training", {}).get(key)
+    if before:
+        out[f"{key}_before"] = before
+    return out
+
+
 def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     """``--finder-only``: the finder trained on from ``--finder-from`` on the recipe's finder
     scenes (the training renders and the finder's own small ones, cached in ``--runs``), written
@@ -1096,7 +1117,8 @@ def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "finder_recipe_minutes": round((time.time() - t_start) / 60, 1),
             "finder_params": n_params(finder)}
     photos = [fv.images[i, :h, :w] for i, (w, h) in enumerate(fv.sizes[:64])] if args.int8 else None
-    E.export_finder(torch, finder, out_dir, {"finder_warm": info}, {}, photos)
+    E.export_finder(torch, finder, out_dir, {"finder_warm": on_record(info, manifest, "finder_warm", args)},
+                    {}, photos)
     print(f"finder written to {out_dir}; the reader is unchanged", file=sys.stderr)
     fit_selector(args, out_dir)
     return 0
@@ -1139,7 +1161,7 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")}),
             "reader_train_fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
     if args.reader_from is not None:  # the reader's first training stays on record beside it
-        info = {"reader_warm": info}
+        info = {"reader_warm": on_record(info, manifest, "reader_warm", args)}
     crops = calibration_crops(args, val_bank) if args.int8 else None
     E.export_reader(torch, reader, out_dir, info, {"reader_val_crop_accuracy": round(acc, 4)}, crops)
     print(f"reader written to {out_dir} (val crop accuracy {acc:.4f}); the finder is unchanged",
@@ -1149,7 +1171,9 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    args.argv = argv
 
     def _stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt

@@ -221,8 +221,7 @@ def test_reader_only_trains_a_reader_behind_the_shipped_finder(tmp_path: Path) -
             "--runs", str(tmp_path / "runs"),
             "--reader-train", "2", "--reader-train-style2", "1", "--reader-extra", "1",
             "--reader-extra-style2", "0", "--reader-extra-size", "320x240", "--val-count", "1",
-            "--size", "320x240", "--reader-minutes", "0.01", "--paper", "8", "--no-int8", "--brush",
-            "--no-selector"]
+            "--size", "320x240", "--reader-minutes", "0.01", "--paper", "8", "--no-int8", "--brush"]
     assert T.main(args) == 0
     new = json.loads(manifest.read_text())
     assert (out / "finder.onnx").read_bytes() == finder_bytes
@@ -244,7 +243,13 @@ def test_reader_only_trains_a_reader_behind_the_shipped_finder(tmp_path: Path) -
     assert warm["reader_from_sha256"] == hashlib.sha256(start.read_bytes()).hexdigest()
     assert warm["reader_lr"] == 5e-4 and again["training"]["reader_brush"] == t["reader_brush"]
     assert (out / "reader.onnx").read_bytes() != start.read_bytes()
+    assert warm["command"].startswith("zipai train --reader-only") and "reader_warm_before" not in warm
     Detector(manifest)
+    # a second warm round keeps the first one's record under it
+    start.write_bytes((out / "reader.onnx").read_bytes())
+    assert T.main([*args, "--fresh", "--reader-from", str(start)]) == 0
+    third = json.loads(manifest.read_text())["training"]["reader_warm"]
+    assert third["reader_warm_before"] == warm and third["reader_from_sha256"] != warm["reader_from_sha256"]
 
 
 def test_reader_only_can_learn_from_the_recipe_scenes(tmp_path: Path) -> None:
@@ -615,7 +620,7 @@ def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Pa
             "--runs", str(tmp_path / "runs"), "--train-count", "2", "--style2-count", "1",
             "--finder-extra", "2", "--finder-extra-style2", "1", "--finder-extra-size", "160x120",
             "--val-count", "1", "--size", "320x240", "--finder-minutes", "0.01",
-            "--finder-tune-minutes", "0.01", "--no-int8", "--finder-stroke", "--no-selector"]
+            "--finder-tune-minutes", "0.01", "--no-int8", "--finder-stroke"]
     assert T.main(args) == 0
     new = json.loads(manifest.read_text())
     assert (out / "reader.onnx").read_bytes() == reader_bytes
@@ -645,7 +650,8 @@ def test_the_last_stage_fits_the_selector_to_the_networks_written(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The selector learns from the finds of the networks in ``--out`` on the selector scene
     sets (rendered when missing), keeps the manifest's threshold, and a second fit of the same
-    finds reads them back from ``--runs``; ``--no-selector`` leaves the manifest as it was."""
+    finds reads them back from ``--runs``; ``--no-selector``, and a one-network run unless
+    told, leave the manifest as it was."""
     import shutil
 
     from zipai.datasets import sets
@@ -662,8 +668,9 @@ def test_the_last_stage_fits_the_selector_to_the_networks_written(
                                                 sets.SceneSet("b", 2, 62, "reader", style=3)))
     data, runs = tmp_path / "sel", tmp_path / "runs"
     argv = ["--out", str(out), "--runs", str(runs), "--selector-data", str(data)]
-    T.fit_selector(T.build_parser().parse_args([*argv, "--no-selector"]), out)
-    assert json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selector"] == before
+    for kept in (["--no-selector"], ["--reader-only"], ["--finder-only"]):
+        T.fit_selector(T.build_parser().parse_args([*argv, *kept]), out)
+        assert json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selector"] == before
     assert not data.exists()
     args = T.build_parser().parse_args(argv)
     T.fit_selector(args, out)
