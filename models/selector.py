@@ -15,6 +15,7 @@ log loss of a fifth of the scenes, held back, is lowest.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Sequence
@@ -167,7 +168,6 @@ def _loss_grad(params: list[np.ndarray], x: np.ndarray, y: np.ndarray,
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
-    import json
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", type=Path, nargs="+", help="rendered folders no figure reports")
@@ -223,8 +223,8 @@ def fit_into(model: Path | None, folders: Sequence[Path], out: Path | None = Non
           f"in {time.time() - t0:.0f} s", file=sys.stderr)
     sel, info = fit(ex, hidden, steps)
     if threshold is None:
-        old = Detector(out).selector if out is not None else None
-        threshold = old.threshold if old is not None else 0.5
+        had = json.loads(out.read_text(encoding="utf-8")).get("postprocess", {}) if out is not None else {}
+        threshold = float(had.get("selector", {}).get("threshold", 0.5))
     sel = replace(sel, threshold=threshold, floor=floor)
     summary = {k: v for k, v in info.items() if k != "history"}
     if out is not None:

@@ -166,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def ensure_split(root: Path, split: str, count: int, seed: int, size: str, folder: str = "",
-                 style: int = 1) -> Path:
+                 style: int = 1, start: int = 0) -> Path:
     """Render ``root/folder`` (default: the split's name) with the scene generator unless it is
     there already."""
     d = root / (folder or split)
@@ -178,7 +178,7 @@ def ensure_split(root: Path, split: str, count: int, seed: int, size: str, folde
         raise TrainError(f"no data in {d} and the scene generator is not available ({exc})") from None
     print(f"rendering {count} {split} scenes into {d} …", file=sys.stderr)
     rc = data_main(["render", "--out", str(d), "--count", str(count), "--seed", str(seed),
-                    "--split", split, "--size", size, "--style", str(style)])
+                    "--split", split, "--size", size, "--style", str(style), "--start", str(start)])
     if rc or not (d / "annotations.json").exists():
         raise TrainError(f"rendering {split} into {d} failed (exit {rc})")
     return d
@@ -1016,20 +1016,9 @@ def fit_selector(args: argparse.Namespace, out_dir: Path) -> None:
 
     from .selector import fit_into
 
-    folders = []
-    for s in SETS["selector"]:
-        if not s.there(args.selector_data):
-            try:
-                from zipai.datasets.cli import main as data_main
-            except ImportError as exc:
-                raise TrainError(f"no selector scenes in {args.selector_data / s.folder} and the scene "
-                                 f"generator is not available ({exc})") from None
-            print(f"rendering {s.count} selector scenes into {args.selector_data / s.folder} …",
-                  file=sys.stderr)
-            rc = data_main(s.argv(args.selector_data))
-            if rc or not s.there(args.selector_data):
-                raise TrainError(f"rendering {s.folder} into {args.selector_data} failed (exit {rc})")
-        folders.append(args.selector_data / s.folder)
+    # at the size `zipai data render` gives by default, as scripts/render_scenes.py renders them
+    folders = [ensure_split(args.selector_data, s.split, s.count, s.seed, "1600x1200", s.folder,
+                            s.style, s.start) for s in SETS["selector"]]
     data = json.loads(manifest.read_text(encoding="utf-8"))
     for key in ("figures", "training"):
         data.pop(key, None)
