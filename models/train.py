@@ -1020,11 +1020,11 @@ def fit_selector(args: argparse.Namespace, out_dir: Path) -> None:
     folders = [ensure_split(args.selector_data, s.split, s.count, s.seed, "1600x1200", s.folder,
                             s.style, s.start) for s in SETS["selector"]]
     data = json.loads(manifest.read_text(encoding="utf-8"))
-    for key in ("figures", "training"):
-        data.pop(key, None)
+    for section in ("figures", "training"):  # neither changes a find
+        data.pop(section, None)
     data.get("postprocess", {}).pop("selector", None)
-    key = hashlib.sha256(json.dumps([data, [str(f) for f in folders]], sort_keys=True).encode())
-    cache = args.runs / f"selector_examples_{key.hexdigest()[:16]}.npz"
+    key = hashlib.sha256(json.dumps([data, [str(f) for f in folders]], sort_keys=True).encode()).hexdigest()
+    cache = args.runs / f"selector_examples_{key[:16]}.npz"
     print(f"selector: fitting to the finds in {len(folders)} folders …", file=sys.stderr)
     try:
         summary = fit_into(manifest, folders, manifest, cache=cache)
