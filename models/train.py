@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --reader-only: start from the weights of this exported reader.onnx "
                         "(int8 weights dequantized, BatchNorms kept as exported) instead of from "
                         "scratch: a few minutes train it on where the recipe's 32 start over")
+    p.add_argument("--reader-join", type=Path, default=None,
+                   help="with --reader-only: join the reader trained with this exported reader.onnx "
+                        "(read before anything is written, so it may be --out's own) into one "
+                        "reader that runs both on every crop and averages them; the new reader "
+                        "alone is kept in --runs as reader_part.onnx")
     p.add_argument("--finder-only", action="store_true",
                    help="train only the finder, on from --finder-from, behind the reader already in "
                         "--out on the recipe's finder scenes; every tuned setting stays")
@@ -889,18 +894,25 @@ def _reader_bank(args: argparse.Namespace, train_sc: list[D.Scene], val_sc: list
     return bank, val_bank
 
 
-def reader_figures(torch: Any, reader: Any, val_bank: tuple[np.ndarray, ...], out_dir: Path) -> float:
-    """The reader's accuracy on the val crops, and its confusion-matrix PNG."""
-    from .nets import READER_CLASSES
-
+def reader_figures(torch: Any, reader: Any, val_bank: tuple[np.ndarray, ...], out_dir: Path | None) -> float:
+    """The reader's accuracy on the val crops, and its confusion-matrix PNG (none without
+    ``out_dir``)."""
     with torch.no_grad():
         vx = _norm(torch, torch.from_numpy(val_bank[0]))
         pred = torch.cat([reader(vx[i:i + 1000])[:, :22].argmax(1) for i in range(0, len(vx), 1000)]).numpy()
-    cm = np.zeros((22, 22), np.int64)
-    np.add.at(cm, (val_bank[1], pred), 1)
-    acc = float((pred == val_bank[1]).mean())
-    plot_confusion(cm, list(READER_CLASSES), out_dir / "confusion.png",
-                   f"reader on {len(pred)} val crops (jittered true boxes): accuracy {acc:.4f}")
+    return confusion_figure(pred, val_bank[1], out_dir, "reader")
+
+
+def confusion_figure(pred: np.ndarray, truth: np.ndarray, out_dir: Path | None, who: str) -> float:
+    """The share of val crops read right, and the confusion-matrix PNG in ``out_dir``."""
+    from .nets import READER_CLASSES
+
+    acc = float((pred == truth).mean())
+    if out_dir is not None:
+        cm = np.zeros((22, 22), np.int64)
+        np.add.at(cm, (truth, pred), 1)
+        plot_confusion(cm, list(READER_CLASSES), out_dir / "confusion.png",
+                       f"{who} on {len(pred)} val crops (jittered true boxes): accuracy {acc:.4f}")
     return acc
 
 
@@ -952,9 +964,10 @@ def run(args: argparse.Namespace) -> int:
     if args.finder_from is not None:
         raise TrainError("--finder-from goes with --finder-only: the whole recipe trains its finder "
                          "from scratch")
-    if args.reader_from is not None:
-        raise TrainError("--reader-from goes with --reader-only: the whole recipe trains its reader "
-                         "behind its own new finder")
+    for flag, value in (("--reader-from", args.reader_from), ("--reader-join", args.reader_join)):
+        if value is not None:
+            raise TrainError(f"{flag} goes with --reader-only: the whole recipe trains its reader "
+                             "behind its own new finder")
     t_start = time.time()
     train_sc, val_sc, n_style2 = train_scenes(args)
     extra_sc = finder_extra(args)
@@ -1128,13 +1141,17 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
                          f"{E.FINDER_FILE} and manifest.json")
     start_sha = (_check_start(torch, args.reader_from, "--reader-from", E.reader_from_onnx)
                  if args.reader_from is not None else None)
+    partner = None
+    if args.reader_join is not None:
+        join_sha = _check_start(torch, args.reader_join, "--reader-join", E.reader_from_onnx)
+        partner = args.reader_join.read_bytes()
     t_start = time.time()
     train_sc, val_sc, n_style2 = train_scenes(args)
     more = reader_extra(args)
     bank, val_bank = reader_data(args, train_sc, val_sc, more,
                                  lambda: mine_shipped(manifest, train_sc, args.mine, args.threads))
     reader, rh = train_reader(torch, bank, val_bank, args)
-    acc = reader_figures(torch, reader, val_bank, out_dir)
+    acc = reader_figures(torch, reader, val_bank, out_dir if partner is None else None)
     plot_curves({}, rh, out_dir / "training_curve.png")
     own = args.reader_scenes == "own"
     info = {"reader_only": True, "reader_scenes": args.reader_scenes, "reader_train_scenes": len(train_sc),
@@ -1149,9 +1166,22 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "reader_params": n_params(reader), "reader_extra_scenes": len(more),
             "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")}),
             "reader_train_fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
+    crops = calibration_crops(args, val_bank) if args.int8 else None
+    if partner is not None:  # the reader that ships stays on record, this one beside it
+        info.update(reader_val_crop_accuracy=round(acc, 4), joined_with=str(args.reader_join),
+                    joined_with_sha256=join_sha)
+        part = args.runs / "reader_part.onnx"
+        E.export_reader_file(torch, reader, part, crops)
+        E.join_into(out_dir, partner, part, {"reader_join": on_record(info, manifest, "reader_join", args)})
+        pred = E.reader_predictions(out_dir / E.READER_FILE, val_bank[0])
+        acc = confusion_figure(pred, val_bank[1], out_dir, "joined readers")
+        E.set_figures(out_dir, {"reader_val_crop_accuracy": round(acc, 4)})
+        print(f"reader joined with {args.reader_join} into {out_dir} (val crop accuracy {acc:.4f}; "
+              f"alone {info['reader_val_crop_accuracy']:.4f}); the finder is unchanged", file=sys.stderr)
+        fit_selector(args, out_dir)
+        return 0
     if args.reader_from is not None:  # the reader's first training stays on record beside it
         info = {"reader_warm": on_record(info, manifest, "reader_warm", args)}
-    crops = calibration_crops(args, val_bank) if args.int8 else None
     E.export_reader(torch, reader, out_dir, info, {"reader_val_crop_accuracy": round(acc, 4)}, crops)
     print(f"reader written to {out_dir} (val crop accuracy {acc:.4f}); the finder is unchanged",
           file=sys.stderr)

@@ -589,6 +589,75 @@ def test_reader_from_needs_reader_only_and_a_file(tmp_path: Path, capsys: pytest
     assert "not a reader graph" in capsys.readouterr().err
 
 
+def test_joined_readers_average_their_parts_and_cannot_be_trained_on(tmp_path: Path) -> None:
+    """``join_readers``: one graph whose probabilities are the parts' mean and whose down
+    direction is the unit sum of theirs; a joined file is neither joined again nor warm-started."""
+    import onnxruntime as ort
+
+    from zipai.models.export import export_reader_file, join_readers, reader_from_onnx
+
+    _, c = _crops()
+    parts = []
+    for k in range(2):
+        torch.manual_seed(k)
+        parts.append(tmp_path / f"r{k}.onnx")
+        export_reader_file(torch, _settle(Reader(), torch.from_numpy(c)), parts[-1])
+    join_readers(parts, tmp_path / "joined.onnx")
+
+    def run(path: Path) -> list[np.ndarray]:
+        return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"crops": c})
+
+    (p0, d0), (p1, d1), (pj, dj) = run(parts[0]), run(parts[1]), run(tmp_path / "joined.onnx")
+    assert not np.allclose(p0, p1, atol=1e-3)
+    np.testing.assert_allclose(pj, (p0 + p1) / 2, atol=1e-6)
+    want = (d0 + d1) / np.linalg.norm(d0 + d1, axis=1, keepdims=True)
+    np.testing.assert_allclose(dj, want, atol=1e-5)
+    with pytest.raises(ValueError, match="already a joined reader"):
+        join_readers([tmp_path / "joined.onnx", parts[0]], tmp_path / "again.onnx")
+    with pytest.raises(ValueError, match="at least two"):
+        join_readers(parts[:1], tmp_path / "one.onnx")
+    with pytest.raises(ValueError, match="a joined reader"):
+        reader_from_onnx(torch, tmp_path / "joined.onnx")
+
+
+def test_reader_join_ships_the_average_and_keeps_the_record_of_the_reader_it_joined(tmp_path: Path) -> None:
+    """``--reader-only --reader-join F``: the new reader is joined after F (here --out's own
+    reader, read before it is replaced); the manifest's training record stays that of F's,
+    the new part's sits under ``reader_join``, and the runtime loads the pair."""
+    out = tmp_path / "model"
+    manifest = _tuned_model(out, "reader", "none_threshold")
+    old_reader = (out / "reader.onnx").read_bytes()
+    args = ["--reader-only", "--out", str(out), "--data", str(tmp_path / "data"),
+            "--runs", str(tmp_path / "runs"), "--reader-join", str(out / "reader.onnx"),
+            "--reader-train", "2", "--reader-train-style2", "0", "--reader-extra", "1",
+            "--reader-extra-style2", "0", "--val-count", "1", "--size", "320x240",
+            "--reader-extra-size", "320x240", "--reader-minutes", "0.01", "--paper", "8", "--no-int8"]
+    assert T.main(args) == 0
+    new = json.loads(manifest.read_text())
+    t = new["training"]
+    assert t["data_seed"] == 5 and "reader_only" not in t and new["reader"]["none_threshold"] == 0.42
+    join = t["reader_join"]
+    assert join["joined_with_sha256"] == hashlib.sha256(old_reader).hexdigest()
+    assert join["reader_only"] is True and join["command"].startswith("zipai train --reader-only")
+    assert 0 <= new["figures"]["reader_val_crop_accuracy"] <= 1
+    part = tmp_path / "runs" / "reader_part.onnx"
+    assert part.is_file() and (out / "reader.onnx").read_bytes() not in (old_reader, part.read_bytes())
+    Detector(manifest)  # the hash checks out and the runtime reads the joined graph
+    assert not list(out.glob("new.*"))
+
+
+def test_reader_join_needs_reader_only_and_a_reader(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert T.main(["--reader-join", str(tmp_path / "r.onnx"), "--out", str(tmp_path / "o"),
+                   "--runs", str(tmp_path / "runs"), "--data", str(tmp_path / "d")]) == 2
+    assert "--reader-join goes with --reader-only" in capsys.readouterr().err
+    out = tmp_path / "model"
+    export_all(torch, Finder().eval(), Reader().eval(), out, {}, {})
+    assert T.main(["--reader-only", "--reader-join", str(out / "finder.onnx"), "--out", str(out),
+                   "--runs", str(tmp_path / "runs"), "--data", str(tmp_path / "d")]) == 2
+    assert "not a reader graph" in capsys.readouterr().err
+
+
 def test_a_finder_comes_back_from_its_mirror_averaged_onnx_file(tmp_path: Path) -> None:
     """``finder_from_onnx``: the mirror-averaged graph runs one set of weights twice; they load
     back into a Finder whose export computes what the file computes."""
