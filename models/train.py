@@ -118,7 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --reader-only: join the reader trained with this exported reader.onnx "
                         "(read before anything is written, so it may be --out's own) into one "
                         "reader that runs both on every crop and averages them; the new reader "
-                        "alone is kept in --runs as reader_part.onnx")
+                        "alone is kept in --runs as reader_part.onnx (session 26: the shipped "
+                        "reader joined with one trained from scratch for 60 minutes read 442 of "
+                        "the 800 validation scenes exact against 449 alone, and took inference "
+                        "to 19 ms)")
     p.add_argument("--finder-only", action="store_true",
                    help="train only the finder, on from --finder-from, behind the reader already in "
                         "--out on the recipe's finder scenes; every tuned setting stays")
