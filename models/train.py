@@ -1025,10 +1025,10 @@ def fit_selector(args: argparse.Namespace, out_dir: Path) -> None:
         print("selector: not fitted again (--selector fits one); the manifest keeps the one it had",
               file=sys.stderr)
         return
-    import hashlib
     import json
 
     from zipai.datasets.sets import SETS
+    from zipai.vision.evaluate import results_key
 
     from .selector import fit_into
 
@@ -1039,8 +1039,8 @@ def fit_selector(args: argparse.Namespace, out_dir: Path) -> None:
     for section in ("figures", "training"):  # neither changes a find
         data.pop(section, None)
     data.get("postprocess", {}).pop("selector", None)
-    key = hashlib.sha256(json.dumps([data, [str(f) for f in folders]], sort_keys=True).encode()).hexdigest()
-    cache = args.runs / f"selector_examples_{key[:16]}.npz"
+    # the examples are finds: the code that makes them (zipai.vision) is in the key too
+    cache = args.runs / f"selector_examples_{results_key(data, folders)[:16]}.npz"
     print(f"selector: fitting to the finds in {len(folders)} folders …", file=sys.stderr)
     try:
         summary = fit_into(manifest, folders, manifest, cache=cache)

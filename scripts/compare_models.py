@@ -14,12 +14,10 @@ one), run with their own settings.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
 
-from zipai import vision
 from zipai.vision.detector import Detector
 from zipai.vision.evaluate import (
     PairedScenes,
@@ -27,26 +25,18 @@ from zipai.vision.evaluate import (
     match_scene,
     paired_bootstrap,
     replay_scenes,
+    results_key,
     sign_test_p,
 )
 from zipai.vision.scan import scan_decoded
 
 
 def cache_key(det: Detector, folders: list[Path], limit: int) -> str:
-    """What a model's results depend on: its manifest (settings and the files' hashes; not its
-    figures, which every evaluation rewrites), the code
-    that turns the networks' outputs into detections (``zipai.vision``: a change there with the
-    same manifest once replayed stale results) and the scenes (each folder's annotations)."""
+    """The key of a model's cached results (``evaluate.results_key``); not its figures, which
+    every evaluation rewrites."""
     settings = dict(det.manifest.data)
     settings.pop("figures", None)  # what a model read last time changes nothing it reads now
-    h = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
-    for source in sorted(Path(vision.__file__).parent.glob("*.py")):
-        h.update(source.read_bytes())
-    for folder in folders:
-        h.update(str(folder.resolve()).encode())
-        h.update(hashlib.sha256((folder / "annotations.json").read_bytes()).digest())
-    h.update(str(limit).encode())
-    return h.hexdigest()[:24]
+    return results_key(settings, folders, limit)
 
 
 def run(det: Detector, scenes: list, label: str, cache: Path | None = None,

@@ -758,3 +758,11 @@ def test_the_last_stage_fits_the_selector_to_the_networks_written(
     T.fit_selector(args, out)  # the same networks and scenes: the finds come from the cache
     assert json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selector"] == after
     assert Detector(manifest).selector is not None
+    from zipai import vision  # other code making the finds: the cached ones are stale
+
+    code = tmp_path / "vision"
+    code.mkdir()
+    (code / "__init__.py").write_text("# another version\n", encoding="utf-8")
+    monkeypatch.setattr(vision, "__file__", str(code / "__init__.py"))
+    with pytest.raises(AssertionError, match="ran again"):
+        T.fit_selector(args, out)

@@ -8,6 +8,7 @@ detection is left over (detections on cards labelled ``ignore`` are neither cred
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import sys
@@ -153,6 +154,24 @@ def same_score(got: dict[str, Any], complete: bool, truth: dict[str, Any]) -> bo
     except ZipaiError:
         return False
     return all(a.get(k) == b.get(k) for k in ("winning", "points", "score", "payouts"))
+
+
+def results_key(settings: dict[str, Any], folders: Sequence[Path], *extra: object) -> str:
+    """What results replayed from a cache depend on: the manifest ``settings`` (the caller
+    strips what changes no find, such as its figures), the code that turns the networks' outputs
+    into detections (this package: a change here with the same manifest once replayed stale
+    results), the scenes (each folder's path and annotations) and ``extra``."""
+    from zipai import vision
+
+    h = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
+    for source in sorted(Path(vision.__file__).parent.glob("*.py")):
+        h.update(source.read_bytes())
+    for folder in folders:
+        h.update(str(Path(folder).resolve()).encode())
+        h.update(hashlib.sha256((Path(folder) / "annotations.json").read_bytes()).digest())
+    for e in extra:
+        h.update(str(e).encode())
+    return h.hexdigest()[:24]
 
 
 @dataclass(slots=True)
