@@ -82,8 +82,27 @@ TUNE: tuple[Face, ...] = (
     Face(f"{_TT}/vlgothic/VL-Gothic-Regular.ttf", 0, "sans"),
     Face(f"{_TT}/baekmuk/gulim.ttf", 0, "sans"),
 )
+# Eleven more faces from other Debian packages (session 27), for the reader's extra scenes only,
+# as split ``wide`` (these and ``READER``): Taiwanese standard kai, a Korean brush (palace) face,
+# Korean batang and dotum, M+ in its black and light weights, rounded faces and two more minchos.
+# Several draw only one form of some big numerals (TW-Kai and IPAmj all three of 叁 叄 參);
+# M+, Maruberi and Sawarabi lack 柒 (and Sawarabi 壹 貳 參), which decks then borrow from TW-Kai.
+# None shares a design with a held-out or a tuning face.
+MORE: tuple[Face, ...] = (
+    Face(f"{_TT}/cns11643/TW-Kai-98_1.ttf", 0, "kai"),
+    Face(f"{_TT}/unfonts-core/UnGungseo.ttf", 0, "brush"),
+    Face(f"{_TT}/unfonts-core/UnBatang.ttf", 0, "ming"),
+    Face(f"{_TT}/ipamj/ipamjm.ttf", 0, "ming"),
+    Face(f"{_TT}/sawarabi-mincho/sawarabi-mincho-medium.ttf", 0, "ming"),
+    Face(f"{_TT}/unfonts-core/UnDotumBold.ttf", 0, "sans"),
+    Face(f"{_OT}/mplus/Mplus1-Black.otf", 0, "sans"),
+    Face(f"{_OT}/mplus/Mplus1-Light.otf", 0, "sans"),
+    Face(f"{_TT}/nanum/NanumBarunGothicBold.ttf", 0, "sans"),
+    Face(f"{_TT}/konatu/Konatu.ttf", 0, "sans"),
+    Face(f"{_TT}/motoya-l-maruberi/MTLmr3m.ttf", 0, "hand"),
+)
 SPLITS: dict[str, tuple[Face, ...]] = {"train": TRAIN, "val": TRAIN, "heldout": HELDOUT, "reader": READER,
-                                       "tune": TUNE}
+                                       "tune": TUNE, "wide": MORE + READER}
 # Where a face lacks a glyph, a deck borrows it from the first face of the same split.
 FALLBACK: dict[str, Face] = {split: split_faces[0] for split, split_faces in SPLITS.items()}
 

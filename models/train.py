@@ -13,6 +13,7 @@ learning rate follows a cosine over the budget, so an interrupted run resumes on
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import signal
 import sys
@@ -79,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "scenes have ten faces")
     p.add_argument("--reader-extra-style2", type=int, default=400,
                    help="of those, decorated (render style 2, seed + 31)")
+    p.add_argument("--reader-extra-split", choices=("reader", "wide"), default="reader",
+                   help="the font split of the reader-only scenes: reader (14 faces) or wide (those "
+                        "and 11 more, datasets/fonts.py MORE)")
     p.add_argument("--reader-extra-size", default="1200x900",
                    help="their size WxH: the reader sees glyph crops, and these render twice as "
                         "fast as 1600x1200")
@@ -179,6 +183,10 @@ def ensure_split(root: Path, split: str, count: int, seed: int, size: str, folde
     there already."""
     d = root / (folder or split)
     if (d / "annotations.json").exists():
+        had = rendered_split(d)
+        if had is not None and had != split:
+            raise TrainError(f"{d} holds scenes of font split {had}, not {split}: render into "
+                             "another --data folder")
         return d
     try:
         from zipai.datasets.cli import main as data_main  # the scene generator (issue 4)
@@ -190,6 +198,16 @@ def ensure_split(root: Path, split: str, count: int, seed: int, size: str, folde
     if rc or not (d / "annotations.json").exists():
         raise TrainError(f"rendering {split} into {d} failed (exit {rc})")
     return d
+
+
+def rendered_split(d: Path) -> str | None:
+    """The font split a rendered folder records (None when it records none)."""
+    try:
+        info = json.loads((d / "annotations.json").read_text()).get("info", {})
+    except (OSError, ValueError) as exc:
+        raise TrainError(f"cannot read {d / 'annotations.json'}: {exc}") from None
+    split = info.get("split") if isinstance(info, dict) else None
+    return split if isinstance(split, str) else None
 
 
 # ---------------------------------------------------------------- augmentation
@@ -707,8 +725,9 @@ def finder_extra(args: argparse.Namespace) -> list[D.Scene]:
 
 
 def reader_extra(args: argparse.Namespace) -> list[D.Scene]:
-    """The reader-only scenes, in the reader split's faces (none of the finder's ten)."""
-    return extra_scenes(args, "reader", "reader", args.seed + 30)
+    """The reader-only scenes, in the faces of ``--reader-extra-split`` (none of the finder's
+    ten)."""
+    return extra_scenes(args, "reader", args.reader_extra_split, args.seed + 30)
 
 
 def finder_data(args: argparse.Namespace, train_sc: list[D.Scene], extra_sc: list[D.Scene],
@@ -976,7 +995,8 @@ def run(args: argparse.Namespace) -> int:
     extra_sc = finder_extra(args)
     more = reader_extra(args)  # rendered now, so that training runs unattended
     if more:
-        print(f"reader: {len(more)} more scenes in the faces of font split reader", file=sys.stderr)
+        print(f"reader: {len(more)} more scenes in the faces of font split {args.reader_extra_split}",
+              file=sys.stderr)
     fs = finder_data(args, train_sc, extra_sc, more)
     fv = D.build_finder_set(val_sc, LONG_SIDE, args.runs / "finder_val.npz", "finder data (val)")
     finder, fh = train_finder(torch, fs, fv, args)
@@ -1002,6 +1022,7 @@ def run(args: argparse.Namespace) -> int:
             "reader_extra_scenes": len(more),
             "finder_sees_reader_faces": bool(more) and bool(args.finder_sees_reader_faces),
             "reader_extra_size": args.reader_extra_size if more else None,
+            "reader_extra_split": args.reader_extra_split if more else None,
             "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")})}
     figures = {"reader_val_crop_accuracy": round(acc, 4)}
     calibration = None
@@ -1167,6 +1188,7 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "mined_with_finder": E.sha256(out_dir / E.FINDER_FILE), "reader_brush": brush_info(args),
             "reader_recipe_minutes": round((time.time() - t_start) / 60, 1),
             "reader_params": n_params(reader), "reader_extra_scenes": len(more),
+            "reader_extra_split": args.reader_extra_split,
             "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")}),
             "reader_train_fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
     crops = calibration_crops(args, val_bank) if args.int8 else None

@@ -13,6 +13,9 @@ PKGS=(
   fonts-cwtex-kai fonts-cwtex-fs fonts-cwtex-ming fonts-cwtex-heib fonts-hanazono
   fonts-ipaexfont-mincho fonts-noto-cjk-extra fonts-umeplus fonts-seto fonts-klee
   fonts-motoya-l-cedar
+  # still more for them, font split wide (datasets/fonts.py: MORE)
+  fonts-cns11643-kai fonts-unfonts-core fonts-ipamj-mincho fonts-sawarabi-mincho fonts-mplus
+  fonts-nanum fonts-konatu fonts-motoya-l-maruberi
   # faces for choosing thresholds only (datasets/fonts.py: TUNE)
   fonts-horai-umefont fonts-vlgothic fonts-baekmuk
   fontconfig

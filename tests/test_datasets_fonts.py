@@ -43,6 +43,21 @@ def test_the_reader_faces_are_new_and_none_is_held_out() -> None:
     assert {f.style for f in fonts.faces("reader")} >= {"kai", "ming", "sans", "hand"}
 
 
+def test_the_wide_split_is_the_reader_faces_and_more_none_held_out_or_tuning() -> None:
+    """Split wide adds faces from other packages to the reader's: none of the finder's, the
+    held-out or the tuning faces, and none of a held-out family."""
+    wide = [f.path for f in fonts.faces("wide")]
+    assert len(wide) == len(set(wide)) and set(wide) >= {f.path for f in fonts.faces("reader")}
+    more = set(wide) - {f.path for f in fonts.faces("reader")}
+    assert len(more) == len(fonts.MORE) >= 10
+    for split in ("train", "heldout", "tune"):
+        assert not more & {f.path for f in fonts.faces(split)}, split
+    assert not any(family in path for path in more for family in ("zenhei", "uming", "aoyagi"))
+    assert fonts.FALLBACK["wide"] == fonts.MORE[0]
+    for forms in BIG_VARIANTS.values():  # the face decks borrow from draws every form
+        assert all(fonts.has_glyph(fonts.MORE[0], ch) for ch in forms)
+
+
 def test_unknown_split_and_missing_font(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(fonts.FontError, match="unknown split"):
         fonts.faces("test")
@@ -54,7 +69,7 @@ def test_unknown_split_and_missing_font(monkeypatch: pytest.MonkeyPatch) -> None
         random_deck(random.Random(0), "train")
 
 
-@pytest.mark.parametrize("split", ["train", "heldout", "reader"])
+@pytest.mark.parametrize("split", ["train", "heldout", "reader", "wide"])
 def test_every_variant_form_is_drawn_by_some_face(split: str) -> None:
     """叁 叄 參, 贰 貳, 陆 陸 and every other form has ink in at least one face of the split."""
     faces = fonts.faces(split)
@@ -71,7 +86,7 @@ def test_empty_cmap_glyphs_are_detected() -> None:
     assert fonts.has_glyph(kiloji, "捌")
 
 
-@pytest.mark.parametrize("split", ["train", "heldout"])
+@pytest.mark.parametrize("split", ["train", "heldout", "wide"])
 def test_every_face_renders_every_card_with_ink(split: str) -> None:
     rng = random.Random(3)
     for face in fonts.faces(split):
@@ -112,7 +127,7 @@ def test_face_and_back_shapes() -> None:
     assert (f[: h // 2] == 1).any() and (f[h // 2:] == 2).any() and not (f[h // 2:] == 1).any()
 
 
-@pytest.mark.parametrize("split", ["train", "heldout"])
+@pytest.mark.parametrize("split", ["train", "heldout", "wide"])
 def test_any_deck_draws_any_card_at_any_width(split: str) -> None:
     """Random decks (slant, weight, frames) never overflow a card, even a tiny one."""
     rng = random.Random(11)

@@ -473,6 +473,18 @@ def test_reader_only_scenes_use_the_reader_faces_at_their_own_size(tmp_path: Pat
     assert {s.info["font"] for s in more} <= reader_faces
 
 
+def test_reader_only_scenes_in_the_wide_split_and_a_folder_of_another_split_refused(tmp_path: Path) -> None:
+    args = T.build_parser().parse_args(["--data", str(tmp_path), "--reader-extra", "3",
+                                        "--reader-extra-style2", "0", "--reader-extra-size", "320x240",
+                                        "--reader-extra-split", "wide", "--seed", "2"])
+    more = T.reader_extra(args)
+    assert {s.info["font"] for s in more} <= {f.name for f in faces("wide")}
+    assert T.rendered_split(tmp_path / "train_reader") == "wide"
+    args.reader_extra_split = "reader"  # the same folder, asked for in other faces
+    with pytest.raises(T.TrainError, match=r"train_reader holds scenes of font split wide, not reader"):
+        T.reader_extra(args)
+
+
 def test_the_finder_learns_the_reader_faces_only_when_told(tmp_path: Path) -> None:
     base = ["--data", str(tmp_path / "data"), "--finder-extra", "1", "--finder-extra-style2", "0",
             "--finder-extra-size", "320x240", "--reader-extra", "2", "--reader-extra-style2", "0",
