@@ -25,9 +25,11 @@ from zipai.vision.layout import (
     columns,
     propose_states,
     reread,
+    settle_rows,
     settle_strays,
     take_in,
 )
+from zipai.vision.scan import scan_detections
 
 G = 50.0  # glyph size in pixels
 
@@ -566,6 +568,27 @@ def test_two_rows_that_look_alike_are_a_doubt_only_when_asked() -> None:
     assert all(c.row_guess == "" for c in columns(_scene([TABLE_ROW, HAND_ROW])))
     paired = _scene([FACE_UP_ROW, [*HAND_ROW[:3], ["d8", "d8"], ["x8"]]])
     assert all(c.row_guess == "" for c in columns(paired))
+
+
+def test_rows_guessed_the_wrong_way_round_are_swapped_when_only_the_other_way_splits() -> None:
+    """Nothing tells these rows apart, so the first is taken as claimed; its hand would then hold
+    four 一 and four 八 and split into no groups, while the other way round it does: the rules
+    take the other way, and say so."""
+    six = [["x1", "x1", "x1"], ["x1", "x2", "x3"], ["x2", "x2", "d2"], ["x8", "x7", "x6"],
+           ["x10", "d10", "d10"], ["x8", "x8", "x8"]]
+    dets = _scene([[["d2", "d7", "d10"]], six], side_by_side=True)
+    cols, asm = _claimed(dets)
+    assert {c.row_guess for c in cols} == {"split"} and cols[0].row == "table"
+    assert not score(asm.layout).get("groups")  # as guessed: no seven groups
+    other = settle_rows(cols, dets, L1_BASE)
+    assert other is not None and [c.row for c in other] == ["hand"] + ["table"] * 6
+    assert [c.state for c in other] == ["hand"] + ["open"] * 6
+    sc = scan_detections(1600, 1200, dets, L1_BASE)
+    assert sc.result is not None and sc.result["groups"]
+    assert [d.kind for d in sc.assembled.doubts] == ["claimed_row"]
+    assert "split into no groups" in sc.assembled.doubts[0].message
+    # rows the geometry told apart (a back on the table) are never swapped
+    assert settle_rows(columns(_scene([TABLE_ROW, HAND_ROW])), dets, L1_BASE) is None
 
 
 def test_a_claimed_row_that_scores_the_same_either_way_is_no_doubt() -> None:

@@ -26,7 +26,9 @@ from .detector import FACES, SYMMETRIC, Detection
 TABLE, HAND, LOOSE = "table", "hand", "loose"
 # why the claimed row can be a guess (``Column.row_guess``)
 ROW_GUESSES = {"split": "the cards lie in one long row, split at its widest gap",
-               "alike": "neither row shows a back, a pair or a lone card"}
+               "alike": "neither row shows a back, a pair or a lone card",
+               "swapped": "with the first row taken as claimed the hand split into no groups, so the "
+                          "other row was taken"}
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"
 
 
@@ -450,6 +452,24 @@ def settle_strays(cols: list[Column], dets: Sequence[Detection], base: dict[str,
     return False
 
 
+def settle_rows(cols: Sequence[Column], dets: Sequence[Detection],
+                base: dict[str, Any]) -> list[Column] | None:
+    """Let the rules say which row was claimed when the geometry only guessed.
+
+    With nothing to tell the two rows apart (``Column.row_guess``), the first is taken as
+    claimed. A triple claimed in play lies open; the same triple in the hand is free cards, so a
+    wrong guess can leave a hand that splits into no groups at all (four of a card in it, say)
+    where the rows the other way round split. Then the other way is taken, lone cards settled
+    again (``settle_strays``), and ``claimed_row`` names it a doubt. Returns the new columns, or
+    None (no guess, or the other way splits no better)."""
+    if not any(c.row_guess for c in cols if c.row in (TABLE, HAND)):
+        return None
+    other = [replace(c, row={TABLE: HAND, HAND: TABLE}.get(c.row, c.row), settled="",
+                     row_guess="swapped" if c.row in (TABLE, HAND) else c.row_guess) for c in cols]
+    propose_states(other)
+    return other if settle_strays(other, dets, base) else None
+
+
 def reread(cols: list[Column], dets: list[Detection], base: dict[str, Any], p: Params | None = None) -> None:
     """Let the rules choose between the reader's readings of an unsure face.
 
@@ -637,8 +657,12 @@ def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[
     the user must look. Once the user has flipped a group, the states are theirs, not a guess."""
     rows = [c for c in cols if c.row in (TABLE, HAND)]
     guess = next((c.row_guess for c in rows if c.row_guess), "")
-    if guess not in p.row_doubts or not _as_proposed(rows):
+    if guess not in {*p.row_doubts, "swapped"} or not _as_proposed(rows):
         return []
+    faceup = [i for c in rows if "back" not in c.cards and len(c.cards) >= 3 for i in c.detections]
+    if guess == "swapped":  # the rules chose the rows: always worth a look
+        return [Doubt("claimed_row", f"which face-up groups were claimed in play is told only by "
+                      f"their row, and {ROW_GUESSES[guess]}; flip the groups that are wrong", faceup)]
     swapped = [replace(c, row={TABLE: HAND, HAND: TABLE}.get(c.row, c.row), row_guess="") for c in cols]
     propose_states(swapped)
     other = assemble(swapped, dets, {k: v for k, v in layout.items() if k not in ("groups", "hand")}, p)
@@ -650,7 +674,6 @@ def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[
         return []
     if all(now.get(k) == then.get(k) for k in ("winning", "score", "payouts")):
         return []
-    faceup = [i for c in rows if "back" not in c.cards and len(c.cards) >= 3 for i in c.detections]
     return [Doubt("claimed_row", f"which face-up groups were claimed in play is told only by their row, "
                   f"and {ROW_GUESSES.get(guess, guess)}: as proposed, {_outcome(now)}; with the rows "
                   f"the other way round, {_outcome(then)}; flip the groups that are wrong", faceup)]

@@ -22,6 +22,7 @@ from .layout import (
     columns,
     propose_states,
     reread,
+    settle_rows,
     settle_strays,
     take_in,
 )
@@ -97,8 +98,12 @@ def scan_detections(width: int, height: int, dets: list[Detection], base: dict[s
     propose_states(cols)
     full = {**DEFAULT_BASE, **(base or {})}
     if not settle_strays(cols, dets, full):
-        reread(cols, dets, full, p)
-        cols = take_in(cols, dets, spare, full, p)
+        other = settle_rows(cols, dets, full)
+        if other is not None:
+            cols = other
+        else:
+            reread(cols, dets, full, p)
+            cols = take_in(cols, dets, spare, full, p)
     return rescore(Scan(width, height, dets, cols, Assembled({}, False, [])), base, p)
 
 
