@@ -464,10 +464,17 @@ def settle_rows(cols: Sequence[Column], dets: Sequence[Detection],
     None (no guess, or the other way splits no better)."""
     if not any(c.row_guess for c in cols if c.row in (TABLE, HAND)):
         return None
-    other = [replace(c, row={TABLE: HAND, HAND: TABLE}.get(c.row, c.row), settled="",
-                     row_guess="swapped" if c.row in (TABLE, HAND) else c.row_guess) for c in cols]
-    propose_states(other)
+    other = _other_way_round(cols, "swapped")
     return other if settle_strays(other, dets, base) else None
+
+
+def _other_way_round(cols: Sequence[Column], guess: str) -> list[Column]:
+    """Copies of the columns with the claimed and the hand row swapped and their states proposed
+    again; ``guess`` becomes the rows' ``row_guess``."""
+    other = [replace(c, row={TABLE: HAND, HAND: TABLE}.get(c.row, c.row),
+                     row_guess=guess if c.row in (TABLE, HAND) else c.row_guess) for c in cols]
+    propose_states(other)
+    return other
 
 
 def reread(cols: list[Column], dets: list[Detection], base: dict[str, Any], p: Params | None = None) -> None:
@@ -663,9 +670,8 @@ def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[
     if guess == "swapped":  # the rules chose the rows: always worth a look
         return [Doubt("claimed_row", f"which face-up groups were claimed in play is told only by "
                       f"their row, and {ROW_GUESSES[guess]}; flip the groups that are wrong", faceup)]
-    swapped = [replace(c, row={TABLE: HAND, HAND: TABLE}.get(c.row, c.row), row_guess="") for c in cols]
-    propose_states(swapped)
-    other = assemble(swapped, dets, {k: v for k, v in layout.items() if k not in ("groups", "hand")}, p)
+    base = {k: v for k, v in layout.items() if k not in ("groups", "hand")}
+    other = assemble(_other_way_round(cols, ""), dets, base, p)
     if not other.complete:
         return []
     try:
