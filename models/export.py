@@ -152,9 +152,7 @@ def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, An
     ``calibration`` (uint8 crops): int8."""
 
     def write(tmp: Path, data: dict[str, Any]) -> None:
-        export_reader_onnx(torch, reader, tmp, crop)
-        if calibration is not None:
-            quantize(tmp, calibration_inputs([], calibration)[1])
+        export_reader_file(torch, reader, tmp, calibration, crop)
 
     return _swap_in(out_dir, "reader", READER_FILE, write, training, figures)
 
@@ -247,14 +245,6 @@ def reader_predictions(path: Path, crops: np.ndarray, batch: int = 1000) -> np.n
     name = sess.get_inputs()[0].name
     return np.concatenate([sess.run(None, {name: normalise(crops[i:i + batch])})[0].argmax(1)
                            for i in range(0, len(crops), batch)]) if len(crops) else np.zeros(0, np.int64)
-
-
-def set_figures(out_dir: Path, figures: dict[str, Any]) -> None:
-    """Merge ``figures`` into the manifest in ``out_dir``."""
-    manifest = out_dir / "manifest.json"
-    data = json.loads(manifest.read_text(encoding="utf-8"))
-    data.setdefault("figures", {}).update(figures)
-    write_manifest(manifest, data)
 
 
 def onnx_layers(path: Path) -> list[tuple[str, np.ndarray, np.ndarray | None]]:

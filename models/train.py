@@ -27,6 +27,7 @@ from PIL import Image
 from zipai.vision.preprocess import MEAN, STD
 
 from . import data as D
+from .manifest import update_manifest
 
 DEFAULT_DATA = Path("data/detector")
 DEFAULT_RUNS = Path("runs/detector")
@@ -1200,7 +1201,7 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
         E.join_into(out_dir, partner, part, {"reader_join": on_record(info, manifest, "reader_join", args)})
         pred = E.reader_predictions(out_dir / E.READER_FILE, val_bank[0])
         acc = confusion_figure(pred, val_bank[1], out_dir, "joined readers")
-        E.set_figures(out_dir, {"reader_val_crop_accuracy": round(acc, 4)})
+        update_manifest(manifest, "figures", {"reader_val_crop_accuracy": round(acc, 4)})
         print(f"reader joined with {args.reader_join} into {out_dir} (val crop accuracy {acc:.4f}; "
               f"alone {info['reader_val_crop_accuracy']:.4f}); the finder is unchanged", file=sys.stderr)
         fit_selector(args, out_dir)
