@@ -41,6 +41,16 @@ def _positive(text: str) -> int:
     return v
 
 
+def _chance(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {v}")
+    return v
+
+
 def _int(text: str) -> int:
     try:
         return int(text)
@@ -71,14 +81,15 @@ class _Progress:
         sys.stderr.flush()
 
 
-Job = tuple[str, int, str, int, tuple[int, int], int, int]  # out, seed, split, index, size, quality, style
+# out, seed, split, index, size, quality, style, compose_five
+Job = tuple[str, int, str, int, tuple[int, int], int, int, float]
 
 
 def _render_one(job: Job) -> tuple[int, dict[str, Any], list]:
-    out, seed, split, index, size, quality, style = job
+    out, seed, split, index, size, quality, style, compose_five = job
     from .scene import render_scene_full
 
-    img, anns, meta = render_scene_full(seed, split, index, size, style=style)
+    img, anns, meta = render_scene_full(seed, split, index, size, style=style, compose_five=compose_five)
     name = f"images/{index:06d}.jpg"
     img.save(os.path.join(out, name), "JPEG", quality=quality)
     entry = {"file_name": name, "width": img.width, "height": img.height, **meta}
@@ -87,14 +98,19 @@ def _render_one(job: Job) -> tuple[int, dict[str, Any], list]:
 
 def render_dataset(out: str, count: int, seed: int, split: str = "train",
                    size: tuple[int, int] = (1600, 1200), workers: int = 2, start: int = 0,
-                   quiet: bool = False, quality: int = 92, style: int = 1) -> dict[str, Any]:
-    """Render images ``start .. start+count-1`` into ``out`` and write ``annotations.json``."""
+                   quiet: bool = False, quality: int = 92, style: int = 1,
+                   compose_five: float = 0.0) -> dict[str, Any]:
+    """Render images ``start .. start+count-1`` into ``out`` and write ``annotations.json``
+    (``compose_five``: the share of decks drawing 伍 from their face's 亻 and 五, recorded when
+    not 0)."""
+    if not 0.0 <= compose_five <= 1.0:
+        raise ValueError(f"compose_five {compose_five!r} is a chance: between 0 and 1")
     from .fonts import faces
     from .scene import CATEGORIES
 
     faces(split)  # a missing font fails here, before any work
     os.makedirs(os.path.join(out, "images"), exist_ok=True)
-    jobs = [(out, seed, split, i, size, quality, style) for i in range(start, start + count)]
+    jobs = [(out, seed, split, i, size, quality, style, compose_five) for i in range(start, start + count)]
     results: dict[int, tuple[dict[str, Any], list]] = {}
     bar = _Progress(count, quiet)
     if workers > 1 and count > 1:
@@ -117,7 +133,8 @@ def render_dataset(out: str, count: int, seed: int, split: str = "train",
             annotations.append({"id": len(annotations) + 1, "image_id": idx, **a})
     coco = {
         "info": {"description": "Zipai synthetic table photos", "version": "1", "seed": seed,
-                 "split": split, "style": style, "size": list(size), "spec": "datasets/LABELS.md"},
+                 "split": split, "style": style, "size": list(size), "spec": "datasets/LABELS.md",
+                 **({"compose_five": compose_five} if compose_five else {})},
         "categories": CATEGORIES, "images": images, "annotations": annotations,
     }
     with open(os.path.join(out, "annotations.json"), "w", encoding="utf-8") as f:
@@ -139,6 +156,9 @@ def _cmd_render(argv: list[str]) -> int:
     p.add_argument("--style", type=int, choices=(1, 2, 3), default=1,
                    help="1: the generator the first detector was trained on (default); 2: decorated glyphs; "
                         "3: other decorations, which no training data shows")
+    p.add_argument("--compose-five", type=_chance, default=0.0,
+                   help="the share of decks that draw 伍 from their face's own 亻 and 五 (default 0: "
+                        "the faces' own 伍, as every figure's scenes)")
     a = p.parse_args(argv)
     if a.start < 0:
         p.error("--start must be 0 or more")
@@ -146,7 +166,7 @@ def _cmd_render(argv: list[str]) -> int:
         p.error(f"--out {a.out} exists and is not a folder")
     t0 = time.time()
     coco = render_dataset(a.out, a.count, a.seed, a.split, a.size, a.workers, a.start, a.quiet,
-                          min(100, a.quality), a.style)
+                          min(100, a.quality), a.style, a.compose_five)
     dt = time.time() - t0
     print(f"wrote {len(coco['images'])} images, {len(coco['annotations'])} labels to {a.out} "
           f"in {dt:.1f}s ({len(coco['images']) / max(dt, 1e-6):.2f} img/s)")

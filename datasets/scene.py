@@ -699,19 +699,23 @@ def render_scene(seed: int, split: str, index: int, size: tuple[int, int] = (160
 
 def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] = (1600, 1200),
                       effects: bool = True, debug: dict[str, Any] | None = None, style: int = 1,
-                      ) -> tuple[Image.Image, list[dict[str, Any]], dict[str, Any]]:
+                      compose_five: float = 0.0) -> tuple[Image.Image, list[dict[str, Any]], dict[str, Any]]:
     """Like ``render_scene``, plus the image-level metadata (font, layout, groups, table).
 
     ``effects=False`` skips the photo effects (light, noise, blur, JPEG) so tests can compare
-    labels with clean pixels; a ``debug`` dict receives the label maps and the placed items."""
+    labels with clean pixels; a ``debug`` dict receives the label maps and the placed items.
+    ``compose_five`` is the chance that the deck draws 伍 from its face's 亻 and 五 (``random_deck``;
+    0, the default, draws the scene every earlier render drew)."""
     W, H = int(size[0]), int(size[1])
     if W < 64 or H < 64:
         raise ValueError(f"image size {W}x{H} is too small (at least 64x64)")
     if style not in STYLES:
         raise ValueError(f"unknown style {style!r} (use {', '.join(map(str, STYLES))})")
+    if not 0.0 <= compose_five <= 1.0:
+        raise ValueError(f"compose_five {compose_five!r} is a chance: between 0 and 1")
     rng = _rng_for(seed, split, index)
     nrng = np.random.default_rng(rng.getrandbits(64))
-    deck = random_deck(rng, split, style)
+    deck = random_deck(rng, split, style, compose_five)
     lay = pick_layout(rng)
     PW, PH = int(W * 1.35), int(H * 1.35)
 

@@ -106,6 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--brush", action=argparse.BooleanOptionalAction, default=False,
                    help="the reader's crops also drawn as with a nib and bent smoothly (see "
                         "nib and warp): brush-written decks, and a brush face it never saw")
+    p.add_argument("--reader-compose-five", type=float, default=0.0,
+                   help="the share of decks in the reader-only scenes (its own and --reader-extra) "
+                        "that draw 伍 from their face's own 亻 and 五 (zipai data render "
+                        "--compose-five): a brush face writes 伍 with its cursive 五, which no "
+                        "font draws; never in the finder's or any figure's scenes")
     p.add_argument("--reader-only", action="store_true",
                    help="train only a new reader, behind the finder already in --out (its boxes "
                         "and false finds mined from its own training scenes)")
@@ -179,15 +184,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def ensure_split(root: Path, split: str, count: int, seed: int, size: str, folder: str = "",
-                 style: int = 1, start: int = 0) -> Path:
+                 style: int = 1, start: int = 0, compose_five: float = 0.0) -> Path:
     """Render ``root/folder`` (default: the split's name) with the scene generator unless it is
-    there already."""
+    there already. A folder there already must have been rendered as asked (its font split and
+    its share of composed 伍, ``zipai data render --compose-five``): folder names repeat from
+    run to run, and a mismatch would train on other scenes than the record says."""
     d = root / (folder or split)
     if (d / "annotations.json").exists():
-        had = rendered_split(d)
+        had, had_five = rendered_as(d)
         if had is not None and had != split:
             raise TrainError(f"{d} holds scenes of font split {had}, not {split}: render into "
                              "another --data folder")
+        if had_five != compose_five:
+            raise TrainError(f"{d} holds scenes rendered with --compose-five {had_five:g}, not "
+                             f"{compose_five:g}: render into another --data folder")
         return d
     try:
         from zipai.datasets.cli import main as data_main  # the scene generator (issue 4)
@@ -195,20 +205,25 @@ def ensure_split(root: Path, split: str, count: int, seed: int, size: str, folde
         raise TrainError(f"no data in {d} and the scene generator is not available ({exc})") from None
     print(f"rendering {count} {split} scenes into {d} …", file=sys.stderr)
     rc = data_main(["render", "--out", str(d), "--count", str(count), "--seed", str(seed),
-                    "--split", split, "--size", size, "--style", str(style), "--start", str(start)])
+                    "--split", split, "--size", size, "--style", str(style), "--start", str(start),
+                    *(["--compose-five", str(compose_five)] if compose_five else [])])
     if rc or not (d / "annotations.json").exists():
         raise TrainError(f"rendering {split} into {d} failed (exit {rc})")
     return d
 
 
-def rendered_split(d: Path) -> str | None:
-    """The font split a rendered folder records (None when it records none)."""
+def rendered_as(d: Path) -> tuple[str | None, float]:
+    """The font split a rendered folder records (None when it records none) and its share of
+    composed 伍 (0 when it records none: every render before the option)."""
     try:
         info = json.loads((d / "annotations.json").read_text()).get("info", {})
     except (OSError, ValueError) as exc:
         raise TrainError(f"cannot read {d / 'annotations.json'}: {exc}") from None
-    split = info.get("split") if isinstance(info, dict) else None
-    return split if isinstance(split, str) else None
+    info = info if isinstance(info, dict) else {}
+    split = info.get("split")
+    five = info.get("compose_five", 0.0)
+    return (split if isinstance(split, str) else None,
+            float(five) if isinstance(five, (int, float)) and not isinstance(five, bool) else 0.0)
 
 
 # ---------------------------------------------------------------- augmentation
@@ -715,9 +730,18 @@ def extra_scenes(args: argparse.Namespace, part: str, split: str, seed: int) -> 
     for folder, count, s, style in ((f"train_{part}", total - style2, seed, 1),
                                     (f"train_{part}_style2", style2, seed + 1, 2)):
         if count > 0:
-            d = ensure_split(args.data, split, count, s, size, folder, style=style)
+            d = ensure_split(args.data, split, count, s, size, folder, style=style,
+                             compose_five=reader_five(args) if part == "reader" else 0.0)
             out += D.load_coco(d)
     return out
+
+
+def reader_five(args: argparse.Namespace) -> float:
+    """The share of composed 伍 decks in the reader-only renders (``--reader-compose-five``)."""
+    five = float(getattr(args, "reader_compose_five", 0.0))
+    if not 0.0 <= five <= 1.0:
+        raise TrainError(f"--reader-compose-five {five:g} is a share of decks: between 0 and 1")
+    return five
 
 
 def finder_extra(args: argparse.Namespace) -> list[D.Scene]:
@@ -948,15 +972,18 @@ def train_scenes(args: argparse.Namespace) -> tuple[list[D.Scene], list[D.Scene]
                              f"{args.reader_train}")
         size, count, folder, seed, seed2 = (args.reader_extra_size, args.reader_train - style2,
                                             "train_reader_own", args.seed + 40, args.seed + 41)
+        five = reader_five(args)
     else:
         size, count, style2, folder, seed, seed2 = (args.size, args.train_count, args.style2_count,
                                                     "train", args.seed, args.seed + 8)
-    tr_dir = ensure_split(args.data, "train", count, seed, size, folder)
+        five = 0.0  # the finder learns from these scenes too: its recipe's renders stay as they were
+    tr_dir = ensure_split(args.data, "train", count, seed, size, folder, compose_five=five)
     va_dir = ensure_split(args.data, "val", args.val_count, args.seed + 1, args.size)
     train_sc, val_sc = D.load_coco(tr_dir), D.load_coco(va_dir)
     n_style2 = 0
     if style2 > 0:
-        s2_dir = ensure_split(args.data, "train", style2, seed2, size, f"{folder}_style2", style=2)
+        s2_dir = ensure_split(args.data, "train", style2, seed2, size, f"{folder}_style2", style=2,
+                              compose_five=five)
         s2 = D.load_coco(s2_dir)
         n_style2 = len(s2)
         train_sc = train_sc + s2
@@ -1024,6 +1051,7 @@ def run(args: argparse.Namespace) -> int:
             "finder_sees_reader_faces": bool(more) and bool(args.finder_sees_reader_faces),
             "reader_extra_size": args.reader_extra_size if more else None,
             "reader_extra_split": args.reader_extra_split if more else None,
+            "reader_compose_five": reader_five(args) if more else None,
             "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")})}
     figures = {"reader_val_crop_accuracy": round(acc, 4)}
     calibration = None
@@ -1189,7 +1217,7 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "mined_with_finder": E.sha256(out_dir / E.FINDER_FILE), "reader_brush": brush_info(args),
             "reader_recipe_minutes": round((time.time() - t_start) / 60, 1),
             "reader_params": n_params(reader), "reader_extra_scenes": len(more),
-            "reader_extra_split": args.reader_extra_split,
+            "reader_extra_split": args.reader_extra_split, "reader_compose_five": reader_five(args),
             "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")}),
             "reader_train_fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
     crops = calibration_crops(args, val_bank) if args.int8 else None

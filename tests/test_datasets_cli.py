@@ -89,3 +89,13 @@ def test_broken_annotations_file(tmp_path: Path, capsys: pytest.CaptureFixture) 
     (tmp_path / "annotations.json").write_text("{not json")
     assert main(["preview", str(tmp_path)]) == 2
     assert "annotations.json" in capsys.readouterr().err
+
+
+def test_compose_five_is_recorded_and_bad_shares_are_refused(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture) -> None:
+    assert _render(tmp_path / "c", "--workers", "1", "--compose-five", "1") == 0
+    assert json.loads((tmp_path / "c" / "annotations.json").read_text())["info"]["compose_five"] == 1.0
+    assert _render(tmp_path / "p", "--workers", "1") == 0  # not recorded when not asked for
+    assert "compose_five" not in json.loads((tmp_path / "p" / "annotations.json").read_text())["info"]
+    assert _render(tmp_path / "bad", "--compose-five", "2") == 2
+    assert "expected a number between 0 and 1, got 2.0" in capsys.readouterr().err

@@ -30,9 +30,9 @@ def _ink(rgb: np.ndarray, red: bool) -> np.ndarray:
     return lum < 0.62 * np.percentile(lum, 95)
 
 
-def _plain_deck(rng: random.Random, split: str, style: int = 1) -> DeckStyle:
+def _plain_deck(rng: random.Random, split: str, style: int = 1, compose_five: float = 0.0) -> DeckStyle:
     """A deck with no frame, corner marks or picture: the only ink on a face is its two glyphs."""
-    deck = _random_deck(rng, split, style)
+    deck = _random_deck(rng, split, style, compose_five)
     return dataclasses.replace(deck, frame=0, corner_marks=False, picture=0,
                                decor=deck.decor if deck.decor == 2 else 0)
 
@@ -400,3 +400,59 @@ def test_outline_keeps_corners_and_drops_straight_runs() -> None:
     assert scene_mod._simplify([(0, 0), (1, 0), (2, 0), (3, 0)], 0.75) == [(0, 0), (3, 0)]
     assert scene_mod._simplify([(0, 0), (2, 0), (3, 3), (6, 0)], 0.75) == [(0, 0), (2, 0), (3, 3), (6, 0)]
     assert scene_mod._simplify([(0, 0), (1, 0), (2, 2), (3, 0)], 0.75) == [(0, 0), (2, 2), (3, 0)]
+
+
+def test_a_deck_drawn_without_composed_five_is_the_deck_it_always_was() -> None:
+    """The share of composed 伍 is drawn last and only when asked for: every earlier render
+    (each figure's scenes among them) stays bit for bit what it was."""
+    for s in range(20):
+        a, b = random.Random(s), random.Random(s)
+        assert _random_deck(a, "train", 2) == _random_deck(b, "train", 2, 0.0)
+        assert a.random() == b.random()  # and the scene drawn after it is the same
+    decks = [_random_deck(random.Random(s), "wide", 1, 1.0) for s in range(20)]
+    assert all(d.big5_parts is not None for d in decks)
+    assert len({d.big5_parts for d in decks}) == 20  # each deck its own proportions
+
+
+def test_composed_five_is_the_faces_own_person_radical_beside_its_five() -> None:
+    from zipai.datasets.cards import glyph_mask, person_radical
+    from zipai.datasets.fonts import SPLITS
+
+    d5 = Card.parse("d5")
+    gyosho = next(f for f in SPLITS["train"] if f.name == "kouzan-mouhitsu-gyosho")
+    plain = dataclasses.replace(_random_deck(random.Random(1), "train"), face=gyosho, stroke=0.0,
+                                shear=0.0, big5_parts=None)
+    person = person_radical(gyosho, 80)
+    assert person is not None and person.shape[0] > 1.5 * person.shape[1]  # 亻: tall and narrow
+    left, height, place = 0.35, 0.7, 0.8
+    composed = dataclasses.replace(plain, big5_parts=(left, height, place))
+    own, mine = np.asarray(glyph_mask(plain, d5, 60)), np.asarray(glyph_mask(composed, d5, 60))
+    assert own.shape != mine.shape or not np.array_equal(own, mine)
+    ink = mine > 64
+    bh, bw = mine.shape
+    lw = int(bw * left)
+    assert ink[:, :lw].any() and ink[:, lw + 2:].any()
+    rows = np.flatnonzero(ink[:, lw + 2:].any(axis=1))  # 五 sits low, in its share of the height
+    assert rows[0] >= int((bh - int(bh * height)) * place) - 1
+    assert rows[-1] - rows[0] + 1 <= int(bh * height) + 1
+    # the other cards of a composing deck are the face's own
+    for card in ("d6", "x5"):
+        c = Card.parse(card)
+        assert np.array_equal(np.asarray(glyph_mask(plain, c, 60)), np.asarray(glyph_mask(composed, c, 60)))
+
+
+def test_a_face_whose_person_radical_joins_keeps_its_own_five() -> None:
+    from zipai.datasets.cards import glyph_mask, person_radical
+    from zipai.datasets.fonts import SPLITS
+
+    joined = [f for f in SPLITS["train"] if person_radical(f, 80) is None]
+    assert joined, "every training face has a 亻 apart: pick another check"
+    deck = dataclasses.replace(_random_deck(random.Random(2), "train"), face=joined[0], shear=0.0)
+    d5 = Card.parse("d5")
+    composing = dataclasses.replace(deck, big5_parts=(0.3, 0.7, 0.5))
+    assert np.array_equal(np.asarray(glyph_mask(deck, d5, 60)), np.asarray(glyph_mask(composing, d5, 60)))
+
+
+def test_compose_five_outside_zero_to_one_is_an_error() -> None:
+    with pytest.raises(ValueError, match=r"compose_five 1\.5 is a chance"):
+        render_scene_full(1, "train", 0, (200, 150), compose_five=1.5)

@@ -479,9 +479,30 @@ def test_reader_only_scenes_in_the_wide_split_and_a_folder_of_another_split_refu
                                         "--reader-extra-split", "wide", "--seed", "2"])
     more = T.reader_extra(args)
     assert {s.info["font"] for s in more} <= {f.name for f in faces("wide")}
-    assert T.rendered_split(tmp_path / "train_reader") == "wide"
+    assert T.rendered_as(tmp_path / "train_reader") == ("wide", 0.0)
     args.reader_extra_split = "reader"  # the same folder, asked for in other faces
     with pytest.raises(T.TrainError, match=r"train_reader holds scenes of font split wide, not reader"):
+        T.reader_extra(args)
+
+
+def test_reader_only_scenes_with_composed_five_and_a_folder_rendered_otherwise_refused(
+        tmp_path: Path) -> None:
+    args = T.build_parser().parse_args(["--data", str(tmp_path), "--reader-only", "--reader-train", "2",
+                                        "--reader-train-style2", "0", "--reader-extra", "1",
+                                        "--reader-extra-style2", "0", "--reader-extra-size", "320x240",
+                                        "--val-count", "1", "--size", "320x240", "--seed", "2",
+                                        "--reader-compose-five", "1"])
+    T.reader_extra(args)
+    T.train_scenes(args)
+    assert T.rendered_as(tmp_path / "train_reader") == ("reader", 1.0)
+    assert T.rendered_as(tmp_path / "train_reader_own") == ("train", 1.0)
+    assert T.rendered_as(tmp_path / "val") == ("val", 0.0)  # the val scenes stay plain
+    args.reader_compose_five = 0.0  # the same folders, asked for without composed 伍
+    with pytest.raises(T.TrainError, match=r"train_reader holds scenes rendered with --compose-five 1, "
+                                           r"not 0"):
+        T.reader_extra(args)
+    args.reader_compose_five = 1.5
+    with pytest.raises(T.TrainError, match=r"--reader-compose-five 1.5 is a share of decks"):
         T.reader_extra(args)
 
 
