@@ -29,7 +29,8 @@ FACES: tuple[str, ...] = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r 
 KEYS: tuple[str, ...] = (*FACES, "back")
 NO_BOX = -1
 # doubts that leave the layout unscorable until the user fixes them
-BLOCKING = frozenset({"stray_back", "unnamed_concealed", "mixed_concealed", "deck_limit"})
+BLOCKING = frozenset({"stray_back", "unnamed_concealed", "mixed_concealed", "short_concealed",
+                      "deck_limit"})
 _FLIP = {OPEN: CONCEALED, CONCEALED: FREE, FREE: OPEN}
 
 

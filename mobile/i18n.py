@@ -166,6 +166,8 @@ _S: dict[str, tuple[str, str, str]] = {
     "doubt_unnamed_concealed": ("全是背面：请定牌", "全是背面：請定牌", "All backs: name the card"),
     "doubt_mixed_concealed": ("背面组里牌不一样：{cards}", "背面組裡牌不一樣：{cards}",
                               "Backs with different faces: {cards}"),
+    "doubt_short_concealed": ("背面组少一张：{cards}", "背面組少一張：{cards}",
+                              "A face-down group a card short: {cards}"),
     "doubt_stray_back": ("手牌里有背面", "手牌裡有背面", "A card back among the hand cards"),
     "doubt_stray_cards": ("放在一边，不算：{cards}", "放在一邊，不算：{cards}",
                           "Lying apart, left out: {cards}"),

@@ -23,8 +23,10 @@ from zipai.vision.layout import (
     assemble,
     card_axis,
     columns,
+    join_lone_backs,
     propose_states,
     reread,
+    settle_backs,
     settle_rows,
     settle_strays,
     take_in,
@@ -328,6 +330,75 @@ def test_a_lone_back_is_the_stock_pile_not_a_group() -> None:
 
 
 BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
+
+
+def _askew_back(dets: list[Detection], x: float, y: float) -> list[Detection]:
+    """The scene with the last back of 坎 of 拾 moved to (x, y): out of line with its column."""
+    last = [d for d in dets if d.card == "back"][-1]
+    return [d for d in dets if d is not last] + [_det("back", x, y)]
+
+
+def test_a_short_concealed_group_takes_the_lone_back_beside_it() -> None:
+    """坎 of 拾 laid askew: its last back lies off the column, unchained, and the column of 拾
+    and one back is a concealed group a card short, which no group is; the back beside it joins."""
+    dets = _askew_back(_scene([TABLE_ROW, HAND_ROW]), 945.0, 800.0)
+    cols = columns(dets)
+    propose_states(cols)
+    assert ("concealed", ["x10", "back"]) in [(c.state, c.cards) for c in cols]
+    assert cols[-1].cards == ["back"] and cols[-1].state == "loose"
+    join_lone_backs(cols, dets)
+    assert [(c.state, c.cards) for c in cols if c.row == "table"][1] == ("concealed", ["x10", "back", "back"])
+    assert not any(c.state == "loose" for c in cols)
+    sc = scan_detections(1600, 1200, dets, BASE)
+    assert {"cards": ["x10", "x10", "x10"], "state": "concealed"} in sc.assembled.layout["groups"]
+    assert sc.result is not None and sc.result["groups"]
+    assert [d.kind for d in sc.assembled.doubts] == ["taken_in"]
+    assert "a back lying apart taken in" in sc.assembled.doubts[0].message
+
+
+def test_a_concealed_column_a_card_short_is_no_group_but_a_doubt() -> None:
+    """Backs show a concealed triple or quad (RULINGS section 7): 拾 and one back is not a pair."""
+    dets = _scene([TABLE_ROW, HAND_ROW])
+    last = [d for d in dets if d.card == "back"][-1]
+    dets = [d for d in dets if d is not last]
+    cols = columns(dets)
+    propose_states(cols)
+    asm = assemble(cols, dets, BASE)
+    assert not asm.complete
+    short = [d.message for d in asm.doubts if d.kind == "short_concealed"]
+    assert short == ["column 2: x10 back: a concealed group shows three or four cards; one is missing"]
+    assert all("x10" not in g["cards"] for g in asm.layout["groups"]) and "x10" not in asm.layout["hand"]
+    assert [d.kind for d in asm.doubts if d.kind == "missing_cards"] == ["missing_cards"]  # 20 of 21
+
+
+def test_a_back_out_of_reach_stays_the_stock_pile() -> None:
+    dets = _askew_back(_scene([TABLE_ROW, HAND_ROW]), 900.0 + 250.0, 800.0)  # 5 glyph sizes off
+    cols = columns(dets)
+    propose_states(cols)
+    join_lone_backs(cols, dets)
+    assert cols[-1].cards == ["back"] and cols[-1].state == "loose"
+    assert not settle_backs(cols, dets, BASE)  # no column within reach, so the rules try none
+    assert ("concealed", ["x10", "back"]) in [(c.state, c.cards) for c in cols]
+
+
+def test_backs_under_their_face_card_join_it_when_only_that_makes_seven_groups() -> None:
+    """拾 lying on top of its two backs: neither back chains to it (both lie off its column),
+    so 拾 looks like a lone card and the backs like the stock; the rules put both backs with 拾,
+    the one way the layout splits into seven groups."""
+    table = [["d5", "back", "back"], ["x10"], ["x1", "x2", "x3"]]  # 坎 of 伍 shows its backs
+    dets = [*_scene([table, HAND_ROW]), _det("back", 945.0, 680.0), _det("back", 855.0, 760.0)]
+    cols = columns(dets)
+    propose_states(cols)
+    assert sum(c.cards == ["back"] for c in cols) == 2
+    assert ("table", "hand", ["x10"]) in [(c.row, c.state, c.cards) for c in cols]
+    assert settle_backs(cols, dets, BASE)
+    host = next(c for c in cols if "x10" in c.cards)
+    assert (host.state, host.cards) == ("concealed", ["x10", "back", "back"]) and host.settled
+    assert not any(c.state == "loose" for c in cols)
+    sc = scan_detections(1600, 1200, dets, BASE)
+    assert {"cards": ["x10", "x10", "x10"], "state": "concealed"} in sc.assembled.layout["groups"]
+    assert sc.result is not None and sc.result["groups"]
+    assert [d.kind for d in sc.assembled.doubts] == ["taken_in"]
 
 
 def _settled(dets: list[Detection]) -> tuple[list[tuple[str, str, list[str]]], list[str], Assembled]:

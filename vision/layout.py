@@ -452,6 +452,91 @@ def settle_strays(cols: list[Column], dets: Sequence[Detection], base: dict[str,
     return False
 
 
+BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
+
+
+def join_lone_backs(cols: list[Column], dets: Sequence[Detection]) -> None:
+    """Put a lone back into the concealed group it lies beside when that group is short.
+
+    A concealed group holds three or four cards (RULINGS section 7), so a concealed column of
+    one face and one back, or of two backs, is certainly missing one: laid askew, or with its
+    face card lying on top of the backs, its last back was left unchained and taken for the
+    stock. Each short concealed column takes the nearest lone back within ``BACK_REACH`` glyph
+    sizes, when no other short column is nearer to that back; the column says so (``settled``)."""
+    lone = [n for n, c in enumerate(cols) if c.state == LOOSE and c.cards == ["back"]]
+    short = [n for n, c in enumerate(cols) if c.state == CONCEALED and len(c.cards) < 3]
+    if not lone or not short:
+        return
+    s = _scale(dets)
+
+    def gap(b: int, h: int) -> float:
+        bx, by = dets[cols[b].detections[0]].center
+        return min(math.hypot(dets[i].center[0] - bx, dets[i].center[1] - by) for i in cols[h].detections)
+
+    moves = []
+    for h in short:
+        d, b = min((gap(b, h), b) for b in lone)
+        if d < BACK_REACH * s and min(gap(b, o) for o in short) >= d:
+            moves.append((b, h))
+    if moves and len({b for b, _ in moves}) == len(moves):
+        cols[:] = _with_backs(cols, moves)
+
+
+def settle_backs(cols: list[Column], dets: Sequence[Detection], base: dict[str, Any]) -> bool:
+    """Let the rules put a lone back into the group it lies beside.
+
+    A single back on its own is taken for the stock pile (``columns``). But a concealed group
+    laid askew, or with its face card lying on top of its backs (the face's far end then ends
+    the column), leaves its backs unchained, and the group comes out a card short: the layout
+    then splits into no groups. When it does not split, each lone back is tried in each column of
+    the layout within ``BACK_REACH`` glyph sizes of it that could take a card (three at most),
+    then two backs at once; exactly one way that makes the layout split is taken, and the
+    column says so (``settled``, a doubt in ``assemble``). Returns whether the layout splits."""
+    if _forms_groups(cols, dets, base):
+        return True
+    lone = [n for n, c in enumerate(cols) if c.state == LOOSE and c.cards == ["back"]]
+    if not lone:
+        return False
+    s = _scale(dets)
+    moves: list[tuple[int, int]] = []  # (lone back column, host column)
+    for b in lone:
+        bx, by = dets[cols[b].detections[0]].center
+        for h, c in enumerate(cols):
+            if c.state == LOOSE or len(c.cards) > 3:
+                continue
+            near = min(math.hypot(dets[i].center[0] - bx, dets[i].center[1] - by) for i in c.detections)
+            if near < BACK_REACH * s:
+                moves.append((b, h))
+    found: list[tuple[tuple[int, int], ...]] = []
+    for k in (1, 2):
+        for combo in itertools.combinations(moves, k):
+            if len({b for b, _ in combo}) < k:
+                continue
+            trial = _with_backs(cols, combo)
+            if _forms_groups(trial, dets, base):
+                found.append(combo)
+        if found:
+            break
+    if len(found) != 1:
+        return False
+    cols[:] = _with_backs(cols, found[0])
+    return True
+
+
+def _with_backs(cols: Sequence[Column], moves: Sequence[tuple[int, int]]) -> list[Column]:
+    """Copies of the columns with each lone back column ``b`` moved into column ``h``, the host's
+    state proposed again and marked ``settled``."""
+    out = [replace(c, detections=list(c.detections), cards=list(c.cards)) for c in cols]
+    for b, h in moves:
+        out[h].detections += out[b].detections
+        out[h].cards += out[b].cards
+        out[h].settled = "a back lying apart taken in: the layout makes seven groups with it"
+        out[b].detections, out[b].cards = [], []
+    hosts = [out[h] for _, h in moves]
+    propose_states(hosts)
+    return [c for c in out if c.cards]
+
+
 def settle_rows(cols: Sequence[Column], dets: Sequence[Detection],
                 base: dict[str, Any]) -> list[Column] | None:
     """Let the rules say which row was claimed when the geometry only guessed.
@@ -564,6 +649,7 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
     hand: list[str] = []
     doubts: list[Doubt] = []
     complete = True
+    short = 0  # cards of concealed columns a card short, which are no group
     for n, c in enumerate(cols):
         if c.state == LOOSE:
             why = c.settled or "lies apart from the layout and is left out"
@@ -582,6 +668,13 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
             hand += [x for x in c.cards if x != "back"]
             continue
         cards = _group_cards(c)
+        if cards is not None and len(cards) < 3 and "back" in c.cards:
+            # backs show a concealed triple or quad (RULINGS section 7): one of its cards is missing
+            doubts.append(Doubt("short_concealed", f"column {n + 1}: {' '.join(c.cards)}: a concealed group "
+                                "shows three or four cards; one is missing", list(c.detections)))
+            complete = False
+            short += len(c.cards)
+            continue
         if cards is None:
             faces = sorted({x for x in c.cards if x != "back"})
             if not faces:
@@ -610,8 +703,8 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: dict[
             doubts.append(Doubt("deck_limit", f"{k} cards read as {card}; a deck has four", idx))
             complete = False
     # structure: seven groups use 21 cards, one more per quad beyond the first
-    total = sum(counts.values()) + sum(len(c.cards) for c in cols if _group_cards(c) is None
-                                       and c.state not in (FREE, LOOSE))
+    total = short + sum(counts.values()) + sum(len(c.cards) for c in cols if _group_cards(c) is None
+                                               and c.state not in (FREE, LOOSE))
     quads = sum(1 for g in groups if len(g["cards"]) == 4)
     if not dets and not cols:
         doubts.append(Doubt("no_cards", "no cards found in this photo"))

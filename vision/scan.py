@@ -20,8 +20,10 @@ from .layout import (
     Params,
     assemble,
     columns,
+    join_lone_backs,
     propose_states,
     reread,
+    settle_backs,
     settle_rows,
     settle_strays,
     take_in,
@@ -96,8 +98,9 @@ def scan_detections(width: int, height: int, dets: list[Detection], base: dict[s
     rules may take in (``take_in``)."""
     cols = columns(dets, p)
     propose_states(cols)
+    join_lone_backs(cols, dets)
     full = {**DEFAULT_BASE, **(base or {})}
-    if not settle_strays(cols, dets, full):
+    if not settle_strays(cols, dets, full) and not settle_backs(cols, dets, full):
         other = settle_rows(cols, dets, full)
         if other is not None:
             cols = other
