@@ -41,8 +41,8 @@ from zipai.vision.evaluate import (
     same_layout,
     same_score,
 )
-from zipai.vision.layout import Column, assemble, columns, propose_states, settle_strays
-from zipai.vision.scan import DEFAULT_BASE, scan_decoded
+from zipai.vision.layout import Column
+from zipai.vision.scan import scan_decoded, scan_detections
 
 
 def calibrate(pairs: list[tuple[float, bool]]) -> tuple[float, float]:
@@ -161,19 +161,17 @@ def layout_faults(cols: list[Column], anns: list[dict], doubts: set[str]) -> tup
 
 
 def layout_only(scenes: list[Scene]) -> int:
-    """Layout figures from perfect detections: how often the photo's engine input equals the
-    scene's, how often it is complete enough to score, and why the others are not scored."""
+    """Layout figures from perfect detections, through every step a scan takes after the
+    networks (``scan_detections``): how often the photo's engine input equals the scene's, how
+    often it is complete enough to score, and why the others are not scored."""
     n = ok = complete = right = 0
     faults: Counter = Counter()
     for _, im, anns in scenes:
         if "layout" not in im:
             continue
         dets = labelled_detections(anns)
-        base = {**DEFAULT_BASE, **layout_base(im["layout"])}
-        cols = columns(dets)
-        propose_states(cols)
-        settle_strays(cols, dets, base)
-        asm = assemble(cols, dets, base)
+        sc = scan_detections(int(im["width"]), int(im["height"]), dets, layout_base(im["layout"]))
+        cols, asm = sc.columns, sc.assembled
         n += 1
         ok += same_layout(asm.layout, im["layout"])
         complete += asm.complete
