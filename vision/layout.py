@@ -453,6 +453,7 @@ def settle_strays(cols: list[Column], dets: Sequence[Detection], base: dict[str,
 
 
 BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
+MAX_BACK_MOVES = 10  # (lone back, column) pairs settle_backs weighs: 55 layouts at most
 
 
 def join_lone_backs(cols: list[Column], dets: Sequence[Detection]) -> None:
@@ -491,7 +492,8 @@ def settle_backs(cols: list[Column], dets: Sequence[Detection], base: dict[str, 
     then splits into no groups. When it does not split, each lone back is tried in each column of
     the layout within ``BACK_REACH`` glyph sizes of it that could take a card (three at most),
     then two backs at once; exactly one way that makes the layout split is taken, and the
-    column says so (``settled``, a doubt in ``assemble``). Returns whether the layout splits."""
+    column says so (``settled``, a doubt in ``assemble``). More than ``MAX_BACK_MOVES`` ways to
+    try are left alone. Returns whether the layout splits."""
     if _forms_groups(cols, dets, base):
         return True
     lone = [n for n, c in enumerate(cols) if c.state == LOOSE and c.cards == ["back"]]
@@ -507,6 +509,8 @@ def settle_backs(cols: list[Column], dets: Sequence[Detection], base: dict[str, 
             near = min(math.hypot(dets[i].center[0] - bx, dets[i].center[1] - by) for i in c.detections)
             if near < BACK_REACH * s:
                 moves.append((b, h))
+    if not moves or len(moves) > MAX_BACK_MOVES:  # backs everywhere (a spilt stock): no telling
+        return False
     found: list[tuple[tuple[int, int], ...]] = []
     for k in (1, 2):
         for combo in itertools.combinations(moves, k):
