@@ -115,6 +115,17 @@ def test_photo_draft_keeps_detections_in_step() -> None:
     assert again.to_json() == d.to_json()
 
 
+def test_a_concealed_group_a_card_short_blocks_until_the_user_adds_its_back() -> None:
+    dets = [Detection("x10", (0, 0, 10, 10), 0.9, "red"), Detection("back", (0, 20, 14, 30), 0.9, None)]
+    d = Draft.from_scan([Column([0, 1], ["x10", "back"], "table", "concealed")], dets, "p.jpg", (100, 100))
+    chk = d.check({"rules": "hunan"})
+    assert [x.kind for x in chk.blocking] == ["short_concealed"] and not chk.ready
+    d.add(0, "back")  # the back the photo did not show
+    chk = d.check({"rules": "hunan"})
+    assert not chk.blocking
+    assert chk.layout["groups"] == [{"cards": ["x10", "x10", "x10"], "state": "concealed"}]
+
+
 def test_every_detector_doubt_about_a_card_goes_when_the_user_sets_it() -> None:
     dets = [Detection("x1", (0, 0, 10, 10), 0.9, "black", 0.9, 0.99, selected=0.4),
             Detection("x2", (0, 20, 10, 30), 0.2, "red", 0.2, 0.99, read_as="x3", taken_in=True),
