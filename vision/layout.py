@@ -469,18 +469,13 @@ def join_lone_backs(cols: list[Column], dets: Sequence[Detection]) -> None:
     if not lone or not short:
         return
     s = _scale(dets)
-
-    def gap(b: int, h: int) -> float:
-        bx, by = dets[cols[b].detections[0]].center
-        return min(math.hypot(dets[i].center[0] - bx, dets[i].center[1] - by) for i in cols[h].detections)
-
     moves = []
     for h in short:
-        d, b = min((gap(b, h), b) for b in lone)
-        if d < BACK_REACH * s and min(gap(b, o) for o in short) >= d:
+        d, b = min((_reach(cols, dets, b, h), b) for b in lone)
+        if d < BACK_REACH * s and min(_reach(cols, dets, b, o) for o in short) >= d:
             moves.append((b, h))
     if moves and len({b for b, _ in moves}) == len(moves):
-        cols[:] = _with_backs(cols, moves)
+        cols[:] = _with_backs(cols, moves, "a concealed group shows three or four cards")
 
 
 def settle_backs(cols: list[Column], dets: Sequence[Detection], base: dict[str, Any]) -> bool:
@@ -500,15 +495,8 @@ def settle_backs(cols: list[Column], dets: Sequence[Detection], base: dict[str, 
     if not lone:
         return False
     s = _scale(dets)
-    moves: list[tuple[int, int]] = []  # (lone back column, host column)
-    for b in lone:
-        bx, by = dets[cols[b].detections[0]].center
-        for h, c in enumerate(cols):
-            if c.state == LOOSE or len(c.cards) > 3:
-                continue
-            near = min(math.hypot(dets[i].center[0] - bx, dets[i].center[1] - by) for i in c.detections)
-            if near < BACK_REACH * s:
-                moves.append((b, h))
+    moves = [(b, h) for b in lone for h, c in enumerate(cols)  # (lone back column, host column)
+             if c.state != LOOSE and len(c.cards) <= 3 and _reach(cols, dets, b, h) < BACK_REACH * s]
     if not moves or len(moves) > MAX_BACK_MOVES:  # backs everywhere (a spilt stock): no telling
         return False
     found: list[tuple[tuple[int, int], ...]] = []
@@ -516,25 +504,30 @@ def settle_backs(cols: list[Column], dets: Sequence[Detection], base: dict[str, 
         for combo in itertools.combinations(moves, k):
             if len({b for b, _ in combo}) < k:
                 continue
-            trial = _with_backs(cols, combo)
-            if _forms_groups(trial, dets, base):
+            if _forms_groups(_with_backs(cols, combo, ""), dets, base):
                 found.append(combo)
         if found:
             break
     if len(found) != 1:
         return False
-    cols[:] = _with_backs(cols, found[0])
+    cols[:] = _with_backs(cols, found[0], "the layout makes seven groups with it")
     return True
 
 
-def _with_backs(cols: Sequence[Column], moves: Sequence[tuple[int, int]]) -> list[Column]:
+def _reach(cols: Sequence[Column], dets: Sequence[Detection], b: int, h: int) -> float:
+    """Pixels from lone back column ``b``'s centre to the nearest card of column ``h``."""
+    bx, by = dets[cols[b].detections[0]].center
+    return min(math.hypot(dets[i].center[0] - bx, dets[i].center[1] - by) for i in cols[h].detections)
+
+
+def _with_backs(cols: Sequence[Column], moves: Sequence[tuple[int, int]], why: str) -> list[Column]:
     """Copies of the columns with each lone back column ``b`` moved into column ``h``, the host's
-    state proposed again and marked ``settled``."""
+    state proposed again and marked ``settled`` with ``why``."""
     out = [replace(c, detections=list(c.detections), cards=list(c.cards)) for c in cols]
     for b, h in moves:
         out[h].detections += out[b].detections
         out[h].cards += out[b].cards
-        out[h].settled = "a back lying apart taken in: the layout makes seven groups with it"
+        out[h].settled = f"a back lying apart taken in: {why}"
         out[b].detections, out[b].cards = [], []
     hosts = [out[h] for _, h in moves]
     propose_states(hosts)
