@@ -64,6 +64,50 @@ def quantize(path: Path, inputs: Sequence[dict[str, np.ndarray]]) -> None:
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
     finally:
         pre.unlink(missing_ok=True)
+    unsigned_weights(path)
+
+
+WEIGHT_FORMAT = "QDQ, int8 weights per channel stored as uint8 (zero point 128), uint8 activations"
+
+
+def unsigned_weights(path: Path) -> int:
+    """Store the int8 weights of a QDQ graph as uint8 with their zero points moved by 128: the
+    same numbers, ``(q + 128 - (z + 128)) * scale``. onnxruntime fuses uint8 x int8 into integer
+    kernels that, on an x86 CPU without VNNI (AVX2 alone), add pairs of products in 16 bits and
+    saturate: there the shipped finder saw backs on face cards (held-out per card 91.34%, not
+    97.24%). uint8 x uint8 is summed in 32 bits on every CPU. Returns the tensors moved."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    const = {t.name: t for t in graph.initializer}
+    moved, done = 0, set[str]()
+    for node in graph.node:
+        if node.op_type != "DequantizeLinear" or node.input[0] not in const:
+            continue
+        q = numpy_helper.to_array(const[node.input[0]])
+        if q.dtype != np.int8:
+            continue
+        zero = numpy_helper.to_array(const[node.input[2]]) if len(node.input) > 2 else np.zeros((), np.int8)
+        names = [f"{node.input[0]}_u8", f"{node.input[0]}_zero_u8"]
+        if names[0] not in done:  # a weight two nodes share is moved once
+            shifted = [(t.astype(np.int16) + 128).astype(np.uint8) for t in (q, zero)]
+            pairs = zip(shifted, names, strict=True)
+            graph.initializer.extend(numpy_helper.from_array(t, n) for t, n in pairs)
+            done.add(names[0])
+        node.input[0] = names[0]
+        if len(node.input) > 2:
+            node.input[2] = names[1]
+        else:
+            node.input.append(names[1])
+        moved += 1
+    used = {name for node in graph.node for name in node.input}
+    kept = [t for t in graph.initializer if t.name in used]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    onnx.save(model, str(path))
+    return moved
 
 
 def calibration_inputs(photos: Sequence[np.ndarray], crops: np.ndarray,
@@ -96,7 +140,7 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
         finder_in, reader_in = calibration_inputs(*calibration)
         quantize(fpath, finder_in)
         quantize(rpath, reader_in)
-        int8 = {"format": "QDQ, int8 weights per channel, uint8 activations",
+        int8 = {"format": WEIGHT_FORMAT,
                 "calibration": f"{len(finder_in)} val photos, {len(calibration[1])} val crops"}
     manifest = {
         "format": 1,

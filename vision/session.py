@@ -25,14 +25,6 @@ NO_SPINNING = ("session.intra_op.allow_spinning", "0")
 and a pool that spins after its run holds a core that the other network, or the numpy between
 them, needs: on two cores, spinning made inference about 1.5x slower (scripts/bench_scan.py)."""
 
-NO_QDQ_FUSION = ("session.disable_quant_qdq", "1")
-"""Run the int8 networks as their quantize/dequantize steps around float kernels, never fused
-into onnxruntime's integer kernels. On an x86 CPU without VNNI (AVX2 alone: this project's AMD
-EPYC machines) the fused uint8 x int8 kernels add pairs of products in 16 bits, which saturate,
-and the shipped finder then saw backs on face cards: the held-out per-card figure fell from
-97.24% to 91.34% and the sample photo no longer scored. Unfused, every CPU computes the values
-the networks were quantized to (scripts/check_int8.py compares the two on this machine)."""
-
 SessionFactory = Callable[[bytes, int], Session]
 """Builds a session from model bytes and a thread count."""
 
@@ -52,7 +44,6 @@ class OrtSession:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.log_severity_level = 3
         opts.add_session_config_entry(*NO_SPINNING)
-        opts.add_session_config_entry(*NO_QDQ_FUSION)
         self.options = opts
         try:
             self._sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])

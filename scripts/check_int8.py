@@ -1,0 +1,107 @@
+"""Does this CPU's onnxruntime compute a model's int8 networks right when it fuses them?
+
+The networks ship as QDQ graphs (uint8 activations; int8 weights stored as uint8, zero point
+128: ``zipai.models.export.unsigned_weights``). onnxruntime fuses them into integer kernels,
+and on an x86 CPU without VNNI its uint8 x int8 kernels add pairs of products in 16 bits and
+saturate, which weights stored as int8 would get. This script measures it on the machine it
+runs on: each network's outputs on the sample photo as the runtime runs it (fused) against
+the same graph run op by op with no optimisation (the reference: float kernels between the
+quantize and dequantize steps), the time of each, and the cards a whole scan of the sample
+photo reads either way.
+
+    python scripts/check_int8.py                            # the shipped model
+    python scripts/check_int8.py --model OLD/manifest.json  # e.g. one exported with int8 weights
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from zipai.vision.decode import load
+from zipai.vision.detector import Detector, models_dir
+from zipai.vision.preprocess import cut_crops, letterbox, normalise
+from zipai.vision.scan import scan_file
+from zipai.vision.session import NO_SPINNING, OrtSession
+
+Feed = dict[str, np.ndarray]
+
+
+def cpu_flags() -> str:
+    """The CPU's model name and whether it has the integer dot-product instructions."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown CPU"
+    lines = info.splitlines()
+    name = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), "?")
+    flags = next((ln.split(":", 1)[1].split() for ln in lines if ln.startswith("flags")), [])
+    vnni = [f for f in flags if "vnni" in f]
+    return f"{name}; AVX2 {'yes' if 'avx2' in flags else 'no'}; VNNI {', '.join(vnni) or 'none'}"
+
+
+class Reference:
+    """The graph op by op, no optimisation: the quantized numbers as written, on any CPU. Has
+    the ``Session`` shape, so a ``Detector`` can scan with it."""
+
+    def __init__(self, model: bytes, threads: int = 2) -> None:
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads, opts.inter_op_num_threads = threads, 1
+        opts.add_session_config_entry(*NO_SPINNING)
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        self.sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+
+    def run(self, inputs: Feed) -> list[np.ndarray]:
+        return list(self.sess.run(None, inputs))
+
+
+def median_ms(run: Callable[[Feed], list[np.ndarray]], feed: Feed, n: int) -> float:
+    run(feed)
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        run(feed)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
+    p.add_argument("--photo", type=Path, default=models_dir() / "sample.jpg")
+    p.add_argument("--repeat", type=int, default=20, help="timed runs of each network")
+    args = p.parse_args(argv)
+    det = Detector(args.model, threads=2)
+    ref_det = Detector(args.model, threads=2, factory=Reference)
+    decoded = load(args.photo)
+    x, _ = letterbox(decoded.image, det.long_side, det.manifest.finder["multiple"], det.mean, det.std)
+    glyphs = [d.box for d in ref_det.detect(decoded) if d.card != "back"] or [(0.0, 0.0, 40.0, 40.0)]
+    crops = cut_crops(np.asarray(decoded.image), np.asarray(glyphs, np.float32) / decoded.scale,
+                      det.manifest.reader["size"], det.manifest.reader["margin"])
+    print(f"CPU: {cpu_flags()}; onnxruntime {ort.__version__}; {det.manifest.path}")
+    for part, feed in (("finder", {"image": x}), ("reader", {"crops": normalise(crops, det.mean, det.std)})):
+        model = det.manifest.model_bytes(part)
+        ref, fused = Reference(model), OrtSession(model, threads=2)
+        err = [np.abs(a - b) for a, b in zip(fused.run(feed), ref.run(feed), strict=True)]
+        worst, mean = max(float(e.max()) for e in err), float(np.mean([e.mean() for e in err]))
+        print(f"  {part}: fused against the reference, largest difference {worst:.4f}, mean {mean:.5f}; "
+              "median "
+              f"{median_ms(fused.run, feed, args.repeat):.1f} ms fused, "
+              f"{median_ms(ref.run, feed, args.repeat):.1f} ms op by op")
+    got = Counter(d.card for d in scan_file(args.photo, det).detections)
+    want = Counter(d.card for d in scan_file(args.photo, ref_det).detections)
+    print(f"{args.photo.name}: the reference reads {sum(want.values())} cards; fused {sum(got.values())}, "
+          f"{sum((got - want).values())} of them not among the reference's")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
