@@ -13,11 +13,20 @@ import pytest
 from PIL import Image
 
 torch = pytest.importorskip("torch")
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+numpy_helper = onnx.numpy_helper
 
 from zipai.datasets.fonts import faces  # noqa: E402
 from zipai.models import data as D  # noqa: E402
 from zipai.models import train as T  # noqa: E402
-from zipai.models.export import export_all  # noqa: E402
+from zipai.models.export import (  # noqa: E402
+    WEIGHT_FORMAT,
+    export_all,
+    export_reader_onnx,
+    onnx_layers,
+    unsigned_weights,
+)
 from zipai.models.nets import READER_CLASSES, Finder, FinderExport, Reader, n_params  # noqa: E402
 from zipai.vision.decode import decode  # noqa: E402
 from zipai.vision.detector import Detector  # noqa: E402
@@ -434,6 +443,48 @@ def test_int8_export_records_itself_and_reads_like_float(tmp_path: Path) -> None
     pa, pb = a.reader.run({"crops": c})[0], b.reader.run({"crops": c})[0]
     assert len(set(pa.argmax(1).tolist())) > 2  # the crops are read differently ...
     assert (pa.argmax(1) == pb.argmax(1)).mean() >= 0.9  # ... and alike in both precisions
+    assert data["int8"]["format"] == WEIGHT_FORMAT
+    for part in ("finder", "reader"):  # no int8 weights for a CPU's uint8 x int8 kernels to saturate
+        graph = onnx.load(str(tmp_path / "q" / f"{part}.onnx")).graph
+        assert {numpy_helper.to_array(t).dtype for t in graph.initializer} & {np.dtype(np.uint8)}
+        assert np.dtype(np.int8) not in {numpy_helper.to_array(t).dtype for t in graph.initializer}
+
+
+def test_unsigned_weights_keep_every_number(tmp_path: Path) -> None:
+    """Weights stored as uint8 with zero points moved by 128 dequantize to the same values, and
+    the graph reads the same; a second pass finds nothing left to move."""
+    torch.manual_seed(1)
+    rng = np.random.default_rng(1)
+    crops = rng.integers(0, 256, (32, 48, 48, 3), dtype=np.uint8)
+    c = ((crops.transpose(0, 3, 1, 2) / 255.0 - 0.5) / 0.25).astype(np.float32)
+    path = tmp_path / "reader.onnx"
+    export_reader_onnx(torch, _settle(Reader(), torch.from_numpy(c)), path, 48)
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class Feed(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.it = iter([{"crops": c}])
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            return next(self.it, None)
+
+    quantize_static(str(path), str(path), Feed(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    before = onnx_layers(path)
+    ref = ort.InferenceSession(str(path), _plain()).run(None, {"crops": c})
+    assert unsigned_weights(path) == len(before)
+    assert unsigned_weights(path) == 0
+    for (op_a, w_a, _), (op_b, w_b, _) in zip(before, onnx_layers(path), strict=True):
+        assert op_a == op_b and np.array_equal(w_a, w_b)
+    got = ort.InferenceSession(str(path), _plain()).run(None, {"crops": c})
+    assert all(np.array_equal(a, b) for a, b in zip(ref, got, strict=True))
+
+
+def _plain() -> ort.SessionOptions:
+    """onnxruntime running a graph op by op: the quantized numbers as written."""
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return opts
 
 
 def test_ensure_split_renders_decorated_scenes_once(tmp_path: Path) -> None:
