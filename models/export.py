@@ -140,7 +140,7 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
         finder_in, reader_in = calibration_inputs(*calibration)
         quantize(fpath, finder_in)
         quantize(rpath, reader_in)
-        int8 = {"format": WEIGHT_FORMAT,
+        int8 = {"format": WEIGHT_FORMAT, "weights": "uint8",
                 "calibration": f"{len(finder_in)} val photos, {len(calibration[1])} val crops"}
     manifest = {
         "format": 1,

@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         data[part]["sha256"] = sha256(f)
         print(f"{f}: {moved} weight tensors stored as uint8")
     if data.get("int8"):
-        data["int8"]["format"] = WEIGHT_FORMAT
+        data["int8"].update({"format": WEIGHT_FORMAT, "weights": "uint8"})
     write_manifest(args.manifest, data)
     return 0
 

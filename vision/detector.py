@@ -19,7 +19,7 @@ from .postprocess import decode_heatmap, nms, to_image
 from .preprocess import cut_crops, letterbox, normalise, turned_crops
 from .selector import RED, SYMMETRIC, Selector, SelectorError, covers, main_axis
 from .selector import features as selector_features
-from .session import Session, SessionFactory, ort_factory
+from .session import Session, SessionFactory, ort_factory, unfused_ort_factory
 
 FACES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)])
 RESCUE_OFF = (1.0, 2.0)  # a second chance (peak floor, reader probability) that no find passes
@@ -95,6 +95,13 @@ class Manifest:
     @property
     def mean(self) -> tuple[float, ...]:
         return tuple(self.data["normalise"]["mean"])
+
+    @property
+    def signed_weights(self) -> bool:
+        """Whether the networks are int8 with their weights stored as int8 (exported before
+        ``zipai.models.export.unsigned_weights``), which fused kernels can get wrong."""
+        int8 = self.data.get("int8")
+        return bool(int8) and int8.get("weights") != "uint8"
 
     @property
     def std(self) -> tuple[float, ...]:
@@ -248,7 +255,7 @@ class Detector:
     def __init__(self, manifest: str | Path | Manifest | None = None, threads: int = 2,
                  factory: SessionFactory | None = None) -> None:
         self.manifest = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
-        make = factory or ort_factory
+        make = factory or (unfused_ort_factory if self.manifest.signed_weights else ort_factory)
         self.finder: Session = make(self.manifest.model_bytes("finder"), threads)
         self.reader: Session = make(self.manifest.model_bytes("reader"), threads)
         self.classes: list[str] = list(self.manifest.data["classes"])

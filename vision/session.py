@@ -29,10 +29,19 @@ SessionFactory = Callable[[bytes, int], Session]
 """Builds a session from model bytes and a thread count."""
 
 
-class OrtSession:
-    """onnxruntime on the CPU, with a fixed thread count (phones and this machine have few cores)."""
+NO_QDQ_FUSION = ("session.disable_quant_qdq", "1")
+"""Run a QDQ graph as its quantize and dequantize steps around float kernels. For networks
+whose int8 weights are stored as int8 (exported before they were stored as uint8): fused,
+onnxruntime's uint8 x int8 kernels on an x86 CPU without VNNI add pairs of products in 16 bits
+and saturate (the shipped finder then saw backs on face cards). Unfused is right on every CPU,
+and about 1.5 to 2 times slower (scripts/check_int8.py)."""
 
-    def __init__(self, model: bytes, threads: int = 2) -> None:
+
+class OrtSession:
+    """onnxruntime on the CPU, with a fixed thread count (phones and this machine have few cores).
+    ``fuse=False`` keeps integer kernels out (``NO_QDQ_FUSION``)."""
+
+    def __init__(self, model: bytes, threads: int = 2, fuse: bool = True) -> None:
         try:
             import onnxruntime as ort
         except ImportError as exc:  # pragma: no cover - a dependency of the package
@@ -44,6 +53,8 @@ class OrtSession:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.log_severity_level = 3
         opts.add_session_config_entry(*NO_SPINNING)
+        if not fuse:
+            opts.add_session_config_entry(*NO_QDQ_FUSION)
         self.options = opts
         try:
             self._sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
@@ -56,3 +67,8 @@ class OrtSession:
 
 def ort_factory(model: bytes, threads: int) -> Session:
     return OrtSession(model, threads)
+
+
+def unfused_ort_factory(model: bytes, threads: int) -> Session:
+    """For networks with int8 weights stored as int8 (see ``NO_QDQ_FUSION``)."""
+    return OrtSession(model, threads, fuse=False)
