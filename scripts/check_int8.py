@@ -7,7 +7,8 @@ saturate, which weights stored as int8 would get. This script measures it on the
 runs on: each network's outputs on the sample photo as the runtime runs it (fused) against
 the same graph run op by op with no optimisation (the reference: float kernels between the
 quantize and dequantize steps), the time of each, and the cards a whole scan of the sample
-photo reads either way.
+photo reads either way. (The runtime itself runs a model whose manifest does not say its
+weights are stored as uint8 unfused: ``zipai.vision.session.NO_QDQ_FUSION``.)
 
     python scripts/check_int8.py                            # the shipped model
     python scripts/check_int8.py --model OLD/manifest.json  # e.g. one exported with int8 weights
@@ -30,7 +31,7 @@ from zipai.vision.decode import load
 from zipai.vision.detector import Detector, models_dir
 from zipai.vision.preprocess import cut_crops, letterbox, normalise
 from zipai.vision.scan import scan_file
-from zipai.vision.session import NO_SPINNING, OrtSession
+from zipai.vision.session import NO_SPINNING, OrtSession, ort_factory
 
 Feed = dict[str, np.ndarray]
 
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--photo", type=Path, default=models_dir() / "sample.jpg")
     p.add_argument("--repeat", type=int, default=20, help="timed runs of each network")
     args = p.parse_args(argv)
-    det = Detector(args.model, threads=2)
+    det = Detector(args.model, threads=2, factory=ort_factory)  # fused, whatever the weights
     ref_det = Detector(args.model, threads=2, factory=Reference)
     decoded = load(args.photo)
     x, _ = letterbox(decoded.image, det.long_side, det.manifest.finder["multiple"], det.mean, det.std)
