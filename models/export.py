@@ -82,7 +82,7 @@ def unsigned_weights(path: Path) -> int:
     model = onnx.load(str(path))
     graph = model.graph
     const = {t.name: t for t in graph.initializer}
-    moved, done = 0, set[str]()
+    done = set[str]()
     for node in graph.node:
         if node.op_type != "DequantizeLinear" or node.input[0] not in const:
             continue
@@ -101,13 +101,12 @@ def unsigned_weights(path: Path) -> int:
             node.input[2] = names[1]
         else:
             node.input.append(names[1])
-        moved += 1
     used = {name for node in graph.node for name in node.input}
     kept = [t for t in graph.initializer if t.name in used]
     del graph.initializer[:]
     graph.initializer.extend(kept)
     onnx.save(model, str(path))
-    return moved
+    return len(done)
 
 
 def calibration_inputs(photos: Sequence[np.ndarray], crops: np.ndarray,
@@ -274,6 +273,7 @@ def join_into(out_dir: Path, partner: bytes, part: Path, training: dict[str, Any
         try:
             first.write_bytes(partner)
             join_readers([first, part], tmp)
+            unsigned_weights(tmp)  # a partner exported before weights were stored as uint8
         finally:
             first.unlink(missing_ok=True)
 

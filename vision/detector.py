@@ -97,15 +97,15 @@ class Manifest:
         return tuple(self.data["normalise"]["mean"])
 
     @property
+    def std(self) -> tuple[float, ...]:
+        return tuple(self.data["normalise"]["std"])
+
+    @property
     def signed_weights(self) -> bool:
         """Whether the networks are int8 with their weights stored as int8 (exported before
         ``zipai.models.export.unsigned_weights``), which fused kernels can get wrong."""
         int8 = self.data.get("int8")
-        return bool(int8) and int8.get("weights") != "uint8"
-
-    @property
-    def std(self) -> tuple[float, ...]:
-        return tuple(self.data["normalise"]["std"])
+        return bool(int8) and not (isinstance(int8, dict) and int8.get("weights") == "uint8")
 
     def model_bytes(self, part: str) -> bytes:
         """The ONNX bytes of ``finder`` or ``reader``, refused if the SHA-256 differs."""
