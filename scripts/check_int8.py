@@ -31,7 +31,7 @@ from zipai.vision.decode import load
 from zipai.vision.detector import Detector, models_dir
 from zipai.vision.preprocess import cut_crops, letterbox, normalise
 from zipai.vision.scan import scan_file
-from zipai.vision.session import NO_SPINNING, OrtSession, ort_factory
+from zipai.vision.session import OrtSession, ort_factory
 
 Feed = dict[str, np.ndarray]
 
@@ -49,19 +49,10 @@ def cpu_flags() -> str:
     return f"{name}; AVX2 {'yes' if 'avx2' in flags else 'no'}; VNNI {', '.join(vnni) or 'none'}"
 
 
-class Reference:
-    """The graph op by op, no optimisation: the quantized numbers as written, on any CPU. Has
-    the ``Session`` shape, so a ``Detector`` can scan with it."""
-
-    def __init__(self, model: bytes, threads: int = 2) -> None:
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads, opts.inter_op_num_threads = threads, 1
-        opts.add_session_config_entry(*NO_SPINNING)
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        self.sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
-
-    def run(self, inputs: Feed) -> list[np.ndarray]:
-        return list(self.sess.run(None, inputs))
+def reference(model: bytes, threads: int = 2) -> OrtSession:
+    """The graph op by op, no optimisation: the quantized numbers as written, on any CPU (a
+    ``SessionFactory``, so a ``Detector`` can scan with it)."""
+    return OrtSession(model, threads, optimise=False)
 
 
 def median_ms(run: Callable[[Feed], list[np.ndarray]], feed: Feed, n: int) -> float:
@@ -81,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=20, help="timed runs of each network")
     args = p.parse_args(argv)
     det = Detector(args.model, threads=2, factory=ort_factory)  # fused, whatever the weights
-    ref_det = Detector(args.model, threads=2, factory=Reference)
+    ref_det = Detector(args.model, threads=2, factory=reference)
     decoded = load(args.photo)
     x, _ = letterbox(decoded.image, det.long_side, det.manifest.finder["multiple"], det.mean, det.std)
     glyphs = [d.box for d in ref_det.detect(decoded) if d.card != "back"] or [(0.0, 0.0, 40.0, 40.0)]
@@ -90,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CPU: {cpu_flags()}; onnxruntime {ort.__version__}; {det.manifest.path}")
     for part, feed in (("finder", {"image": x}), ("reader", {"crops": normalise(crops, det.mean, det.std)})):
         model = det.manifest.model_bytes(part)
-        ref, fused = Reference(model), OrtSession(model, threads=2)
+        ref, fused = reference(model), OrtSession(model, threads=2)
         err = [np.abs(a - b) for a, b in zip(fused.run(feed), ref.run(feed), strict=True)]
         worst, mean = max(float(e.max()) for e in err), float(np.mean([e.mean() for e in err]))
         print(f"  {part}: fused against the reference, largest difference {worst:.4f}, mean {mean:.5f}; "

@@ -14,7 +14,6 @@ from PIL import Image
 
 torch = pytest.importorskip("torch")
 onnx = pytest.importorskip("onnx")
-ort = pytest.importorskip("onnxruntime")
 numpy_helper = onnx.numpy_helper
 
 from zipai.datasets.fonts import faces  # noqa: E402
@@ -31,6 +30,7 @@ from zipai.models.nets import READER_CLASSES, Finder, FinderExport, Reader, n_pa
 from zipai.vision.decode import decode  # noqa: E402
 from zipai.vision.detector import Detector  # noqa: E402
 from zipai.vision.errors import ModelError  # noqa: E402
+from zipai.vision.session import OrtSession  # noqa: E402
 
 
 def test_finder_targets_peak_size_offset_and_ignore() -> None:
@@ -471,20 +471,13 @@ def test_unsigned_weights_keep_every_number(tmp_path: Path) -> None:
     quantize_static(str(path), str(path), Feed(), quant_format=QuantFormat.QDQ, per_channel=True,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
     before = onnx_layers(path)
-    ref = ort.InferenceSession(str(path), _plain()).run(None, {"crops": c})
+    ref = OrtSession(path.read_bytes(), optimise=False).run({"crops": c})
     assert unsigned_weights(path) == len(before)
     assert unsigned_weights(path) == 0
     for (op_a, w_a, _), (op_b, w_b, _) in zip(before, onnx_layers(path), strict=True):
         assert op_a == op_b and np.array_equal(w_a, w_b)
-    got = ort.InferenceSession(str(path), _plain()).run(None, {"crops": c})
+    got = OrtSession(path.read_bytes(), optimise=False).run({"crops": c})
     assert all(np.array_equal(a, b) for a, b in zip(ref, got, strict=True))
-
-
-def _plain() -> ort.SessionOptions:
-    """onnxruntime running a graph op by op: the quantized numbers as written."""
-    opts = ort.SessionOptions()
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    return opts
 
 
 def test_ensure_split_renders_decorated_scenes_once(tmp_path: Path) -> None:

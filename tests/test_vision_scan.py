@@ -138,8 +138,6 @@ def test_sessions_compute_what_the_int8_graph_says(detector: Detector) -> None:
     (no optimisation: each quantize and dequantize on its own, float kernels between). The fused
     uint8 x int8 kernels of an x86 CPU without VNNI saturate, and the finder saw backs on face
     cards there; the shipped weights are stored as uint8 so that every CPU sums them right."""
-    import onnxruntime as ort
-
     onnx = pytest.importorskip("onnx")  # the [train] extra's; the runtime needs no onnx
     numpy_helper = onnx.numpy_helper
 
@@ -152,10 +150,8 @@ def test_sessions_compute_what_the_int8_graph_says(detector: Detector) -> None:
         model = detector.manifest.model_bytes(part)
         weights = [numpy_helper.to_array(t) for t in onnx.load_from_string(model).graph.initializer]
         assert not any(w.dtype == np.int8 for w in weights), part
-        opts = ort.SessionOptions()
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        plain = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
-        for got, want in zip(OrtSession(model, threads=2).run(feed), plain.run(None, feed), strict=True):
+        plain = OrtSession(model, threads=2, optimise=False)
+        for got, want in zip(OrtSession(model, threads=2).run(feed), plain.run(feed), strict=True):
             # integer kernels round between layers, now and then a step of an output's scale
             # (at most 0.08 here); saturated ones were off by up to 1.0, and on average 0.05
             err = np.abs(got - want)

@@ -39,9 +39,10 @@ and about 1.5 to 2 times slower (scripts/check_int8.py)."""
 
 class OrtSession:
     """onnxruntime on the CPU, with a fixed thread count (phones and this machine have few cores).
-    ``fuse=False`` keeps integer kernels out (``NO_QDQ_FUSION``)."""
+    ``fuse=False`` keeps integer kernels out (``NO_QDQ_FUSION``); ``optimise=False`` runs the
+    graph op by op as written, the reference that fused kernels are checked against."""
 
-    def __init__(self, model: bytes, threads: int = 2, fuse: bool = True) -> None:
+    def __init__(self, model: bytes, threads: int = 2, fuse: bool = True, optimise: bool = True) -> None:
         try:
             import onnxruntime as ort
         except ImportError as exc:  # pragma: no cover - a dependency of the package
@@ -50,7 +51,8 @@ class OrtSession:
         opts.intra_op_num_threads = max(1, threads)
         opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimise \
+            else ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         opts.log_severity_level = 3
         opts.add_session_config_entry(*NO_SPINNING)
         if not fuse:
