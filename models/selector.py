@@ -101,13 +101,9 @@ def collect(det: Detector, folders: list[Path], floor: float, limit: int = 0,
 
 
 def fit(ex: Examples, hidden: int = 16, steps: int = 3000, lr: float = 3e-3, decay: float = 1e-3,
-        seed: int = 0, held: float = 0.2, names: Sequence[str] = FEATURES) -> tuple[Selector, dict]:
-    """A two-layer perceptron (the ``names`` features → hidden → hidden → 1) by Adam on the log
-    loss; the weights kept are those of the step where the held-back scenes' loss was lowest."""
-    unknown = [f for f in names if f not in FEATURES]
-    if unknown or not names:
-        raise ValueError(f"no such selector features: {unknown or 'none named'}")
-    ex = replace(ex, x=ex.x[:, [FEATURES.index(f) for f in names]])
+        seed: int = 0, held: float = 0.2) -> tuple[Selector, dict]:
+    """A two-layer perceptron (features → hidden → hidden → 1) by Adam on the log loss; the
+    weights kept are those of the step where the held-back scenes' loss was lowest."""
     rng = np.random.default_rng(seed)
     scenes = np.unique(ex.scene)
     back = set(rng.choice(scenes, max(1, int(len(scenes) * held)), replace=False).tolist())
@@ -116,7 +112,7 @@ def fit(ex: Examples, hidden: int = 16, steps: int = 3000, lr: float = 3e-3, dec
     mean = xt.mean(axis=0)
     std = xt.std(axis=0) + 1e-3
     zt, zv = (xt - mean) / std, (xv - mean) / std
-    n_in = len(names)
+    n_in = len(FEATURES)
     sizes = [(n_in, hidden), (hidden, hidden), (hidden, 1)]
     params = []
     for a, b in sizes:
@@ -141,19 +137,13 @@ def fit(ex: Examples, hidden: int = 16, steps: int = 3000, lr: float = 3e-3, dec
     p = best[1]
     layers = tuple((p[k], p[k + 1]) for k in range(0, len(p), 2))
     sel = Selector(mean.astype(np.float32), std.astype(np.float32),
-                   tuple((w.astype(np.float32), b.astype(np.float32)) for w, b in layers), 0.5, 0.15,
-                   tuple(names))
-    pv = 1 / (1 + np.exp(-np.clip(_forward(p, zv), -30, 30)))
+                   tuple((w.astype(np.float32), b.astype(np.float32)) for w, b in layers), 0.5, 0.15)
+    pv = sel.probability(xv)
     info = {"rows": len(ex.y), "cards": int(ex.y.sum()), "scenes": len(scenes),
             "held_back_scenes": len(back), "best_step": best[2],
             "held_back_log_loss": round(float(best[0]), 4),
             "held_back_accuracy": round(float(((pv >= 0.5) == (yv > 0.5)).mean()), 4), "history": history}
     return sel, info
-
-
-def _forward(params: list[np.ndarray], z: np.ndarray) -> np.ndarray:
-    w1, b1, w2, b2, w3, b3 = params
-    return (np.maximum(np.maximum(z @ w1 + b1, 0) @ w2 + b2, 0) @ w3 + b3)[:, 0]
 
 
 def _loss_grad(params: list[np.ndarray], x: np.ndarray, y: np.ndarray,
@@ -189,9 +179,6 @@ def main(argv: list[str] | None = None) -> int:
                    help="the probability a find must reach (default: the one --out has, else 0.5)")
     p.add_argument("--hidden", type=int, default=16)
     p.add_argument("--steps", type=int, default=3000)
-    p.add_argument("--seed", type=int, default=0, help="the fit's draw of held-back scenes and first weights")
-    p.add_argument("--features", nargs="+", default=None, metavar="NAME",
-                   help="weigh only these of zipai.vision.selector.FEATURES (default: all)")
     p.add_argument("--cache", type=Path, default=None, help="keep the examples here (npz)")
     p.add_argument("--limit", type=int, default=0)
     p.add_argument("--misreads", action="store_true",
@@ -201,8 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         summary = fit_into(args.model, args.data, args.out, threshold=args.threshold, floor=args.floor,
                            cache=args.cache, limit=args.limit, misreads=args.misreads,
-                           hidden=args.hidden, steps=args.steps, seed=args.seed,
-                           names=args.features or FEATURES)
+                           hidden=args.hidden, steps=args.steps)
     except (OSError, ValueError) as exc:
         print(f"selector: {exc}", file=sys.stderr)
         return 2
@@ -214,8 +200,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def fit_into(model: Path | None, folders: Sequence[Path], out: Path | None = None, *,
              threshold: float | None = None, floor: float = 0.15, cache: Path | None = None,
-             limit: int = 0, misreads: bool = False, hidden: int = 16, steps: int = 3000, seed: int = 0,
-             names: Sequence[str] = FEATURES) -> dict:
+             limit: int = 0, misreads: bool = False, hidden: int = 16, steps: int = 3000) -> dict:
     """Fit a selector to the finds that ``model``'s networks make in ``folders`` and, with
     ``out``, write it into that manifest's postprocess; the fit's summary. ``threshold`` None
     keeps the one ``out`` has (chosen on validation scenes by ``scripts/tune_selector.py``),
@@ -224,10 +209,10 @@ def fit_into(model: Path | None, folders: Sequence[Path], out: Path | None = Non
     det = Detector(model)
     det.selector = None  # the examples are the networks' finds, whatever the manifest selects
     t0 = time.time()
-    z = np.load(cache) if cache is not None and cache.is_file() else None
-    if z is not None and z["x"].shape[1] == len(FEATURES):
+    if cache is not None and cache.is_file():
+        z = np.load(cache)
         ex = Examples(z["x"], z["y"], z["scene"])
-    else:  # none kept, or kept by a version that weighed other features
+    else:
         ex = collect(det, list(folders), floor, limit, misreads)
         if cache is not None:
             cache.parent.mkdir(parents=True, exist_ok=True)
@@ -236,7 +221,7 @@ def fit_into(model: Path | None, folders: Sequence[Path], out: Path | None = Non
             tmp.replace(cache)
     print(f"{len(ex.y)} finds ({int(ex.y.sum())} cards) from {len(np.unique(ex.scene))} scenes "
           f"in {time.time() - t0:.0f} s", file=sys.stderr)
-    sel, info = fit(ex, hidden, steps, seed=seed, names=names)
+    sel, info = fit(ex, hidden, steps)
     if threshold is None:
         had = json.loads(out.read_text(encoding="utf-8")).get("postprocess", {}) if out is not None else {}
         threshold = float(had.get("selector", {}).get("threshold", 0.5))

@@ -24,13 +24,7 @@ FEATURES = (
     "colour", "near_peak", "near_same", "near_stronger", "pair", "pair_peak", "pair_upright",
     "pair_edge", "pair_dark", "pair_sin", "pair_blocked", "neighbours", "nearest", "back_cover",
     "back_reach", "symmetric", "rules",
-    # the same evidence against the photo's own strong finds: a deck in a typeface the reader
-    # never saw is read less surely and found more weakly throughout, its cards and its
-    # non-cards alike, so how a find stands among its photo's finds carries over where the
-    # absolute figures do not
-    "face_p_rel", "peak_rel", "margin_rel", "back_p_rel",
 )
-COLUMN = {name: k for k, name in enumerate(FEATURES)}
 SYMMETRIC = frozenset({"x1", "x2", "x3", "x10"})  # read the same turned round
 RED = frozenset({"x2", "x7", "x10", "d2", "d7", "d10"})
 STRONG = 0.35  # a find this strong counts as context for the others (a column's cards, glyph sizes)
@@ -46,54 +40,47 @@ class SelectorError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Selector:
     """The learnt model: feature standardisation, layers (weights [in, out], biases [out]; ReLU
-    between, a sigmoid at the end), the probability a find must reach, the peak floor below
-    which a find is not looked at, and which of ``FEATURES`` it weighs (a selector fitted before
-    a feature was added names the ones it knew, and reads them as it did)."""
+    between, a sigmoid at the end), the probability a find must reach, and the peak floor below
+    which a find is not looked at."""
 
     mean: np.ndarray
     std: np.ndarray
     layers: tuple[tuple[np.ndarray, np.ndarray], ...]
     threshold: float
     floor: float
-    names: tuple[str, ...] = FEATURES
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Selector:
         try:
-            names = [str(f) for f in d["features"]]
-            unknown = [f for f in names if f not in COLUMN]
-            if unknown or len(set(names)) != len(names) or not names:
-                raise SelectorError(f"features {unknown or names} are not distinct features of this "
-                                    f"version ({', '.join(FEATURES)})")
+            names = list(d["features"])
+            if names != list(FEATURES):
+                raise SelectorError(f"features {names} are not this version's {list(FEATURES)}")
             mean = np.asarray(d["mean"], np.float32)
             std = np.asarray(d["std"], np.float32)
             layers = tuple((np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in d["layers"])
-            out = cls(mean, std, layers, float(d["threshold"]), float(d["floor"]), tuple(names))
+            out = cls(mean, std, layers, float(d["threshold"]), float(d["floor"]))
         except SelectorError:
             raise
         except (KeyError, TypeError, ValueError) as exc:
             raise SelectorError(f"unreadable ({exc.__class__.__name__}: {exc})") from None
-        n = len(names)
+        n = len(FEATURES)
         shapes_ok = mean.shape == (n,) and std.shape == (n,) and bool(layers)
         width = n
         for w, b in layers:
             shapes_ok = shapes_ok and w.ndim == 2 and w.shape[0] == width and b.shape == (w.shape[1],)
             width = w.shape[1] if w.ndim == 2 else -1
         if not shapes_ok or width != 1:
-            raise SelectorError(f"layer shapes do not chain from the {n} features to one output")
+            raise SelectorError("layer shapes do not chain from the features to one output")
         return out
 
     def to_json(self) -> dict[str, Any]:
-        return {"features": list(self.names), "mean": _round(self.mean), "std": _round(self.std),
+        return {"features": list(FEATURES), "mean": _round(self.mean), "std": _round(self.std),
                 "layers": [[_round(w), _round(b)] for w, b in self.layers],
                 "threshold": self.threshold, "floor": self.floor}
 
     def probability(self, x: np.ndarray) -> np.ndarray:
-        """The probability that each find [N, len(FEATURES)] is a card."""
-        x = np.asarray(x, np.float32)
-        if self.names != FEATURES:
-            x = x[:, [COLUMN[f] for f in self.names]]
-        h = (x - self.mean) / self.std
+        """The probability that each find [N, features] is a card."""
+        h = (np.asarray(x, np.float32) - self.mean) / self.std
         for k, (w, b) in enumerate(self.layers):
             h = h @ w + b
             if k < len(self.layers) - 1:
@@ -118,7 +105,7 @@ def features(cards: Sequence[str], boxes: np.ndarray, peaks: np.ndarray, probs: 
     x = np.zeros((n, len(FEATURES)), np.float32)
     if n == 0:
         return x
-    col = COLUMN
+    col = {name: k for k, name in enumerate(FEATURES)}
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
     peaks = np.asarray(peaks, np.float64)
     downs = np.asarray(downs, np.float64).reshape(-1, 2)
@@ -137,7 +124,6 @@ def features(cards: Sequence[str], boxes: np.ndarray, peaks: np.ndarray, probs: 
     x[:, col["face_margin"]] = fp[:, -1] - fp[:, -2]
     x[:, col["size_ratio"]] = np.log(sizes / glyph)
     x[:, col["glyph_px"]] = np.log(max(glyph * finder_scale, 1.0))
-    _relative(x, back, peaks >= STRONG, col)
     agree = np.asarray([(r > red_threshold) == (c in RED) for r, c in zip(redness, cards, strict=True)])
     margin = np.minimum(np.abs(np.asarray(redness, np.float64) - red_threshold), 0.2)
     x[:, col["colour"]] = np.where(back, 0.0, np.where(agree, margin, -margin))
@@ -171,20 +157,6 @@ def features(cards: Sequence[str], boxes: np.ndarray, peaks: np.ndarray, probs: 
             continue
         _pair(i, cards, centres, sizes, peaks, downs, dist, axis, strong, body, x[i], col)
     return x
-
-
-def _relative(x: np.ndarray, back: np.ndarray, strong: np.ndarray, col: dict[str, int]) -> None:
-    """Each find's peak, read and margin less the median of its photo's strong finds of its
-    kind (faces, backs); zero where the photo has none of that kind to compare with."""
-    for kind, own, rel in ((~back, "face_p", "face_p_rel"), (~back, "face_margin", "margin_rel"),
-                           (back, "back_p", "back_p_rel")):
-        ref = strong & kind
-        if ref.any():
-            x[kind, col[rel]] = x[kind, col[own]] - np.median(x[ref, col[own]])
-    for kind in (~back, back):
-        ref = strong & kind
-        if ref.any():
-            x[kind, col["peak_rel"]] = x[kind, col["peak"]] - np.median(x[ref, col["peak"]])
 
 
 def _pair(i: int, cards: Sequence[str], centres: np.ndarray, sizes: np.ndarray, peaks: np.ndarray,
