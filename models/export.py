@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -42,11 +43,13 @@ def export_reader_onnx(torch: Any, reader: Any, path: Path, crop: int) -> None:
                 ["probs"], {"crops": {0: "n"}, "probs": {0: "n"}})
 
 
-def quantize(path: Path, inputs: Sequence[dict[str, np.ndarray]]) -> None:
+def quantize(path: Path, inputs: Sequence[dict[str, np.ndarray]], int8_copy: Path | None = None) -> None:
     """Rewrite an ONNX file as static int8 (QDQ: int8 weights per output channel, uint8
     activations with ranges measured on ``inputs``). On two CPU threads it runs both networks
     in about half the time, which pays for the finder's mirrored second view, and on the
-    validation scenes it read as well as float32 (the issue note has the figures)."""
+    validation scenes it read as well as float32 (the issue note has the figures). The weights
+    end up stored as uint8 (``unsigned_weights``); ``int8_copy`` keeps the graph as quantized,
+    weights stored as int8, for the CPUs whose fused kernels run it exactly and faster."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -64,7 +67,20 @@ def quantize(path: Path, inputs: Sequence[dict[str, np.ndarray]]) -> None:
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
     finally:
         pre.unlink(missing_ok=True)
+    if int8_copy is not None:
+        shutil.copyfile(path, int8_copy)
     unsigned_weights(path)
+
+
+def int8_name(name: str) -> str:
+    """The file name of a network's int8-weight twin: ``finder.onnx`` -> ``finder_int8.onnx``."""
+    return name.removesuffix(".onnx") + "_int8.onnx"
+
+
+def int8_entry(path: Path) -> dict[str, str]:
+    """A manifest entry's ``int8_file`` for the twin at ``path`` (``Manifest.model_bytes``)."""
+    return {"file": path.name, "sha256": sha256(path),
+            "weights": "int8, for CPUs whose fused uint8 x int8 kernels sum in 32 bits (x86 VNNI)"}
 
 
 WEIGHT_FORMAT = "QDQ, int8 weights per channel stored as uint8 (zero point 128), uint8 activations"
@@ -137,8 +153,8 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
     int8: dict[str, Any] | None = None
     if calibration is not None:
         finder_in, reader_in = calibration_inputs(*calibration)
-        quantize(fpath, finder_in)
-        quantize(rpath, reader_in)
+        quantize(fpath, finder_in, out_dir / int8_name(FINDER_FILE))
+        quantize(rpath, reader_in, out_dir / int8_name(READER_FILE))
         int8 = {"format": WEIGHT_FORMAT, "weights": "uint8",
                 "calibration": f"{len(finder_in)} val photos, {len(calibration[1])} val crops"}
     manifest = {
@@ -158,6 +174,9 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
         "training": training,
         "figures": figures,
     }
+    if int8 is not None:
+        for part, name in (("finder", FINDER_FILE), ("reader", READER_FILE)):
+            manifest[part]["int8_file"] = int8_entry(out_dir / int8_name(name))
     old = out_dir / "manifest.json"
     if old.exists():  # keep measured figures and calibrations that still apply
         try:
@@ -180,10 +199,17 @@ def _swap_in(out_dir: Path, part: str, name: str, write: Callable[[Path, dict[st
     manifest = out_dir / "manifest.json"
     data = json.loads(manifest.read_text(encoding="utf-8"))
     tmp = out_dir / f"new.{name}"
+    twin = tmp.with_name(int8_name(tmp.name))  # the int8-weight twin, when ``write`` makes one
+    twin.unlink(missing_ok=True)
     write(tmp, data)
     data[part]["sha256"] = sha256(tmp)
     data.setdefault("training", {}).update(training)
     data.setdefault("figures", {}).update(figures)
+    if twin.exists():
+        twin.replace(out_dir / int8_name(name))
+        data[part]["int8_file"] = int8_entry(out_dir / int8_name(name))
+    else:  # the old network's twin must not stand in for the new one
+        data[part].pop("int8_file", None)
     tmp.replace(out_dir / name)
     write_manifest(manifest, data)
     return manifest
@@ -195,7 +221,7 @@ def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, An
     ``calibration`` (uint8 crops): int8."""
 
     def write(tmp: Path, data: dict[str, Any]) -> None:
-        export_reader_file(torch, reader, tmp, calibration, crop)
+        export_reader_file(torch, reader, tmp, calibration, crop, tmp.with_name(int8_name(tmp.name)))
 
     return _swap_in(out_dir, "reader", READER_FILE, write, training, figures)
 
@@ -256,11 +282,12 @@ def join_readers(parts: Sequence[Path], out: Path) -> None:
 
 
 def export_reader_file(torch: Any, reader: Any, path: Path, calibration: np.ndarray | None = None,
-                       crop: int = 48) -> None:
-    """``reader`` exported alone to ``path`` (int8 with ``calibration``), as the manifest's would be."""
+                       crop: int = 48, int8_copy: Path | None = None) -> None:
+    """``reader`` exported alone to ``path`` (int8 with ``calibration``, and its int8-weight twin
+    at ``int8_copy`` when given), as the manifest's would be."""
     export_reader_onnx(torch, reader, path, crop)
     if calibration is not None:
-        quantize(path, calibration_inputs([], calibration)[1])
+        quantize(path, calibration_inputs([], calibration)[1], int8_copy)
 
 
 def join_into(out_dir: Path, partner: bytes, part: Path, training: dict[str, Any]) -> Path:
@@ -403,6 +430,7 @@ def export_finder(torch: Any, finder: Any, out_dir: Path, training: dict[str, An
         export_onnx(torch, FinderExport(finder, flip=flip), torch.zeros(1, 3, 320, long_side), tmp, "image",
                     ["heat", "reg"], {"image": {2: "height", 3: "width"}})
         if photos is not None:
-            quantize(tmp, calibration_inputs(photos, np.zeros((0, 48, 48, 3), np.uint8))[0])
+            quantize(tmp, calibration_inputs(photos, np.zeros((0, 48, 48, 3), np.uint8))[0],
+                     tmp.with_name(int8_name(tmp.name)))
 
     return _swap_in(out_dir, "finder", FINDER_FILE, write, training, figures)

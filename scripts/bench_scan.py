@@ -3,7 +3,10 @@ model inference (finder + reader sessions) and `zipai scan` end to end (read and
 JPEG, detect, group, score), median over N photos, after a warm-up. Also the model's size.
 
     python scripts/bench_scan.py data/detector/heldout [--count 50] [--threads 2] [--model M]
-        [--against M2]
+        [--against M2] [--weights auto|uint8|int8] [--against-weights W]
+
+``--weights uint8 --against-weights int8`` runs the model's two sets of files photo by photo (the
+int8-weight twins load by default where the CPU sums them exactly: ``Detector``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import time
 from pathlib import Path
 
 from zipai.vision.decode import decode
-from zipai.vision.detector import Detector, default_manifest
+from zipai.vision.detector import WEIGHTS, Detector, default_manifest
+from zipai.vision.errors import ModelError
 from zipai.vision.scan import scan_decoded
 
 
@@ -33,22 +37,25 @@ def measure(det: Detector, f: Path) -> dict[str, float]:
             "width": sc.width, "height": sc.height}
 
 
-def report(name: str, runs: list[dict[str, float]], threads: int) -> None:
+def report(det: Detector, runs: list[dict[str, float]], threads: int) -> None:
     def ms(key: str) -> str:
         return f"{1000 * statistics.median(r[key] for r in runs):.1f} ms"
 
     sizes = sorted({(int(r["width"]), int(r["height"])) for r in runs})
     total = sorted(r["total"] for r in runs)
-    man = Path(name)
+    man = det.manifest.path
     meta = json.loads(man.read_text())
-    size = sum((man.parent / meta[k]["file"]).stat().st_size for k in ("finder", "reader"))
-    print(f"{name}: {len(runs)} photos {', '.join(f'{w}x{h}' for w, h in sizes)}, {threads} threads")
+    entries = [meta[k]["int8_file"] if det.int8_files else meta[k] for k in ("finder", "reader")]
+    size = sum((man.parent / e["file"]).stat().st_size for e in entries)
+    which = "int8" if det.int8_files else "uint8 (or as exported)"
+    print(f"{man}: {len(runs)} photos {', '.join(f'{w}x{h}' for w, h in sizes)}, {threads} threads, "
+          f"weights {which}")
     print(f"  model inference median: {ms('infer')} (finder {ms('finder')}, reader {ms('reader')})")
     print(f"  scan end to end median: {ms('total')} (of which read + decode {ms('decode')}); "
           f"p90 {1000 * total[int(0.9 * (len(total) - 1))]:.1f} ms")
     print(f"  layout, the rules' checks and score: median {ms('layout')}, "
           f"at most {1000 * max(r['layout'] for r in runs):.1f} ms")
-    print(f"  model size: {size / 1e6:.2f} MB (finder.onnx + reader.onnx)")
+    print(f"  model size: {size / 1e6:.2f} MB ({' + '.join(e['file'] for e in entries)})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,13 +67,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--against", type=Path, default=None,
                    help="a second manifest, run on each photo in turn with the first (the order "
                         "alternating), for a paired difference that this machine's drift does not swamp")
+    p.add_argument("--weights", choices=WEIGHTS, default="auto",
+                   help="which network files --model loads (auto: int8 weights where this CPU sums them "
+                        "exactly, else uint8)")
+    p.add_argument("--against-weights", choices=WEIGHTS, default=None,
+                   help="which files --against loads; without --against, the same model again")
     args = p.parse_args(argv)
     files = sorted(args.photos.rglob("*.jpg"))[: args.count]
     if not files:
         print(f"bench_scan: no .jpg files under {args.photos}", file=sys.stderr)
         return 2
-    models = [args.model or default_manifest()] + ([args.against] if args.against else [])
-    dets = [Detector(m, threads=args.threads) for m in models]
+    models = [(args.model or default_manifest(), args.weights)]
+    if args.against or args.against_weights:
+        models.append((args.against or models[0][0], args.against_weights or "auto"))
+    try:
+        dets = [Detector(m, threads=args.threads, weights=w) for m, w in models]
+    except ModelError as exc:
+        print(f"bench_scan: {exc}", file=sys.stderr)
+        return 2
     for det in dets:
         for f in files[:3]:  # warm-up: first runs allocate
             measure(det, f)
@@ -75,9 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         order = range(len(dets)) if n % 2 == 0 else reversed(range(len(dets)))
         for k in order:
             runs[k].append(measure(dets[k], f))
-    for m, r in zip(models, runs, strict=True):
-        report(str(m), r, args.threads)
-    if args.against:
+    for det, r in zip(dets, runs, strict=True):
+        report(det, r, args.threads)
+    if len(dets) > 1:
         for key, what in (("infer", "model inference"), ("total", "scan end to end")):
             diff = [b[key] - a[key] for a, b in zip(runs[0], runs[1], strict=True)]
             print(f"  {what}, second minus first, photo by photo: "

@@ -7,8 +7,10 @@ saturate, which weights stored as int8 would get. This script measures it on the
 runs on: each network's outputs on the sample photo as the runtime runs it (fused) against
 the same graph run op by op with no optimisation (the reference: float kernels between the
 quantize and dequantize steps), the time of each, and the cards a whole scan of the sample
-photo reads either way. (The runtime itself runs a model whose manifest does not say its
-weights are stored as uint8 unfused: ``zipai.vision.session.NO_QDQ_FUSION``.)
+photo reads either way; for the uint8-weight files and, where the manifest has them, for their
+int8-weight twins, which the runtime loads where the CPU's flags say it sums uint8 x int8
+exactly (``zipai.vision.session.signed_kernels_exact``). (The runtime runs int8 weights on any
+other CPU unfused: ``zipai.vision.session.NO_QDQ_FUSION``.)
 
     python scripts/check_int8.py                            # the shipped model
     python scripts/check_int8.py --model OLD/manifest.json  # e.g. one exported with int8 weights
@@ -31,7 +33,7 @@ from zipai.vision.decode import load
 from zipai.vision.detector import Detector, models_dir
 from zipai.vision.preprocess import cut_crops, letterbox, normalise
 from zipai.vision.scan import scan_file
-from zipai.vision.session import OrtSession, ort_factory
+from zipai.vision.session import OrtSession, ort_factory, signed_kernels_exact
 
 Feed = dict[str, np.ndarray]
 
@@ -71,27 +73,35 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--photo", type=Path, default=models_dir() / "sample.jpg")
     p.add_argument("--repeat", type=int, default=20, help="timed runs of each network")
     args = p.parse_args(argv)
-    det = Detector(args.model, threads=2, factory=ort_factory)  # fused, whatever the weights
-    ref_det = Detector(args.model, threads=2, factory=reference)
+    det = Detector(args.model, threads=2, factory=ort_factory, weights="uint8")  # fused, whatever the weights
+    ref_det = Detector(args.model, threads=2, factory=reference, weights="uint8")
     decoded = load(args.photo)
     x, _ = letterbox(decoded.image, det.long_side, det.manifest.finder["multiple"], det.mean, det.std)
     glyphs = [d.box for d in ref_det.detect(decoded) if d.card != "back"] or [(0.0, 0.0, 40.0, 40.0)]
     crops = cut_crops(np.asarray(decoded.image), np.asarray(glyphs, np.float32) / decoded.scale,
                       det.manifest.reader["size"], det.manifest.reader["margin"])
-    print(f"CPU: {cpu_flags()}; onnxruntime {ort.__version__}; {det.manifest.path}")
-    for part, feed in (("finder", {"image": x}), ("reader", {"crops": normalise(crops, det.mean, det.std)})):
-        model = det.manifest.model_bytes(part)
-        ref, fused = reference(model), OrtSession(model, threads=2)
-        err = [np.abs(a - b) for a, b in zip(fused.run(feed), ref.run(feed), strict=True)]
-        worst, mean = max(float(e.max()) for e in err), float(np.mean([e.mean() for e in err]))
-        print(f"  {part}: fused against the reference, largest difference {worst:.4f}, mean {mean:.5f}; "
-              "median "
-              f"{median_ms(fused.run, feed, args.repeat):.1f} ms fused, "
-              f"{median_ms(ref.run, feed, args.repeat):.1f} ms op by op")
-    got = Counter(d.card for d in scan_file(args.photo, det).detections)
+    m = det.manifest
+    loads = "int8" if Detector(m, threads=2).int8_files else "uint8 (or as exported)"
+    print(f"CPU: {cpu_flags()}; onnxruntime {ort.__version__}; {m.path}")
+    print(f"  fused uint8 x int8 exact by this CPU's flags: {'yes' if signed_kernels_exact() else 'no'}; "
+          f"the runtime loads the {loads} files")
     want = Counter(d.card for d in scan_file(args.photo, ref_det).detections)
-    print(f"{args.photo.name}: the reference reads {sum(want.values())} cards; fused {sum(got.values())}, "
-          f"{sum((got - want).values())} of them not among the reference's")
+    for twin in (False, True) if m.has_int8_files else (False,):
+        feeds = (("finder", {"image": x}), ("reader", {"crops": normalise(crops, det.mean, det.std)}))
+        for part, feed in feeds:
+            model = m.model_bytes(part, twin)
+            ref, fused = reference(model), OrtSession(model, threads=2)
+            err = [np.abs(a - b) for a, b in zip(fused.run(feed), ref.run(feed), strict=True)]
+            worst, mean = max(float(e.max()) for e in err), float(np.mean([e.mean() for e in err]))
+            print(f"  {m.data[part]['int8_file']['file'] if twin else m.data[part]['file']}: fused against "
+                  f"the reference, largest difference {worst:.4f}, mean {mean:.5f}; median "
+                  f"{median_ms(fused.run, feed, args.repeat):.1f} ms fused, "
+                  f"{median_ms(ref.run, feed, args.repeat):.1f} ms op by op")
+        scanner = Detector(m, threads=2, factory=ort_factory, weights="int8" if twin else "uint8")
+        got = Counter(d.card for d in scan_file(args.photo, scanner).detections)
+        print(f"  {args.photo.name}, {'int8' if twin else 'uint8'} files fused: the reference reads "
+              f"{sum(want.values())} cards; fused {sum(got.values())}, "
+              f"{sum((got - want).values())} of them not among the reference's")
     return 0
 
 

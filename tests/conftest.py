@@ -29,6 +29,23 @@ def layout(text: str, rules: str = "hunan", **fields: Any) -> dict[str, Any]:
     return obj
 
 
+def copy_model(dest: Path) -> Path:
+    """A copy of the shipped model in ``dest``: its manifest and every network file it names
+    (the int8-weight twins too, which a CPU with VNNI loads); the copied manifest."""
+    import json
+    import shutil
+
+    from zipai.vision.detector import models_dir
+
+    man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
+    files = [man[p]["file"] for p in ("finder", "reader")]
+    files += [man[p]["int8_file"]["file"] for p in ("finder", "reader") if "int8_file" in man[p]]
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in ("manifest.json", *files):
+        shutil.copy(models_dir() / f, dest / f)
+    return dest / "manifest.json"
+
+
 def load_script(name: str) -> ModuleType:
     """``scripts/NAME.py`` as a module: the scripts are not a package, but their helpers are
     worth testing."""
@@ -50,18 +67,9 @@ def make_layout():
 def tuning_setup(tmp_path: Path) -> tuple[Path, Path]:
     """Two small validation scenes and a copy of the shipped model for a tuner to write into:
     (scene folder, manifest path)."""
-    import json
-    import shutil
-
     from zipai.datasets.cli import main as data_main
-    from zipai.vision.detector import models_dir
 
     data = tmp_path / "val"
     assert data_main(["render", "--out", str(data), "--count", "2", "--seed", "6", "--split", "val",
                       "--size", "800x600", "--quiet"]) == 0
-    model = tmp_path / "model"
-    model.mkdir()
-    man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
-    for f in ("manifest.json", man["finder"]["file"], man["reader"]["file"]):
-        shutil.copy(models_dir() / f, model / f)
-    return data, model / "manifest.json"
+    return data, copy_model(tmp_path / "model")

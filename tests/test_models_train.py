@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import copy_model
 from PIL import Image
 
 torch = pytest.importorskip("torch")
@@ -22,8 +23,10 @@ from zipai.models import train as T  # noqa: E402
 from zipai.models.export import (  # noqa: E402
     WEIGHT_FORMAT,
     export_all,
+    export_reader,
     export_reader_onnx,
     onnx_layers,
+    sha256,
     unsigned_weights,
 )
 from zipai.models.nets import READER_CLASSES, Finder, FinderExport, Reader, n_params  # noqa: E402
@@ -448,6 +451,28 @@ def test_int8_export_records_itself_and_reads_like_float(tmp_path: Path) -> None
         graph = onnx.load(str(tmp_path / "q" / f"{part}.onnx")).graph
         assert {numpy_helper.to_array(t).dtype for t in graph.initializer} & {np.dtype(np.uint8)}
         assert np.dtype(np.int8) not in {numpy_helper.to_array(t).dtype for t in graph.initializer}
+        # its twin is the graph as quantized, weights as int8: the same network, stored otherwise
+        twin = tmp_path / "q" / data[part]["int8_file"]["file"]
+        assert twin.name == f"{part}_int8.onnx" and data[part]["int8_file"]["sha256"] == sha256(twin)
+        stored = {numpy_helper.to_array(t).dtype for t in onnx.load(str(twin)).graph.initializer}
+        assert np.dtype(np.int8) in stored
+        again = tmp_path / f"{part}_again.onnx"
+        again.write_bytes(twin.read_bytes())
+        unsigned_weights(again)
+        assert again.read_bytes() == (tmp_path / "q" / f"{part}.onnx").read_bytes()
+    c8 = Detector(manifest, weights="int8")
+    assert c8.int8_files and (c8.reader.run({"crops": c})[0].argmax(1) == pb.argmax(1)).mean() >= 0.95
+    # a reader written anew without a twin (float here) leaves the old twin out of the manifest
+    export_reader(torch, reader, tmp_path / "q", {}, {})
+    after = json.loads(manifest.read_text())
+    assert "int8_file" not in after["reader"] and "int8_file" in after["finder"]
+    assert not Detector(manifest).int8_files
+    with pytest.raises(ModelError, match="int8_file"):
+        Detector(manifest, weights="int8")
+    export_reader(torch, reader, tmp_path / "q", {}, {}, calibration=crops)
+    twin = json.loads(manifest.read_text())["reader"]["int8_file"]
+    assert twin["sha256"] == sha256(tmp_path / "q" / "reader_int8.onnx")
+    assert Detector(manifest, weights="int8").int8_files and not list((tmp_path / "q").glob("new.*"))
 
 
 def test_unsigned_weights_keep_every_number(tmp_path: Path) -> None:
@@ -798,17 +823,11 @@ def test_the_last_stage_fits_the_selector_to_the_networks_written(
     sets (rendered when missing), keeps the manifest's threshold, and a second fit of the same
     finds reads them back from ``--runs``; ``--no-selector``, and a one-network run unless
     told, leave the manifest as it was."""
-    import shutil
 
     from zipai.datasets import sets
-    from zipai.vision.detector import default_manifest
 
-    shipped = default_manifest()
     out = tmp_path / "model"
-    out.mkdir()
-    for f in ("finder.onnx", "reader.onnx", "manifest.json"):
-        shutil.copy(shipped.parent / f, out / f)
-    manifest = out / "manifest.json"
+    manifest = copy_model(out)
     before = json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selector"]
     monkeypatch.setitem(sets.SETS, "selector", (sets.SceneSet("a", 2, 60, "reader"),
                                                 sets.SceneSet("b", 2, 62, "reader", style=3)))

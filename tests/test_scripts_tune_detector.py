@@ -4,11 +4,10 @@ manifest."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import load_script
+from conftest import copy_model, load_script
 
 from zipai.datasets.cli import main as data_main
 from zipai.vision.detector import Detector, models_dir
@@ -27,12 +26,8 @@ def _render(out: Path, count: int, seed: int, split: str) -> Path:
 
 def _model_copy(tmp_path: Path) -> tuple[Path, dict]:
     """A copy of the shipped model to tune, and the shipped manifest as it was."""
-    model = tmp_path / "model"
-    model.mkdir()
     man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
-    for f in ("manifest.json", man["finder"]["file"], man["reader"]["file"]):
-        shutil.copy(models_dir() / f, model / f)
-    return model / "manifest.json", man
+    return copy_model(tmp_path / "model"), man
 
 
 def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,

@@ -11,13 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import copy_model
 from PIL import Image
 
 from zipai.vision import Detector, scan_file
+from zipai.vision import detector as detector_module
 from zipai.vision.cli import main
 from zipai.vision.detector import RESCUE_OFF, Detection, models_dir
 from zipai.vision.scan import scan_detections
-from zipai.vision.session import OrtSession
+from zipai.vision.session import OrtSession, signed_kernels_exact
 
 SAMPLE = models_dir() / "sample.jpg"
 if not (models_dir() / "sample.json").exists():  # only while the first model is being trained
@@ -146,22 +148,34 @@ def test_sessions_compute_what_the_int8_graph_says(detector: Detector) -> None:
 
     x, _ = letterbox(load(SAMPLE).image, 416, 32, detector.mean, detector.std)
     crops = np.random.default_rng(0).random((16, 3, 48, 48)).astype(np.float32) * 2 - 1
-    for part, feed in (("finder", {"image": x}), ("reader", {"crops": crops})):
-        model = detector.manifest.model_bytes(part)
+    twins = (False, True) if signed_kernels_exact() else (False,)  # the twins where they load
+    for part, feed, twin in [(p, f, t) for p, f in (("finder", {"image": x}), ("reader", {"crops": crops}))
+                             for t in twins]:
+        model = detector.manifest.model_bytes(part, twin)
         weights = [numpy_helper.to_array(t) for t in onnx.load_from_string(model).graph.initializer]
-        assert not any(w.dtype == np.int8 for w in weights), part
+        assert any(w.dtype == np.int8 for w in weights) == twin, part
         plain = OrtSession(model, threads=2, optimise=False)
         for got, want in zip(OrtSession(model, threads=2).run(feed), plain.run(feed), strict=True):
             # integer kernels round between layers, now and then a step of an output's scale
             # (at most 0.08 here); saturated ones were off by up to 1.0, and on average 0.05
             err = np.abs(got - want)
-            assert err.max() < 0.25 and err.mean() < 0.005, (part, float(err.max()), float(err.mean()))
+            assert err.max() < 0.25 and err.mean() < 0.005, (part, twin, float(err.max()), float(err.mean()))
 
 
-def test_networks_with_int8_weights_run_unfused(detector: Detector, tmp_path: Path) -> None:
+def _unfused(sess: object) -> bool:
+    """Whether an ``OrtSession`` keeps the QDQ fusion off (``session.NO_QDQ_FUSION``)."""
+    try:
+        return sess.options.get_session_config_entry("session.disable_quant_qdq") == "1"  # type: ignore[attr-defined]
+    except RuntimeError:  # never set
+        return False
+
+
+def test_networks_with_int8_weights_run_unfused_where_the_cpu_would_saturate(
+        detector: Detector, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A model exported before weights were stored as uint8 (its manifest says nothing of them)
-    is run with its quantize and dequantize steps apart, which every CPU computes right, and
-    reads the sample photo as the shipped model does."""
+    is run, on a CPU whose flags do not promise exact uint8 x int8 kernels, with its quantize and
+    dequantize steps apart, which every CPU computes right, and reads the sample photo as the
+    shipped model does; where they do, it runs fused."""
     import hashlib
 
     onnx = pytest.importorskip("onnx")
@@ -170,6 +184,7 @@ def test_networks_with_int8_weights_run_unfused(detector: Detector, tmp_path: Pa
     data = json.loads(detector.manifest.path.read_text(encoding="utf-8"))
     del data["int8"]["weights"]
     for part in ("finder", "reader"):
+        del data[part]["int8_file"]  # exported before the twins too
         model = onnx.load(str(detector.manifest.path.parent / data[part]["file"]))
         for t in model.graph.initializer:  # weights back to int8, as such exports stored them
             a = numpy_helper.to_array(t)
@@ -178,10 +193,66 @@ def test_networks_with_int8_weights_run_unfused(detector: Detector, tmp_path: Pa
         onnx.save(model, str(tmp_path / data[part]["file"]))
         data[part]["sha256"] = hashlib.sha256((tmp_path / data[part]["file"]).read_bytes()).hexdigest()
     (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setattr(detector_module, "signed_kernels_exact", lambda: False)
     old = Detector(tmp_path / "manifest.json")
-    assert old.manifest.signed_weights and not detector.manifest.signed_weights
-    assert old.finder.options.get_session_config_entry("session.disable_quant_qdq") == "1"
+    assert old.manifest.signed_weights and not detector.manifest.signed_weights and not old.int8_files
+    assert _unfused(old.finder)
     assert Counter(d.card for d in scan_file(SAMPLE, old).detections) == Counter(TRUTH["cards"])
+    monkeypatch.setattr(detector_module, "signed_kernels_exact", lambda: True)
+    fused = Detector(tmp_path / "manifest.json")
+    assert not _unfused(fused.finder)
+
+
+def test_the_int8_weight_twins_load_where_the_cpu_sums_them_exactly(
+        detector: Detector, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped networks come twice: weights stored as uint8 (right on every CPU) and as int8
+    (twice as fast where fused uint8 x int8 kernels are exact). The CPU's flags choose; asked
+    for, the int8 files run unfused where the flags do not promise exact kernels."""
+    assert detector.manifest.has_int8_files
+    monkeypatch.setattr(detector_module, "signed_kernels_exact", lambda: True)
+    fast = Detector()
+    assert fast.int8_files and not Detector(weights="uint8").int8_files
+    monkeypatch.setattr(detector_module, "signed_kernels_exact", lambda: False)
+    assert not Detector().int8_files
+    forced = Detector(weights="int8")
+    assert forced.int8_files
+    assert _unfused(forced.finder) and not _unfused(fast.finder)
+    want = Counter(TRUTH["cards"])
+    for det in (fast, forced):
+        assert Counter(d.card for d in scan_file(SAMPLE, det).detections) == want
+    with pytest.raises(ValueError, match="weights must be one of auto, uint8, int8"):
+        Detector(weights="int4")
+
+
+def test_the_int8_twins_are_the_shipped_networks_stored_otherwise(detector: Detector, tmp_path: Path) -> None:
+    """Each twin, its weights stored as uint8 (``export.unsigned_weights``), is byte for byte the
+    shipped file: the two are one network, not two trainings."""
+    pytest.importorskip("onnx")
+    from zipai.models.export import unsigned_weights
+
+    for part in ("finder", "reader"):
+        f = tmp_path / f"{part}.onnx"
+        f.write_bytes(detector.manifest.model_bytes(part, int8_file=True))
+        assert unsigned_weights(f) > 0
+        assert f.read_bytes() == detector.manifest.model_bytes(part)
+
+
+@pytest.mark.parametrize(("flags", "exact"), [
+    ("fpu sse2 avx2 avx512f avx512_vnni", True), ("fpu avx2 avx_vnni", True),
+    ("fpu sse2 avx2 avx512f avx512bw", False), (None, False),
+])
+def test_the_cpu_flags_say_whether_fused_int8_kernels_are_exact(
+        tmp_path: Path, flags: str | None, exact: bool) -> None:
+    import platform
+
+    from zipai.vision.session import signed_kernels_exact
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the flags are read on x86 only; every other CPU gets the uint8 files")
+    info = tmp_path / "cpuinfo"
+    if flags is not None:  # None: no such file, flags unknown
+        info.write_text(f"processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: {flags}\n", encoding="utf-8")
+    assert signed_kernels_exact(info) is exact
 
 
 def test_reader_margins_are_averaged() -> None:
@@ -266,12 +337,10 @@ def test_the_second_chance_does_not_let_in_a_found_cards_far_end(detector: Detec
 def test_backs_share_the_faces_second_chance_unless_the_manifest_says_otherwise(tmp_path: Path) -> None:
     """An older manifest names one second chance for both kinds; a manifest that names the backs'
     own (or null: none) keeps them apart."""
-    import shutil
 
     from zipai.vision.detector import default_manifest
 
-    for f in ("finder.onnx", "reader.onnx"):
-        shutil.copy(default_manifest().parent / f, tmp_path / f)
+    copy_model(tmp_path)
     data = json.loads(default_manifest().read_text(encoding="utf-8"))
     data["finder"]["rescue_threshold"] = 0.2
     data["reader"]["rescue_prob"] = 0.9

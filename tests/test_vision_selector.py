@@ -4,11 +4,11 @@ labelled, and the detector choosing with it."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import copy_model
 
 from zipai.models.selector import Examples, fit, labels
 from zipai.vision.detector import Detector, Raw, default_manifest
@@ -127,8 +127,7 @@ def test_a_damaged_selector_is_refused_naming_what(change, words: str) -> None:
 
 
 def test_a_manifest_with_a_damaged_selector_is_a_model_error(tmp_path: Path) -> None:
-    for f in ("finder.onnx", "reader.onnx"):
-        shutil.copy(default_manifest().parent / f, tmp_path / f)
+    copy_model(tmp_path)
     data = json.loads(default_manifest().read_text(encoding="utf-8"))
     data.setdefault("postprocess", {})["selector"] = {"features": ["peak"], "threshold": 0.5}
     (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")

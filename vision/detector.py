@@ -19,7 +19,7 @@ from .postprocess import decode_heatmap, nms, to_image
 from .preprocess import cut_crops, letterbox, normalise, turned_crops
 from .selector import RED, SYMMETRIC, Selector, SelectorError, covers, main_axis
 from .selector import features as selector_features
-from .session import Session, SessionFactory, ort_factory, unfused_ort_factory
+from .session import Session, SessionFactory, ort_factory, signed_kernels_exact, unfused_ort_factory
 
 FACES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)])
 RESCUE_OFF = (1.0, 2.0)  # a second chance (peak floor, reader probability) that no find passes
@@ -27,6 +27,7 @@ MAX_SPARE = 8  # weak finds offered to the layout, at most (each try re-clusters
 CARD_GLYPHS = 4.0  # a card's length in glyph sizes, about: the margin around the finds of a second look
 WINDOW_MARGIN = 0.1  # and this much of the photo's long side more, for cards the first look missed
 Window = tuple[int, int, int, int]  # part of the decoded photo, x0, y0, x1, y1
+WEIGHTS = ("auto", "uint8", "int8")  # which network files a Detector loads (see Detector.__init__)
 
 
 def models_dir() -> Path:
@@ -107,9 +108,22 @@ class Manifest:
         int8 = self.data.get("int8")
         return bool(int8) and not (isinstance(int8, dict) and int8.get("weights") == "uint8")
 
-    def model_bytes(self, part: str) -> bytes:
-        """The ONNX bytes of ``finder`` or ``reader``, refused if the SHA-256 differs."""
+    @property
+    def has_int8_files(self) -> bool:
+        """Whether both networks also come as files with their weights stored as int8 (each
+        entry's ``int8_file``): the same networks and outputs, and where fused uint8 x int8 kernels
+        are exact (``session.signed_kernels_exact``) about twice as fast."""
+        return all(isinstance(self.data[p].get("int8_file"), dict) for p in ("finder", "reader"))
+
+    def model_bytes(self, part: str, int8_file: bool = False) -> bytes:
+        """The ONNX bytes of ``finder`` or ``reader`` (with ``int8_file``, of its file with int8
+        weights), refused if the SHA-256 differs."""
         spec = self.data[part]
+        if int8_file:
+            spec = spec.get("int8_file")
+            if not isinstance(spec, dict) or "file" not in spec or "sha256" not in spec:
+                raise ModelError(f"{self.path}: {part} has no int8_file with a file and its sha256",
+                                 code="bad_model")
         f = self.path.parent / spec["file"]
         try:
             blob = f.read_bytes()
@@ -253,11 +267,21 @@ class Detector:
     """Photo in, card detections out. ``factory`` swaps the runtime (see ``session.py``)."""
 
     def __init__(self, manifest: str | Path | Manifest | None = None, threads: int = 2,
-                 factory: SessionFactory | None = None) -> None:
-        self.manifest = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
-        make = factory or (unfused_ort_factory if self.manifest.signed_weights else ort_factory)
-        self.finder: Session = make(self.manifest.model_bytes("finder"), threads)
-        self.reader: Session = make(self.manifest.model_bytes("reader"), threads)
+                 factory: SessionFactory | None = None, weights: str = "auto") -> None:
+        self.manifest = m = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
+        if weights not in WEIGHTS:
+            raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, not {weights!r}")
+        exact = signed_kernels_exact()
+        # which files: those with int8 weights where this CPU's fused kernels sum them right
+        # (or when asked), else those with the weights stored as uint8, right on every CPU
+        self.int8_files = weights == "int8" or (weights == "auto" and exact and m.has_int8_files)
+        if self.int8_files and not m.has_int8_files:
+            raise ModelError(f"{m.path}: the manifest names no int8_file for both networks", code="bad_model")
+        # int8 weights on a CPU whose fused kernels would saturate run unfused (NO_QDQ_FUSION)
+        risky = (self.int8_files or m.signed_weights) and not exact
+        make = factory or (unfused_ort_factory if risky else ort_factory)
+        self.finder: Session = make(m.model_bytes("finder", self.int8_files), threads)
+        self.reader: Session = make(m.model_bytes("reader", self.int8_files), threads)
         self.classes: list[str] = list(self.manifest.data["classes"])
         # where the faces, "none" and "back" sit among the reader's classes (-1: not read)
         self.face_idx = [i for i, c in enumerate(self.classes) if c in FACES]

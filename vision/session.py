@@ -6,7 +6,10 @@ this ``run`` method and pass a factory for it to ``Detector``; nothing else chan
 
 from __future__ import annotations
 
+import functools
+import platform
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -35,6 +38,28 @@ whose int8 weights are stored as int8 (exported before they were stored as uint8
 onnxruntime's uint8 x int8 kernels on an x86 CPU without VNNI add pairs of products in 16 bits
 and saturate (the shipped finder then saw backs on face cards). Unfused is right on every CPU,
 and about 1.5 to 2 times slower (scripts/check_int8.py)."""
+
+
+EXACT_INT8_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
+"""x86 CPU flags under which onnxruntime's fused uint8 x int8 kernels sum their products in 32
+bits (the dot-product instructions). Without them, on x86 they add pairs in 16 bits and saturate."""
+
+
+@functools.cache
+def signed_kernels_exact(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether fused uint8 x int8 kernels compute right on this CPU, from its flags: only an x86
+    CPU that says it has VNNI (or AMX) counts; any other, or one whose flags cannot be read,
+    gets the weights stored as uint8, which are right on every CPU. Where the flags allow, the
+    int8-weight files run the same networks to the same outputs in about half the time
+    (``scripts/check_int8.py``)."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    try:
+        lines = cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    flags = next((ln.split(":", 1)[1].split() for ln in lines if ln.startswith("flags")), [])
+    return bool(EXACT_INT8_FLAGS.intersection(flags))
 
 
 class OrtSession:
