@@ -99,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"{median_ms(ref.run, feed, args.repeat):.1f} ms op by op")
         scanner = Detector(m, threads=2, factory=ort_factory, weights="int8" if twin else "uint8")
         got = Counter(d.card for d in scan_file(args.photo, scanner).detections)
-        print(f"  {args.photo.name}, {'int8' if twin else 'uint8'} files fused: the reference reads "
-              f"{sum(want.values())} cards; fused {sum(got.values())}, "
+        which = "the int8 twins" if twin else "the manifest's files"
+        print(f"  {args.photo.name}, {which} fused: the reference reads {sum(want.values())} cards; "
+              f"fused {sum(got.values())}, "
               f"{sum((got - want).values())} of them not among the reference's")
     return 0
 
