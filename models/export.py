@@ -72,9 +72,9 @@ def quantize(path: Path, inputs: Sequence[dict[str, np.ndarray]], int8_copy: Pat
     unsigned_weights(path)
 
 
-def int8_name(name: str) -> str:
-    """The file name of a network's int8-weight twin: ``finder.onnx`` -> ``finder_int8.onnx``."""
-    return name.removesuffix(".onnx") + "_int8.onnx"
+def int8_twin(path: Path) -> Path:
+    """Where a network's int8-weight twin lies: ``finder.onnx`` -> ``finder_int8.onnx`` beside it."""
+    return path.with_name(path.name.removesuffix(".onnx") + "_int8.onnx")
 
 
 def int8_entry(path: Path) -> dict[str, str]:
@@ -153,8 +153,8 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
     int8: dict[str, Any] | None = None
     if calibration is not None:
         finder_in, reader_in = calibration_inputs(*calibration)
-        quantize(fpath, finder_in, out_dir / int8_name(FINDER_FILE))
-        quantize(rpath, reader_in, out_dir / int8_name(READER_FILE))
+        quantize(fpath, finder_in, int8_twin(fpath))
+        quantize(rpath, reader_in, int8_twin(rpath))
         int8 = {"format": WEIGHT_FORMAT, "weights": "uint8",
                 "calibration": f"{len(finder_in)} val photos, {len(calibration[1])} val crops"}
     manifest = {
@@ -175,8 +175,8 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
         "figures": figures,
     }
     if int8 is not None:
-        for part, name in (("finder", FINDER_FILE), ("reader", READER_FILE)):
-            manifest[part]["int8_file"] = int8_entry(out_dir / int8_name(name))
+        for part, path in (("finder", fpath), ("reader", rpath)):
+            manifest[part]["int8_file"] = int8_entry(int8_twin(path))
     old = out_dir / "manifest.json"
     if old.exists():  # keep measured figures and calibrations that still apply
         try:
@@ -199,15 +199,14 @@ def _swap_in(out_dir: Path, part: str, name: str, write: Callable[[Path, dict[st
     manifest = out_dir / "manifest.json"
     data = json.loads(manifest.read_text(encoding="utf-8"))
     tmp = out_dir / f"new.{name}"
-    twin = tmp.with_name(int8_name(tmp.name))  # the int8-weight twin, when ``write`` makes one
+    twin = int8_twin(tmp)  # the int8-weight twin, when ``write`` makes one
     twin.unlink(missing_ok=True)
     write(tmp, data)
     data[part]["sha256"] = sha256(tmp)
     data.setdefault("training", {}).update(training)
     data.setdefault("figures", {}).update(figures)
     if twin.exists():
-        twin.replace(out_dir / int8_name(name))
-        data[part]["int8_file"] = int8_entry(out_dir / int8_name(name))
+        data[part]["int8_file"] = int8_entry(twin.replace(int8_twin(out_dir / name)))
     else:  # the old network's twin must not stand in for the new one
         data[part].pop("int8_file", None)
     tmp.replace(out_dir / name)
@@ -221,7 +220,7 @@ def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, An
     ``calibration`` (uint8 crops): int8."""
 
     def write(tmp: Path, data: dict[str, Any]) -> None:
-        export_reader_file(torch, reader, tmp, calibration, crop, tmp.with_name(int8_name(tmp.name)))
+        export_reader_file(torch, reader, tmp, calibration, crop, int8_twin(tmp))
 
     return _swap_in(out_dir, "reader", READER_FILE, write, training, figures)
 
@@ -430,7 +429,6 @@ def export_finder(torch: Any, finder: Any, out_dir: Path, training: dict[str, An
         export_onnx(torch, FinderExport(finder, flip=flip), torch.zeros(1, 3, 320, long_side), tmp, "image",
                     ["heat", "reg"], {"image": {2: "height", 3: "width"}})
         if photos is not None:
-            quantize(tmp, calibration_inputs(photos, np.zeros((0, 48, 48, 3), np.uint8))[0],
-                     tmp.with_name(int8_name(tmp.name)))
+            quantize(tmp, calibration_inputs(photos, np.zeros((0, 48, 48, 3), np.uint8))[0], int8_twin(tmp))
 
     return _swap_in(out_dir, "finder", FINDER_FILE, write, training, figures)

@@ -16,7 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from zipai.models.export import WEIGHT_FORMAT, int8_entry, int8_name, sha256, unsigned_weights
+from zipai.models.export import WEIGHT_FORMAT, int8_entry, int8_twin, sha256, unsigned_weights
 from zipai.models.manifest import write_manifest
 from zipai.vision.detector import load_manifest
 from zipai.vision.errors import ModelError
@@ -36,13 +36,13 @@ def main(argv: list[str] | None = None) -> int:
     data = manifest.data
     files = {part: args.manifest.parent / data[part]["file"] for part in ("finder", "reader")}
     for part, f in files.items():
-        copy = f.with_name(f"new.{int8_name(f.name)}")
+        copy = int8_twin(f.with_name(f"new.{f.name}"))
         shutil.copyfile(f, copy)
         moved = unsigned_weights(f)
         data[part]["sha256"] = sha256(f)
         print(f"{f}: {moved} weight tensors stored as uint8")
         if moved:  # the file as it was is the int8-weight twin, for CPUs that run it exactly
-            twin = copy.replace(f.with_name(int8_name(f.name)))
+            twin = copy.replace(int8_twin(f))
             data[part]["int8_file"] = int8_entry(twin)
             print(f"{twin}: the int8-weight twin, as the file was")
         else:
