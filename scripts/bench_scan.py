@@ -12,7 +12,6 @@ int8-weight twins load by default where the CPU sums them exactly: ``Detector``)
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -43,8 +42,7 @@ def report(det: Detector, runs: list[dict[str, float]], threads: int) -> None:
 
     sizes = sorted({(int(r["width"]), int(r["height"])) for r in runs})
     total = sorted(r["total"] for r in runs)
-    man = det.manifest.path
-    meta = json.loads(man.read_text())
+    man, meta = det.manifest.path, det.manifest.data
     entries = [meta[k]["int8_file"] if det.int8_files else meta[k] for k in ("finder", "reader")]
     size = sum((man.parent / e["file"]).stat().st_size for e in entries)
     which = "int8" if det.int8_files else "uint8 (or as exported)"

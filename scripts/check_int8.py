@@ -30,23 +30,22 @@ import numpy as np
 import onnxruntime as ort
 
 from zipai.vision.decode import load
-from zipai.vision.detector import Detector, models_dir
+from zipai.vision.detector import Detector, loads_int8_files, models_dir
 from zipai.vision.preprocess import cut_crops, letterbox, normalise
 from zipai.vision.scan import scan_file
-from zipai.vision.session import OrtSession, ort_factory, signed_kernels_exact
+from zipai.vision.session import OrtSession, cpu_flags, ort_factory, signed_kernels_exact
 
 Feed = dict[str, np.ndarray]
 
 
-def cpu_flags() -> str:
+def cpu_summary() -> str:
     """The CPU's model name and whether it has the integer dot-product instructions."""
     try:
-        info = Path("/proc/cpuinfo").read_text()
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
     except OSError:
         return "unknown CPU"
-    lines = info.splitlines()
     name = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), "?")
-    flags = next((ln.split(":", 1)[1].split() for ln in lines if ln.startswith("flags")), [])
+    flags = cpu_flags()
     vnni = [f for f in flags if "vnni" in f]
     return f"{name}; AVX2 {'yes' if 'avx2' in flags else 'no'}; VNNI {', '.join(vnni) or 'none'}"
 
@@ -81,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     crops = cut_crops(np.asarray(decoded.image), np.asarray(glyphs, np.float32) / decoded.scale,
                       det.manifest.reader["size"], det.manifest.reader["margin"])
     m = det.manifest
-    loads = "int8" if Detector(m, threads=2).int8_files else "uint8 (or as exported)"
-    print(f"CPU: {cpu_flags()}; onnxruntime {ort.__version__}; {m.path}")
+    loads = "int8" if loads_int8_files(m) else "uint8 (or as exported)"
+    print(f"CPU: {cpu_summary()}; onnxruntime {ort.__version__}; {m.path}")
     print(f"  fused uint8 x int8 exact by this CPU's flags: {'yes' if signed_kernels_exact() else 'no'}; "
           f"the runtime loads the {loads} files")
     want = Counter(d.card for d in scan_file(args.photo, ref_det).detections)
@@ -97,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"the reference, largest difference {worst:.4f}, mean {mean:.5f}; median "
                   f"{median_ms(fused.run, feed, args.repeat):.1f} ms fused, "
                   f"{median_ms(ref.run, feed, args.repeat):.1f} ms op by op")
-        scanner = Detector(m, threads=2, factory=ort_factory, weights="int8" if twin else "uint8")
+        scanner = Detector(m, threads=2, factory=ort_factory, weights="int8") if twin else det
         got = Counter(d.card for d in scan_file(args.photo, scanner).detections)
         which = "the int8 twins" if twin else "the manifest's files"
         print(f"  {args.photo.name}, {which} fused: the reference reads {sum(want.values())} cards; "

@@ -823,7 +823,6 @@ def test_the_last_stage_fits_the_selector_to_the_networks_written(
     sets (rendered when missing), keeps the manifest's threshold, and a second fit of the same
     finds reads them back from ``--runs``; ``--no-selector``, and a one-network run unless
     told, leave the manifest as it was."""
-
     from zipai.datasets import sets
 
     out = tmp_path / "model"

@@ -246,8 +246,6 @@ def test_the_cpu_flags_say_whether_fused_int8_kernels_are_exact(
         tmp_path: Path, flags: str | None, exact: bool) -> None:
     import platform
 
-    from zipai.vision.session import signed_kernels_exact
-
     if platform.machine().lower() not in ("x86_64", "amd64"):
         pytest.skip("the flags are read on x86 only; every other CPU gets the uint8 files")
     info = tmp_path / "cpuinfo"
@@ -338,7 +336,6 @@ def test_the_second_chance_does_not_let_in_a_found_cards_far_end(detector: Detec
 def test_backs_share_the_faces_second_chance_unless_the_manifest_says_otherwise(tmp_path: Path) -> None:
     """An older manifest names one second chance for both kinds; a manifest that names the backs'
     own (or null: none) keeps them apart."""
-
     from zipai.vision.detector import default_manifest
 
     copy_model(tmp_path)

@@ -152,6 +152,19 @@ def load_manifest(path: str | Path | None = None) -> Manifest:
     return Manifest(p, data)
 
 
+def loads_int8_files(manifest: Manifest, weights: str = "auto") -> bool:
+    """Whether a ``Detector`` with these ``weights`` loads the int8-weight twins: where this CPU's
+    fused kernels sum them right (or when asked), else the files with the weights stored as
+    uint8, right on every CPU."""
+    if weights not in WEIGHTS:
+        raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, not {weights!r}")
+    twins = weights == "int8" or (weights == "auto" and signed_kernels_exact() and manifest.has_int8_files)
+    if twins and not manifest.has_int8_files:
+        raise ModelError(f"{manifest.path}: the manifest names no int8_file for both networks",
+                         code="bad_model")
+    return twins
+
+
 @dataclass(slots=True)
 class Raw:
     """One photo's network outputs before thresholds: decoded pixels and their photo scale,
@@ -269,14 +282,8 @@ class Detector:
     def __init__(self, manifest: str | Path | Manifest | None = None, threads: int = 2,
                  factory: SessionFactory | None = None, weights: str = "auto") -> None:
         self.manifest = m = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
-        if weights not in WEIGHTS:
-            raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, not {weights!r}")
         exact = signed_kernels_exact()
-        # which files: those with int8 weights where this CPU's fused kernels sum them right
-        # (or when asked), else those with the weights stored as uint8, right on every CPU
-        self.int8_files = weights == "int8" or (weights == "auto" and exact and m.has_int8_files)
-        if self.int8_files and not m.has_int8_files:
-            raise ModelError(f"{m.path}: the manifest names no int8_file for both networks", code="bad_model")
+        self.int8_files = loads_int8_files(m, weights)
         # int8 weights on a CPU whose fused kernels would saturate run unfused (NO_QDQ_FUSION)
         risky = (self.int8_files or m.signed_weights) and not exact
         make = factory or (unfused_ort_factory if risky else ort_factory)

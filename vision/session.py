@@ -45,6 +45,15 @@ EXACT_INT8_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
 bits (the dot-product instructions). Without them, on x86 they add pairs in 16 bits and saturate."""
 
 
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> list[str]:
+    """The CPU's feature flags as Linux lists them; none where they cannot be read."""
+    try:
+        lines = cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    return next((ln.split(":", 1)[1].split() for ln in lines if ln.startswith("flags")), [])
+
+
 @functools.cache
 def signed_kernels_exact(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     """Whether fused uint8 x int8 kernels compute right on this CPU, from its flags: only an x86
@@ -54,12 +63,7 @@ def signed_kernels_exact(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     (``scripts/check_int8.py``)."""
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return False
-    try:
-        lines = cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return False
-    flags = next((ln.split(":", 1)[1].split() for ln in lines if ln.startswith("flags")), [])
-    return bool(EXACT_INT8_FLAGS.intersection(flags))
+    return bool(EXACT_INT8_FLAGS.intersection(cpu_flags(cpuinfo)))
 
 
 class OrtSession:
