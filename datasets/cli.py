@@ -10,7 +10,7 @@ import sys
 import time
 from typing import Any
 
-SPLITS = ("train", "val", "heldout", "reader", "tune", "wide")  # fonts.SPLITS, kept light to import
+SPLITS = ("train", "val", "heldout", "reader", "tune", "wide", "wider")  # fonts.SPLITS, kept light to import
 
 
 class _Parser(argparse.ArgumentParser):

@@ -58,6 +58,21 @@ def test_the_wide_split_is_the_reader_faces_and_more_none_held_out_or_tuning() -
         assert all(fonts.has_glyph(fonts.MORE[0], ch) for ch in forms)
 
 
+def test_the_wider_split_adds_eight_faces_none_held_out_or_tuning() -> None:
+    """Split wider is wide and eight faces more, none of them the finder's, a held-out or a tuning
+    face or of a held-out design (the brush face is Aoyagi Kouzan's hand, like the training face
+    kouzan-mouhitsu, not the held-out Aoyagi Soseki's); split wide is left as it was."""
+    wider = [f.path for f in fonts.faces("wider")]
+    wide = [f.path for f in fonts.faces("wide")]
+    assert len(wider) == len(set(wider)) and wider[:len(wide)] == wide
+    more = set(wider) - set(wide)
+    assert more == {f.path for f in fonts.MORE2} and len(more) == 8
+    for split in ("train", "heldout", "tune"):
+        assert not more & {f.path for f in fonts.faces(split)}, split
+    assert not any(family in path for path in more for family in ("zenhei", "uming", "soseki"))
+    assert fonts.FALLBACK["wider"] == fonts.MORE[0]
+
+
 def test_unknown_split_and_missing_font(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(fonts.FontError, match="unknown split"):
         fonts.faces("test")
@@ -69,7 +84,7 @@ def test_unknown_split_and_missing_font(monkeypatch: pytest.MonkeyPatch) -> None
         random_deck(random.Random(0), "train")
 
 
-@pytest.mark.parametrize("split", ["train", "heldout", "reader", "wide"])
+@pytest.mark.parametrize("split", ["train", "heldout", "reader", "wide", "wider"])
 def test_every_variant_form_is_drawn_by_some_face(split: str) -> None:
     """叁 叄 參, 贰 貳, 陆 陸 and every other form has ink in at least one face of the split."""
     faces = fonts.faces(split)
@@ -86,7 +101,7 @@ def test_empty_cmap_glyphs_are_detected() -> None:
     assert fonts.has_glyph(kiloji, "捌")
 
 
-@pytest.mark.parametrize("split", ["train", "heldout", "wide"])
+@pytest.mark.parametrize("split", ["train", "heldout", "wide", "wider"])
 def test_every_face_renders_every_card_with_ink(split: str) -> None:
     rng = random.Random(3)
     for face in fonts.faces(split):
@@ -127,7 +142,7 @@ def test_face_and_back_shapes() -> None:
     assert (f[: h // 2] == 1).any() and (f[h // 2:] == 2).any() and not (f[h // 2:] == 1).any()
 
 
-@pytest.mark.parametrize("split", ["train", "heldout", "wide"])
+@pytest.mark.parametrize("split", ["train", "heldout", "wide", "wider"])
 def test_any_deck_draws_any_card_at_any_width(split: str) -> None:
     """Random decks (slant, weight, frames) never overflow a card, even a tiny one."""
     rng = random.Random(11)
