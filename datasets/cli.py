@@ -10,7 +10,8 @@ import sys
 import time
 from typing import Any
 
-SPLITS = ("train", "val", "heldout", "reader", "tune", "wide", "wider")  # fonts.SPLITS, kept light to import
+# fonts.SPLITS, kept light to import
+SPLITS = ("train", "val", "heldout", "reader", "tune", "wide", "select", "wider")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -101,24 +101,27 @@ MORE: tuple[Face, ...] = (
     Face(f"{_TT}/konatu/Konatu.ttf", 0, "sans"),
     Face(f"{_TT}/motoya-l-maruberi/MTLmr3m.ttf", 0, "hand"),
 )
-# Eight more (session 31), split ``wider`` (these, ``MORE`` and ``READER``; ``wide`` stays as it was,
-# so that its renders come out as before): a second brush face by another hand than the held-out
-# one, a marker hand, an antique and a Korean newspaper mincho, an old-style Korean face, the
-# Morisawa UD mincho and bold gothic, and a condensed oblique sans. The brush face lacks 壹 貳 參 肆
-# 柒 and the marker 柒, which decks then borrow from TW-Kai. A double-lined face (Train One) was
-# left out: its 一 is drawn as two lines, which is 二.
-MORE2: tuple[Face, ...] = (
-    Face(f"{_TT}/aoyagi-kouzan-t/AoyagiKouzanT.ttf", 0, "brush"),
-    Face(f"{_TT}/yusei-magic/YuseiMagic-Regular.ttf", 0, "hand"),
+# Eight more faces from other Debian packages (session 31): a mincho that draws every form first
+# (decks of split select borrow what a face lacks from it), then an antique and a Korean newspaper
+# mincho, an old-style Korean face, a bold UD gothic, a condensed oblique sans, a marker hand and a
+# brush face by another hand than the held-out one (Aoyagi Kouzan's, like the training face
+# kouzan-mouhitsu; it lacks 壹 貳 參 肆 柒, the marker 柒). A double-lined face (Train One) was left
+# out: its 一 is drawn as two lines, which is 二. Split select is the eight alone: they were first
+# kept from both networks for the selector's scenes, a fit that read no better (notebook, session
+# 31); split wider is split wide and these, for the reader's extra scenes.
+SELECT: tuple[Face, ...] = (
+    Face(f"{_TT}/bizud-mincho/BIZUDMincho-Regular.ttf", 0, "ming"),
     Face(f"{_TT}/dejima-mincho/dejima-mincho-r227.ttf", 0, "ming"),
     Face(f"{_TT}/unfonts-extra/UnShinmun.ttf", 0, "ming"),
     Face(f"{_TT}/unfonts-extra/UnYetgul.ttf", 0, "ming"),
-    Face(f"{_TT}/bizud-mincho/BIZUDMincho-Regular.ttf", 0, "ming"),
     Face(f"{_TT}/bizud-gothic/BIZUDGothic-Bold.ttf", 0, "sans"),
     Face(f"{_TT}/smiley-sans/SmileySans-Oblique.ttf", 0, "sans"),
+    Face(f"{_TT}/yusei-magic/YuseiMagic-Regular.ttf", 0, "hand"),
+    Face(f"{_TT}/aoyagi-kouzan-t/AoyagiKouzanT.ttf", 0, "brush"),
 )
 SPLITS: dict[str, tuple[Face, ...]] = {"train": TRAIN, "val": TRAIN, "heldout": HELDOUT, "reader": READER,
-                                       "tune": TUNE, "wide": MORE + READER, "wider": MORE + READER + MORE2}
+                                       "tune": TUNE, "wide": MORE + READER, "select": SELECT,
+                                       "wider": MORE + READER + SELECT}
 # Where a face lacks a glyph, a deck borrows it from the first face of the same split.
 FALLBACK: dict[str, Face] = {split: split_faces[0] for split, split_faces in SPLITS.items()}
 

@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="of those, decorated (render style 2, seed + 31)")
     p.add_argument("--reader-extra-split", choices=("reader", "wide", "wider"), default="reader",
                    help="the font split of the reader-only scenes: reader (14 faces), wide (those "
-                        "and 11 more, datasets/fonts.py MORE) or wider (wide and 8 more, MORE2)")
+                        "and 11 more, datasets/fonts.py MORE) or wider (wide and 8 more, SELECT)")
     p.add_argument("--reader-extra-size", default="1200x900",
                    help="their size WxH: the reader sees glyph crops, and these render twice as "
                         "fast as 1600x1200")

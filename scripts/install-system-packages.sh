@@ -16,7 +16,7 @@ PKGS=(
   # still more for them, font split wide (datasets/fonts.py: MORE)
   fonts-cns11643-kai fonts-unfonts-core fonts-ipamj-mincho fonts-sawarabi-mincho fonts-mplus
   fonts-nanum fonts-konatu fonts-motoya-l-maruberi
-  # and eight more, font split wider (datasets/fonts.py: MORE2)
+  # and eight more, font splits select and wider (datasets/fonts.py: SELECT)
   fonts-aoyagi-kouzan-t fonts-yusei-magic fonts-dejima-mincho fonts-unfonts-extra
   fonts-morisawa-bizud-mincho fonts-morisawa-bizud-gothic fonts-smiley-sans
   # faces for choosing thresholds only (datasets/fonts.py: TUNE)

@@ -58,19 +58,22 @@ def test_the_wide_split_is_the_reader_faces_and_more_none_held_out_or_tuning() -
         assert all(fonts.has_glyph(fonts.MORE[0], ch) for ch in forms)
 
 
-def test_the_wider_split_adds_eight_faces_none_held_out_or_tuning() -> None:
-    """Split wider is wide and eight faces more, none of them the finder's, a held-out or a tuning
-    face or of a held-out design (the brush face is Aoyagi Kouzan's hand, like the training face
-    kouzan-mouhitsu, not the held-out Aoyagi Soseki's); split wide is left as it was."""
+def test_the_wider_split_is_wide_and_eight_faces_none_held_out_or_tuning() -> None:
+    """Split wider is split wide and the eight faces of split select: none of them the finder's, a
+    held-out or a tuning face, nor of a held-out design (the brush face is Aoyagi Kouzan's hand,
+    like the training face kouzan-mouhitsu, not the held-out Aoyagi Soseki's); the face decks of
+    split select borrow from draws every form a deck falls back on."""
     wider = [f.path for f in fonts.faces("wider")]
     wide = [f.path for f in fonts.faces("wide")]
     assert len(wider) == len(set(wider)) and wider[:len(wide)] == wide
     more = set(wider) - set(wide)
-    assert more == {f.path for f in fonts.MORE2} and len(more) == 8
+    assert more == {f.path for f in fonts.faces("select")} and len(more) == 8
     for split in ("train", "heldout", "tune"):
         assert not more & {f.path for f in fonts.faces(split)}, split
     assert not any(family in path for path in more for family in ("zenhei", "uming", "soseki"))
     assert fonts.FALLBACK["wider"] == fonts.MORE[0]
+    for forms in BIG_VARIANTS.values():
+        assert fonts.has_glyph(fonts.FALLBACK["select"], forms[-1])
 
 
 def test_unknown_split_and_missing_font(monkeypatch: pytest.MonkeyPatch) -> None:
