@@ -861,3 +861,56 @@ def test_the_last_stage_fits_the_selector_to_the_networks_written(
     monkeypatch.setattr(vision, "__file__", str(code / "__init__.py"))
     with pytest.raises(AssertionError, match="ran again"):
         T.fit_selector(args, out)
+
+
+def test_weight_average_moves_floats_by_one_minus_decay_and_copies_counts() -> None:
+    model, shadow = Reader(), Reader()
+    shadow.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(1.0)
+    model.train()
+    model(torch.randn(4, 3, 48, 48))  # BatchNorm statistics and its batch count move too
+    before = {k: v.clone() for k, v in shadow.state_dict().items()}
+    T.weight_average(torch, shadow, model, 0.9)
+    for k, v in shadow.state_dict().items():
+        m = model.state_dict()[k]
+        if v.dtype.is_floating_point:
+            assert torch.allclose(v, 0.9 * before[k] + 0.1 * m, atol=1e-6), k
+        else:
+            assert torch.equal(v, m), k
+    assert any(not torch.equal(v, model.state_dict()[k]) for k, v in shadow.state_dict().items())
+
+
+def test_a_stage_keeps_its_shadow_through_a_checkpoint_and_a_finish(tmp_path: Path) -> None:
+    """--reader-ema: the average is saved with each checkpoint, resumed with it, and a finished
+    stage loads it; a stage finished without one cannot give one."""
+    model, shadow = Reader(), Reader()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    with torch.no_grad():
+        next(shadow.parameters()).fill_(0.25)
+    st = T.Stage(torch, "reader", tmp_path, model, opt, 60.0, 1e-3, True, shadow)
+    st.save()
+    again = Reader()
+    T.Stage(torch, "reader", tmp_path, Reader(), opt, 60.0, 1e-3, False, again)
+    assert torch.all(next(again.parameters()) == 0.25)
+    st.finish()
+    done = Reader()
+    T.Stage(torch, "reader", tmp_path, Reader(), opt, 60.0, 1e-3, False, done).load_finished()
+    assert torch.all(next(done.parameters()) == 0.25) and not done.training
+    plain = T.Stage(torch, "plain", tmp_path, Reader(), opt, 60.0, 1e-3, True)
+    plain.finish()
+    with pytest.raises(T.TrainError, match="without --reader-ema"):
+        T.Stage(torch, "plain", tmp_path, Reader(), opt, 60.0, 1e-3, False, Reader()).load_finished()
+
+
+def test_reader_ema_must_be_a_decay_under_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "model"
+    _tuned_model(out, "reader", "none_threshold")
+    assert T.main(["--reader-only", "--out", str(out), "--runs", str(tmp_path / "runs"), "--data",
+                   str(tmp_path / "data"), "--reader-train", "1", "--reader-train-style2", "0",
+                   "--reader-extra", "0", "--reader-extra-style2", "0", "--val-count", "1",
+                   "--reader-extra-size", "320x240", "--size", "320x240", "--paper", "0",
+                   "--reader-ema", "1.5"]) == 2
+    assert "--reader-ema 1.5" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists()  # refused before any scene was rendered
