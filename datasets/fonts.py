@@ -101,14 +101,14 @@ MORE: tuple[Face, ...] = (
     Face(f"{_TT}/konatu/Konatu.ttf", 0, "sans"),
     Face(f"{_TT}/motoya-l-maruberi/MTLmr3m.ttf", 0, "hand"),
 )
-# Eight more faces from other Debian packages (session 31): a mincho that draws every form first
-# (decks of split select borrow what a face lacks from it), then an antique and a Korean newspaper
-# mincho, an old-style Korean face, a bold UD gothic, a condensed oblique sans, a marker hand and a
-# brush face by another hand than the held-out one (Aoyagi Kouzan's, like the training face
-# kouzan-mouhitsu; it lacks 壹 貳 參 肆 柒, the marker 柒). A double-lined face (Train One) was left
-# out: its 一 is drawn as two lines, which is 二. Split select is the eight alone: they were first
-# kept from both networks for the selector's scenes, a fit that read no better (notebook, session
-# 31); split wider is split wide and these, for the reader's extra scenes.
+# Eight more faces from other Debian packages (session 31): a mincho that draws every traditional
+# form first (decks of split select borrow a glyph their face lacks from it), then an antique and
+# a Korean newspaper mincho, an old-style Korean face, a bold UD gothic, a condensed oblique sans,
+# a marker hand and a brush face by another hand than the held-out one (Aoyagi Kouzan's, like the
+# training face kouzan-mouhitsu; it lacks 壹 貳 參 肆 柒, the marker 柒). A double-lined face (Train
+# One) was left out: its 一 is drawn as two lines, which is 二. Split select is the eight alone:
+# they were first kept from both networks for the selector's scenes, a fit that read no better
+# (notebook, session 31); split wider is split wide and these, for the reader's extra scenes.
 SELECT: tuple[Face, ...] = (
     Face(f"{_TT}/bizud-mincho/BIZUDMincho-Regular.ttf", 0, "ming"),
     Face(f"{_TT}/dejima-mincho/dejima-mincho-r227.ttf", 0, "ming"),

@@ -355,7 +355,8 @@ def weight_average(torch: Any, shadow: Any, model: Any, decay: float) -> None:
     """Move ``shadow`` (a copy of ``model``) towards the model's weights and BatchNorm
     statistics by ``1 - decay``; integer buffers (batches seen) are copied. A warm-started
     reader's last steps wander about a minimum (its val accuracy moves by half a point from
-    one hundred steps to the next); their average lies nearer the middle."""
+    one hundred steps to the next), and their average may lie nearer the middle (session 31:
+    it read no better than the last step)."""
     with torch.no_grad():
         for s, m in zip(shadow.state_dict().values(), model.state_dict().values(), strict=True):
             if s.dtype.is_floating_point:
