@@ -662,6 +662,12 @@ def _norm(torch: Any, imgs: Any) -> Any:
     return (x - m) / s
 
 
+def read_classes(torch: Any, reader: Any, x: Any) -> Any:
+    """The reader's best class for each normalised crop of ``x``, a thousand crops at a time."""
+    with torch.no_grad():
+        return torch.cat([reader(x[i:i + 1000])[:, :22].argmax(1) for i in range(0, len(x), 1000)])
+
+
 def run_finder(torch: Any, model: Any, img: np.ndarray, threshold: float = 0.3) -> tuple[np.ndarray, ...]:
     """The exported finder's decoding, in torch, for mining and checks (canvas pixels). One
     view, not the shipped mirror average: mining is part of the recipe the networks were
@@ -869,9 +875,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
             raise
         if st.step % 100 == 0 or not go:
             model.eval()
-            with torch.no_grad():
-                pred = torch.cat([model(vx[i:i + 1000])[:, :22].argmax(1) for i in range(0, len(vx), 1000)])
-            acc = float((pred == vy).float().mean())
+            acc = float((read_classes(torch, model, vx) == vy).float().mean())
             _training(torch, model, bool(warm))
             st.history["train"].append([st.elapsed / 60, float(np.mean(run_loss[-100:]))])
             st.history["val"].append([st.elapsed / 60, acc])
@@ -884,9 +888,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     if shadow is None:
         return model, st.history
     shadow.eval()
-    with torch.no_grad():
-        accs = [float(torch.cat([m(vx[i:i + 1000])[:, :22].argmax(1) for i in range(0, len(vx), 1000)])
-                      .eq(vy).float().mean()) for m in (model, shadow)]
+    accs = [float((read_classes(torch, m, vx) == vy).float().mean()) for m in (model, shadow)]
     print(f"reader: val crop accuracy {accs[0]:.4f} at the last step, {accs[1]:.4f} averaged "
           f"(--reader-ema {decay:g}); the average is exported", file=sys.stderr)
     return shadow, st.history
@@ -998,9 +1000,7 @@ def _reader_bank(args: argparse.Namespace, train_sc: list[D.Scene], val_sc: list
 def reader_figures(torch: Any, reader: Any, val_bank: tuple[np.ndarray, ...], out_dir: Path | None) -> float:
     """The reader's accuracy on the val crops, and its confusion-matrix PNG (none without
     ``out_dir``)."""
-    with torch.no_grad():
-        vx = _norm(torch, torch.from_numpy(val_bank[0]))
-        pred = torch.cat([reader(vx[i:i + 1000])[:, :22].argmax(1) for i in range(0, len(vx), 1000)]).numpy()
+    pred = read_classes(torch, reader, _norm(torch, torch.from_numpy(val_bank[0]))).numpy()
     return confusion_figure(pred, val_bank[1], out_dir, "reader")
 
 
