@@ -58,3 +58,20 @@ def test_nms_keeps_overlapping_backs_and_glyph_on_back() -> None:
     kinds = np.asarray([1, 1, 0])
     assert nms(boxes, scores, kinds).tolist() == [0, 1, 2]
     assert nms(boxes, scores).tolist() == [0]  # as glyphs, the others' centres lie inside the first
+
+
+def test_turned_back_maps_a_turned_box_to_the_box_around_it() -> None:
+    from zipai.vision.postprocess import turned_back
+
+    # content 90 x 60 turned a quarter (to 60 x 90): the box around (12, 18) lies around (72, 12)
+    boxes = np.asarray([[10, 16, 14, 20]], np.float32)
+    back, on = turned_back(boxes, 90.0, (60, 90), (90, 60))
+    assert np.allclose(back[0], [70, 10, 74, 14], atol=1e-4) and on.tolist() == [True]
+    # at half scale the same find has half the input pixels
+    back, _ = turned_back(boxes / 2, 90.0, (60, 90), (90, 60), scale=0.5)
+    assert np.allclose(back[0], [70, 10, 74, 14], atol=1e-4)
+    # turned 45 degrees, a square box comes back as the larger square around it
+    square = np.asarray([[40, 40, 50, 50], [0, 0, 4, 4]], np.float32)
+    back, on = turned_back(square, 45.0, (90, 90), (64, 64))
+    assert np.allclose(back[0, 2] - back[0, 0], 10 * np.sqrt(2), atol=1e-3)
+    assert on.tolist() == [True, False]  # the second lies in a turned corner, off the content

@@ -106,3 +106,20 @@ def test_turned_crops_turn_like_the_direct_path_and_put_the_cards_down_down() ->
     assert np.abs(flat.astype(int) - cut_crops(noise, boxes, 24, 1.0).astype(int)).max() <= 1
     none = turned_crops(noise, np.zeros((0, 4), np.float32), 24, 1.3, np.zeros(0, np.float32))
     assert none.shape == (0, 24, 24, 3)
+
+
+def test_turned_input_turns_the_content_about_its_centre_and_pads_with_the_mean() -> None:
+    from zipai.vision.preprocess import turned_input
+
+    x = np.zeros((1, 3, 64, 96), np.float32)  # content 90 x 60, padded
+    x[0, :, 10:14, 70:74] = 1.0  # a dot right of centre and above it
+    out, size, valid = turned_input(x, 90, 60, 90.0)  # a quarter turn counter-clockwise
+    assert size == (60, 90) and valid == (60, 90)
+    assert out.shape == (1, 3, 96, 64) and out.dtype == np.float32
+    ys, xs = np.nonzero(out[0, 0] > 0.5)
+    # (72, 12) is (+27, -18) from the centre (45, 30); turned, (-18, -27) from (30, 45)
+    assert abs(xs.mean() - 12) <= 1 and abs(ys.mean() - 18) <= 1
+    assert out[0, :, 90:, :].max() == 0.0  # padding is the mean colour
+    half, size, valid = turned_input(x, 90, 60, 45.0, scale=0.5)
+    assert valid == (round(size[0] * 0.5), round(size[1] * 0.5))
+    assert half.shape[2] % 32 == 0 and half.shape[3] % 32 == 0

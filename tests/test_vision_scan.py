@@ -17,7 +17,7 @@ from PIL import Image
 from zipai.vision import Detector, scan_file
 from zipai.vision import detector as detector_module
 from zipai.vision.cli import main
-from zipai.vision.detector import RESCUE_OFF, Detection, models_dir
+from zipai.vision.detector import RESCUE_OFF, Detection, Raw, models_dir
 from zipai.vision.scan import scan_detections
 from zipai.vision.session import OrtSession, signed_kernels_exact
 
@@ -484,3 +484,76 @@ def test_replay_gives_what_detect_gives_with_one_network_pass_a_look(detector: D
     key = [(d.card, d.box) for d in dets]
     assert [(d.card, d.box) for d in first] == key == [(d.card, d.box) for d in again]
     assert [(d.card, d.box) for d in got] == [(d.card, d.box) for d in spare]
+
+
+def test_a_turned_pass_only_adds_finds_the_first_pass_missed() -> None:
+    from zipai.vision.detector import _found_before
+
+    first = np.asarray([[100, 100, 120, 120], [300, 300, 360, 400]], np.float32)
+    kinds = np.asarray([0, 1])
+    turned = np.asarray([[95, 95, 125, 125],    # the first glyph again, a larger box
+                         [104, 130, 116, 142],  # a glyph a box away: a split glyph, not new
+                         [200, 200, 220, 220],  # a glyph nothing found
+                         [310, 320, 350, 380]],  # the back again
+                        np.float32)
+    assert _found_before(turned, np.asarray([0, 0, 0, 1]), first, kinds).tolist() == [0, 0, -1, 1]
+    # a back find where only a glyph was found is new
+    assert _found_before(turned[:1], np.asarray([1]), first, kinds).tolist() == [-1]
+    assert _found_before(turned, np.asarray([0, 0, 0, 1]), first[:0], kinds[:0]).tolist() == [-1] * 4
+
+
+def test_a_turned_pass_runs_the_finder_on_the_turned_photo(detector: Detector) -> None:
+    """With ``finder.turned`` the finder runs again on the photo turned 45 degrees; every find
+    it adds lies on the photo, and the sample hand is still read."""
+    from zipai.vision.decode import Decoded
+    from zipai.vision.detector import Turned
+
+    img = Image.open(SAMPLE).convert("RGB")
+    photo = Decoded(img, *img.size)
+    shapes: list[tuple[int, ...]] = []
+    run = detector.finder.run
+
+    def spy(feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+        shapes.extend(v.shape for v in feed.values())
+        return run(feed)
+
+    plain = detector.raw(photo)
+    saved = detector.turned
+    detector.finder.run = spy  # type: ignore[method-assign]
+    try:
+        detector.turned = Turned((45.0,), 1.0)
+        raw = detector.raw(photo)
+        detector.turned = Turned((45.0,), 1.0, lift=True)
+        lifted = detector.raw(photo)
+    finally:
+        detector.finder.run = run  # type: ignore[method-assign]
+        detector.turned = saved
+    assert len(shapes) == 4 and shapes[1][2] == shapes[1][3] > max(shapes[0][2:])  # turned: square, larger
+    assert len(raw.boxes) >= len(plain.boxes)
+    w, h = img.size
+    assert np.all(raw.boxes[:, :2] >= 0) and np.all(raw.boxes[:, 2] <= w) and np.all(raw.boxes[:, 3] <= h)
+    kept = {tuple(b) for b in np.round(plain.boxes, 2).tolist()}
+    assert kept <= {tuple(b) for b in np.round(raw.boxes, 2).tolist()}  # the first pass's finds stay
+    # lifted, the same finds, each with at least its own peak, and some higher
+    def peaks(r: Raw) -> dict[tuple[float, ...], float]:
+        return dict(zip(map(tuple, np.round(r.boxes, 2).tolist()), r.scores.tolist(), strict=True))
+
+    own, up = peaks(raw), peaks(lifted)
+    assert up.keys() == own.keys()
+    assert all(up[b] >= own[b] - 1e-6 for b in own) and any(up[b] > own[b] + 1e-6 for b in own)
+
+
+def test_a_manifests_turned_pass_is_read_or_named_as_unusable(tmp_path: Path) -> None:
+    from zipai.vision.detector import Turned, default_manifest
+    from zipai.vision.errors import ModelError
+
+    copy_model(tmp_path)
+    data = json.loads(default_manifest().read_text(encoding="utf-8"))
+    assert Detector(default_manifest()).turned is None  # off unless a manifest names it
+    data["finder"]["turned"] = {"angles": [45], "scale": 0.75, "lift": True}
+    (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    assert Detector(tmp_path / "manifest.json").turned == Turned((45.0,), 0.75, False, True)
+    data["finder"]["turned"] = {"scale": 0.75}
+    (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ModelError, match=r"finder\.turned needs a list of angles"):
+        Detector(tmp_path / "manifest.json")

@@ -15,8 +15,8 @@ import numpy as np
 from .color import RED_THRESHOLD, redness
 from .decode import Decoded
 from .errors import ModelError
-from .postprocess import decode_heatmap, nms, to_image
-from .preprocess import cut_crops, letterbox, normalise, turned_crops
+from .postprocess import decode_heatmap, nms, to_image, turned_back
+from .preprocess import Letterbox, cut_crops, letterbox, normalise, turned_crops, turned_input
 from .selector import RED, SYMMETRIC, Selector, SelectorError, covers, main_axis
 from .selector import features as selector_features
 from .session import Session, SessionFactory, ort_factory, signed_kernels_exact, unfused_ort_factory
@@ -204,6 +204,20 @@ class SecondLook:
 
 
 @dataclass(frozen=True, slots=True)
+class Turned:
+    """Finder passes over the photo turned by each of ``angles`` degrees (scaled by ``scale``),
+    their finds joined with the first pass's (``Detector.find``). The finder finds cards lying
+    square to the photo best and those on the diagonal worst, most of all a card lying on its
+    own away from the columns (a discard, a stock pile's top card); turned 45 degrees, such a
+    card lies square."""
+
+    angles: tuple[float, ...]
+    scale: float = 1.0
+    backs: bool = False  # whether they add backs too (turned, the table's print and cloth look like backs)
+    lift: bool = False  # whether a find both passes make takes the higher peak
+
+
+@dataclass(frozen=True, slots=True)
 class Upright:
     """A second read of the finds the reader is unsure of (its likeliest class under ``below``,
     finder peak at least ``floor``), with the crop turned so that the card's down points down
@@ -365,6 +379,16 @@ class Detector:
         look = f.get("second_look")
         self.second_look: SecondLook | None = SecondLook(float(look["below"]), float(look["target"]),
                                                          int(look["max_side"])) if look else None
+        # finder passes over the photo turned (off unless the manifest names the angles)
+        turn = f.get("turned")
+        try:
+            self.turned: Turned | None = Turned(tuple(float(a) for a in turn["angles"]),
+                                                float(turn.get("scale", 1.0)),
+                                                bool(turn.get("backs", False)),
+                                                bool(turn.get("lift", False))) if turn else None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"{self.manifest.path}: finder.turned needs a list of angles, a number scale "
+                             f"and true or false backs and lift ({exc!r})", code="bad_model") from None
         # a learnt choice of which finds are cards, in place of the rules above (off unless named)
         chosen = post.get("selector")
         try:
@@ -387,16 +411,43 @@ class Detector:
         t2 = time.perf_counter()
         thr = self.threshold if threshold is None else threshold
         found = decode_heatmap(heat, reg, self.stride, thr, valid=(lb.content_w, lb.content_h))
-        keep = nms(found.boxes, found.scores, found.kinds)
-        boxes = to_image(found.boxes[keep], lb)
+        fb, fs, fk = found.boxes, found.scores, found.kinds
+        t2b = t2
+        if self.turned is not None:
+            fb, fs, fk, t2b = self._turned(self.turned, x, lb, thr, fb, fs, fk)
+        keep = nms(fb, fs, fk)
+        boxes = to_image(fb[keep], lb)
         if window is not None:
             boxes[:, [0, 2]] += window[0]
             boxes[:, [1, 3]] += window[1]
         t3 = time.perf_counter()
         self.timing.preprocess += t1 - t0
-        self.timing.finder += t2 - t1
-        self.timing.postprocess += t3 - t2
-        return boxes, found.scores[keep], found.kinds[keep]
+        self.timing.finder += t2 - t1 + t2b - t2
+        self.timing.postprocess += t3 - t2b
+        return boxes, fs[keep], fk[keep]
+
+    def _turned(self, turned: Turned, x: np.ndarray, lb: Letterbox, thr: float, boxes: np.ndarray,
+                scores: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """The first pass's finds (finder-input pixels) joined with those of the turned passes,
+        and the time the passes ended (their turning counts as the finder's)."""
+        name = self.manifest.finder.get("input", "image")
+        content = (lb.content_w, lb.content_h)
+        scores = scores.copy()
+        parts = [(boxes, scores, kinds)]
+        for angle in turned.angles:
+            xt, size, valid = turned_input(x, *content, angle, turned.scale, self.multiple)
+            heat, reg = self.finder.run({name: xt})[:2]
+            found = decode_heatmap(heat, reg, self.stride, thr, valid=valid)
+            back, on = turned_back(found.boxes, angle, size, content, turned.scale)
+            wanted = on & ((found.kinds == 0) | turned.backs)
+            again = _found_before(back, found.kinds, boxes, kinds)
+            if turned.lift:  # a first-pass find takes the turned pass's peak where that is higher
+                for i in np.flatnonzero(wanted & (again >= 0)):
+                    scores[again[i]] = max(scores[again[i]], found.scores[i])
+            new = wanted & (again < 0)
+            parts.append((back[new], found.scores[new], found.kinds[new]))
+        return (np.concatenate([p[0] for p in parts]).reshape(-1, 4), np.concatenate([p[1] for p in parts]),
+                np.concatenate([p[2] for p in parts]), time.perf_counter())
 
     @property
     def mean(self) -> tuple[float, ...]:
@@ -685,6 +736,31 @@ class Detector:
         color = "red" if red > self.red_threshold else "black"
         return Detection(card, box, s * cls_prob, color, s, cls_prob, red, alts, down,
                          abs(red - self.red_threshold))
+
+
+NEAR_BEFORE = 1.5  # a turned find this many glyph sizes from a first-pass find is that find again
+
+
+def _found_before(boxes: np.ndarray, kinds: np.ndarray, first: np.ndarray,
+                  first_kinds: np.ndarray) -> np.ndarray:
+    """For each turned-pass find, the first-pass find it finds again (-1: none): the nearest of
+    the same kind within ``NEAR_BEFORE`` of the larger box's size. The first pass keeps its own
+    box, a turned box holding the glyph turned (too large for one lying square to the photo),
+    and a stroke found beside a first-pass glyph is that glyph split."""
+    out = np.full(len(boxes), -1, np.int64)
+    if not len(boxes) or not len(first):
+        return out
+    c = (boxes[:, :2] + boxes[:, 2:]) / 2
+    f = (first[:, :2] + first[:, 2:]) / 2
+    size = np.maximum(first[:, 2] - first[:, 0], first[:, 3] - first[:, 1])
+    own = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    d = np.hypot(c[:, None, 0] - f[None, :, 0], c[:, None, 1] - f[None, :, 1])
+    reach = NEAR_BEFORE * np.maximum(size[None, :], own[:, None])
+    d[(kinds[:, None] != first_kinds[None, :]) | (d >= reach)] = np.inf
+    near = np.argmin(d, axis=1)
+    hit = np.isfinite(d[np.arange(len(boxes)), near])
+    out[hit] = near[hit]
+    return out
 
 
 def _photo_box(b: np.ndarray, k: float) -> tuple[float, float, float, float]:

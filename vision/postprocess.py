@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -100,3 +101,21 @@ def to_image(boxes: np.ndarray, lb: Letterbox) -> np.ndarray:
     out[:, [0, 2]] = np.clip(out[:, [0, 2]], 0, w)
     out[:, [1, 3]] = np.clip(out[:, [1, 3]], 0, h)
     return out
+
+
+def turned_back(boxes: np.ndarray, angle: float, turned: tuple[int, int], content: tuple[int, int],
+                scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes found in a ``preprocess.turned_input`` -> the boxes around them in the unturned
+    input's pixels (each box's corners turned back, then the box around those), and which of
+    them have their centre on the content (``content`` w, h) and not in the turned corners."""
+    b = boxes.reshape(-1, 4).astype(np.float64) / scale
+    a = math.radians(angle)
+    c, s = math.cos(a), math.sin(a)
+    xs = b[:, [0, 2, 2, 0]] - turned[0] / 2
+    ys = b[:, [1, 1, 3, 3]] - turned[1] / 2
+    ox = xs * c - ys * s + content[0] / 2
+    oy = xs * s + ys * c + content[1] / 2
+    out = np.stack([ox.min(axis=1), oy.min(axis=1), ox.max(axis=1), oy.max(axis=1)], axis=1)
+    cx, cy = (out[:, 0] + out[:, 2]) / 2, (out[:, 1] + out[:, 3]) / 2
+    on = (cx >= 0) & (cx < content[0]) & (cy >= 0) & (cy < content[1])
+    return out.astype(np.float32), on

@@ -168,3 +168,22 @@ def _upright_crop(arr: np.ndarray, cx: float, cy: float, side: float, size: int,
     rows = _resample_rows(arr[:, xlo:xhi], y0, y1, fy, k)  # uint8 rows in, float32 out
     v = _resample_rows(rows.transpose(1, 0, 2), x0 - xlo, x1 - xlo, fx, k).transpose(1, 0, 2)
     return np.clip(v + 0.5, 0, 255).astype(np.uint8)
+
+
+def turned_input(x: np.ndarray, content_w: int, content_h: int, angle: float, scale: float = 1.0,
+                 multiple: int = 32) -> tuple[np.ndarray, tuple[int, int], tuple[int, int]]:
+    """The finder input's content turned ``angle`` degrees counter-clockwise (the whole of it:
+    the turned image grows to hold the corners), scaled by ``scale`` and padded to a multiple of
+    ``multiple`` with the mean colour (zeros): a card lying on the diagonal, which the finder
+    finds worst, lies square to this input. Returns the input [1, 3, H, W], the turned size
+    before scaling (w, h) and the content's size in the input (w, h)."""
+    chans = [Image.fromarray(np.ascontiguousarray(c)).rotate(angle, Image.Resampling.BILINEAR, expand=True)
+             for c in x[0, :, :content_h, :content_w]]
+    size = chans[0].size
+    if scale != 1.0:
+        scaled = (max(1, round(size[0] * scale)), max(1, round(size[1] * scale)))
+        chans = [c.resize(scaled, Image.Resampling.BILINEAR) for c in chans]
+    w, h = chans[0].size
+    out = np.zeros((1, 3, -(-h // multiple) * multiple, -(-w // multiple) * multiple), np.float32)
+    out[0, :, :h, :w] = np.stack([np.asarray(c, np.float32) for c in chans])
+    return out, size, (w, h)
