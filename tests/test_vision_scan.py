@@ -503,8 +503,9 @@ def test_a_turned_pass_only_adds_finds_the_first_pass_missed() -> None:
 
 
 def test_a_turned_pass_runs_the_finder_on_the_turned_photo(detector: Detector) -> None:
-    """With ``finder.turned`` the finder runs again on the photo turned 45 degrees; every find
-    it adds lies on the photo, and the sample hand is still read."""
+    """With ``finder.turned`` the finder runs again on the photo turned 45 degrees, on a square
+    input larger than the first; every find lies on the photo, the first pass's finds stay,
+    and with ``lift`` they keep their boxes and some take a higher peak."""
     from zipai.vision.decode import Decoded
     from zipai.vision.detector import Turned
 
