@@ -412,9 +412,11 @@ class Detector:
         thr = self.threshold if threshold is None else threshold
         found = decode_heatmap(heat, reg, self.stride, thr, valid=(lb.content_w, lb.content_h))
         fb, fs, fk = found.boxes, found.scores, found.kinds
-        t2b = t2
+        turning = 0.0  # the turned passes, turning and all, count as the finder's
         if self.turned is not None:
-            fb, fs, fk, t2b = self._turned(self.turned, x, lb, thr, fb, fs, fk)
+            t = time.perf_counter()
+            fb, fs, fk = self._turned(self.turned, x, lb, thr, fb, fs, fk)
+            turning = time.perf_counter() - t
         keep = nms(fb, fs, fk)
         boxes = to_image(fb[keep], lb)
         if window is not None:
@@ -422,14 +424,13 @@ class Detector:
             boxes[:, [1, 3]] += window[1]
         t3 = time.perf_counter()
         self.timing.preprocess += t1 - t0
-        self.timing.finder += t2 - t1 + t2b - t2
-        self.timing.postprocess += t3 - t2b
+        self.timing.finder += t2 - t1 + turning
+        self.timing.postprocess += t3 - t2 - turning
         return boxes, fs[keep], fk[keep]
 
     def _turned(self, turned: Turned, x: np.ndarray, lb: Letterbox, thr: float, boxes: np.ndarray,
-                scores: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        """The first pass's finds (finder-input pixels) joined with those of the turned passes,
-        and the time the passes ended (their turning counts as the finder's)."""
+                scores: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The first pass's finds (finder-input pixels) joined with those of the turned passes."""
         name = self.manifest.finder.get("input", "image")
         content = (lb.content_w, lb.content_h)
         scores = scores.copy()
@@ -442,12 +443,12 @@ class Detector:
             wanted = on & ((found.kinds == 0) | turned.backs)
             again = _found_before(back, found.kinds, boxes, kinds)
             if turned.lift:  # a first-pass find takes the turned pass's peak where that is higher
-                for i in np.flatnonzero(wanted & (again >= 0)):
-                    scores[again[i]] = max(scores[again[i]], found.scores[i])
+                both = wanted & (again >= 0)
+                np.maximum.at(scores, again[both], found.scores[both])
             new = wanted & (again < 0)
             parts.append((back[new], found.scores[new], found.kinds[new]))
         return (np.concatenate([p[0] for p in parts]).reshape(-1, 4), np.concatenate([p[1] for p in parts]),
-                np.concatenate([p[2] for p in parts]), time.perf_counter())
+                np.concatenate([p[2] for p in parts]))
 
     @property
     def mean(self) -> tuple[float, ...]:
