@@ -118,6 +118,51 @@ def test_zoomed_windows_keep_targets_on_the_glyphs() -> None:
     assert len(sizes) > 2  # the windows were rescaled by different factors
 
 
+def test_a_loose_cards_peak_weighs_more_and_nothing_else_changes() -> None:
+    boxes = np.asarray([[10, 20, 30, 28], [50, 50, 70, 70]], np.float32)
+    kinds, ignore = np.asarray([0, 0]), np.asarray([False, False])
+    plain = D.finder_targets(boxes, kinds, ignore, 32, 32, 4)
+    heat, weight, reg, mask = D.finder_targets(boxes, kinds, ignore, 32, 32, 4,
+                                               boost=np.asarray([1.0, 3.0]))
+    assert np.array_equal(heat, plain[0]) and np.array_equal(reg, plain[2])
+    assert np.array_equal(mask, plain[3])
+    assert weight[0, 15, 15] == 3.0  # the boosted card's peak, centre (60, 60) px
+    assert weight[0, 6, 5] == 1.0 and weight[0, 0, 31] == 1.0  # the other card and the table
+    assert weight[1].max() == 1.0  # the backs' channel is untouched
+
+
+def test_loose_windows_hold_a_loose_card() -> None:
+    """Windows placed for a loose card have its centre inside, and its peak is taught there."""
+    fs = _finder_set()
+    fs.loose = [np.asarray([False, False, True, False]), np.zeros(4, bool)]
+    loose = T.Loose(windows=1.0, weight=2.0)
+    rng = np.random.default_rng(5)
+    bx = fs.boxes[0][2]
+    for _ in range(20):
+        x0, y0 = loose.window(fs, 0, 48, rng, (0, 0))
+        cx, cy = (bx[0] + bx[2]) / 2, (bx[1] + bx[3]) / 2
+        assert x0 < cx < x0 + 48 and y0 < cy < y0 + 48
+        assert loose.window(fs, 1, 48, rng, (7, 9)) == (7, 9)  # none there: the random window
+    _imgs, _heat, weight, _reg, mask = T.finder_batch(fs, np.asarray([0, 0, 0, 0]), 64, rng,
+                                                      flip=False, loose=loose)
+    assert (weight[:, 0] == 2.0).any(axis=(1, 2)).all()  # the loose card's peak in every window
+    assert mask.sum() >= 4
+
+
+def test_loose_settings_are_checked() -> None:
+    import argparse
+
+    def of(windows: float, weight: float) -> T.Loose | None:
+        return T.loose_of(argparse.Namespace(finder_loose_windows=windows, finder_loose_weight=weight))
+
+    assert of(0.0, 1.0) is None
+    assert of(0.3, 2.0) == T.Loose(0.3, 2.0)
+    with pytest.raises(T.TrainError, match=r"--finder-loose-windows 1\.5"):
+        of(1.5, 1.0)
+    with pytest.raises(T.TrainError, match="--finder-loose-weight 0 "):
+        of(0.0, 0.0)
+
+
 def test_paper_crops_are_text_of_the_training_faces() -> None:
     pytest.importorskip("zipai.datasets")
     crops = D.paper_crops(12, 48, 1.3, np.random.default_rng(0))
@@ -375,6 +420,24 @@ def test_coco_loading_and_reader_crops(tmp_path: Path) -> None:
     assert np.all(np.isnan(downs[labels == 21]))
     fs = D.build_finder_set(scenes, 160)
     assert fs.images.shape == (1, 160, 160, 3) and np.allclose(fs.boxes[0], [[57.5, 27.5, 72.5, 42.5]])
+    assert fs.loose[0].tolist() == [False]  # no row "loose" in its label
+
+
+def test_the_finder_set_knows_the_loose_cards_even_from_an_older_cache(tmp_path: Path) -> None:
+    root = _coco(tmp_path / "scenes")
+    coco = json.loads((root / "annotations.json").read_text())
+    coco["annotations"][0]["row"] = "loose"
+    (root / "annotations.json").write_text(json.dumps(coco))
+    scenes = D.load_coco(root)
+    assert scenes[0].anns[0].loose
+    cache = tmp_path / "finder.npz"
+    fs = D.build_finder_set(scenes, 160, cache)
+    z = dict(np.load(cache, allow_pickle=True))
+    assert "loose" not in z  # the cache holds pixels and boxes; the flag comes from the labels
+    again = D.build_finder_set(scenes, 160, cache)
+    assert fs.loose[0].tolist() == again.loose[0].tolist() == [True]
+    joined = D.join_finder_sets(fs, D.FinderSet(fs.images, fs.sizes, fs.boxes, fs.kinds, fs.ignore))
+    assert [b.tolist() for b in joined.loose] == [[True], [False]]
 
 
 def test_crop_rotation_matches_down_direction() -> None:
