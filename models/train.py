@@ -632,11 +632,12 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
     n = len(fs.sizes)
     t0 = time.time()
     run_loss: list[float] = []
+    loose = loose_of(args)
     _training(torch, model, bool(warm))
     while True:
         try:
             go = _finder_step(torch, model, opt, fs, rng, n, run_loss, st, stroke=args.finder_stroke,
-                              bf16=args.finder_bf16, loose=loose_of(args))
+                              bf16=args.finder_bf16, loose=loose)
         except KeyboardInterrupt:
             st.save()
             raise
@@ -689,11 +690,12 @@ def tune_finder(torch: Any, model: Any, fs: D.FinderSet, args: argparse.Namespac
     rng = np.random.default_rng(args.seed + 17 + st.step)
     run_loss: list[float] = []
     t0 = time.time()
+    loose = loose_of(args)
     _training(torch, model, getattr(args, "finder_from", None) is not None)
     while True:
         try:
             go = _finder_step(torch, model, opt, fs, rng, len(fs.sizes), run_loss, st, back_weight=3.0,
-                              stroke=args.finder_stroke, bf16=args.finder_bf16, loose=loose_of(args))
+                              stroke=args.finder_stroke, bf16=args.finder_bf16, loose=loose)
         except KeyboardInterrupt:
             st.save()
             raise
@@ -1366,6 +1368,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _stop)
     try:
         ema_decay(args)  # before any scene is rendered
+        loose_of(args)
         return run(args)
     except TrainError as exc:
         print(f"zipai train: {exc}", file=sys.stderr)

@@ -163,6 +163,14 @@ def test_loose_settings_are_checked() -> None:
         of(0.0, 0.0)
 
 
+def test_a_bad_loose_setting_stops_before_anything_is_rendered(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    rc = T.main(["--data", str(tmp_path / "data"), "--runs", str(tmp_path / "runs"),
+                 "--finder-loose-windows", "2"])
+    assert rc == 2 and "--finder-loose-windows 2 is a share" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists()
+
+
 def test_paper_crops_are_text_of_the_training_faces() -> None:
     pytest.importorskip("zipai.datasets")
     crops = D.paper_crops(12, 48, 1.3, np.random.default_rng(0))
