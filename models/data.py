@@ -149,6 +149,10 @@ class FinderSet:
     ignore: list[np.ndarray]  # per image [K] bool
     loose: list[np.ndarray] = field(default_factory=list)  # per image [K] bool: lying apart
 
+    def __post_init__(self) -> None:
+        if not self.loose:  # a set built without the flag: none of its cards lie apart
+            self.loose = [np.zeros(len(b), bool) for b in self.boxes]
+
 
 def scene_loose(scenes: list[Scene]) -> list[np.ndarray]:
     """Per scene, which of its cards lie apart (in annotation order, as the finder set's boxes)."""
@@ -163,7 +167,7 @@ def join_finder_sets(*sets: FinderSet) -> FinderSet:
     return FinderSet(np.concatenate([s.images for s in sets]), np.concatenate([s.sizes for s in sets]),
                      [b for s in sets for b in s.boxes], [k for s in sets for k in s.kinds],
                      [g for s in sets for g in s.ignore],
-                     [g for s in sets for g in (s.loose or [np.zeros(len(b), bool) for b in s.boxes])])
+                     [g for s in sets for g in s.loose])
 
 
 def build_finder_set(scenes: list[Scene], long_side: int, cache: Path | None = None,

@@ -525,7 +525,7 @@ def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Gen
         ign = ign | edge
         sel = touch
         boost = None
-        if loose is not None and loose.weight != 1.0 and len(fs.loose) > i:
+        if loose is not None and loose.weight != 1.0:
             boost = np.where(fs.loose[i][sel], loose.weight, 1.0)
         h_, w_, r_, m_ = D.finder_targets(b[sel], fs.kinds[i][sel], ign[sel], out, out, STRIDE,
                                           boost=boost)
@@ -551,8 +551,6 @@ class Loose:
                fallback: tuple[int, int]) -> tuple[int, int]:
         """A window's top left with a random labelled loose card of image ``i`` inside it, away
         from its edges (a card cut by the edge teaches nothing); ``fallback`` when there is none."""
-        if len(fs.loose) <= i:
-            return fallback
         ok = np.flatnonzero(fs.loose[i] & ~fs.ignore[i])
         if len(ok) == 0:
             return fallback
@@ -1152,8 +1150,7 @@ def run(args: argparse.Namespace) -> int:
             "finder_tune_minutes": round(args.finder_tune_minutes, 1), "reader_crops": len(bank[1]),
             "turned_crops": bool(args.turned), "paper_crops": int(args.paper), "finder_zoom": list(ZOOM),
             "finder_stroke": [FINDER_THICK, FINDER_THIN] if args.finder_stroke else None,
-            "finder_loose": ([args.finder_loose_windows, args.finder_loose_weight]
-                             if loose_of(args) else None),
+            "finder_loose": [lo.windows, lo.weight] if (lo := loose_of(args)) else None,
             "finder_bf16": bool(args.finder_bf16), "reader_brush": brush_info(args),
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
             "finder_params": n_params(finder), "reader_params": n_params(reader),
@@ -1278,8 +1275,7 @@ def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "finder_lr": peak_lr(args, "finder"), "finder_minutes": round(args.finder_minutes, 1),
             "finder_tune_minutes": round(args.finder_tune_minutes, 1),
             "finder_stroke": [FINDER_THICK, FINDER_THIN] if args.finder_stroke else None,
-            "finder_loose": ([args.finder_loose_windows, args.finder_loose_weight]
-                             if loose_of(args) else None),
+            "finder_loose": [lo.windows, lo.weight] if (lo := loose_of(args)) else None,
             "finder_bf16": bool(args.finder_bf16), "finder_train_scenes": len(train_sc),
             "finder_train_style2_scenes": n_style2, "finder_extra_scenes": len(extra_sc),
             "finder_recipe_minutes": round((time.time() - t_start) / 60, 1),
