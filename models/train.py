@@ -104,6 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "cards but over a third of the cards not read, most with no finder peak)")
     p.add_argument("--finder-loose-weight", type=float, default=1.0,
                    help="the finder's loss weight around the peaks of cards lying apart")
+    p.add_argument("--finder-loose-backs", action=argparse.BooleanOptionalAction, default=True,
+                   help="count a stock pile's top back among the cards lying apart (off: only the "
+                        "faces get the windows and the weight; session 33's emphasis on both "
+                        "brought more extra detections, about 30 of them false backs)")
     p.add_argument("--finder-bf16", action=argparse.BooleanOptionalAction, default=False,
                    help="the finder's forward and backward passes in bfloat16 (autocast; weights "
                         "and loss stay float32): on a CPU with AVX-512 BF16 a step of the network "
@@ -526,7 +530,7 @@ def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Gen
         sel = touch
         boost = None
         if loose is not None and loose.weight != 1.0:
-            boost = np.where(fs.loose[i][sel], loose.weight, 1.0)
+            boost = np.where(loose.marks(fs, int(i))[sel], loose.weight, 1.0)
         h_, w_, r_, m_ = D.finder_targets(b[sel], fs.kinds[i][sel], ign[sel], out, out, STRIDE,
                                           boost=boost)
         heat[n], weight[n], reg[n], mask[n] = h_, w_, r_, m_
@@ -546,12 +550,17 @@ class Loose:
 
     windows: float = 0.0  # the share of training windows placed around such a card
     weight: float = 1.0  # their loss weight around their peaks
+    backs: bool = True  # a stock pile's top back counts too (off: faces only)
+
+    def marks(self, fs: D.FinderSet, i: int) -> np.ndarray:
+        """Which cards of image ``i`` get the emphasis: those lying apart, backs only if asked."""
+        return fs.loose[i] if self.backs else fs.loose[i] & (fs.kinds[i] == 0)
 
     def window(self, fs: D.FinderSet, i: int, ws: int, rng: np.random.Generator,
                fallback: tuple[int, int]) -> tuple[int, int]:
         """A window's top left with a random labelled loose card of image ``i`` inside it, away
         from its edges (a card cut by the edge teaches nothing); ``fallback`` when there is none."""
-        ok = np.flatnonzero(fs.loose[i] & ~fs.ignore[i])
+        ok = np.flatnonzero(self.marks(fs, i) & ~fs.ignore[i])
         if len(ok) == 0:
             return fallback
         bx = fs.boxes[i][int(rng.choice(ok))]
@@ -566,11 +575,18 @@ def loose_of(args: argparse.Namespace) -> Loose | None:
     """The finder's emphasis on loose cards from ``--finder-loose-windows`` and ``-weight``."""
     windows = float(getattr(args, "finder_loose_windows", 0.0))
     weight = float(getattr(args, "finder_loose_weight", 1.0))
+    backs = bool(getattr(args, "finder_loose_backs", True))
     if not 0.0 <= windows <= 1.0:
         raise TrainError(f"--finder-loose-windows {windows:g} is a share of windows: between 0 and 1")
     if weight <= 0:
         raise TrainError(f"--finder-loose-weight {weight:g} must be above 0")
-    return Loose(windows, weight) if (windows, weight) != (0.0, 1.0) else None
+    return Loose(windows, weight, backs) if (windows, weight) != (0.0, 1.0) else None
+
+
+def loose_record(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The manifest's record of the emphasis on loose cards (None when off)."""
+    lo = loose_of(args)
+    return None if lo is None else {"windows": lo.windows, "weight": lo.weight, "backs": lo.backs}
 
 
 def finder_loss(torch: Any, out: Any, heat: Any, weight: Any, reg: Any, mask: Any,
@@ -1150,7 +1166,7 @@ def run(args: argparse.Namespace) -> int:
             "finder_tune_minutes": round(args.finder_tune_minutes, 1), "reader_crops": len(bank[1]),
             "turned_crops": bool(args.turned), "paper_crops": int(args.paper), "finder_zoom": list(ZOOM),
             "finder_stroke": [FINDER_THICK, FINDER_THIN] if args.finder_stroke else None,
-            "finder_loose": [lo.windows, lo.weight] if (lo := loose_of(args)) else None,
+            "finder_loose": loose_record(args),
             "finder_bf16": bool(args.finder_bf16), "reader_brush": brush_info(args),
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
             "finder_params": n_params(finder), "reader_params": n_params(reader),
@@ -1275,7 +1291,7 @@ def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "finder_lr": peak_lr(args, "finder"), "finder_minutes": round(args.finder_minutes, 1),
             "finder_tune_minutes": round(args.finder_tune_minutes, 1),
             "finder_stroke": [FINDER_THICK, FINDER_THIN] if args.finder_stroke else None,
-            "finder_loose": [lo.windows, lo.weight] if (lo := loose_of(args)) else None,
+            "finder_loose": loose_record(args),
             "finder_bf16": bool(args.finder_bf16), "finder_train_scenes": len(train_sc),
             "finder_train_style2_scenes": n_style2, "finder_extra_scenes": len(extra_sc),
             "finder_recipe_minutes": round((time.time() - t_start) / 60, 1),

@@ -149,6 +149,22 @@ def test_loose_windows_hold_a_loose_card() -> None:
     assert mask.sum() >= 4
 
 
+def test_faces_only_emphasis_leaves_a_loose_back_alone() -> None:
+    """With backs off, a loose back is neither a window's aim nor weighted; a loose face still is."""
+    fs = _finder_set()
+    fs.kinds[0] = np.asarray([0, 0, 1, 0])
+    fs.loose = [np.asarray([False, False, True, True]), np.zeros(4, bool)]
+    faces = T.Loose(windows=1.0, weight=2.0, backs=False)
+    assert faces.marks(fs, 0).tolist() == [False, False, False, True]
+    assert T.Loose(1.0, 2.0).marks(fs, 0).tolist() == [False, False, True, True]
+    fs.loose = [np.asarray([False, False, True, False]), np.zeros(4, bool)]  # only the back
+    rng = np.random.default_rng(2)
+    assert faces.window(fs, 0, 48, rng, (7, 9)) == (7, 9)  # no face lies apart: the random window
+    _imgs, _heat, weight, _reg, _mask = T.finder_batch(fs, np.asarray([0, 0, 0]), 128, rng,
+                                                       flip=False, loose=faces)
+    assert weight.max() == 1.0
+
+
 def test_loose_settings_are_checked() -> None:
     import argparse
 
@@ -157,6 +173,9 @@ def test_loose_settings_are_checked() -> None:
 
     assert of(0.0, 1.0) is None
     assert of(0.3, 2.0) == T.Loose(0.3, 2.0)
+    no_backs = argparse.Namespace(finder_loose_windows=0.3, finder_loose_weight=2.0, finder_loose_backs=False)
+    assert T.loose_of(no_backs) == T.Loose(0.3, 2.0, backs=False)
+    assert T.loose_record(no_backs) == {"windows": 0.3, "weight": 2.0, "backs": False}
     with pytest.raises(T.TrainError, match=r"--finder-loose-windows 1\.5"):
         of(1.5, 1.0)
     with pytest.raises(T.TrainError, match="--finder-loose-weight 0 "):
