@@ -108,6 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="count a stock pile's top back among the cards lying apart (off: only the "
                         "faces get the windows and the weight; session 33's emphasis on both "
                         "brought more extra detections, about 30 of them false backs)")
+    p.add_argument("--finder-loose-negatives", type=float, default=1.0,
+                   help="the loss weight of everything not a card in the windows placed around a "
+                        "card lying apart: the table, the print and the far ends there (session 33's "
+                        "emphasis found more loose cards but also more finds on no card)")
     p.add_argument("--finder-bf16", action=argparse.BooleanOptionalAction, default=False,
                    help="the finder's forward and backward passes in bfloat16 (autocast; weights "
                         "and loss stay float32): on a CPU with AVX-512 BF16 a step of the network "
@@ -503,8 +507,10 @@ def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Gen
         ws = max(STRIDE * 4, round(crop / z))
         x0 = int(rng.integers(0, max(1, cw - ws + 1)))
         y0 = int(rng.integers(0, max(1, ch - ws + 1)))
+        aimed = False
         if loose is not None and loose.windows > 0 and rng.random() < loose.windows:
             x0, y0 = loose.window(fs, int(i), ws, rng, (x0, y0))
+            aimed = bool(loose.marks(fs, int(i)).any())
         x0 -= x0 % STRIDE
         y0 -= y0 % STRIDE
         win = fs.images[i, y0:y0 + min(ws, ch - y0), x0:x0 + min(ws, cw - x0)]
@@ -533,6 +539,8 @@ def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Gen
             boost = np.where(loose.marks(fs, int(i))[sel], loose.weight, 1.0)
         h_, w_, r_, m_ = D.finder_targets(b[sel], fs.kinds[i][sel], ign[sel], out, out, STRIDE,
                                           boost=boost)
+        if aimed and loose is not None and loose.negatives != 1.0:
+            w_[(h_ < D.PEAK_TAUGHT) & (w_ > 0)] *= loose.negatives  # the table around a loose card
         heat[n], weight[n], reg[n], mask[n] = h_, w_, r_, m_
         # outside the image content: no loss
         if vis_w < crop:
@@ -551,6 +559,7 @@ class Loose:
     windows: float = 0.0  # the share of training windows placed around such a card
     weight: float = 1.0  # their loss weight around their peaks
     backs: bool = True  # a stock pile's top back counts too (off: faces only)
+    negatives: float = 1.0  # the loss weight of what is not a card in the windows placed so
 
     def marks(self, fs: D.FinderSet, i: int) -> np.ndarray:
         """Which cards of image ``i`` get the emphasis: those lying apart, backs only if asked."""
@@ -576,17 +585,24 @@ def loose_of(args: argparse.Namespace) -> Loose | None:
     windows = float(getattr(args, "finder_loose_windows", 0.0))
     weight = float(getattr(args, "finder_loose_weight", 1.0))
     backs = bool(getattr(args, "finder_loose_backs", True))
+    negatives = float(getattr(args, "finder_loose_negatives", 1.0))
     if not 0.0 <= windows <= 1.0:
         raise TrainError(f"--finder-loose-windows {windows:g} is a share of windows: between 0 and 1")
     if weight <= 0:
         raise TrainError(f"--finder-loose-weight {weight:g} must be above 0")
-    return Loose(windows, weight, backs) if (windows, weight) != (0.0, 1.0) else None
+    if negatives <= 0:
+        raise TrainError(f"--finder-loose-negatives {negatives:g} must be above 0")
+    if negatives != 1.0 and windows == 0.0:
+        raise TrainError("--finder-loose-negatives weighs the windows placed around loose cards: "
+                         "give --finder-loose-windows too")
+    return Loose(windows, weight, backs, negatives) if (windows, weight) != (0.0, 1.0) else None
 
 
 def loose_record(args: argparse.Namespace) -> dict[str, Any] | None:
     """The manifest's record of the emphasis on loose cards (None when off)."""
     lo = loose_of(args)
-    return None if lo is None else {"windows": lo.windows, "weight": lo.weight, "backs": lo.backs}
+    return None if lo is None else {"windows": lo.windows, "weight": lo.weight, "backs": lo.backs,
+                                    "negatives": lo.negatives}
 
 
 def finder_loss(torch: Any, out: Any, heat: Any, weight: Any, reg: Any, mask: Any,

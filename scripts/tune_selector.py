@@ -22,22 +22,30 @@ THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = tuning_parser(__doc__).parse_args(argv)
+    p = tuning_parser(__doc__)
+    p.add_argument("--thresholds", type=float, nargs="+", default=list(THRESHOLDS),
+                   help="the probabilities to try (default: %(default)s)")
+    args = p.parse_args(argv)
+    thresholds = tuple(args.thresholds)
+    if not all(0.0 < t < 1.0 for t in thresholds):
+        print(f"tune_selector: --thresholds {' '.join(f'{t:g}' for t in thresholds)}: each must lie "
+              "between 0 and 1", file=sys.stderr)
+        return 2
     det = Detector(args.model)
     if det.selector is None:
         print("tune_selector: the manifest has no selector (python -m zipai.models.selector … --out)",
               file=sys.stderr)
         return 2
-    tallies = {t: Tally() for t in THRESHOLDS}
+    tallies = {t: Tally() for t in thresholds}
     scenes = labelled_scenes(args.data, args.limit)
     for decoded, anns, truth, base in replay_scenes(scenes):
         looks: dict[object, Raw] = {}
-        for t in THRESHOLDS:
+        for t in thresholds:
             spare: list = []
             dets = det.replay(decoded, looks, spare, select=t)
             sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
             tallies[t].add(sc, anns, truth)
-    order = sorted(THRESHOLDS, key=lambda t: (*tallies[t].rule(), t), reverse=True)
+    order = sorted(thresholds, key=lambda t: (*tallies[t].rule(), t), reverse=True)
     names = ", ".join(str(d) for d in args.data)
     print(f"{len(scenes)} scenes of {names}; best first:")
     print("  threshold  exact   complete  per-card  scored")

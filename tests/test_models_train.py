@@ -165,6 +165,21 @@ def test_faces_only_emphasis_leaves_a_loose_back_alone() -> None:
     assert weight.max() == 1.0
 
 
+def test_loose_negatives_weigh_the_table_only_in_windows_placed_for_a_loose_card() -> None:
+    """The table around a loose card weighs more; the cards' peaks, and windows placed at random
+    (no card lies apart), stay as they were."""
+    fs = _finder_set()
+    fs.loose = [np.asarray([False, False, True, False]), np.zeros(4, bool)]
+    heavy = T.Loose(windows=1.0, weight=1.5, negatives=3.0)
+    rng = np.random.default_rng(4)
+    _imgs, heat, weight, _reg, _mask = T.finder_batch(fs, np.asarray([0, 0, 1]), 128, rng,
+                                                      flip=False, loose=heavy)
+    table = heat[0] < D.PEAK_TAUGHT
+    assert np.all(weight[0][table & (weight[0] > 0)] == 3.0)
+    assert np.all(weight[0][~table] <= 1.5)  # peaks: the loose card's 1.5, the others 1
+    assert weight[2].max() == 1.0  # image 1 has no loose card: its window was not placed for one
+
+
 def test_loose_settings_are_checked() -> None:
     import argparse
 
@@ -175,7 +190,13 @@ def test_loose_settings_are_checked() -> None:
     assert of(0.3, 2.0) == T.Loose(0.3, 2.0)
     no_backs = argparse.Namespace(finder_loose_windows=0.3, finder_loose_weight=2.0, finder_loose_backs=False)
     assert T.loose_of(no_backs) == T.Loose(0.3, 2.0, backs=False)
-    assert T.loose_record(no_backs) == {"windows": 0.3, "weight": 2.0, "backs": False}
+    assert T.loose_record(no_backs) == {"windows": 0.3, "weight": 2.0, "backs": False, "negatives": 1.0}
+    with pytest.raises(T.TrainError, match="--finder-loose-negatives 0 must be above 0"):
+        T.loose_of(argparse.Namespace(finder_loose_windows=0.3, finder_loose_weight=2.0,
+                                      finder_loose_negatives=0.0))
+    with pytest.raises(T.TrainError, match="give --finder-loose-windows too"):
+        T.loose_of(argparse.Namespace(finder_loose_windows=0.0, finder_loose_weight=2.0,
+                                      finder_loose_negatives=2.0))
     with pytest.raises(T.TrainError, match=r"--finder-loose-windows 1\.5"):
         of(1.5, 1.0)
     with pytest.raises(T.TrainError, match="--finder-loose-weight 0 "):

@@ -36,6 +36,17 @@ def test_train_then_tune_a_selector(tuning_setup: tuple[Path, Path], tmp_path: P
     assert "2 scenes of" in out and len(rows) == len(mod.THRESHOLDS)
     chosen = float(rows[0].split()[0])
     assert Detector(manifest, threads=1).selector.threshold == chosen  # the best row is written
+    assert mod.main([str(data), "--model", str(manifest), "--thresholds", "0.375", "0.425"]) == 0
+    rows = [line.split()[0] for line in capsys.readouterr().out.splitlines()
+            if re.match(r"  0\.\d+ +0\.\d{4}", line)]
+    assert sorted(rows) == ["0.375", "0.425"]  # only the thresholds asked for
+
+
+def test_a_threshold_outside_zero_and_one_is_refused(tuning_setup: tuple[Path, Path],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    data, manifest = tuning_setup
+    assert mod.main([str(data), "--model", str(manifest), "--thresholds", "0.4", "1.5"]) == 2
+    assert "--thresholds 0.4 1.5: each must lie between 0 and 1" in capsys.readouterr().err
 
 
 def test_a_manifest_without_a_selector_is_refused(tuning_setup: tuple[Path, Path],
