@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -82,19 +82,36 @@ def labels(cards: list[str], boxes: np.ndarray, annotations: list[dict],
     return out
 
 
-def collect(det: Detector, folders: list[Path], floor: float, limit: int = 0,
-            misreads: bool = False) -> Examples:
+@dataclass(frozen=True, slots=True)
+class SceneFinds:
+    """One scene's finds as the selector weighs them, with what labels them."""
+
+    cards: list[str]
+    x: np.ndarray           # [n, features]
+    boxes: np.ndarray       # [n, 4] in the photo's pixels
+    scores: np.ndarray      # [n] finder scores
+    annotations: list[dict]
+
+
+def scene_finds(det: Detector, folders: list[Path], floor: float,
+                limit: int = 0) -> Iterator[SceneFinds]:
     """The finds of every scene in ``folders``, in the look ``det`` takes (the second, closer
-    one where the photo gets one), as examples."""
-    xs, ys, ss = [], [], []
-    scenes = labelled_scenes(folders, limit)
-    for n, (decoded, anns, _truth, _base) in enumerate(replay_scenes(scenes)):
+    one where the photo gets one): what the selector's trainer and its diagnostics both read."""
+    for decoded, anns, _truth, _base in replay_scenes(labelled_scenes(folders, limit)):
         det.detect(decoded)
         raw = det.raw(decoded, floor, *(det.look or (None, None)))
         cards, x = det.candidates(raw)
-        y = labels(cards, raw.boxes * raw.scale, anns, misreads, raw.scores)
+        yield SceneFinds(cards, x, raw.boxes * raw.scale, raw.scores, anns)
+
+
+def collect(det: Detector, folders: list[Path], floor: float, limit: int = 0,
+            misreads: bool = False) -> Examples:
+    """Every scene's finds as labelled examples (finds on ``ignore`` cards left out)."""
+    xs, ys, ss = [], [], []
+    for n, f in enumerate(scene_finds(det, folders, floor, limit)):
+        y = labels(f.cards, f.boxes, f.annotations, misreads, f.scores)
         keep = y >= 0
-        xs.append(x[keep])
+        xs.append(f.x[keep])
         ys.append(y[keep])
         ss.append(np.full(int(keep.sum()), n))
     return Examples(np.concatenate(xs), np.concatenate(ys).astype(np.float32), np.concatenate(ss))

@@ -20,9 +20,9 @@ from itertools import pairwise
 
 import numpy as np
 
-from zipai.models.selector import labels
+from zipai.models.selector import labels, scene_finds
 from zipai.vision.detector import Detector
-from zipai.vision.evaluate import labelled_scenes, replay_scenes, tuning_parser
+from zipai.vision.evaluate import tuning_parser
 
 EDGES = (0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.7)
 
@@ -77,17 +77,12 @@ def main(argv: list[str] | None = None) -> int:
         print("selector_bins: the manifest has no selector", file=sys.stderr)
         return 2
     probs, backs, rights, cards_on = [], [], [], []
-    scenes = labelled_scenes(args.data, args.limit)
-    for decoded, anns, _truth, _base in replay_scenes(scenes):
-        det.detect(decoded)
-        raw = det.raw(decoded, sel.floor, *(det.look or (None, None)))
-        cards, x = det.candidates(raw)
-        boxes = raw.boxes * raw.scale
-        right = labels(cards, boxes, anns, False, raw.scores)
-        on_card = labels(cards, boxes, anns, True, raw.scores)
+    for f in scene_finds(det, list(args.data), sel.floor, args.limit):
+        right = labels(f.cards, f.boxes, f.annotations, False, f.scores)
+        on_card = labels(f.cards, f.boxes, f.annotations, True, f.scores)
         keep = on_card >= 0  # finds on cards labelled ``ignore`` teach nothing
-        probs.append(sel.probability(x)[keep])
-        backs.append(np.asarray([c == "back" for c in cards], bool)[keep])
+        probs.append(sel.probability(f.x)[keep])
+        backs.append(np.asarray([c == "back" for c in f.cards], bool)[keep])
         rights.append(right[keep] == 1)
         cards_on.append(on_card[keep] == 1)
     if not probs:
@@ -96,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     table = bins(np.concatenate(probs), np.concatenate(backs), np.concatenate(rights),
                  np.concatenate(cards_on), edges)
     names = ", ".join(str(d) for d in args.data)
-    print(f"{len(scenes)} scenes of {names}; the selector's bar is {sel.threshold:g}")
+    print(f"{len(probs)} scenes of {names}; the selector's bar is {sel.threshold:g}")
     print("  kind  probability    right  misread  no card")
     for b in table:
         hi = "" if np.isinf(b.hi) else f"{b.hi:g}"
