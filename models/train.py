@@ -1298,7 +1298,8 @@ def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     t_start = time.time()
     train_sc, val_sc, n_style2 = train_scenes(args)
     extra_sc = finder_extra(args)
-    fs = finder_data(args, train_sc, extra_sc, [])
+    more = reader_extra(args) if args.finder_sees_reader_faces else []
+    fs = finder_data(args, train_sc, extra_sc, more)
     fv = D.build_finder_set(val_sc, LONG_SIDE, args.runs / "finder_val.npz", "finder data (val)")
     finder, fh = train_finder(torch, fs, fv, args)
     finder = tune_finder(torch, finder, fs, args)
@@ -1310,6 +1311,8 @@ def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "finder_loose": loose_record(args),
             "finder_bf16": bool(args.finder_bf16), "finder_train_scenes": len(train_sc),
             "finder_train_style2_scenes": n_style2, "finder_extra_scenes": len(extra_sc),
+            "finder_more_faces": ({"scenes": len(more), "split": args.reader_extra_split,
+                                   "size": args.reader_extra_size} if more else None),
             "finder_recipe_minutes": round((time.time() - t_start) / 60, 1),
             "finder_params": n_params(finder)}
     photos = [fv.images[i, :h, :w] for i, (w, h) in enumerate(fv.sizes[:64])] if args.int8 else None

@@ -890,9 +890,11 @@ def test_a_finder_comes_back_from_its_mirror_averaged_onnx_file(tmp_path: Path) 
         finder_from_onnx(torch, tmp_path / "reader.onnx")
 
 
-def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Path) -> None:
+@pytest.mark.parametrize("more_faces", [False, True])
+def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Path, more_faces: bool) -> None:
     """``--finder-only``: the reader file and every tuned setting stay, the finder and its hash
-    change, the run records where it started, and the runtime loads the pair."""
+    change, the run records where it started (and the reader's faces it saw, when told), and the
+    runtime loads the pair."""
     out = tmp_path / "model"
     manifest = _tuned_model(out, "finder", "threshold")
     start = tmp_path / "start.onnx"
@@ -903,6 +905,9 @@ def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Pa
             "--finder-extra", "2", "--finder-extra-style2", "1", "--finder-extra-size", "160x120",
             "--val-count", "1", "--size", "320x240", "--finder-minutes", "0.01",
             "--finder-tune-minutes", "0.01", "--no-int8", "--finder-stroke"]
+    if more_faces:
+        args += ["--finder-sees-reader-faces", "--reader-extra", "1", "--reader-extra-style2", "0",
+                 "--reader-extra-size", "160x120"]
     assert T.main(args) == 0
     new = json.loads(manifest.read_text())
     assert (out / "reader.onnx").read_bytes() == reader_bytes
@@ -911,6 +916,9 @@ def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Pa
     t = new["training"]["finder_warm"]
     assert t["finder_only"] is True and t["finder_extra_scenes"] == 2 and new["training"]["data_seed"] == 5
     assert t["finder_from_sha256"] == hashlib.sha256(start.read_bytes()).hexdigest()
+    seen = {"scenes": 1, "split": "reader", "size": "160x120"}
+    assert t["finder_more_faces"] == (seen if more_faces else None)
+    assert (tmp_path / "runs" / "finder_more.npz").exists() is more_faces
     Detector(manifest)  # the hashes check out
     assert not list(out.glob("new.*"))
 
