@@ -46,6 +46,7 @@ def test_read_wrong_missed_extra() -> None:
     # where the missed card lies, counted among all the annotations (ignored ones too)
     m = match_scene(dets, [_card(7, 900, 900, ignore=True), *anns])
     assert m.missed == ["x5"] and m.missed_at == [4]
+    assert m.misread_at == [2]  # the x2 read as x3, after the ignored card
     assert (m.back_true, m.back_found, m.back_detections, m.back_correct) == (1, 1, 1, 1)
     assert not m.exact
 

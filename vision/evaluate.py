@@ -184,6 +184,7 @@ class SceneMatch:
     extras: list[int] = field(default_factory=list)  # their indices in the detections
     wrong: list[tuple[str, str]] = field(default_factory=list)  # (true, read) for misreads
     misreads: list[int] = field(default_factory=list)  # their indices in the detections
+    misread_at: list[int] = field(default_factory=list)  # the misread cards' indices in the annotations
     missed: list[str] = field(default_factory=list)  # labelled cards with no detection at all
     missed_at: list[int] = field(default_factory=list)  # their indices in the annotations
     back_true: int = 0  # labelled backs
@@ -261,6 +262,7 @@ def match_scene(detections: Sequence[tuple[str, Sequence[float]]],
         else:
             m.wrong.append((names[j], detections[i][0]))
             m.misreads.append(i)
+            m.misread_at.append(at[j])
     ign_polys = [_polygon(a) for a in ignored]
     for i, c in enumerate(centres):
         if i in used:
