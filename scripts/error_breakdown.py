@@ -8,6 +8,11 @@ that of its best glyph (the labels' ``glyphs[].visible``; a card under half is l
 ``ignore`` and not counted), its size the shorter side of that glyph's box in photo pixels.
 
     python scripts/error_breakdown.py data/detector/heldout [--model M/manifest.json] [--limit N]
+        [--sheet lost.jpg]
+
+``--sheet`` draws every face card lost, cut from the photo around its label box and captioned
+(``x7>x10`` a misread, ``x9 -`` a miss; the glyph's visible share; the row), to judge by eye
+which of them a player could have read.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from PIL import Image, ImageDraw
+
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector
 from zipai.vision.evaluate import SceneMatch, category_name, labelled_scenes, layout_base, match_scene
@@ -27,7 +34,7 @@ from zipai.vision.scan import scan_decoded
 
 VISIBLE_EDGES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.99)
 SIZE_EDGES = (0, 20, 30, 40, 60)
-OUTCOMES = ("read", "missed", "misread")
+TILE = 128  # a lost card's picture on the sheet, pixels a side
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +46,8 @@ class CardOutcome:
     visible: float  # the best glyph's visible share (1.0 for a back)
     size: int  # the shorter side of its label box, photo pixels
     outcome: str  # read, missed or misread
+    read_as: str = ""  # a misread's class
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # the label box, x y w h
 
 
 def outcomes(annotations: Sequence[dict[str, Any]], m: SceneMatch) -> list[CardOutcome]:
@@ -53,7 +62,8 @@ def outcomes(annotations: Sequence[dict[str, Any]], m: SceneMatch) -> list[CardO
     >>> [(c.name, c.visible, c.size, c.outcome) for c in outcomes(anns, m)]
     [('x1', 0.7, 30, 'read'), ('back', 1.0, 20, 'missed')]
     """
-    missed, misread = set(m.missed_at), set(m.misread_at)
+    missed = set(m.missed_at)
+    misread = {k: read for k, (_, read) in zip(m.misread_at, m.wrong, strict=True)}
     out = []
     for k, a in enumerate(annotations):
         if a.get("ignore"):
@@ -61,8 +71,35 @@ def outcomes(annotations: Sequence[dict[str, Any]], m: SceneMatch) -> list[CardO
         glyphs = a.get("glyphs") or []
         visible = max((float(g["visible"]) for g in glyphs), default=1.0)
         outcome = "missed" if k in missed else "misread" if k in misread else "read"
+        x, y, w, h = (float(v) for v in a["bbox"])
         out.append(CardOutcome(category_name(int(a["category_id"])), str(a.get("row", "?")), visible,
-                               int(min(a["bbox"][2], a["bbox"][3])), outcome))
+                               int(min(w, h)), outcome, misread.get(k, ""), (x, y, w, h)))
+    return out
+
+
+def tile(photo: Image.Image, card: CardOutcome, scale: float = 1.0) -> Image.Image:
+    """The square around a card's label box, twice its longer side, scaled to ``TILE`` (parts
+    outside the photo black, as they are); ``scale`` photo pixels to one of ``photo``'s."""
+    x, y, w, h = (v / scale for v in card.box)
+    r = max(w, h)
+    cx, cy = x + w / 2, y + h / 2
+    return photo.crop((round(cx - r), round(cy - r), round(cx + r), round(cy + r))).resize((TILE, TILE))
+
+
+def caption(card: CardOutcome) -> str:
+    """``x7>x10 .71 hand``: the card, what it was read as (``-`` for a miss), glyph share, row."""
+    return f"{card.name}>{card.read_as or '-'} {card.visible:.2f} {card.row}"
+
+
+def sheet(tiles: Sequence[tuple[Image.Image, str]], columns: int = 10) -> Image.Image:
+    """The tiles in rows, each captioned underneath."""
+    rows = max(1, -(-len(tiles) // columns))
+    out = Image.new("RGB", (columns * (TILE + 2), rows * (TILE + 16)), "white")
+    draw = ImageDraw.Draw(out)
+    for i, (im, text) in enumerate(tiles):
+        x, y = (i % columns) * (TILE + 2), (i // columns) * (TILE + 16)
+        out.paste(im, (x, y))
+        draw.text((x + 2, y + TILE + 2), text, fill="black")
     return out
 
 
@@ -136,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
     p.add_argument("--limit", type=int, default=0, help="only the first N images of each folder")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--sheet", type=Path, default=None, help="draw every face card lost into this image (.png or .jpg)")
     args = p.parse_args(argv)
     try:
         scenes = labelled_scenes(args.data, args.limit)
@@ -146,11 +184,16 @@ def main(argv: list[str] | None = None) -> int:
     cards: list[CardOutcome] = []
     scenes_by: Counter = Counter()
     extras = 0
+    tiles: list[tuple[Image.Image, str]] = []
     for folder, im, anns in scenes:
-        sc = scan_decoded(load(folder / im["file_name"]), det,
-                          layout_base(im["layout"]) if "layout" in im else None)
+        decoded = load(folder / im["file_name"])
+        sc = scan_decoded(decoded, det, layout_base(im["layout"]) if "layout" in im else None)
         m = match_scene([(d.card, d.box) for d in sc.detections], anns)
-        cards += outcomes(anns, m)
+        these = outcomes(anns, m)
+        cards += these
+        if args.sheet:
+            tiles += [(tile(decoded.image, c, decoded.scale), caption(c)) for c in these
+                      if c.outcome != "read" and c.name != "back"]
         scenes_by[spoilers(m)] += 1
         extras += m.extra
     lost = Counter(c.outcome for c in cards)
@@ -176,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     print("scenes, by what keeps them from exact:")
     for k, n in scenes_by.most_common():
         print(f"  {k:<28}{n:>5}")
+    if args.sheet:
+        sheet(tiles).save(args.sheet, quality=85)  # quality counts for a .jpg only
+        print(f"{len(tiles)} face cards lost drawn in {args.sheet}")
     return 0
 
 

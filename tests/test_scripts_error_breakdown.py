@@ -53,7 +53,8 @@ def test_bins_and_groups_count_each_card_once() -> None:
 def test_the_script_breaks_down_a_rendered_scene(tuning_setup: tuple[Path, Path],
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     data, manifest = tuning_setup
-    assert mod.main([str(data), "--model", str(manifest)]) == 0
+    png = data.parent / "lost.png"
+    assert mod.main([str(data), "--model", str(manifest), "--sheet", str(png)]) == 0
     out = capsys.readouterr().out
     head = re.match(r"2 scenes of .*: (\d+) cards, (\d+) read \([\d.]+%\), (\d+) not \((\d+) missed, "
                     r"(\d+) misread\); \d+ extra detections", out)
@@ -65,7 +66,27 @@ def test_the_script_breaks_down_a_rendered_scene(tuning_setup: tuple[Path, Path]
     counted = sum(int(line.split()[2]) for line in section.splitlines()[2:] if line.strip())
     assert counted == cards
     scenes = out.split("scenes, by what keeps them from exact:")[1]
-    assert sum(int(line.split()[-1]) for line in scenes.splitlines() if line.strip()) == 2
+    assert sum(int(line.split()[-1]) for line in scenes.splitlines() if line.startswith("  ")) == 2
+    faces_lost = re.search(r"(\d+) face cards lost drawn in", out)
+    assert faces_lost and png.exists()
+
+
+def test_a_lost_card_is_cut_from_around_its_box_and_captioned() -> None:
+    from PIL import Image
+
+    photo = Image.new("RGB", (200, 100), "white")
+    photo.paste((255, 0, 0), (40, 40, 60, 60))  # the glyph, 20 px square
+    card = mod.CardOutcome("x7", "hand", 0.71, 20, "misread", "x10", (40.0, 40.0, 20.0, 20.0))
+    t = mod.tile(photo, card)
+    assert t.size == (mod.TILE, mod.TILE) and t.getpixel((64, 64)) == (255, 0, 0)
+    assert t.getpixel((5, 5)) == (255, 255, 255)  # a glyph's width of table around it
+    # a photo decoded at half size: the same glyph, half the pixels
+    half = photo.resize((100, 50))
+    assert mod.tile(half, card, 2.0).getpixel((64, 64))[0] > 200
+    assert mod.caption(card) == "x7>x10 0.71 hand"
+    assert mod.caption(mod.CardOutcome("x9", "loose", 1.0, 30, "missed")) == "x9>- 1.00 loose"
+    s = mod.sheet([(t, "a"), (t, "b"), (t, "c")], columns=2)
+    assert s.size == (2 * (mod.TILE + 2), 2 * (mod.TILE + 16))
 
 
 def test_a_folder_without_labels_gets_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
