@@ -173,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
     p.add_argument("--limit", type=int, default=0, help="only the first N images of each folder")
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--sheet", type=Path, default=None, help="draw every face card lost into this image (.png or .jpg)")
+    p.add_argument("--sheet", type=Path, default=None,
+                   help="draw every face card lost into this image (.png or .jpg)")
     args = p.parse_args(argv)
     try:
         scenes = labelled_scenes(args.data, args.limit)
