@@ -11,7 +11,7 @@ that of its best glyph (the labels' ``glyphs[].visible``; a card under half is l
         [--sheet lost.jpg]
 
 ``--sheet`` draws every face card lost, cut from the photo around its label box and captioned
-(``x7>x10`` a misread, ``x9 -`` a miss; the glyph's visible share; the row), to judge by eye
+(``x7>x10`` a misread, ``x9>-`` a miss; the glyph's visible share; the row), to judge by eye
 which of them a player could have read.
 """
 
