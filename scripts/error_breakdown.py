@@ -87,7 +87,7 @@ def tile(photo: Image.Image, card: CardOutcome, scale: float = 1.0) -> Image.Ima
 
 
 def caption(card: CardOutcome) -> str:
-    """``x7>x10 .71 hand``: the card, what it was read as (``-`` for a miss), glyph share, row."""
+    """``x7>x10 0.71 hand``: the card, what it was read as (``-`` for a miss), glyph share, row."""
     return f"{card.name}>{card.read_as or '-'} {card.visible:.2f} {card.row}"
 
 
