@@ -29,6 +29,7 @@ from .state import (
     Round,
     SessionInfo,
     SessionState,
+    redoable,
     replay,
     score_double,
     score_hand,
@@ -406,6 +407,27 @@ class Ledger:
             return "void", {"reason": "undo"}, None, None, st.history[-1].event
         self._append(s, make, incremental=False)
         return undone[0]
+
+    def redo_last(self, ref: SessionRef = None) -> Entry:
+        """Take back the latest undo (an appended ``void`` of its ``void``; nothing is deleted).
+        Refused once anything was recorded or settled after the undo."""
+        s = self.session(ref)
+        target: list[int] = []
+
+        def make(st: SessionState) -> tuple[str, dict[str, Any], None, None, int]:
+            undo = redoable(self._events(s.id))
+            if undo is None or undo.target is None:
+                raise LedgerError(f"session {s.name!r} has no undo to take back", code="nothing_to_redo")
+            target.append(int(undo.target))
+            return "void", {"reason": "redo"}, None, None, undo.id
+        st = self._append(s, make, incremental=False)
+        return next(e for e in st.history if e.event == target[0])
+
+    def can_redo(self, ref: SessionRef = None) -> bool:
+        """Whether ``redo_last`` would take back an undo now."""
+        s = self.session(ref)
+        with self._lock:
+            return redoable(self._events(s.id)) is not None
 
     def edit_hand(self, ref: SessionRef, no: int, engine_input: Mapping[str, Any],
                   photo: str | None = None, options: Mapping[str, Any] | None = None) -> Entry:

@@ -388,7 +388,7 @@ class Replayer:
 
 def replay(session: SessionInfo, events: Sequence[Event]) -> SessionState:
     """The whole derived state of a session from its event log."""
-    voids = {int(e.target) for e in events if e.kind == "void" and e.target is not None}
+    voids = active_voids(events)
     edits: dict[int, Event] = {}
     for e in events:
         if e.kind == "edit" and e.target is not None:
@@ -397,3 +397,26 @@ def replay(session: SessionInfo, events: Sequence[Event]) -> SessionState:
     for e in events:
         r.feed(e)
     return r.state
+
+
+def active_voids(events: Sequence[Event]) -> set[int]:
+    """The events an undo takes off. A redo is a ``void`` of that undo's ``void``, so the log
+    stays append-only; read from the latest back, a void that a later one voids counts no more."""
+    voided: set[int] = set()
+    for e in sorted((e for e in events if e.kind == "void" and e.target is not None),
+                    key=lambda e: e.id, reverse=True):
+        if e.id not in voided:
+            voided.add(int(e.target))  # type: ignore[arg-type]
+    return voided
+
+
+def redoable(events: Sequence[Event]) -> Event | None:
+    """The undo a redo would take back: the latest one still in force, provided nothing was
+    recorded or settled after it (a new hand ends the chance to redo, as in any editor)."""
+    voided = active_voids(events)
+    for e in reversed(events):
+        if e.kind in PLAY_KINDS or e.kind == "settle":
+            return None
+        if e.kind == "void" and e.id not in voided and e.data.get("reason") == "undo":
+            return e
+    return None
