@@ -112,12 +112,24 @@ class ZipaiApp(App):
         self.status = msg
 
     def guard(self, fn: Any, *args: Any) -> Any:
-        """Run an action; an AppError becomes the one-line status instead of a crash."""
+        """Run an action; a refusal becomes the one-line status instead of a crash. The status
+        is cleared first, so it never tells of an earlier action (issue 47)."""
+        self.status = ""
         try:
             return fn(*args)
         except AppError as exc:
             self.notify(self.state.t("error", msg=str(exc)))
-            return None
+        except ValueError as exc:  # an edit the draft refuses: worded by its code
+            self.notify(self.state.t("error", msg=self.state.t.error(getattr(exc, "code", "ledger"))))
+        return None
+
+    def ask(self, question: str, yes: str, on_yes: Any) -> Any:
+        """Ask before a destructive action; ``on_yes`` runs only on the action's own button."""
+        from .widgets import Ask
+
+        view = Ask(question, yes, on_yes, self.state.t("cancel"))
+        view.open(animation=False)
+        return view
 
     def set_lang(self, lang: str) -> None:
         self.state.set_lang(lang)

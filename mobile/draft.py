@@ -37,6 +37,8 @@ _FLIP = {OPEN: CONCEALED, CONCEALED: FREE, FREE: OPEN}
 class DraftError(ValueError):
     """An edit that cannot be made (a card or column that is not there, an unknown face)."""
 
+    code = "draft"
+
 
 @dataclass
 class Check:

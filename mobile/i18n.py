@@ -190,6 +190,134 @@ _S: dict[str, tuple[str, str, str]] = {
     "scanning": ("识别中…", "識別中…", "Reading the photo…"),
 }
 
+# ---- issue 47 (the table app, table-ready): asks, undo/redo, the score explained, locks
+_S.update({
+    "cancel": ("取消", "取消", "Cancel"),
+    "redo": ("重做", "重做", "Redo"),
+    "undone": ("已撤销：{what}", "已撤銷：{what}", "Undone: {what}"),
+    "redone": ("已重做：{what}", "已重做：{what}", "Redone: {what}"),
+    "draw_recorded": ("已记流局：第{n}手", "已記流局：第{n}手", "Drawn hand recorded: hand {n}"),
+    "adjusted": ("已记入调整：第{n}手", "已記入調整：第{n}手", "Adjustment recorded: hand {n}"),
+    "ask_undo": ("撤销{what}？撤销后可以重做。", "撤銷{what}？撤銷後可以重做。",
+                 "Undo {what}? You can redo it afterwards."),
+    "ask_draw": ("记一手流局？", "記一手流局？", "Record a drawn hand?"),
+    "ask_draw_typed": ("记一手流局？已输入的{n}张牌会清掉。", "記一手流局？已輸入的{n}張牌會清掉。",
+                       "Record a drawn hand? The {n} cards typed so far are cleared."),
+    "ask_clear": ("清空已输入的{n}张牌？", "清空已輸入的{n}張牌？", "Clear the {n} cards typed so far?"),
+    "ask_delete_photo": ("删掉这手牌的照片？牌和分数都保留。", "刪掉這手牌的照片？牌和分數都保留。",
+                         "Delete this hand's photo? The cards and the score stay."),
+    "ask_restore": ("用最新备份（{p}）替换现在的账本？现在的账本会先另存一份。",
+                    "用最新備份（{p}）替換現在的帳本？現在的帳本會先另存一份。",
+                    "Replace the ledger with the latest backup ({p})? "
+                    "The current ledger is kept as a copy first."),
+    "restored_kept": ("已恢复：{p}；原账本另存在：{q}", "已恢復：{p}；原帳本另存在：{q}",
+                      "Restored: {p}; the replaced ledger is kept at: {q}"),
+    "ask_reopen": ("重新打开已结算的牌局？结算会作废，可以接着记账。",
+                   "重新打開已結算的牌局？結算會作廢，可以接著記帳。",
+                   "Reopen the settled session? The settlement is void and hands can be added again."),
+    "ask_lock": ("结算并锁定？锁定后不能再记账，除非重新打开。", "結算並鎖定？鎖定後不能再記帳，除非重新打開。",
+                 "Settle and lock? No hand can be added until it is reopened."),
+    "locked_banner": ("已结算锁定：要接着记账请点“重新打开”", "已結算鎖定：要接著記帳請點「重新打開」",
+                      "Settled and locked: tap Reopen to record more hands"),
+    "reopened": ("已重新打开", "已重新打開", "Reopened"),
+    "continue_hand": ("继续输入这手牌（{n}张）", "繼續輸入這手牌（{n}張）", "Continue this hand ({n} cards)"),
+    "backed_up": ("已备份：{p}", "已備份：{p}", "Backed up: {p}"),
+    "show_alternatives": ("另外{n}种分法", "另外{n}種分法", "{n} other ways to split the hand"),
+    "hide_alternatives": ("收起其他分法", "收起其他分法", "Hide the other ways"),
+    "alternative_n": ("分法{n}：{points}{unit}，得分 {score}", "分法{n}：{points}{unit}，得分 {score}",
+                      "Split {n}: {points} {unit}, score {score}"),
+    "which_card": ("胡的那张会改变分数：请选", "胡的那張會改變分數：請選",
+                   "The winning card changes the score: pick it"),
+    "net_working": ("冲百福怎么算", "衝百福怎麼算", "How the 冲百福 nets work"),
+    "round_working": ("第{n}轮{tag}：总分 {totals} → 取整到十 {rounded}", "第{n}輪{tag}：總分 {totals} → 取整到十 {rounded}",
+                      "Round {n}{tag}: totals {totals} → rounded to tens {rounded}"),
+    "round_open_tag": ("（未满百，结算时按现在算）", "（未滿百，結算時按現在算）", " (open, as if settled now)"),
+    "round_pay": ("{name}：{r}×{k}−({others}) = {pay:+d}", "{name}：{r}×{k}−({others}) = {pay:+d}",
+                  "{name}: {r}×{k}−({others}) = {pay:+d}"),
+    "net_sum": ("{name} 净输赢 {parts} = {net:+d}", "{name} 淨輸贏 {parts} = {net:+d}",
+                "{name} net {parts} = {net:+d}"),
+    "cards_in_out": ("算进{n}张", "算進{n}張", "{n} cards counted"),
+    "cards_left_out": ("不算{n}张：{cards}", "不算{n}張：{cards}", "{n} left out: {cards}"),
+    "zoom_hint": ("点组名放大照片里那一组", "點組名放大照片裡那一組", "Tap a group's label to zoom to it"),
+    "whole_photo": ("全图", "全圖", "Whole photo"),
+    "layout_incomplete": ("牌还没摆完：{what}", "牌還沒擺完：{what}", "The layout is not complete: {what}"),
+    "unknown_language": ("没有这种语言", "沒有這種語言", "No such language"),
+    # the score explained, one line a step (the engine's ``steps``)
+    "step_points": ("七组合计 {n}{unit}", "七組合計 {n}{unit}", "The groups make {n} {unit}"),
+    "step_minimum_ok": ("起胡 {m}：{n}够了", "起胡 {m}：{n}夠了", "Minimum {m}: {n} is enough"),
+    "step_minimum_short": ("起胡 {m}：{n}不够", "起胡 {m}：{n}不夠", "Minimum {m}: {n} is short"),
+    "step_special": ("{name} {n}", "{name} {n}", "{name} {n}"),
+    "step_normal_held": ("翻牌胡：{n}", "翻牌胡：{n}", "From the stock: {n}"),
+    "step_normal_double": ("自摸 ×2 → {n}", "自摸 ×2 → {n}", "Self-drawn ×2 → {n}"),
+    "step_normal_double_capped": ("自摸 ×2，封顶100 → {n}", "自摸 ×2，封頂100 → {n}",
+                                  "Self-drawn ×2, capped at 100 → {n}"),
+    "step_normal_plus_ten": ("自摸 +10 → {n}", "自摸 +10 → {n}", "Self-drawn +10 → {n}"),
+    "step_normal_discard": ("点炮 +10 → {n}", "點炮 +10 → {n}", "Discard +10 → {n}"),
+    "step_bonus": ("{name}{how} +{n}", "{name}{how} +{n}", "{name}{how} +{n}"),
+    "step_score": ("得分 {n}", "得分 {n}", "Score {n}"),
+    "step_score_from": ("得分 {n}（按{name}）", "得分 {n}（按{name}）", "Score {n} (by {name})"),
+    "step_discarder": ("{name} 放炮：{n:+d}", "{name} 放炮：{n:+d}", "{name} discarded: {n:+d}"),
+    "step_idle": ("{name} 数审：{of}的一半 → {n:+d}", "{name} 數審：{of}的一半 → {n:+d}",
+                  "{name} sits out: half of {of} → {n:+d}"),
+    "step_zi": ("每{step}胡一子：{n}子", "每{step}胡一子：{n}子", "One 子 per {step} 胡: {n} 子"),
+    "step_xing": ("醒 {n}", "醒 {n}", "醒 {n}"),
+    "step_fan": ("番 ×{n}（{items}）", "番 ×{n}（{items}）", "番 ×{n} ({items})"),
+    "step_fan_as_zi": ("番改加子：+{n}子（{items}）", "番改加子：+{n}子（{items}）", "番 as 子: +{n} 子 ({items})"),
+    "step_pay": ("{seats} 各付 {n}", "{seats} 各付 {n}", "{seats} each pay {n}"),
+    "step_pay_times": ("{seats} 付 {n}×{times} = {total}", "{seats} 付 {n}×{times} = {total}",
+                       "{seats} pay {n}×{times} = {total}"),
+    "normal_name": ("平胡", "平胡", "normal"),
+    "winning_card_mark": ("胡的那张：{card}", "胡的那張：{card}", "Winning card: {card}"),
+    "step_unknown": ("{code} {n}", "{code} {n}", "{code} {n}"),
+})
+
+# errors by ``code`` (the ledger's, the engine's, the app's own): the app words them, never
+# showing the English message of the layer below
+_ERRORS: dict[str, tuple[str, str, str]] = {
+    "empty": ("没有可以撤销的", "沒有可以撤銷的", "Nothing to undo"),
+    "nothing_to_redo": ("没有可以重做的", "沒有可以重做的", "Nothing to redo"),
+    "locked": ("牌局已结算锁定：先重新打开", "牌局已結算鎖定：先重新打開", "The session is settled: reopen it first"),
+    "not_locked": ("牌局没有锁定", "牌局沒有鎖定", "The session is not locked"),
+    "name_taken": ("已有同名的牌局：换个名字", "已有同名的牌局：換個名字", "A session has that name already"),
+    "bad_name": ("名字不能为空，也不能太长", "名字不能為空，也不能太長", "A name must be short and not empty"),
+    "bad_seat": ("座位不对（两家同名，或人数不对）", "座位不對（兩家同名，或人數不對）",
+                 "A seat is wrong (two players with one name, or a wrong count)"),
+    "bad_stake": ("每分金额要是零或正数", "每分金額要是零或正數", "The stake must be zero or more"),
+    "not_winning": ("这手牌不能胡", "這手牌不能胡", "This hand does not win"),
+    "bad_rules": ("规则或房规不对", "規則或房規不對", "The rules or house options are wrong"),
+    "bad_input": ("这手牌的信息不全或不对", "這手牌的資訊不全或不對", "The hand is incomplete or wrong"),
+    "bad_card": ("有不认识的牌，或某张牌超过四张", "有不認識的牌，或某張牌超過四張",
+                 "A card is unknown or there are more than four of it"),
+    "too_many_copies": ("某张牌超过四张", "某張牌超過四張", "More than four of one card"),
+    "bad_group": ("有一组不成组", "有一組不成組", "A group is not a valid group"),
+    "bad_winning_card": ("胡的那张不在手牌里", "胡的那張不在手牌裡", "The winning card is not in the hand"),
+    "missing_field": ("这手牌缺少信息", "這手牌缺少資訊", "The hand lacks a field"),
+    "unknown_field": ("这手牌有多余的信息", "這手牌有多餘的資訊", "The hand has an unknown field"),
+    "invalid": ("这手牌不对", "這手牌不對", "The hand is not valid"),
+    "bad_hand": ("这一手不能修改", "這一手不能修改", "This hand cannot be edited"),
+    "bad_adjustment": ("调整不对：总和要为零，且要有变化", "調整不對：總和要為零，且要有變化",
+                       "The adjustment must sum to zero and change something"),
+    "bad_mode": ("结算方式不对", "結算方式不對", "Unknown settlement mode"),
+    "db_error": ("账本写入失败，已回滚，什么也没丢", "帳本寫入失敗，已回滾，什麼也沒丟",
+                 "The ledger write failed and was rolled back; nothing is lost"),
+    "not_a_ledger": ("这个文件不是完好的账本", "這個檔案不是完好的帳本", "That file is not a sound ledger"),
+    "exists": ("备份文件已存在", "備份檔案已存在", "The backup file exists already"),
+    "unknown_session": ("没有这个牌局", "沒有這個牌局", "No such session"),
+    "no_session": ("还没有牌局", "還沒有牌局", "No session yet"),
+    "unknown_player": ("常客里没有这个人", "常客裡沒有這個人", "No such player in the roster"),
+    "player_in_use": ("这个人还在牌局里", "這個人還在牌局裡", "That player is in a session"),
+    "bad_json": ("文件内容不对", "檔案內容不對", "The file is not valid"),
+    "bad_import": ("导入的文件不对", "導入的檔案不對", "The import is not valid"),
+    "io": ("读不了这个文件", "讀不了這個檔案", "The file cannot be read"),
+    "bad_photo": ("读不了这张照片", "讀不了這張照片", "This photo cannot be read"),
+    "no_winner": ("谁胡的？", "誰胡的？", "Who won?"),
+    "no_discarder": ("谁放的？", "誰放的？", "Who discarded it?"),
+    "no_winning_card": ("胡的是哪张？", "胡的是哪張？", "Which card won it?"),
+    "not_dealt": ("只有起手胡能记双起手胡", "只有起手胡能記雙起手胡", "Only instant wins can be doubled"),
+    "draft": ("这一步改不了", "這一步改不了", "That edit cannot be made"),
+    "ledger": ("账本拒绝了这一步", "帳本拒絕了這一步", "The ledger refused this"),
+}
+
 _SPECIALS: dict[str, tuple[str, str, str]] = {
     "tianfu": ("天福", "天福", "天福 (dealt win)"), "difu": ("地福", "地福", "地福 (first discard)"),
     "wufu": ("乌福", "烏福", "乌福 (no red)"), "hongfu": ("红福", "紅福", "红福 (many red)"),
@@ -220,6 +348,11 @@ class Translator:
         text = row[self.col] if row else key
         return text.format(**kw) if kw else text
 
+    def error(self, code: str) -> str:
+        """A refusal worded by its code; an unknown code gets the ledger's general line."""
+        row = _ERRORS.get(code) or _ERRORS["ledger"]
+        return row[self.col]
+
     def special(self, sid: str, fallback: str = "") -> str:
         row = _SPECIALS.get(sid)
         return row[self.col] if row else self.script(fallback or sid)
@@ -231,3 +364,7 @@ class Translator:
 
 def keys() -> set[str]:
     return set(_S)
+
+
+def error_codes() -> set[str]:
+    return set(_ERRORS)

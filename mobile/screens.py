@@ -7,14 +7,13 @@ a payout or a layout rule: those come from the engine, the ledger and vision.
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from typing import Any, ClassVar
 
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.metrics import dp, sp
-from kivy.properties import BooleanProperty, StringProperty
+from kivy.properties import BooleanProperty, ListProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.screenmanager import Screen
@@ -23,6 +22,7 @@ from kivy.uix.widget import Widget
 
 from zipai.engine import Card, Group, Rules
 
+from .explain import explain, round_working
 from .i18n import LANG_NAMES, LANGS
 from .state import CAMERA_RESOLUTIONS, PRESETS, WON_BY, AppState
 from .widgets import GREEN, CardChip, Cell, Choice, Txt, face_text, tr
@@ -46,19 +46,14 @@ def _cards_text(cards: list[str]) -> str:
 
 
 def doubt_text(d: Any, state: AppState, cards: int) -> str:
-    """A doubt in the user's language, naming its cards by glyph; vision's message otherwise."""
-    t = state.t
-    key = f"doubt_{d.kind}"
-    if t(key) == key:
-        return d.message
-    dets = state.draft.detections
-    faces = [dets[i].card for i in d.detections if 0 <= i < len(dets)]
-    if d.kind == "deck_limit":
-        if not faces:  # typed cards have no detections: name the card that is over
-            counts = Counter(c for col in state.draft.columns for c in col.cards if c != "back")
-            faces = [c for c, n in counts.items() if n > 4]
-        faces = sorted(set(faces))
-    return t(key, cards=_cards_text(faces[:6]) or "?", n=cards)
+    """A doubt in the user's language, naming its cards by glyph (never vision's English)."""
+    return state.doubt_words(d, cards)
+
+
+def resume_screen(state: AppState) -> str:
+    """Where the hand being entered is edited: the review while its photo is there."""
+    d = state.draft
+    return "review" if d.is_photo and d.photo and Path(d.photo).is_file() else "manual"
 
 
 class Base(Screen):
@@ -104,6 +99,10 @@ class StartScreen(Base):
         s = st.session
         if s is not None:
             ids.cont.add_widget(_btn(f"{tr('continue')}: {s.name}", lambda: _app().go("ledger")))
+            typed = st.typed_cards()
+            if typed and not st.sstate.locked:
+                ids.cont.add_widget(_btn(tr("continue_hand", n=typed), lambda: _app().go(resume_screen(st)),
+                                         (0.55, 0.35, 0.1, 1)))
         ids.recent.clear_widgets()
         for row in st.sessions()[:5]:
             if s is not None and row["id"] == s.id:
@@ -287,10 +286,14 @@ class EditScreen(Base):
             line += " · " + tr("seven_yes" if seven else "seven_no")
         if chk.doubts:
             line += " · " + tr("doubts", n=len(chk.doubts))
+        left = [c for col in self.state.draft.columns if col.state not in ("open", "concealed", "hand")
+                for c in col.cards]
+        if left:
+            line += " · " + tr("cards_left_out", n=len(left), cards=self.state.glyphs(left[:8]))
         self.check_text = line
         editor = self.state.editor
         self.hint_text = {"move": tr("move_hint"), "name": tr("name_hint")}.get(editor.mode, tr("tap_card"))
-        self.ids.doubts.text = "\n".join(f"• {doubt_text(d, self.state, chk.cards)}" for d in chk.doubts[:8])
+        self.ids.doubts.text = "\n".join(f"• {doubt_text(d, self.state, chk.cards)}" for d in chk.doubts)
 
     def key(self, face: str) -> None:
         _app().guard(self.state.editor.press, face)
@@ -309,13 +312,15 @@ class EditScreen(Base):
         self.state.changed()
 
     def clear(self) -> None:
-        self.state.start_manual()
+        n = self.state.draft.count()
+        if n:
+            _app().ask(tr("ask_clear", n=n), tr("clear"), self.state.start_manual)
 
     def next(self) -> None:
         chk = self.state.check()
         if not chk.ready:
-            _app().notify(tr("error", msg="; ".join(d.message for d in chk.blocking) or
-                             tr("check_cards", n=chk.cards)))
+            what = "; ".join(doubt_text(d, self.state, chk.cards) for d in chk.blocking)
+            _app().notify(tr("layout_incomplete", what=what or tr("check_cards", n=chk.cards)))
             return
         _app().go("win")
 
@@ -338,10 +343,20 @@ class ReviewScreen(EditScreen):
         sel = self.state.editor.card
         photo.selected = d.columns[sel[0]].detections[sel[1]] if sel else -1
         photo.on_tap = self.tap_box
+        self.ids.editor.on_head_tap = self.zoom_to_group
         chk = self.state.check()
         self.ids.ack.disabled = not chk.doubts
         if not chk.doubts:
             self.ids.ack.state = "normal"
+
+    def zoom_to_group(self, ci: int) -> None:
+        """A tap on a group's label zooms the photo to that group's cards (boxes ≥ 48 dp)."""
+        cols = self.state.draft.columns
+        dets = self.state.draft.detections
+        found = cols[ci].detections if 0 <= ci < len(cols) else []
+        boxes = [dets[i].box for i in found if 0 <= i < len(dets)]
+        if boxes:
+            self.ids.photo.zoom_to(boxes, dp(48))
 
     def tap_box(self, det: int) -> None:
         self.state.editor.tap_detection(det)
@@ -374,32 +389,27 @@ class WinScreen(Base):
             f" · {tr('idle')}: {names[idle]}" if idle is not None else "")
         ids.winner.set_options(list(enumerate(names)), w.winner, disabled=[idle] if idle is not None else [])
         ids.won_by.set_options([(k, tr(k)) for k in WON_BY], w.won_by)
-        show_from = w.won_by == "discard"
-        ids.from_box.opacity = 1 if show_from else 0
-        ids.from_box.disabled = not show_from
+        ids.from_box.shown = w.won_by == "discard"
         others = [(i, n) for i, n in enumerate(names) if i != w.winner and i != idle]
         ids.from_seat.set_options(others, w.discarder)
         ids.first.set_options([(False, tr("no")), (True, tr("yes"))], w.first_discard)
-        ids.winning.set_options([(None, tr("none"))] + [(c, face_text(c)) for c in st.winning_choices()],
-                                w.winning_card if w.winning_card in st.winning_choices() else None)
+        choices = st.winning_choices()
+        matters = st.winning_card_matters()
+        if matters is not None:  # the engine says which cards change the score: ask only for those
+            choices = [c for c in choices if c in matters or c == w.winning_card]
+        ids.winning_box.shown = w.won_by in ("stock", "discard") and bool(choices)
+        ids.winning.set_options([(None, tr("none"))] + [(c, face_text(c)) for c in choices],
+                                w.winning_card if w.winning_card in choices else None)
         gx = s.preset == "guangxi"
-        ids.min_box.opacity = 1 if gx else 0
-        ids.min_box.disabled = not gx
-        ids.min_box.height = dp(80) if gx else 0
+        ids.min_box.shown = gx
         if gx:
             default = s.rules.minimum(s.n)
             ids.minimum.set_options([(m, str(m)) for m in (15, 20, 25, 30)], w.minimum or default)
-        gl = s.preset == "guilin"
-        ids.xing_box.opacity = 1 if gl else 0
-        ids.xing_box.disabled = not gl
-        ids.xing_box.height = ids.xing_box.minimum_height if gl else 0
+        ids.xing_box.shown = s.preset == "guilin"
         ids.xing_now.text = f"{tr('xing_card')}: {face_text(w.xing) if w.xing else tr('none')}"
         first = st.pending.first
         ids.held.text = tr("double_held", name=names[first["winner"]]) if first else ""
-        show = st.can_double()
-        ids.double.opacity = 1 if show else 0
-        ids.double.disabled = not show
-        ids.double.height = dp(52) if show else 0
+        ids.double_box.shown = st.can_double()
 
     def set(self, field: str, value: Any) -> None:
         setattr(self.state.win, field, value)
@@ -411,8 +421,15 @@ class WinScreen(Base):
         self.set("xing", None if face in (None, "back") else face)
 
     def draw(self) -> None:
-        if _app().guard(self.state.record_draw) is not None:
+        n = self.state.draft.count()
+        ask = tr("ask_draw_typed", n=n) if n else tr("ask_draw")
+        _app().ask(ask, tr("draw"), self._draw)
+
+    def _draw(self) -> None:
+        e = _app().guard(self.state.record_draw)
+        if e is not None:
             _app().go("ledger")
+            _app().notify(tr("draw_recorded", n=e.no))
 
     def double(self) -> None:
         """Guangxi: keep this instant win and enter the other player's layout."""
@@ -420,13 +437,23 @@ class WinScreen(Base):
             _app().go("manual")
 
     def score(self) -> None:
-        if _app().guard(self.state.score) is not None:
-            _app().go("result")
+        r = _app().guard(self.state.score)
+        if r is None:
+            return
+        if r.get("winning_card_matters") and self.state.win.winning_card is None:
+            self.refresh()  # the choices narrow to the cards that matter
+            _app().notify(tr("which_card"))
+            return
+        _app().go("result")
 
 
 # ---------------------------------------------------------------- result
 class ResultScreen(Base):
-    """Each group with its name and points, specials, the score, and every seat's payout."""
+    """Each group with its name and points, the score explained step by step, and every seat's
+    payout; the other ways to split the hand one tap away."""
+
+    show_alts = BooleanProperty(False)
+    explanation = ListProperty([])
 
     def refresh(self) -> None:
         st = self.state
@@ -441,32 +468,51 @@ class ResultScreen(Base):
         if r.get("double"):
             self.show_double(r)
             return
-        for g in r["groups"]:
-            name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(region, t.traditional)
-            row = BoxLayout(size_hint_y=None, height=dp(50), spacing=dp(4))
-            row.add_widget(Cell(text=name, size_hint_x=None, width=dp(96), font_size=sp(19)))
-            for c in g["cards"]:
-                row.add_widget(CardChip(face=c, size_hint_x=None, width=dp(40),
-                                        selected=bool(g.get("winning_card")) and c == st.win.winning_card))
-            row.add_widget(Widget())
-            row.add_widget(Cell(text=t("points", n=g["points"]), size_hint_x=None, width=dp(70),
-                                halign="right"))
-            box.add_widget(row)
-        box.add_widget(Txt(text=t("hand_points", n=r["points"]) + f" {Rules.UNIT[region]}", font_size=sp(19)))
+        self.add_groups(r["groups"], st.win.winning_card)
         if not r["winning"]:
-            box.add_widget(Txt(text=t("not_winning", msg=(r.get("reason") or {}).get("message", "")),
-                               color=(0.75, 0.1, 0.1, 1)))
-        if r["specials"]:
-            box.add_widget(Txt(text=" · ".join(t.special(x["id"], x["name"]) for x in r["specials"]),
-                               font_size=sp(19), color=(0.7, 0.1, 0.1, 1)))
+            reason = (r.get("reason") or {}).get("code", "not_winning")
+            box.add_widget(Txt(text=t("not_winning", msg=t.error(reason)), color=(0.75, 0.1, 0.1, 1)))
+        self.explanation = explain(r, region, s.players, t) if r["winning"] else []
+        for line in self.explanation:
+            box.add_widget(Txt(text=line, font_size=sp(18)))
         box.add_widget(Txt(text=t("score", n=r["score"]), font_size=sp(26), bold=True))
-        if region == "guilin" and r["winning"]:
+        if region == "guilin" and r["winning"] and not r.get("steps"):
             box.add_widget(Txt(text=t("zi_xing_fan", zi=r["zi"], xing=r["xing"], fan=r["fan"])))
+        alts = [a for a in r.get("alternatives") or [] if a.get("text") != r.get("text")]
+        if alts:
+            key = "hide_alternatives" if self.show_alts else "show_alternatives"
+            box.add_widget(_btn(t(key, n=len(alts)), self.toggle_alternatives, (0.4, 0.4, 0.38, 1)))
+            if self.show_alts:
+                for i, a in enumerate(alts, 1):
+                    box.add_widget(Txt(text=t("alternative_n", n=i, points=a["points"],
+                                              unit=Rules.UNIT[region], score=a["score"]), bold=True))
+                    self.add_groups(a["groups"], None)
         box.add_widget(Txt(text=t("payouts"), font_size=sp(19)))
         for seat, amount in enumerate(r["payouts"]):
             box.add_widget(Txt(text=f"{s.players[seat]}: {amount:+d}", font_size=sp(20),
                                color=(0.1, 0.45, 0.2, 1) if amount > 0 else (0.1, 0.1, 0.1, 1)))
-        self.ids.confirm.disabled = not r["winning"]
+        self.ids.confirm.disabled = not r["winning"] or st.sstate.locked
+
+    def add_groups(self, groups: list[dict[str, Any]], winning: str | None) -> None:
+        """One row a group: its name, its cards (the one winning card marked) and its points."""
+        s, t, box = self.state.session, self.state.t, self.ids.body
+        marked = False
+        for g in groups:
+            name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(s.preset, t.traditional)
+            row = BoxLayout(size_hint_y=None, height=dp(50), spacing=dp(4))
+            row.add_widget(Cell(text=name, size_hint_x=None, width=dp(86), font_size=sp(19)))
+            for c in g["cards"]:
+                mark = bool(g.get("winning_card")) and c == winning and not marked
+                marked = marked or mark
+                row.add_widget(CardChip(face=c, size_hint_x=None, width=dp(40), selected=mark))
+            row.add_widget(Widget())
+            row.add_widget(Cell(text=t("points", n=g["points"]), size_hint_x=None, width=dp(56),
+                                halign="right"))
+            box.add_widget(row)
+
+    def toggle_alternatives(self) -> None:
+        self.show_alts = not self.show_alts
+        self.refresh()
 
     def show_double(self, r: dict[str, Any]) -> None:
         """Two instant wins after one deal: each layout's groups and score, then the payouts."""
@@ -490,6 +536,7 @@ class ResultScreen(Base):
     def confirm(self) -> None:
         e = _app().guard(self.state.confirm)
         if e is not None:
+            self.show_alts = False
             _app().go("ledger")
             _app().notify(tr("recorded", n=e.no))
 
@@ -516,7 +563,10 @@ def _entry_line(e: Any, names: tuple[str, ...], t: Any) -> str:
 
 
 class LedgerScreen(Base):
-    """Running totals (Hunan round totals toward 100), the history, undo, adjustments."""
+    """Running totals (Hunan round totals toward 100) and how each net is worked out, the history,
+    undo and redo, adjustments; a locked session says so and offers to reopen."""
+
+    show_working = BooleanProperty(False)
 
     def refresh(self) -> None:
         st = self.state
@@ -548,6 +598,16 @@ class LedgerScreen(Base):
             row.add_widget(Cell(text=f"{projected[i]:+d}", font_size=sp(21), halign="right", bold=True))
             ids.totals.add_widget(row)
         ids.totals_head.text = t("totals")
+        locked = sst.locked
+        for w in (ids.capture_btn, ids.manual_btn, ids.draw_btn, ids.undo_btn):
+            w.disabled = locked  # a locked session shows it: no entry until it is reopened
+        ids.locked_box.shown = locked
+        ids.redo_box.shown = not locked and st.can_redo()
+        typed = st.typed_cards()
+        ids.manual_btn.text = t("continue_hand", n=typed) if typed else t("manual")
+        ids.working_box.shown = sst.hunan and bool(sst.rounds or any(sst.round_totals))
+        ids.working.text = "\n".join(round_working(sst.rounds, s.players, t, sst.projected()[1])) \
+            if self.show_working else ""
         for e in reversed(sst.history):
             ids.history.add_widget(_btn(entry_line(e, s.players), lambda no=e.no: self.open(no),
                                         (0.38, 0.38, 0.36, 1), height=dp(48)))
@@ -565,23 +625,53 @@ class LedgerScreen(Base):
         _app().go("hand")
 
     def undo(self) -> None:
+        """Undo at once; the ledger then offers 重做 until something new is recorded."""
         e = _app().guard(self.state.undo)
         if e is not None:
             self.refresh()
+            _app().notify(tr("undone", what=_entry_line(e, self.state.session.players, self.state.t)))
+
+    def redo(self) -> None:
+        e = _app().guard(self.state.redo)
+        if e is not None:
+            self.refresh()
+            _app().notify(tr("redone", what=_entry_line(e, self.state.session.players, self.state.t)))
 
     def draw(self) -> None:
-        if _app().guard(self.state.record_draw) is not None:
+        n = self.state.draft.count()
+        _app().ask(tr("ask_draw_typed", n=n) if n else tr("ask_draw"), tr("draw"), self._draw)
+
+    def _draw(self) -> None:
+        e = _app().guard(self.state.record_draw)
+        if e is not None:
             self.refresh()
+            _app().notify(tr("draw_recorded", n=e.no))
 
     def manual(self) -> None:
-        self.state.start_manual()
-        _app().go("manual")
+        """Back to the hand being entered if there is one (a trip to the ledger keeps it)."""
+        if not self.state.typed_cards():
+            self.state.start_manual()
+        _app().go(resume_screen(self.state))
+
+    def reopen(self) -> None:
+        _app().ask(tr("ask_reopen"), tr("reopen"), self._reopen)
+
+    def _reopen(self) -> None:
+        if _app().guard(self.state.reopen) is not None or not self.state.sstate.locked:
+            self.refresh()
+            _app().notify(tr("reopened"))
+
+    def toggle_working(self) -> None:
+        self.show_working = not self.show_working
+        self.refresh()
 
     def apply_adjust(self) -> None:
         deltas = [int(ti.text or 0) for ti in self.adjust_inputs]
-        if _app().guard(self.state.adjust, deltas, self.ids.reason.text.strip() or tr("adjust")) is not None:
+        e = _app().guard(self.state.adjust, deltas, self.ids.reason.text.strip() or tr("adjust"))
+        if e is not None:
             self.ids.reason.text = ""
             self.refresh()
+            _app().notify(tr("adjusted", n=e.no))
 
 
 class HandScreen(Base):
@@ -619,7 +709,7 @@ class HandScreen(Base):
             box.add_widget(Txt(text=t("score", n=e.score), font_size=sp(22)))
         for seat, amount in enumerate(e.payouts):
             box.add_widget(Txt(text=f"{s.players[seat]}: {amount:+d}"))
-        self.ids.edit.disabled = e.kind != "hand"
+        self.ids.edit.disabled = e.kind != "hand" or self.state.sstate.locked
         self.ids.delphoto.disabled = photo is None
 
     def edit(self) -> None:
@@ -627,9 +717,13 @@ class HandScreen(Base):
             _app().go("manual")
 
     def delete_photo(self) -> None:
+        _app().ask(tr("ask_delete_photo"), tr("delete_photo"), self._delete_photo)
+
+    def _delete_photo(self) -> None:
         e = self.entry()
         if e is not None and self.state.delete_photo(e):
             self.refresh()
+            _app().notify(tr("photo_deleted"))
 
 
 # ---------------------------------------------------------------- settle
@@ -668,10 +762,14 @@ class SettleScreen(Base):
 
     def lock(self) -> None:
         if self.state.sstate.locked:
-            _app().guard(self.state.reopen)
+            _app().ask(tr("ask_reopen"), tr("reopen"), lambda: self._lock(self.state.reopen))
         else:
-            _app().guard(self.state.settle, self.mode)
+            _app().ask(tr("ask_lock"), tr("lock"), lambda: self._lock(self.state.settle, self.mode))
+
+    def _lock(self, fn: Any, *args: Any) -> None:
+        _app().guard(fn, *args)
         self.refresh()
+        _app().notify(tr("locked") if self.state.sstate.locked else tr("reopened"))
 
     def share_text(self) -> None:
         p = _app().guard(self.state.share_text, self.mode)
@@ -718,12 +816,19 @@ class SettingsScreen(Base):
     def backup(self) -> None:
         p = _app().guard(self.state.backup)
         if p is not None:
-            _app().notify(tr("saved_to", p=p))
+            _app().notify(tr("backed_up", p=p.name))
 
     def restore(self) -> None:
+        latest = self.state.latest_backup()
+        if latest is None:
+            _app().notify(tr("error", msg=tr("no_backup")))
+            return
+        _app().ask(tr("ask_restore", p=latest.name), tr("restore"), self._restore)
+
+    def _restore(self) -> None:
         p = _app().guard(self.state.restore_latest)
-        if p is not None:
-            _app().notify(tr("restored", p=p))
+        if p is not None and self.state.replaced is not None:
+            _app().notify(tr("restored_kept", p=p.name, q=self.state.replaced))
 
 
 __all__ = ["CaptureScreen", "HandScreen", "LedgerScreen", "ManualScreen", "ResultScreen",

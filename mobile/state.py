@@ -13,12 +13,13 @@ import json
 import os
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zipai.engine import Rules, ZipaiError, score, score_simultaneous
+from zipai.engine import Card, Rules, ZipaiError, score, score_simultaneous
 from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, Settlement, UnknownSession
 
 from .draft import Check, Draft, DraftError, Editor
@@ -30,7 +31,12 @@ CAMERA_RESOLUTIONS = ("640x480", "1280x720", "1920x1080")
 
 
 class AppError(ValueError):
-    """Something the user asked for cannot be done; the message says what, in one line."""
+    """Something the user asked for cannot be done; the message says what, in one line, in the
+    user's language (worded from ``code``, never the English text of the layer below)."""
+
+    def __init__(self, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
@@ -117,6 +123,7 @@ class AppState:
         self.scan: Any = None  # the last vision Scan, while reviewing a photo
         self.result: dict[str, Any] | None = None
         self.last_entry: Entry | None = None
+        self.replaced: Path | None = None  # where the last restore kept the ledger it replaced
         self.listeners: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------ plumbing
@@ -159,6 +166,34 @@ class AppState:
     def close(self) -> None:
         self.ledger.close()
 
+    def refusal(self, code: str) -> AppError:
+        """A refusal of the ledger, the engine or the app, worded by its code in the user's language."""
+        return AppError(self.t.error(code), code)
+
+    def typed_cards(self) -> int:
+        """Cards in the hand being entered (typed or read from a photo), to offer it back."""
+        return self.draft.count() if self.pending.first is None else self.draft.count() + 1
+
+    def doubt_words(self, d: Any, cards: int) -> str:
+        """A doubt in the user's language, naming its cards by glyph."""
+        t = self.t
+        key = f"doubt_{d.kind}"
+        dets = self.draft.detections
+        faces = [dets[i].card for i in d.detections if 0 <= i < len(dets)]
+        if d.kind == "deck_limit":
+            if not faces:  # typed cards have no detections: name the card that is over
+                counts = Counter(c for col in self.draft.columns for c in col.cards if c != "back")
+                faces = [c for c, n in counts.items() if n > 4]
+            faces = sorted(set(faces))
+        if t(key) == key:  # a doubt this app has no words for: its kind, never vision's English
+            return t("layout_incomplete", what=d.kind)
+        return t(key, cards=self.glyphs(faces[:6]) or "?", n=cards)
+
+    def glyphs(self, faces: Sequence[str]) -> str:
+        t = self.t
+        return "".join(t("back_card") if f == "back" else Card.parse(f).chinese(traditional=t.traditional)
+                       for f in faces)
+
     # ------------------------------------------------------------ sessions
     @property
     def session(self) -> SessionInfo | None:
@@ -170,7 +205,7 @@ class AppState:
     def need_session(self) -> SessionInfo:
         s = self.session
         if s is None:
-            raise AppError(self.t("no_session"))
+            raise self.refusal("no_session")
         return s
 
     @property
@@ -183,7 +218,7 @@ class AppState:
             s = self.ledger.new_session(name, preset, [p.strip() for p in players], stake=stake,
                                         first_dealer=first_dealer, options=dict(options or {}))
         except LedgerError as exc:
-            raise AppError(str(exc)) from None
+            raise self.refusal(exc.code) from None
         self.settings.preset = s.preset
         self.save_settings()
         self.start_manual()
@@ -193,7 +228,7 @@ class AppState:
         try:
             return self.ledger.set_current(sid)
         except LedgerError as exc:
-            raise AppError(str(exc)) from None
+            raise self.refusal(exc.code) from None
 
     def sessions(self) -> list[dict[str, Any]]:
         return self.ledger.sessions()
@@ -215,8 +250,8 @@ class AppState:
         scanner = self._scanner or _vision_scan
         try:
             sc = scanner(str(path))
-        except ValueError as exc:  # vision's errors are ValueErrors with one clear line
-            raise AppError(str(exc)) from None
+        except ValueError:  # vision's errors: the photo cannot be read
+            raise self.refusal("bad_photo") from None
         self.scan = sc
         self.pending = Pending(Draft.from_scan(sc.columns, sc.detections, str(path), (sc.width, sc.height)))
         self.changed()
@@ -281,11 +316,13 @@ class AppState:
     def engine_input(self) -> dict[str, Any]:
         chk = self.check()
         if not chk.ready:
-            raise AppError("; ".join(d.message for d in chk.blocking) or self.t("check_cards", n=0))
+            raise AppError(self.t("layout_incomplete", what="; ".join(
+                self.doubt_words(d, chk.cards) for d in chk.blocking) or self.t("check_cards", n=chk.cards)),
+                "layout")
         if self.win.winner is None:
-            raise AppError(self.t("winner") + "?")
+            raise self.refusal("no_winner")
         if self.win.won_by == "discard" and self.win.discarder is None:
-            raise AppError(self.t("from_whom") + "?")
+            raise self.refusal("no_discarder")
         obj = dict(chk.layout)
         if self.win.winning_card and self.win.winning_card not in obj.get("hand", []):
             obj.pop("winning_card", None)
@@ -300,7 +337,7 @@ class AppState:
     def hold_instant(self) -> None:
         """Keep this instant win as the first of two and start entering the second layout."""
         if not self.can_double():
-            raise AppError(self.t("double_entry") + ": " + self.t("dealt") + "?")
+            raise self.refusal("not_dealt")
         first = self.engine_input()
         first["winner"] = self.win.winner
         self.pending = Pending(first=first, win=WinInfo(won_by="dealt"))
@@ -318,7 +355,7 @@ class AppState:
             try:
                 res = score_simultaneous(objs, rules)
             except ZipaiError as exc:
-                raise AppError(str(exc)) from None
+                raise self.refusal(exc.code) from None
             self.result = {**res, "double": True, "winning": True}
             return self.result
         opts = self.hand_options()
@@ -327,8 +364,21 @@ class AppState:
         try:
             self.result = score(obj, rules)
         except ZipaiError as exc:
-            raise AppError(str(exc)) from None
+            raise self.refusal(exc.code) from None
+        self._matters = (self._layout_key(), list(self.result.get("winning_card_matters") or []))
         return self.result
+
+    def _layout_key(self) -> str:
+        return json.dumps(self.check().layout, sort_keys=True)
+
+    def winning_card_matters(self) -> list[str] | None:
+        """The hand cards whose placement as the winning card changes the score, as the engine
+        said when this layout was last scored ([] before that); None from an engine that does not
+        say, and then every hand card is offered."""
+        if not engine_explains():
+            return None
+        key, cards = getattr(self, "_matters", ("", []))
+        return cards if key == self._layout_key() else []
 
     def winning_choices(self) -> list[str]:
         """The cards the winning card can be: the free hand cards, each face once."""
@@ -363,7 +413,7 @@ class AppState:
         except LedgerError as exc:
             if photo:
                 Path(photo).unlink(missing_ok=True)
-            raise AppError(str(exc)) from None
+            raise self.refusal(exc.code) from None
         self.last_entry = e
         self.start_manual()
         return e
@@ -372,7 +422,7 @@ class AppState:
         try:
             e = self.ledger.record_draw(self.need_session())
         except LedgerError as exc:
-            raise AppError(str(exc)) from None
+            raise self.refusal(exc.code) from None
         self.last_entry = e
         self.start_manual()
         return e
@@ -381,19 +431,30 @@ class AppState:
         try:
             return self.ledger.undo_last(self.need_session())
         except LedgerError as exc:
-            raise AppError(str(exc)) from None
+            raise self.refusal(exc.code) from None
+
+    def redo(self) -> Entry:
+        """Bring back the hand (draw, adjustment) the last undo took off."""
+        try:
+            return self.ledger.redo_last(self.need_session())
+        except LedgerError as exc:
+            raise self.refusal(exc.code) from None
+
+    def can_redo(self) -> bool:
+        s = self.session
+        return s is not None and self.ledger.can_redo(s)
 
     def adjust(self, deltas: Sequence[int], reason: str) -> Entry:
         try:
             return self.ledger.adjust(self.need_session(), reason=reason, deltas=list(deltas))
         except LedgerError as exc:
-            raise AppError(str(exc)) from None
+            raise self.refusal(exc.code) from None
 
     def edit(self, no: int) -> Draft:
         """Load a recorded hand back into the editor; confirming it replaces that hand."""
         st = self.sstate
         if not 1 <= no <= len(st.history) or st.history[no - 1].kind != "hand":
-            raise AppError(self.t("hand_no", n=no) + "?")
+            raise self.refusal("bad_hand")
         e = st.history[no - 1]
         inp = e.input or {}
         from zipai.vision import Column
@@ -429,13 +490,13 @@ class AppState:
         try:
             return self.ledger.settle(self.need_session(), mode)
         except LedgerError as exc:
-            raise AppError(str(exc)) from None
+            raise self.refusal(exc.code) from None
 
     def reopen(self) -> None:
         try:
             self.ledger.reopen(self.need_session())
         except LedgerError as exc:
-            raise AppError(str(exc)) from None
+            raise self.refusal(exc.code) from None
 
     def settlement_text(self, mode: str = "minimal") -> str:
         """The settlement as plain text, to share."""
@@ -461,7 +522,7 @@ class AppState:
     # ------------------------------------------------------------ settings
     def set_lang(self, lang: str) -> None:
         if lang not in LANGS:
-            raise AppError(f"unknown language {lang!r}")
+            raise AppError(self.t("unknown_language"), "language")
         self.settings.lang = lang
         self.save_settings()
 
@@ -479,17 +540,48 @@ class AppState:
         try:
             return self.ledger.backup(dest)
         except LedgerError as exc:
-            raise AppError(str(exc)) from None
+            raise self.refusal(exc.code) from None
 
     def restore_latest(self) -> Path:
         backups = sorted((self.data_dir / "backups").glob("ledger-*.db"), key=lambda p: p.stat().st_mtime)
         if not backups:
-            raise AppError(self.t("no_backup"))
+            raise AppError(self.t("no_backup"), "no_backup")
+        kept = self._free_name(self.data_dir / "backups" / time.strftime("replaced-%Y%m%d-%H%M%S.db"))
         try:
+            self.ledger.backup(kept)  # the ledger being replaced, kept where the user is told
             self.ledger.restore(backups[-1])
         except LedgerError as exc:
-            raise AppError(str(exc)) from None
+            raise self.refusal(exc.code) from None
+        self.replaced = kept
         return backups[-1]
+
+    def latest_backup(self) -> Path | None:
+        backups = sorted((self.data_dir / "backups").glob("ledger-*.db"), key=lambda p: p.stat().st_mtime)
+        return backups[-1] if backups else None
+
+    @staticmethod
+    def _free_name(dest: Path) -> Path:
+        n = 1
+        while dest.exists():
+            dest = dest.with_name(f"{dest.stem.rsplit('~', 1)[0]}~{n}.db")
+            n += 1
+        return dest
+
+
+_EXPLAINS: list[bool] = []
+
+
+def engine_explains() -> bool:
+    """Whether ``zipai.engine.score`` returns its ``steps`` and ``winning_card_matters`` (asked once)."""
+    if not _EXPLAINS:
+        hand = "x1 x2 x3 x4 x5 x6 x7 x8 x9 d1 d2 d3 d4 d5 d6 d7 d8 d9 x10 x10 x10".split()
+        try:
+            out = score({"rules": "hunan", "players": 3, "dealer": 0, "winner": 0, "won_by": "stock",
+                         "hand": hand}, "hunan")
+        except ZipaiError:
+            out = {}
+        _EXPLAINS.append("steps" in out)
+    return _EXPLAINS[0]
 
 
 def sample_photo() -> Path | None:

@@ -21,6 +21,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
+from kivy.uix.modalview import ModalView
 from kivy.uix.stacklayout import StackLayout
 from kivy.uix.stencilview import StencilView
 from kivy.uix.togglebutton import ToggleButton
@@ -155,6 +156,7 @@ class EditorView(BoxLayout):
     """
 
     doubt_dets = ListProperty([])
+    on_head_tap = ObjectProperty(None, allownone=True)  # the review zooms its photo to the group
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
@@ -224,6 +226,8 @@ class EditorView(BoxLayout):
     def on_head(self, ci: int) -> None:
         self.editor.tap_column(ci)
         self._changed()
+        if self.on_head_tap is not None:
+            self.on_head_tap(ci)
 
     def on_chip(self, ci: int, pos: int) -> None:
         self.editor.tap_card(ci, pos)
@@ -236,6 +240,9 @@ class EditorView(BoxLayout):
     def on_name(self, ci: int) -> None:
         self.editor.start_name(ci)
         self._changed()
+
+
+MAX_ZOOM = 12.0
 
 
 class PhotoBoxes(StencilView):
@@ -281,9 +288,21 @@ class PhotoBoxes(StencilView):
         return k, self.center_x - px * iw * k, self.center_y - (1 - py) * ih * k
 
     def zoom_by(self, factor: float) -> None:
-        self.zoom = min(6.0, max(1.0, self.zoom * factor))
+        self.zoom = min(MAX_ZOOM, max(1.0, self.zoom * factor))
         if self.zoom == 1.0:
             self.pan = [0.5, 0.5]
+
+    def zoom_to(self, boxes: Sequence[Sequence[float]], min_card: float) -> None:
+        """Centre the photo on these boxes, magnified so that the narrowest is ``min_card`` wide
+        (a fingertip covers one card, not three) or the group fills the view, whichever is more."""
+        iw, ih = self.image_size
+        k0 = min(self.width / max(iw, 1), self.height / max(ih, 1))
+        x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        narrow = max(1.0, min(b[2] - b[0] for b in boxes))
+        fill = 0.9 * min(self.width / max(x1 - x0, 1), self.height / max(y1 - y0, 1)) / max(k0, 1e-9)
+        self.zoom = min(MAX_ZOOM, max(1.0, min_card / max(narrow * k0, 1e-9), min(fill, MAX_ZOOM)))
+        self.pan = [(x0 + x1) / 2 / max(iw, 1), (y0 + y1) / 2 / max(ih, 1)]
 
     def to_widget_box(self, box: Sequence[float]) -> tuple[float, float, float, float]:
         k, ox, oy = self.fit()
@@ -439,3 +458,68 @@ class Txt(Label):
         super().__init__(**kw)
         self.bind(width=lambda *_: setattr(self, "text_size", (self.width, None)),
                   texture_size=lambda *_: setattr(self, "height", max(dp(30), self.texture_size[1] + dp(6))))
+
+
+class Slot(BoxLayout):
+    """A place for a panel that is sometimes hidden.
+
+    Hidden, the panel leaves the widget tree: a panel kept at height 0, transparent and
+    disabled still lies over the rows below it, and Kivy's disabled widgets swallow every
+    touch that lands on them (issue 47: 谁放的 and 庄家首张 were dead under the 醒 panel).
+    """
+
+    shown = BooleanProperty(True)
+
+    def __init__(self, **kw: Any) -> None:
+        self._kept: list[Any] = []
+        kw.setdefault("orientation", "vertical")
+        kw.setdefault("size_hint_y", None)
+        super().__init__(**kw)
+        self.bind(minimum_height=self._fit, shown=self._apply)
+
+    def on_kv_post(self, _base: Any) -> None:
+        self._apply()
+
+    def _fit(self, *_: Any) -> None:
+        self.height = self.minimum_height if self.shown else 0
+
+    def _apply(self, *_: Any) -> None:
+        if self.shown and self._kept:
+            for w in self._kept:
+                self.add_widget(w)
+            self._kept = []
+        elif not self.shown and self.children:
+            self._kept = list(reversed(self.children))
+            for w in self._kept:
+                self.remove_widget(w)
+        self._fit()
+
+
+class Ask(ModalView):
+    """Asks before a destructive action: the question, 取消 and the action's own word."""
+
+    def __init__(self, question: str, yes: str, on_yes: Callable[[], None], no: str, **kw: Any) -> None:
+        kw.setdefault("size_hint", (0.9, None))
+        kw.setdefault("auto_dismiss", True)
+        super().__init__(**kw)
+        box = BoxLayout(orientation="vertical", padding=dp(12), spacing=dp(10), size_hint_y=None)
+        box.bind(minimum_height=box.setter("height"))
+        box.bind(height=lambda _b, h: setattr(self, "height", h))
+        self.question = Txt(text=question, font_size=sp(18), color=(1, 1, 1, 1))
+        box.add_widget(self.question)
+        row = BoxLayout(size_hint_y=None, height=dp(54), spacing=dp(8))
+        self.no_button = Button(text=no, background_normal="", background_down="",
+                                background_color=(0.4, 0.4, 0.38, 1), font_size=sp(17))
+        self.yes_button = Button(text=yes, background_normal="", background_down="",
+                                 background_color=(0.70, 0.18, 0.14, 1), font_size=sp(17))
+        self.no_button.bind(on_release=lambda _b: self.dismiss())
+        self.yes_button.bind(on_release=lambda _b: (self.dismiss(), on_yes()))
+        row.add_widget(self.no_button)
+        row.add_widget(self.yes_button)
+        box.add_widget(row)
+        self.add_widget(box)
+
+    def dismiss(self, *args: Any, **kw: Any) -> None:
+        """At once: a view fading out still takes every touch on the screen below it."""
+        kw["animation"] = False
+        super().dismiss(*args, **kw)

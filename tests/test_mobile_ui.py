@@ -1,7 +1,7 @@
 """The table app's real widgets, headless (SDL offscreen through Mesa): one app per module.
 
-Taps are ``on_release`` dispatches on the very buttons a finger would press, or touches at a
-box's position on the photo; ``pump`` lets Kivy lay out and draw between them. The kill test
+Every tap is a touch at the widget's window position, sent through the Window (``touch.Finger``):
+a panel lying over a button makes the tap fail. ``pump`` lets Kivy lay out and draw. The kill test
 runs this file as a script in a subprocess, kills it with SIGKILL after a confirmed hand and
 starts it again.
 """
@@ -85,45 +85,47 @@ def truth_scan(path: Path, seed: int = 0, misread: bool = True, loose: bool = Fa
 # ------------------------------------------------------------------ driving the widgets
 class UI:
     def __init__(self, app: Any) -> None:
+        from touch import Finger
+
         self.app = app
+        self.finger = Finger(app)
 
     def pump(self, n: int = 3) -> None:
-        from kivy.base import EventLoop
-
-        for _ in range(n):
-            EventLoop.idle()
+        self.finger.pump(n)
 
     @property
     def screen(self) -> Any:
         return self.app.sm.current_screen
 
     def press(self, button: Any) -> None:
-        assert not button.disabled, f"{button.text!r} is disabled"
-        # what a finger does: press (a toggle flips here), then release
-        button._do_press()
-        button.dispatch("on_press")
-        button._do_release()
-        button.dispatch("on_release")
-        self.pump(1)
+        """A finger's tap on the button, where the Window draws it."""
+        self.finger.tap(button)
 
     def button(self, text: str, root: Any = None) -> Any:
-        """The visible button whose text is ``text`` on the current screen."""
-        root = root or self.screen
-        found = [w for w in root.walk() if hasattr(w, "on_release") and getattr(w, "text", None) == text]
-        assert found, f"no button {text!r} on {self.screen.name}: " + ", ".join(
-            sorted({w.text for w in root.walk() if hasattr(w, "on_release") and getattr(w, "text", "")}))
-        return found[0]
+        """The shown button whose text is ``text``: in an open dialog, else on the screen."""
+        if root is not None:
+            found = [w for w in root.walk() if hasattr(w, "on_release") and getattr(w, "text", None) == text]
+            assert found, f"no button {text!r}"
+            return found[0]
+        return self.finger.button(text)
 
     def tap_text(self, key: str, **kw: Any) -> None:
         self.press(self.button(self.app.state.t(key, **kw)))
 
-    def tap_at(self, x: float, y: float) -> None:
-        from kivy.tests.common import UnitTestTouch
+    def answer(self, key: str, **kw: Any) -> None:
+        """Tap the action's own word in the question a destructive action asks first."""
+        from kivy.core.window import Window
 
-        t = UnitTestTouch(x, y)
-        t.touch_down()
-        t.touch_up()
-        self.pump()
+        from zipai.mobile.widgets import Ask
+
+        asks = [w for w in Window.children if isinstance(w, Ask)]
+        assert asks, f"no question open on {self.screen.name}"
+        want = self.app.state.t(key, **kw)
+        assert asks[-1].yes_button.text == want, (asks[-1].yes_button.text, want)
+        self.press(asks[-1].yes_button)
+
+    def tap_at(self, x: float, y: float) -> None:
+        self.finger.touch_at(x, y)
 
     def pad(self, face: str) -> None:
         self.press(self.screen.ids.pad.keys[face])
@@ -183,11 +185,11 @@ def new_session(ui: UI, name: str, preset: str = "hunan",
     ui.app.go("start")
     ui.pump()
     scr = ui.screen
-    scr.ids.name.text = name
+    ui.finger.type_text(scr.ids.name, name)
     ui.choose(scr.ids.preset, preset)
     ui.choose(scr.ids.count, len(players))
     for ti, p in zip(scr.name_inputs, players, strict=True):
-        ti.text = p
+        ui.finger.type_text(ti, p)
     ui.tap_text("create")
     assert ui.screen.name == "ledger" and ui.app.state.session.name == name
 
@@ -253,27 +255,32 @@ def test_manual_entry_score_record_and_settle(ui: UI) -> None:
     assert "丙 付 乙" in (shared / f"settlement-{sid}.txt").read_text(encoding="utf-8")
     assert (shared / f"settlement-{sid}.png").read_bytes()[:4] == b"\x89PNG"
     ui.press(ui.screen.ids.lock)
+    assert not ui.app.state.sstate.locked  # it asks first
+    ui.answer("lock")
     assert ui.app.state.sstate.locked and ui.app.state.t("locked") in ui.labels()
-    ui.press(ui.screen.ids.lock)  # reopen
+    ui.press(ui.screen.ids.lock)  # reopen, after its question
+    ui.answer("reopen")
     assert not ui.app.state.sstate.locked
 
 
 def test_draw_and_undo_from_the_ledger(ui: UI) -> None:
     new_session(ui, "draws")
     ui.tap_text("draw")
+    ui.answer("draw")
     ui.tap_text("draw")
+    ui.answer("draw")
     st = ui.app.state
     assert [e.kind for e in st.sstate.history] == ["draw", "draw"]
     assert ui.app.state.t("hand_no", n=2) + " · " + st.t("draw_entry") in ui.labels()
     ui.tap_text("undo")
     assert [e.kind for e in st.sstate.history] == ["draw"]
     ui.tap_text("undo")
-    ui.tap_text("undo")  # nothing left: a status line, no crash
-    assert st.sstate.history == [] and ui.app.status
+    ui.tap_text("undo")  # nothing left: a status line in the user's words, no crash
+    assert st.sstate.history == [] and ui.app.status == st.t("error", msg=st.t.error("empty"))
     scr = ui.screen
     for ti, v in zip(scr.adjust_inputs, ("5", "-5", ""), strict=True):
-        ti.text = v
-    scr.ids.reason.text = "更正"
+        ui.finger.type_text(ti, v)
+    ui.finger.type_text(scr.ids.reason, "更正")
     ui.tap_text("apply")
     e = st.sstate.history[-1]
     assert e.kind == "adjust" and e.reason == "更正" and st.sstate.round_totals == [5, -5, 0]
@@ -387,6 +394,8 @@ def test_review_corrections_by_tap(ui: UI) -> None:
     ui.press(ui.button(next(w.text for w in ui.screen.ids.history.children)))
     assert ui.screen.name == "hand" and ui.screen.ids.photo.source == e.photo
     ui.press(ui.screen.ids.delphoto)
+    assert Path(e.photo).exists()  # it asks first
+    ui.answer("delete_photo")
     assert not Path(e.photo).exists() and len(st.sstate.history) == 1
     # edit the hand: won from the stock instead; the ledger replaces it
     ui.press(ui.screen.ids.edit)
@@ -401,6 +410,7 @@ def test_review_corrections_by_tap(ui: UI) -> None:
     # and settle the evening
     ui.tap_text("settle")
     ui.press(ui.screen.ids.lock)
+    ui.answer("lock")
     assert st.sstate.locked and sum(st.settlement().points) == 0
 
 
@@ -428,6 +438,7 @@ def test_sample_photo_to_a_settlement_with_the_shipped_model(ui: UI) -> None:
     assert ui.screen.name == "ledger" and st.sstate.history[-1].photo
     ui.tap_text("settle")
     ui.press(ui.screen.ids.lock)
+    ui.answer("lock")
     assert st.sstate.locked
 
 
@@ -436,20 +447,21 @@ def test_win_form_follows_the_rule_set_and_seats(ui: UI) -> None:
     ui.app.go("win")
     ui.pump()
     ids = ui.screen.ids
-    assert ids.min_box.opacity == 1 and ids.xing_box.opacity == 0 and ids.minimum.value == 15
+    assert ids.min_box.shown and not ids.xing_box.shown and ids.minimum.value == 15
+    assert not ids.xing_box.children  # hidden panels leave the widget tree
     ui.choose(ids.minimum, 25)
     assert ui.app.state.win.minimum == 25
     new_session(ui, "gl", "guilin")
     ui.app.go("win")
     ui.pump()
-    assert ids.min_box.opacity == 0 and ids.xing_box.opacity == 1
+    assert not ids.min_box.shown and ids.xing_box.shown and not ids.min_box.children
     new_session(ui, "four", "hunan", ("a", "b", "c", "d"))
     ui.app.go("win")
     ui.pump()
     # four Hunan players: the dealer's opposite sits the hand out (数审) and cannot win
     assert ids.winner.buttons[2].disabled and not ids.winner.buttons[1].disabled
     ui.choose(ids.won_by, "discard")
-    assert ids.from_box.opacity == 1
+    assert ids.from_box.shown and ids.from_box.children
 
 
 def test_guangxi_double_instant_win_by_tap(ui: UI) -> None:
@@ -468,9 +480,9 @@ def test_guangxi_double_instant_win_by_tap(ui: UI) -> None:
         ui.choose(ids.winner, winner)
         ui.choose(ids.won_by, "dealt")
         if n == 0:
-            assert ids.double.opacity == 1
+            assert ids.double_box.shown
             ui.press(ids.double)
-    assert st.t("double_held", name="乙") in ui.labels() and ui.screen.ids.double.disabled
+    assert st.t("double_held", name="乙") in ui.labels() and not ui.screen.ids.double_box.shown
     ui.tap_text("score_it")
     assert ui.screen.name == "result" and st.t("double_winners", names="丙") in ui.labels()
     ui.press(ui.screen.ids.confirm)

@@ -1,0 +1,116 @@
+"""The score explained line by line, the way a player says it, from the engine's ``steps``.
+
+No Kivy and no rule here: each step's numbers are the engine's, and this module only words
+them from the i18n tables (``zipai score --text`` prints the same steps). An engine without
+``steps`` still gets the total, the specials and the score, so the app works either way.
+
+>>> from zipai.mobile.i18n import Translator
+>>> r = {"points": 16, "score": 26, "specials": [], "steps": [
+...     {"code": "points", "value": 16}, {"code": "minimum", "value": 15, "reached": True},
+...     {"code": "normal", "value": 26, "how": "discard"}, {"code": "score", "value": 26, "from": "normal"},
+...     {"code": "discarder", "seat": 2, "value": -26}]}
+>>> for line in explain(r, "hunan", ("甲", "乙", "丙"), Translator()): print(line)
+七组合计 16福
+起胡 15：16够了
+点炮 +10 → 26
+得分 26（按平胡）
+丙 放炮：-26
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .i18n import Translator
+
+UNITS = {"hunan": "福", "guangxi": "油", "guilin": "胡"}
+
+
+def explain(result: Mapping[str, Any], preset: str, players: Sequence[str], t: Translator) -> list[str]:
+    """One line a step: the groups' points, the total against the minimum, each special by name,
+    each step to the hand score, what the discarder and 数审 get, and who pays."""
+    steps = result.get("steps") or []
+    unit = t.script(UNITS.get(preset, ""))
+    if not steps:
+        lines = [t("step_points", n=result.get("points", 0), unit=unit)]
+        lines += [t.special(x["id"], x.get("name", "")) for x in result.get("specials") or []]
+        lines.append(t("step_score", n=result.get("score", 0)))
+        return lines
+    points = next((s["value"] for s in steps if s.get("code") == "points"), result.get("points", 0))
+    return [line for s in steps if (line := _step(s, points, unit, players, t))]
+
+
+def _seat(players: Sequence[str], seat: Any) -> str:
+    return players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else "?"
+
+
+def _step(s: Mapping[str, Any], points: int, unit: str, players: Sequence[str], t: Translator) -> str:
+    code, n = s.get("code", ""), s.get("value", 0)
+    if code == "points":
+        return t("step_points", n=n, unit=unit)
+    if code == "minimum":
+        return t("step_minimum_ok" if s.get("reached") else "step_minimum_short", m=n, n=points)
+    if code == "special":
+        return t("step_special", name=t.special(str(s.get("id", ""))), n=n)
+    if code == "normal":
+        how = str(s.get("how", "held"))
+        return t(f"step_normal_{how}", n=n) if t(f"step_normal_{how}") != f"step_normal_{how}" else t(
+            "step_score", n=n)
+    if code == "bonus":
+        return t("step_bonus", name=t.special(str(s.get("on", ""))), how="", n=n)
+    if code == "score":
+        frm = s.get("from")
+        if frm is None:
+            return t("step_score", n=n)
+        name = t("normal_name") if frm == "normal" else t.special(str(frm))
+        return t("step_score_from", n=n, name=name)
+    if code == "discarder":
+        return t("step_discarder", name=_seat(players, s.get("seat")), n=n)
+    if code == "idle":
+        return t("step_idle", name=_seat(players, s.get("seat")), n=n, of=s.get("of", 0))
+    if code == "zi":
+        return t("step_zi", n=n, step=s.get("step", 0))
+    if code == "xing":
+        return t("step_xing", n=n)
+    if code == "fan":
+        items = "、".join(t.special(str(i)) for i in s.get("items") or [])
+        return t("step_fan_as_zi" if s.get("as_zi") else "step_fan", n=n, items=items)
+    if code == "pay":
+        seats = "、".join(_seat(players, x) for x in s.get("seats") or [])
+        times = int(s.get("times", 1) or 1)
+        if times > 1:
+            return t("step_pay_times", seats=seats, n=n, times=times, total=n * times)
+        return t("step_pay", seats=seats, n=n)
+    return ""  # a step this app has no words for yet stays off the screen rather than in English
+
+
+def round_working(rounds: Sequence[Any], players: Sequence[str], t: Translator,
+                  open_round: Any = None) -> list[str]:
+    """Hunan 冲百福, each round: totals → rounded to tens → R×(N−1) − ΣR, then each net as the
+    sum of its rounds' payments (the ledger's ``Round`` objects carry every number)."""
+    n = len(players)
+    lines: list[str] = []
+    pays: list[list[int]] = []
+    for r in [*rounds, *([open_round] if open_round is not None else [])]:
+        tag = t("round_open_tag") if r is open_round else ""
+        lines.append(t("round_working", n=r.number, tag=tag, totals=_nums(r.totals),
+                       rounded=_nums(r.rounded)))
+        for i, name in enumerate(players):
+            others = "+".join(_paren(v) for j, v in enumerate(r.rounded) if j != i)
+            lines.append(t("round_pay", name=name, r=_paren(r.rounded[i]), k=n - 1, others=others,
+                           pay=r.payments[i]))
+        pays.append(list(r.payments))
+    if len(pays) > 1:
+        for i, name in enumerate(players):
+            parts = "+".join(_paren(p[i]) for p in pays)
+            lines.append(t("net_sum", name=name, parts=parts, net=sum(p[i] for p in pays)))
+    return lines
+
+
+def _paren(v: int) -> str:
+    return f"({v})" if v < 0 else str(v)
+
+
+def _nums(vs: Sequence[int]) -> str:
+    return " / ".join(f"{v:+d}" for v in vs)
