@@ -31,6 +31,7 @@ def kivy_env(home: str) -> None:
 
     Config.set("graphics", "width", "540")
     Config.set("graphics", "height", "960")
+    Config.set("graphics", "maxfps", "0")  # frames as fast as they draw: taps wait on events, not fps
 
 
 # ------------------------------------------------------------------ a scanner from a rendered scene

@@ -85,11 +85,21 @@ class Finger:
         """Scroll every ScrollView above ``w`` so that it shows, the way a thumb would."""
         from kivy.uix.scrollview import ScrollView
 
-        for _ in range(3):
-            self.pump(2)
-            for sv in [a for a in ancestors(w) if isinstance(a, ScrollView)]:
+        self.pump(2)
+        for sv in [a for a in ancestors(w) if isinstance(a, ScrollView)]:
+            if self._inside(w, sv):
+                continue  # already in view: a thumb would not scroll
+            for _ in range(3):
                 sv.scroll_to(w, padding=4, animate=False)
+                self.pump(2)
+            sv._update_effect_bounds()  # as a drag leaves it, so the next touch does not bounce back
             self.pump(2)
+
+    @staticmethod
+    def _inside(w: Any, sv: Any) -> bool:
+        x, y = w.to_window(w.x, w.y)
+        sx, sy = sv.to_window(sv.x, sv.y)
+        return sx - 1 <= x and x + w.width <= sx + sv.width + 1 and sy - 1 <= y and y + w.height <= sy + sv.height + 1
 
     def centre(self, w: Any) -> tuple[float, float]:
         return w.to_window(*w.center)
@@ -175,8 +185,8 @@ class Finger:
         from kivy.core.window import Window
 
         best = None
-        for w in Window.walk(restrict=True):
-            if w is Window or not shown(w):
+        for w in (w for r in reversed(Window.children) for w in r.walk(restrict=True)):
+            if not shown(w):
                 continue
             x0, y0 = w.to_window(w.x, w.y)
             if x0 <= x <= x0 + w.width and y0 <= y <= y0 + w.height:
@@ -188,8 +198,8 @@ class Finger:
         """Every shown, enabled button under ``root`` (the Window: the screen and any dialog)."""
         from kivy.core.window import Window
 
-        root = root or Window
-        return [w for w in root.walk(restrict=True) if pressable(w) and shown(w) and not w.disabled]
+        roots = [root] if root is not None else list(reversed(Window.children))
+        return [w for r in roots for w in r.walk(restrict=True) if pressable(w) and shown(w) and not w.disabled]
 
     def button(self, text: str) -> Any:
         """The shown button whose text is ``text``: in an open dialog first, else on the screen."""
