@@ -35,8 +35,7 @@ def explain(result: Mapping[str, Any], preset: str, players: Sequence[str], t: T
     if not steps:
         lines = [t("step_points", n=result.get("points", 0), unit=unit)]
         lines += [t.special(x["id"], x.get("name", "")) for x in result.get("specials") or []]
-        lines.append(t("step_score", n=result.get("score", 0)))
-        return lines
+        return lines  # the score itself is the screen's big line
     points = next((s["value"] for s in steps if s.get("code") == "points"), result.get("points", 0))
     return [line for s in steps if (line := _step(s, points, unit, players, t))]
 

@@ -320,6 +320,8 @@ _ERRORS: dict[str, tuple[str, str, str]] = {
     "no_discarder": ("谁放的？", "誰放的？", "Who discarded it?"),
     "no_winning_card": ("胡的是哪张？", "胡的是哪張？", "Which card won it?"),
     "not_dealt": ("只有起手胡能记双起手胡", "只有起手胡能記雙起手胡", "Only instant wins can be doubled"),
+    "below_minimum": ("分数不够起胡", "分數不夠起胡", "Below the minimum to win"),
+    "not_seven_groups": ("这些牌不成七组", "這些牌不成七組", "These cards do not make seven groups"),
     "draft": ("这一步改不了", "這一步改不了", "That edit cannot be made"),
     "ledger": ("账本拒绝了这一步", "帳本拒絕了這一步", "The ledger refused this"),
 }

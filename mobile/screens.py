@@ -344,6 +344,8 @@ class ReviewScreen(EditScreen):
         photo.selected = d.columns[sel[0]].detections[sel[1]] if sel else -1
         photo.on_tap = self.tap_box
         self.ids.editor.on_head_tap = self.zoom_to_group
+        if self.state.editor.mode not in ("move", "name"):
+            self.hint_text = tr("zoom_hint") + "；" + self.hint_text
         chk = self.state.check()
         self.ids.ack.disabled = not chk.doubts
         if not chk.doubts:

@@ -113,6 +113,8 @@ class Walker:
         type_layout(st)
         st.win.winner, st.win.won_by = 2, "self_draw"
         st.confirm()
+        # the 冲百福 working under the totals, as a tap on its button shows it
+        self.app.sm.get_screen("ledger").show_working = True
 
     def _hand(self) -> None:
         self.app.sm.get_screen("hand").no = 1

@@ -99,7 +99,8 @@ class Finger:
     def _inside(w: Any, sv: Any) -> bool:
         x, y = w.to_window(w.x, w.y)
         sx, sy = sv.to_window(sv.x, sv.y)
-        return sx - 1 <= x and x + w.width <= sx + sv.width + 1 and sy - 1 <= y and y + w.height <= sy + sv.height + 1
+        return (sx - 1 <= x and x + w.width <= sx + sv.width + 1
+                and sy - 1 <= y and y + w.height <= sy + sv.height + 1)
 
     def centre(self, w: Any) -> tuple[float, float]:
         return w.to_window(*w.center)
@@ -199,7 +200,8 @@ class Finger:
         from kivy.core.window import Window
 
         roots = [root] if root is not None else list(reversed(Window.children))
-        return [w for r in roots for w in r.walk(restrict=True) if pressable(w) and shown(w) and not w.disabled]
+        return [w for r in roots for w in r.walk(restrict=True)
+                if pressable(w) and shown(w) and not w.disabled]
 
     def button(self, text: str) -> Any:
         """The shown button whose text is ``text``: in an open dialog first, else on the screen."""
