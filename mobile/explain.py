@@ -53,11 +53,10 @@ def _step(s: Mapping[str, Any], points: int, unit: str, players: Sequence[str], 
     if code == "special":
         return t("step_special", name=t.special(str(s.get("id", ""))), n=n)
     if code == "normal":
-        how = str(s.get("how", "held"))
-        return t(f"step_normal_{how}", n=n) if t(f"step_normal_{how}") != f"step_normal_{how}" else t(
-            "step_score", n=n)
+        key = f"step_normal_{s.get('how', 'held')}"
+        return t(key, n=n) if t(key) != key else t("step_score", n=n)
     if code == "bonus":
-        return t("step_bonus", name=t.special(str(s.get("on", ""))), how="", n=n)
+        return t("step_bonus", name=t.special(str(s.get("on", ""))), n=n)
     if code == "score":
         frm = s.get("from")
         if frm is None:

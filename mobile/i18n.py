@@ -249,14 +249,14 @@ _S.update({
     "step_points": ("七组合计 {n}{unit}", "七組合計 {n}{unit}", "The groups make {n} {unit}"),
     "step_minimum_ok": ("起胡 {m}：{n}够了", "起胡 {m}：{n}夠了", "Minimum {m}: {n} is enough"),
     "step_minimum_short": ("起胡 {m}：{n}不够", "起胡 {m}：{n}不夠", "Minimum {m}: {n} is short"),
-    "step_special": ("{name} {n}", "{name} {n}", "{name} {n}"),
+    "step_special": ("{name}：{n}", "{name}：{n}", "{name}: {n}"),
     "step_normal_held": ("翻牌胡：{n}", "翻牌胡：{n}", "From the stock: {n}"),
     "step_normal_double": ("自摸 ×2 → {n}", "自摸 ×2 → {n}", "Self-drawn ×2 → {n}"),
     "step_normal_double_capped": ("自摸 ×2，封顶100 → {n}", "自摸 ×2，封頂100 → {n}",
                                   "Self-drawn ×2, capped at 100 → {n}"),
     "step_normal_plus_ten": ("自摸 +10 → {n}", "自摸 +10 → {n}", "Self-drawn +10 → {n}"),
     "step_normal_discard": ("点炮 +10 → {n}", "點炮 +10 → {n}", "Discard +10 → {n}"),
-    "step_bonus": ("{name}{how} +{n}", "{name}{how} +{n}", "{name}{how} +{n}"),
+    "step_bonus": ("{name}另加 {n}", "{name}另加 {n}", "{name} plus {n}"),
     "step_score": ("得分 {n}", "得分 {n}", "Score {n}"),
     "step_score_from": ("得分 {n}（按{name}）", "得分 {n}（按{name}）", "Score {n} (by {name})"),
     "step_discarder": ("{name} 放炮：{n:+d}", "{name} 放炮：{n:+d}", "{name} discarded: {n:+d}"),
@@ -272,7 +272,6 @@ _S.update({
                        "{seats} pay {n}×{times} = {total}"),
     "normal_name": ("平胡", "平胡", "normal"),
     "winning_card_mark": ("胡的那张：{card}", "胡的那張：{card}", "Winning card: {card}"),
-    "step_unknown": ("{code} {n}", "{code} {n}", "{code} {n}"),
 })
 
 # errors by ``code`` (the ledger's, the engine's, the app's own): the app words them, never
@@ -322,6 +321,8 @@ _ERRORS: dict[str, tuple[str, str, str]] = {
     "not_dealt": ("只有起手胡能记双起手胡", "只有起手胡能記雙起手胡", "Only instant wins can be doubled"),
     "below_minimum": ("分数不够起胡", "分數不夠起胡", "Below the minimum to win"),
     "not_seven_groups": ("这些牌不成七组", "這些牌不成七組", "These cards do not make seven groups"),
+    "bad_event": ("账本里有一条记录读不了", "帳本裡有一條記錄讀不了",
+                  "A stored entry of the ledger is unreadable"),
     "draft": ("这一步改不了", "這一步改不了", "That edit cannot be made"),
     "ledger": ("账本拒绝了这一步", "帳本拒絕了這一步", "The ledger refused this"),
 }
