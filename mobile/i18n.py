@@ -246,6 +246,12 @@ _S.update({
     "layout_incomplete": ("牌还没摆完：{what}", "牌還沒擺完：{what}", "The layout is not complete: {what}"),
     "unknown_language": ("没有这种语言", "沒有這種語言", "No such language"),
     # the score explained, one line a step (the engine's ``steps``)
+    "doubt_engine": ("计分不接受这样摆：请核对每一组", "計分不接受這樣擺：請核對每一組",
+                     "The scorer refuses this layout: check each group"),
+    "doubt_other": ("有一处要核对", "有一處要核對", "Something to check"),
+    "ask_edit": ("改第{n}手？正在输入的{m}张牌会换成那一手的牌。",
+                 "改第{n}手？正在輸入的{m}張牌會換成那一手的牌。",
+                 "Edit hand {n}? The {m} cards being entered are replaced by that hand's."),
     "step_points": ("七组合计 {n}{unit}", "七組合計 {n}{unit}", "The groups make {n} {unit}"),
     "step_minimum_ok": ("起胡 {m}：{n}够了", "起胡 {m}：{n}夠了", "Minimum {m}: {n} is enough"),
     "step_minimum_short": ("起胡 {m}：{n}不够", "起胡 {m}：{n}不夠", "Minimum {m}: {n} is short"),

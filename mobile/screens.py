@@ -715,6 +715,13 @@ class HandScreen(Base):
         self.ids.delphoto.disabled = photo is None
 
     def edit(self) -> None:
+        m = self.state.typed_cards()
+        if m:  # the hand being entered would be replaced: ask first
+            _app().ask(tr("ask_edit", n=self.no, m=m), tr("edit"), self._edit)
+        else:
+            self._edit()
+
+    def _edit(self) -> None:
         if _app().guard(self.state.edit, self.no) is not None:
             _app().go("manual")
 

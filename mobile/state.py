@@ -185,8 +185,8 @@ class AppState:
                 counts = Counter(c for col in self.draft.columns for c in col.cards if c != "back")
                 faces = [c for c, n in counts.items() if n > 4]
             faces = sorted(set(faces))
-        if t(key) == key:  # a doubt this app has no words for: its kind, never vision's English
-            return t("layout_incomplete", what=d.kind)
+        if t(key) == key:  # a doubt this app has no words for yet: never vision's English
+            return t("doubt_other")
         return t(key, cards=self.glyphs(faces[:6]) or "?", n=cards)
 
     def glyphs(self, faces: Sequence[str]) -> str:

@@ -142,7 +142,7 @@ def test_every_shown_button_takes_a_touch(ui: UI, preset: str) -> None:
     st = ui.app.state
     missed: list[str] = []
     probed = 0
-    for size in ((360, 780), (1280, 800)):
+    for size in SIZES:
         set_size(ui, size)
         tag = f"{preset} {size[0]}x{size[1]}"
         create_session(ui, f"probe-{preset}-{size[0]}", preset)
@@ -361,6 +361,33 @@ def test_the_score_is_explained_line_by_line(ui: UI) -> None:
 
     marked = [w for w in ui.screen.walk() if isinstance(w, CardChip) and w.selected]
     assert len(marked) == 1 and marked[0].face == "x9"
+    # the other ways to split the hand, one tap away
+    other = {**r["alternatives"][0], "text": "another split", "points": 15, "score": 25}
+    r["alternatives"] = [r["alternatives"][0], other]
+    ui.screen.refresh()
+    ui.pump()
+    assert st.t("alternative_n", n=1, points=15, unit="福", score=25) not in ui.labels()
+    ui.finger.tap_text("show_alternatives", n=1)
+    assert st.t("alternative_n", n=1, points=15, unit="福", score=25) in ui.labels()
+    ui.finger.tap_text("hide_alternatives", n=1)
+    assert st.t("alternative_n", n=1, points=15, unit="福", score=25) not in ui.labels()
+
+
+def test_the_typed_hand_survives_and_the_start_screen_offers_it(ui: UI) -> None:
+    st, f = ui.app.state, ui.finger
+    create_session(ui, "keep")
+    f.tap_text("manual")
+    for c in ("d2", "d7", "d10"):
+        f.tap(ui.screen.ids.pad.keys[c])
+    f.tap_text("settings")
+    ui.app.go("start")
+    ui.pump()
+    f.tap_text("continue_hand", n=3)
+    assert ui.screen.name == "manual" and st.draft.count() == 3
+    f.tap_text("clear")
+    assert st.draft.count() == 3  # it asks first
+    answer(ui, "clear")
+    assert st.draft.count() == 0
 
 
 def test_restore_keeps_the_ledger_it_replaces(ui: UI) -> None:
@@ -411,3 +438,40 @@ def test_phone_review_and_editor_fit(ui: UI) -> None:
         assert min(widths) >= 48 - 0.5, (ci, widths)
         break
     set_size(ui, (540, 960))
+
+
+def test_the_winning_card_is_asked_only_when_it_matters(ui: UI, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With an engine that names the cards whose placement changes the score, the win screen
+    asks for the winning card only after a score that needs it, and offers only those cards."""
+    import zipai.mobile.state as state_mod
+
+    real = state_mod.score
+
+    def explaining(obj: Any, rules: Any) -> dict[str, Any]:
+        out = dict(real(obj, rules))
+        out["steps"] = [{"code": "points", "value": out["points"]}, {"code": "score", "value": out["score"]}]
+        if obj.get("won_by") in ("stock", "discard") and "winning_card" not in obj:
+            out["winning_card_matters"] = ["x9"]
+        return out
+    monkeypatch.setattr(state_mod, "score", explaining)
+    monkeypatch.setattr(state_mod, "_EXPLAINS", [True])
+    st, f = ui.app.state, ui.finger
+    create_session(ui, "matters")
+    st.start_manual()
+    st.editor.enter(L1_GROUPS, L1_HAND)
+    st.changed()
+    ui.app.go("win")
+    ui.pump()
+    ids = ui.screen.ids
+    f.choose(ids.winner, 1)
+    f.choose(ids.won_by, "self_draw")
+    assert not ids.winning_box.shown
+    f.choose(ids.won_by, "discard")
+    f.choose(ids.from_seat, 2)
+    assert not ids.winning_box.shown  # not asked before the engine says it matters
+    f.tap_text("score_it")
+    assert ui.screen.name == "win" and ids.winning_box.shown and ui.app.status == st.t("which_card")
+    assert set(ids.winning.buttons) == {None, "x9"}
+    f.choose(ids.winning, "x9")
+    f.tap_text("score_it")
+    assert ui.screen.name == "result" and st.result["score"] == 26
