@@ -273,6 +273,17 @@ class EditScreen(Base):
     check_text = StringProperty("")
     hint_text = StringProperty("")
 
+    def on_pre_enter(self, *_: Any) -> None:
+        """A new hand (or photo) starts at its first group, the photo whole."""
+        d = self.state.draft
+        if d is not getattr(self, "_shown", None):
+            self._shown = d
+            self.ids.scroll.scroll_y = 1
+            if "photo" in self.ids:
+                self.ids.photo.zoom = 1.0
+                self.ids.photo.pan = [0.5, 0.5]
+        super().on_pre_enter()
+
     def refresh(self) -> None:
         chk = self.state.check()
         dets = sorted({i for d in chk.doubts for i in d.detections})

@@ -41,8 +41,9 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Any:
 def set_size(ui: UI, size: tuple[int, int]) -> None:
     from kivy.core.window import Window
 
+    ui.finger.settle()
     Window.size = size
-    ui.pump(5)
+    ui.finger.wait(0.2)
     assert tuple(Window.size) == size
 
 
@@ -134,6 +135,7 @@ def reach_all(ui: UI, where: str, missed: list[str]) -> int:
     for b in buttons:
         if not f.reaches(b):
             missed.append(f"{where}: {type(b).__name__}({getattr(b, 'text', '')!r})")
+    f.settle()
     return len(buttons)
 
 

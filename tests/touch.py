@@ -120,7 +120,7 @@ class Finger:
 
     # ------------------------------------------------------------ touches
     def touch_at(self, x: float, y: float, move_to: tuple[float, float] | None = None,
-                 until: Any = None) -> None:
+                 until: Any = None, settle: bool = True) -> None:
         """One finger down at window pixel (x, y), optionally dragged, then lifted."""
         from kivy.tests.common import UnitTestTouch
 
@@ -134,6 +134,13 @@ class Finger:
                 self.pump(1)
         t.touch_up()
         self.wait(SCROLL_RELEASE_S, until)
+        if settle:
+            self.settle()
+
+    def settle(self) -> None:
+        """A ScrollView lifts a touch for its children 0.2 s later: let every such touch-up land
+        before the next tap, a screen change or a window resize."""
+        self.wait(1.0, lambda: not _pending())
 
     def tap(self, w: Any) -> None:
         """Tap a widget where it is drawn; fail if the touch did not reach it."""
@@ -176,7 +183,7 @@ class Finger:
             return False
         w.on_touch_down = probe
         try:
-            self.touch_at(x, y, until=lambda: bool(got))
+            self.touch_at(x, y, until=lambda: bool(got), settle=False)
         finally:
             del w.on_touch_down
         return bool(got)
@@ -236,6 +243,18 @@ class Finger:
         self.touch_at(x, y, until=lambda: field.focus)
         self.taps += 1
         assert field.focus, f"a touch did not focus {_name(field)}; it lands on {_name(self.hit(x, y))}"
+
+
+def _pending() -> bool:
+    """Is a clock event still due to deliver a touch (a ScrollView's delayed touch-up)?"""
+    from kivy.clock import Clock
+    from kivy.input.motionevent import MotionEvent
+
+    for ev in Clock.get_events():
+        cb = ev.get_callback()
+        if any(isinstance(a, MotionEvent) for a in getattr(cb, "args", ())):
+            return True
+    return False
 
 
 def _name(w: Any) -> str:
