@@ -171,8 +171,9 @@ class AppState:
         return AppError(self.t.error(code), code)
 
     def typed_cards(self) -> int:
-        """Cards in the hand being entered (typed or read from a photo), to offer it back."""
-        return self.draft.count() if self.pending.first is None else self.draft.count() + 1
+        """Cards in the hand being entered (typed or read from a photo), to offer it back; a
+        held first instant win counts as one, so it is offered back too."""
+        return self.draft.count() + (self.pending.first is not None)
 
     def doubt_words(self, d: Any, cards: int) -> str:
         """A doubt in the user's language, naming its cards by glyph."""

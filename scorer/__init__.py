@@ -20,7 +20,7 @@ The API (all the Kivy app needs; no Kivy here)::
     led.record_draw(s); led.record_double_instant(s, [input_a, input_b])
     led.adjust(s, reason="更正", deltas=[5, -5, 0])  # or transfers=[[0, 1, 5]]
     led.adjust(s, offender=2)                        # Guangxi 下夥: pays each other seat the minimum
-    led.undo_last(s); led.edit_hand(s, 3, new_input)
+    led.undo_last(s); led.redo_last(s); led.edit_hand(s, 3, new_input)
     st = led.state(s)    # st.dealer, st.idle (数审), st.net, st.round_totals, st.rounds, st.history
     led.settlement(s, "pairwise")                    # a preview, changes nothing
     res = led.settle(s, mode="minimal")              # locks the session; res.to_dict()
