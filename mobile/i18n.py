@@ -221,6 +221,7 @@ _S.update({
     "locked_banner": ("已结算锁定：要接着记账请点“重新打开”", "已結算鎖定：要接著記帳請點「重新打開」",
                       "Settled and locked: tap Reopen to record more hands"),
     "reopened": ("已重新打开", "已重新打開", "Reopened"),
+    "continue_short": ("继续（{n}张）", "繼續（{n}張）", "Continue ({n})"),
     "continue_hand": ("继续输入这手牌（{n}张）", "繼續輸入這手牌（{n}張）", "Continue this hand ({n} cards)"),
     "backed_up": ("已备份：{p}", "已備份：{p}", "Backed up: {p}"),
     "show_alternatives": ("另外{n}种分法", "另外{n}種分法", "{n} other ways to split the hand"),

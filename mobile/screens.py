@@ -617,7 +617,7 @@ class LedgerScreen(Base):
         ids.locked_box.shown = locked
         ids.redo_box.shown = not locked and st.can_redo()
         typed = st.typed_cards()
-        ids.manual_btn.text = t("continue_hand", n=typed) if typed else t("manual")
+        ids.manual_btn.text = t("continue_short", n=typed) if typed else t("manual")
         ids.working_box.shown = sst.hunan and bool(sst.rounds or any(sst.round_totals))
         ids.working.text = "\n".join(round_working(sst.rounds, s.players, t, sst.projected()[1])) \
             if self.show_working else ""
