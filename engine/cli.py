@@ -15,6 +15,7 @@ from .errors import ZipaiError
 from .groups import TRADITIONAL
 from .notation import format_layout, parse_layout
 from .rules import Rules
+from .scoring import SPECIAL_NAMES
 
 
 def _pad(text: str, width: int) -> str:
@@ -163,6 +164,9 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
     else:
         if result["specials"]:
             lines.append("specials: " + ", ".join(f"{s['name']} ({s['id']})" for s in result["specials"]))
+        working = [t for t in (step_text(st, unit) for st in result.get("steps", [])) if t]
+        if working:
+            lines.append("working: " + "; ".join(working))
         if rules.name == "guilin":
             lines.append(f"score: ({result['zi']} 子 + {result['xing']} 醒) × {result['fan']} 番 = "
                          f"{result['score']} per share")
@@ -172,9 +176,45 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
     lines.append(("round totals: " if rules.name == "hunan" else "payouts: ") + pays)
     for f, t, amount in result.get("transfers", []):
         lines.append(f"  seat {f} pays seat {t}: {amount}")
+    if result.get("winning_card_matters"):
+        cards = " ".join(result["winning_card_matters"])
+        lines.append(f"note: where the winning card lies changes the score ({cards}); scored as if "
+                     "every card were held: mark it with ! or give --winning-card")
     if len(result.get("alternatives", [])) > 1:
         lines.append(f"{len(result['alternatives'])} decompositions; chosen: {result['text']}")
     return "\n".join(lines)
+
+
+_HOW = {"held": "翻牌 {v}", "double": "自摸 ×2 = {v}", "double_capped": "自摸 ×2, at most 100 = {v}",
+        "plus_ten": "自摸 +10 = {v}", "discard": "点炮 +10 = {v}"}
+
+
+def step_text(st: dict[str, Any], unit: str) -> str:
+    """One step of the working in words, as a player would say it ('' for the plain ones)."""
+    code, v = st["code"], st["value"]
+    if code == "special":
+        name = SPECIAL_NAMES.get(st["id"], st["id"])
+        return f"{name} {v}" + (f" (×{st['times']})" if "times" in st else "")
+    if code == "normal":
+        return _HOW[st["how"]].format(v=v)
+    if code == "bonus":
+        return f"+{v} on {SPECIAL_NAMES.get(st['on'], st['on'])}"
+    if code == "discarder":
+        return f"discarder seat {st['seat']} {v:+d}"
+    if code == "idle":
+        return f"数审 seat {st['seat']} +{v} (half of {st['of']}, to tens)"
+    if code == "zi":
+        return f"{v} 子 ({st['step']} {unit} a 子)"
+    if code == "xing":
+        return f"{v} 醒"
+    if code == "fan":
+        names = "+".join(SPECIAL_NAMES.get(i, i) for i in st["items"]) or "none"
+        return f"+{v} 子 ({names})" if st.get("as_zi") else f"{v} 番 ({names})"
+    if code == "pay":
+        who = ", ".join(f"seat {s}" for s in st["seats"])
+        return f"{who} pay{'s' if len(st['seats']) == 1 else ''} {v}" + \
+            (f" (×{st['times']})" if st["times"] > 1 else "")
+    return ""
 
 
 def _jsonl(args: argparse.Namespace, over: dict[str, Any]) -> int:

@@ -12,7 +12,7 @@ import dataclasses
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -30,11 +30,17 @@ class Options:
     xing: tuple[str, ...] = ("up", "down")
     fan_as_zi: bool = False
     dealer_rotation: str = "winner"
+    rules_version: int = 2
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["xing"] = list(self.xing)
         return out
+
+    @cached_property
+    def items(self) -> tuple[tuple[str, Any], ...]:
+        """The options as (key, value) pairs, computed once per options object."""
+        return tuple((f.name, getattr(self, f.name)) for f in dataclasses.fields(self))
 
 
 @dataclass(frozen=True)
@@ -46,9 +52,9 @@ class Rules:
     source: str = ""  # where it came from: a preset name or a TOML path
 
     KEYS: ClassVar[dict[str, frozenset[str]]] = {
-        "hunan": frozenset({"minimum", "self_draw", "piao", "dealer_rotation"}),
-        "guangxi": frozenset({"minimum", "tianhu_multiplier", "dealer_rotation"}),
-        "guilin": frozenset({"minimum", "xing", "fan_as_zi", "dealer_rotation"}),
+        "hunan": frozenset({"minimum", "self_draw", "piao", "dealer_rotation", "rules_version"}),
+        "guangxi": frozenset({"minimum", "tianhu_multiplier", "dealer_rotation", "rules_version"}),
+        "guilin": frozenset({"minimum", "xing", "fan_as_zi", "dealer_rotation", "rules_version"}),
     }
     PLAYERS: ClassVar[dict[str, tuple[int, int]]] = {
         "hunan": (2, 4), "guangxi": (2, 3), "guilin": (2, 3),
@@ -75,15 +81,20 @@ class Rules:
         return {"preset": self.name, "options": _options_dict(self.options)}
 
 
-@lru_cache(maxsize=256)
-def _options_frozen(options: Options) -> tuple[tuple[str, Any], ...]:
-    return tuple(options.to_dict().items())
-
-
 def _options_dict(options: Options) -> dict[str, Any]:
-    """A fresh dict of the options (cached work: this is on the scoring hot path)."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in _options_frozen(options)}
+    """A fresh dict of the options (this is on the scoring hot path: the items are kept)."""
+    out = dict(options.items)
+    out["xing"] = list(options.xing)  # the one list among the values
+    return out
 
+
+# The engine's readings of the sources, numbered so a ledger replays a session under the
+# rules it was recorded with. 1: before the corrections of 2026-12 (a fourth card may join
+# any table triple when it came from another player and never when self-drawn; a Hunan
+# discarder loses the whole score; 数审 takes half rounded to a point; 自摸 doubles uncapped).
+# 2: RULINGS sections 5 and 6 as they stand.
+RULES_VERSIONS = {1: "before 2026-12", 2: "2026-12"}
+CURRENT_RULES_VERSION = 2
 
 PRESETS: dict[str, Rules] = {
     "hunan": Rules("hunan", Options(), source="hunan"),  # minimum follows the seat count
@@ -131,6 +142,10 @@ def _check_option(preset: str, key: str, value: Any, where: str) -> Any:
     if key == "fan_as_zi":
         if not isinstance(value, bool):
             raise RulesError(f"option 'fan_as_zi' must be true or false, got {value!r}")
+        return value
+    if key == "rules_version":
+        if isinstance(value, bool) or not isinstance(value, int) or value not in RULES_VERSIONS:
+            raise RulesError(f"option 'rules_version' must be one of {sorted(RULES_VERSIONS)}, got {value!r}")
         return value
     if key == "dealer_rotation":
         if value not in ("winner", "next_seat"):

@@ -134,7 +134,8 @@ def history_text(st: SessionState) -> str:
 
 def state_text(st: SessionState, history: bool = True) -> str:
     s = st.session
-    opts = ", ".join(f"{k}={v}" for k, v in s.options.items() if v is not None and k in _keys(s.preset))
+    shown = {**s.options, "rules_version": s.rules_version}
+    opts = ", ".join(f"{k}={v}" for k, v in shown.items() if v is not None and k in _keys(s.preset))
     lines = [f"session {s.id} {s.name!r}: {RULES.get(s.preset, s.preset)} ({s.source}; {opts}), "
              f"stake {s.stake} per point, {st.hands} hands" + ("  [settled]" if st.locked else "")]
     rows = []

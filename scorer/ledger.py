@@ -519,8 +519,10 @@ class Ledger:
             new_name = _name(name or meta["name"], "session name")
             players = [_name(p, "player name") for p in meta["players"]]
             preset = rules["preset"]
-            r = get_rules(preset, {k: v for k, v in rules["options"].items()
-                                   if k in Rules.KEYS.get(preset, ()) and v is not None})
+            opts = {k: v for k, v in rules["options"].items()
+                    if k in Rules.KEYS.get(preset, ()) and v is not None}
+            opts.setdefault("rules_version", 1)  # an export from before versions were recorded
+            r = get_rules(preset, opts)
         except (KeyError, TypeError) as exc:
             raise LedgerError(f"the export is missing a field: {exc}", code="bad_import") from None
         except ZipaiError as exc:
