@@ -62,3 +62,13 @@ def test_an_old_export_imports_under_the_old_rules(tmp_path: Path) -> None:
     assert t.rules_version == 1
     assert other.state(t).history[0].payouts == [-28, 0, 28]
     assert other.state(t).round_totals == led.state(s).round_totals
+
+
+def test_session_show_names_the_rules_version(tmp_path: Path) -> None:
+    from zipai.scorer.cli import state_text
+
+    led = new_ledger(tmp_path)
+    new = led.new_session("新", "hunan", ["甲", "乙", "丙"])
+    old = led.new_session("旧", "hunan", ["甲", "乙", "丙"], options={"rules_version": 1})
+    assert "rules_version=2" in state_text(led.state(new)).splitlines()[0]
+    assert "rules_version=1" in state_text(led.state(old)).splitlines()[0]
