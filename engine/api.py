@@ -118,6 +118,7 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
     if idle is not None and idle in (winner, discarder):
         raise InputError(f"seat {idle} is 数审 (sits out this hand) and cannot win or discard",
                          code="bad_seat")
+    known = _CARD_BY_TEXT
     raw_groups = obj.get("groups") or []
     if not isinstance(raw_groups, list):
         raise InputError("field 'groups' must be a list of {cards, state} objects")
@@ -125,7 +126,8 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
     for n, g in enumerate(raw_groups):
         if not isinstance(g, Mapping) or not isinstance(g.get("cards"), list):
             raise InputError(f"groups[{n}] must be an object with a 'cards' list")
-        cards = [_card(c, f"groups[{n}].cards", k) for k, c in enumerate(g["cards"])]
+        cards = [known[c] if isinstance(c, str) and c in known else _card(c, f"groups[{n}].cards", k)
+                 for k, c in enumerate(g["cards"])]
         try:
             groups.append(Group(cards, g.get("state", "open")))
         except GroupError as exc:
@@ -133,7 +135,6 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
     raw_hand = obj.get("hand") or []
     if not isinstance(raw_hand, list):
         raise InputError("field 'hand' must be a list of cards")
-    known = _CARD_BY_TEXT
     hand = tuple([known[c] if isinstance(c, str) and c in known else _card(c, "hand", n)
                   for n, c in enumerate(raw_hand)])
     check_deck_limits([c for g in groups for c in g.cards] + list(hand))
