@@ -345,6 +345,10 @@ def result_json(hand: Hand, best: Candidate | None, cands: list[Candidate]) -> d
 
 def score(obj: Any, rules: str | Rules | None = None) -> dict[str, Any]:
     """Score one input object; raises a ``ZipaiError`` (a ValueError) on bad input."""
+    if isinstance(obj, Mapping) and "total" in obj:  # entered by total: no cards to lay out
+        from .total import score_total
+
+        return score_total(obj, rules)
     hand = parse_input(obj, rules)
     best, cands = evaluate(hand)
     return result_json(hand, best, cands)
