@@ -127,6 +127,10 @@ class CaptureScreen(Base):
         self.media: Any = None
         self.android = on_android()
 
+    def on_kv_post(self, base_widget: Any) -> None:
+        # Kivy's list rows are 24 px at density 1: too small to hit with a finger
+        self.ids.chooser.layout.bind(on_entry_added=lambda _l, entry, *_: setattr(entry, "height", dp(44)))
+
     # ------------------------------------------------------------ the camera
     def on_enter(self, *_: Any) -> None:
         self.start_camera()
@@ -168,6 +172,9 @@ class CaptureScreen(Base):
             self.camera = None
 
     def _tick(self, _dt: float) -> None:
+        if _app() is None:  # the app has stopped: let the camera go
+            self.stop_camera()
+            return
         if self.camera is None or self.reader is None:
             return
         try:
