@@ -261,6 +261,9 @@ class CaptureScreen(Base):
                 _app().notify(t("pick_photo"))
                 return
             path = sel[0]
+        self.stop_camera()  # the live read and the photo's scan share the detector
         _app().notify(t("scanning"))
         if _app().guard(self.state.load_photo, path) is not None:
             _app().go("review")
+        else:  # the photo was refused (the status line says why): the preview goes on
+            self.start_camera()

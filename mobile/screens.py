@@ -551,6 +551,8 @@ class HandScreen(Base):
         self.ids.photo.opacity = 1 if photo else 0
         if e.photo and not photo:
             box.add_widget(Txt(text=t("photo_deleted")))
+        if e.entered_by == "total":
+            box.add_widget(Txt(text=f"{t('by_total')}: {e.points} {Rules.UNIT[s.preset]}"))
         for g in e.groups:
             name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(s.preset, t.traditional)
             box.add_widget(Txt(text=f"{name}  {_cards_text(g['cards'])}  {t('points', n=g['points'])}"))

@@ -155,11 +155,14 @@ def finger(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
     def scanner(path: str) -> Any:
         shots.append(path)
+        if path.endswith("broken.jpg"):
+            raise ValueError(f"{path}: cannot decode image (the file is truncated)")
         return sc
 
     home = base / "home"
     (home / "图片").mkdir(parents=True)
     Image.fromarray(frame).save(home / "图片" / "table.jpg", quality=90)
+    (home / "图片" / "broken.jpg").write_bytes(b"\xff\xd8 truncated")
     mp = pytest.MonkeyPatch()
     mp.setenv("HOME", str(home))
     mp.delenv("XDG_CONFIG_HOME", raising=False)
@@ -246,9 +249,14 @@ def test_the_picker_opens_the_pictures_folder_in_chinese(finger: Finger) -> None
     texts = {getattr(w, "text", "") for w in chooser.walk()}
     assert {"文件名", "大小"} <= texts and not {"Name", "Size"} & texts
     f.pump(5)
-    entry = next(w for w in chooser.walk() if getattr(w, "path", "").endswith("table.jpg")
-                 and w.__class__.__name__ == "FileListEntry")
-    f.tap(entry)
+
+    def entry(name: str) -> Any:
+        return next(w for w in chooser.walk() if getattr(w, "path", "").endswith(name)
+                    and w.__class__.__name__ == "FileListEntry")
+    f.tap(entry("broken.jpg"))
+    f.tap_text("use_photo")
+    assert f.screen.name == "capture" and "truncated" in f.app.status  # refused in one line
+    f.tap(entry("table.jpg"))
     assert chooser.selection and chooser.selection[0].endswith("table.jpg")
     f.tap_text("use_photo")
     assert f.screen.name == "review" and f.shots[-1].endswith("table.jpg")

@@ -186,6 +186,7 @@ def test_guilin_counts_xing_and_edit_reopens_the_total(finger: Finger) -> None:
     line = next(w for w in f.screen.ids.history.children if f.app.state.t("by_total") in w.text)
     f.tap(line)
     assert f.screen.name == "hand"
+    assert f"{f.app.state.t('by_total')}: 18 胡" in f.labels()
     f.tap_text("edit")
     assert f.screen.name == "quick" and f.screen.total_text == "18"
     f.tap(f.screen.keys["del"])
