@@ -125,6 +125,7 @@ class CaptureScreen(Base):
         self.make_reader: Any = None  # tests may put their own reader here; default: the detector
         self._tick_ev: Any = None
         self.media: Any = None
+        self.granted = False  # Android: the camera and photo permissions
         self.android = on_android()
 
     def on_kv_post(self, base_widget: Any) -> None:
@@ -225,15 +226,27 @@ class CaptureScreen(Base):
         self._android(lambda m: m.pick_photo(self.state.data_dir / "photos", self._got))
 
     def _android(self, call: Any) -> None:
+        """Run ``call(media)`` once the camera and photo permissions are granted."""
+        t = self.state.t
         try:
             if self.media is None:
                 self.media = android_media()
+            if not self.granted:
                 from android.permissions import request_permissions as ask  # type: ignore[import-not-found]
 
-                request_permissions(self.media.sdk, ask)
+                request_permissions(self.media.sdk, ask,
+                                    lambda ok: Clock.schedule_once(lambda _dt: self._granted(ok, call), 0))
+                return
             call(self.media)
         except (MediaError, ImportError) as exc:
-            _app().notify(self.state.t("error", msg=str(exc)))
+            _app().notify(t("error", msg=str(exc)))
+
+    def _granted(self, ok: bool, call: Any) -> None:
+        self.granted = ok
+        if ok:
+            self._android(call)
+        else:
+            _app().notify(self.state.t("error", msg=self.state.t("permission_refused")))
 
     def _got(self, path: Path | None) -> None:
         if path is not None:  # the result comes on Android's thread: use it on Kivy's

@@ -12,6 +12,7 @@ path (vision/) never need it.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import deque
@@ -32,6 +33,7 @@ class CaptureError(ValueError):
 
 
 def _cv2() -> Any:
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")  # a missing device is our one line, not its log
     try:
         import cv2
     except ImportError:

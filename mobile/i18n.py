@@ -209,6 +209,7 @@ _S.update({
     "record_total": ("记账", "記帳", "Record"),
     "by_total": ("按总数", "按總數", "by total"),
     "share": ("分享", "分享", "Share"),
+    "permission_refused": ("没有相机或相册权限", "沒有相機或相簿權限", "Camera or photo permission refused"),
     "shared_to": ("已存到图片：{p}", "已存到圖片：{p}", "Saved in Pictures: {p}"),
 })
 

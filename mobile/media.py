@@ -183,12 +183,14 @@ def android_media() -> AndroidMedia:
     return AndroidMedia(autoclass, autoclass("org.kivy.android.PythonActivity").mActivity, act.bind)
 
 
-def request_permissions(sdk: int, ask: Callable[[list[str]], None]) -> list[str]:
-    """What the app asks for at run time: the camera, and the photos (Android 13+ by
-    READ_MEDIA_IMAGES, before that READ_EXTERNAL_STORAGE)."""
+def request_permissions(sdk: int, ask: Callable[..., None], then: Callable[[bool], None]) -> list[str]:
+    """Ask for the camera and the photos (Android 13+ by READ_MEDIA_IMAGES, before that
+    READ_EXTERNAL_STORAGE), then call ``then(all granted)``: an app that declares CAMERA may not
+    start the system camera before the player grants it. ``ask`` is p4a's
+    ``android.permissions.request_permissions(permissions, callback)``."""
     photos = "READ_MEDIA_IMAGES" if sdk >= 33 else "READ_EXTERNAL_STORAGE"
     wanted = ["android.permission.CAMERA", f"android.permission.{photos}"]
-    ask(wanted)
+    ask(wanted, lambda _perms, grants: then(bool(grants) and all(grants)))
     return wanted
 
 

@@ -275,3 +275,51 @@ def test_settlement_share_lands_in_the_pictures_folder(finger: Finger) -> None:
     assert pics == ["zipai-share.png", "zipai-share.txt"]
     assert "乙: +" in (f.home / "图片" / "zipai-share.txt").read_text(encoding="utf-8")
     assert str(f.home / "图片") in f.app.status
+
+
+def test_android_camera_and_picker_by_touch(finger: Finger, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The capture screen as on a phone: the shutter asks for the permissions, then opens the
+    system camera; 相册 opens the picker; each result comes back to the review (JVM stood in for)."""
+    import types
+
+    from test_mobile_media import Activity, Data, autoclass
+
+    from zipai.mobile.media import REQUEST_CAMERA, REQUEST_PICK, RESULT_OK, AndroidMedia
+
+    f = finger
+    sized(f, (360, 780))
+    session(f, "phone")
+    scr = f.app.sm.get_screen("capture")
+    jpeg = (f.home / "图片" / "table.jpg").read_bytes()
+    act = Activity(jpeg, "image/jpeg")
+    bound: dict[str, Any] = {}
+    asked: list[list[str]] = []
+    fake = types.ModuleType("android.permissions")
+    fake.request_permissions = lambda perms, cb: (asked.append(perms), cb(perms, [True] * len(perms)))
+    monkeypatch.setitem(sys.modules, "android", types.ModuleType("android"))
+    monkeypatch.setitem(sys.modules, "android.permissions", fake)
+    scr.android, scr.granted = True, False
+    scr.media = AndroidMedia(autoclass, act, lambda **kw: bound.update(kw), sdk=34)
+    try:
+        f.tap_text("capture")
+        assert f.screen is scr and scr.has_camera and scr.camera is None  # no OpenCV on a phone
+        f.tap(scr.ids.shutter)
+        assert asked and "android.permission.READ_MEDIA_IMAGES" in asked[0]
+        assert act.started[-1][1] == REQUEST_CAMERA
+        dest = scr.state.data_dir / "photos" / "camera.jpg"
+        dest.write_bytes(jpeg)  # the camera app writes the photo
+        bound["on_activity_result"](REQUEST_CAMERA, RESULT_OK, Data(None))
+        f.pump(3)
+        assert f.screen.name == "review" and f.shots[-1] == str(dest)
+        f.app.go("capture")
+        f.pump(3)
+        f.tap_text("gallery")
+        assert act.started[-1][1] == REQUEST_PICK and len(asked) == 1  # asked once
+        bound["on_activity_result"](REQUEST_PICK, RESULT_OK, Data("content://media/7"))
+        f.pump(3)
+        assert f.screen.name == "review" and f.shots[-1].endswith("picked.jpg")
+        assert Path(f.shots[-1]).read_bytes() == jpeg
+    finally:
+        scr.android, scr.media = False, None
+        f.app.go("ledger")
+        f.pump(2)

@@ -198,8 +198,15 @@ def test_the_share_sheet_gets_the_text_and_the_picture(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("sdk", "photos"), [(34, "READ_MEDIA_IMAGES"), (32, "READ_EXTERNAL_STORAGE")])
 def test_runtime_permissions_follow_the_android_version(sdk: int, photos: str) -> None:
     asked: list[list[str]] = []
-    request_permissions(sdk, asked.append)
+    answers: list[bool] = []
+
+    def ask(perms: list[str], callback: Any) -> None:  # p4a answers once the player has chosen
+        asked.append(perms)
+        callback(perms, [True] * len(perms))
+        callback(perms, [True, False])
+    request_permissions(sdk, ask, answers.append)
     assert asked == [["android.permission.CAMERA", f"android.permission.{photos}"]]
+    assert answers == [True, False]
 
 
 def test_the_spec_and_the_hook_declare_what_the_seam_uses(tmp_path: Path) -> None:
