@@ -24,7 +24,7 @@ from kivy.uix.label import Label
 from kivy.uix.widget import Widget
 
 from .android_ort import on_android
-from .capture import CaptureError, CvCamera, LiveReader, Reader, Seen, detector_reader
+from .capture import CaptureError, CvCamera, LiveReader, Seen, detector_reader
 from .media import MediaError, android_media, pictures_dir, request_permissions
 from .screens import Base
 from .widgets import INK_BLACK, INK_RED, face_text
@@ -122,7 +122,6 @@ class CaptureScreen(Base):
         super().__init__(**kw)
         self.camera: CvCamera | None = None
         self.reader: LiveReader | None = None
-        self.make_reader: Any = None  # tests may put their own reader here; default: the detector
         self._tick_ev: Any = None
         self.media: Any = None
         self.granted = False  # Android: the camera and photo permissions
@@ -154,8 +153,7 @@ class CaptureScreen(Base):
                 self.live_text = t("camera_error", msg=str(exc))
                 return
         if self.reader is None:
-            read: Reader = (self.make_reader or (lambda: detector_reader(shared_detector())))()
-            self.reader = LiveReader(read)
+            self.reader = LiveReader(detector_reader(shared_detector()))
         self.has_camera = True
         self.live_text = t("frame_hint")
         if self._tick_ev is None:
