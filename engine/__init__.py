@@ -5,9 +5,11 @@ from .cards import ALL_CARDS, Card, parse_cards
 from .errors import CardError, GroupError, InputError, RulesError, ZipaiError
 from .groups import Group, Kind, State
 from .rules import PRESETS, Options, Rules, get_rules, load_rules_file
+from .total import score_total
 
 __all__ = [
     "ALL_CARDS", "PRESETS", "Card", "CardError", "Group", "GroupError", "Hand", "InputError",
     "Kind", "Options", "Rules", "RulesError", "State", "ZipaiError", "get_rules",
     "load_rules_file", "parse_cards", "parse_input", "score", "score_json", "score_simultaneous",
+    "score_total",
 ]

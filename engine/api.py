@@ -454,6 +454,10 @@ def winning_card_matters(hand: Hand, cands: list[Candidate], search: _Search | N
 
 def score(obj: Any, rules: str | Rules | None = None) -> dict[str, Any]:
     """Score one input object; raises a ``ZipaiError`` (a ValueError) on bad input."""
+    if isinstance(obj, Mapping) and "total" in obj:  # entered by total: no cards to lay out
+        from .total import score_total
+
+        return score_total(obj, rules)
     hand = parse_input(obj, rules)
     search = _Search.of(hand)
     best, cands = evaluate(hand, search)

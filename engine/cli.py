@@ -137,7 +137,8 @@ def _loads(text: str, where: str) -> Any:
 
 def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = False) -> str:
     """A readable breakdown with Chinese names, points per group, specials and payouts."""
-    hand = parse_input(obj)
+    by_total = result.get("entered_by") == "total"
+    hand = parse_input({k: v for k, v in obj.items() if k != "total" and not (by_total and k == "xing")})
     rules = hand.rules
     unit = Rules.UNIT[rules.name]
     ctx = hand.ctx
@@ -146,7 +147,8 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
         how += f" from seat {ctx.discarder}"
     lines = [f"{Rules.TITLE[rules.name]} ({rules.name}) · {ctx.players} players · dealer seat "
              f"{ctx.dealer} · seat {ctx.winner} wins by {how}",
-             "layout: " + format_layout(hand.groups, hand.hand, hand.winning_card)]
+             f"entered by total: {result['points']} {unit} (minimum {rules.minimum(ctx.players)})"
+             if by_total else "layout: " + format_layout(hand.groups, hand.hand, hand.winning_card)]
     if result["groups"]:
         lines.append("")
         for g in result["groups"]:

@@ -193,6 +193,29 @@ _S: dict[str, tuple[str, str, str]] = {
     "scanning": ("识别中…", "識別中…", "Reading the photo…"),
 }
 
+# the camera, quick entry by total and sharing (issue 47, items 5, 6 and 9)
+_S.update({
+    "gallery": ("相册", "相簿", "Gallery"),
+    "camera_source": ("相机：编号（0、1…）或视频文件", "相機：編號（0、1…）或影片檔",
+                      "Camera: a number (0, 1, …) or a video file"),
+    "set": ("设定", "設定", "Set"),
+    "camera_set": ("相机：{s}", "相機：{s}", "Camera: {s}"),
+    "camera_error": ("相机不可用：{msg}", "相機不可用：{msg}", "No camera: {msg}"),
+    "live_read": ("读到 {n} 张牌、{b} 张背面 · 每秒读 {r} 次", "讀到 {n} 張牌、{b} 張背面 · 每秒讀 {r} 次",
+                  "{n} cards and {b} backs read · {r} reads a second"),
+    "file_name": ("文件名", "檔名", "Name"),
+    "file_size": ("大小", "大小", "Size"),
+    "quick": ("按总数记", "按總數記", "Enter a total"),
+    "quick_title": ("按总数记一手", "按總數記一手", "A hand by its total"),
+    "total_label": ("胡息总数", "胡息總數", "Total"),
+    "xing_count": ("醒数", "醒數", "醒 count"),
+    "record_total": ("记账", "記帳", "Record"),
+    "by_total": ("按总数", "按總數", "by total"),
+    "share": ("分享", "分享", "Share"),
+    "permission_refused": ("没有相机或相册权限", "沒有相機或相簿權限", "Camera or photo permission refused"),
+    "shared_to": ("已存到图片：{p}", "已存到圖片：{p}", "Saved in Pictures: {p}"),
+})
+
 _SPECIALS: dict[str, tuple[str, str, str]] = {
     "tianfu": ("天福", "天福", "天福 (dealt win)"), "difu": ("地福", "地福", "地福 (first discard)"),
     "wufu": ("乌福", "烏福", "乌福 (no red)"), "hongfu": ("红福", "紅福", "红福 (many red)"),

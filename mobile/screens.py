@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.metrics import dp, sp
-from kivy.properties import BooleanProperty, StringProperty
+from kivy.properties import StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.screenmanager import Screen
@@ -205,66 +205,6 @@ class StartScreen(Base):
         if s is not None:
             self.ids.name.text = ""
             _app().go("ledger")
-
-
-# ---------------------------------------------------------------- capture
-class CaptureScreen(Base):
-    """Camera preview with a shutter, framing guide and flash, or a photo picked from files."""
-
-    has_camera = BooleanProperty(False)
-
-    def __init__(self, **kw: Any) -> None:
-        super().__init__(**kw)
-        self.camera: Any = None
-        self.flash_on = False
-
-    def on_enter(self, *_: Any) -> None:
-        self.start_camera()
-
-    def on_leave(self, *_: Any) -> None:
-        if self.camera is not None:
-            self.camera.play = False
-
-    def start_camera(self) -> None:
-        """A live preview where Kivy has a camera provider (Android, desktop with a webcam)."""
-        if self.camera is None:
-            from .camera import open_camera
-
-            w, h = (int(v) for v in self.state.settings.camera.split("x"))
-            self.camera = open_camera((w, h))
-            if self.camera is not None:
-                self.ids.preview.add_widget(self.camera, index=len(self.ids.preview.children))
-        self.has_camera = self.camera is not None
-        if self.camera is not None:
-            self.camera.play = True
-
-    def refresh(self) -> None:
-        chooser = self.ids.chooser
-        if not chooser.path or not Path(chooser.path).is_dir():
-            chooser.path = str(Path.home())
-
-    def shoot(self) -> None:
-        if self.camera is None:
-            return
-        dest = self.state.data_dir / "photos" / "capture.png"
-        self.camera.export_to_png(str(dest))
-        self.use(str(dest))
-
-    def toggle_flash(self) -> None:
-        from .camera import set_flash
-
-        self.flash_on = set_flash(self.camera, not self.flash_on)
-
-    def use(self, path: str | None = None) -> None:
-        if path is None:
-            sel = self.ids.chooser.selection
-            if not sel:
-                _app().notify(tr("pick_photo"))
-                return
-            path = sel[0]
-        _app().notify(tr("scanning"))
-        if _app().guard(self.state.load_photo, path) is not None:
-            _app().go("review")
 
 
 # ---------------------------------------------------------------- review / manual
@@ -507,7 +447,8 @@ def _entry_line(e: Any, names: tuple[str, ...], t: Any) -> str:
     if e.kind == "hand":
         who = names[e.winners[0]] if e.winners else "?"
         how = t(e.won_by) if e.won_by else ""
-        return f"{t('hand_no', n=e.no)} · {who} {how} · {e.score}"
+        by_total = f" · {t('by_total')}" if getattr(e, "entered_by", "") == "total" else ""
+        return f"{t('hand_no', n=e.no)} · {who} {how} · {e.score}{by_total}"
     if e.kind == "draw":
         return f"{t('hand_no', n=e.no)} · {t('draw_entry')}"
     if e.kind == "double":
@@ -610,6 +551,8 @@ class HandScreen(Base):
         self.ids.photo.opacity = 1 if photo else 0
         if e.photo and not photo:
             box.add_widget(Txt(text=t("photo_deleted")))
+        if e.entered_by == "total":
+            box.add_widget(Txt(text=f"{t('by_total')}: {e.points} {Rules.UNIT[s.preset]}"))
         for g in e.groups:
             name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(s.preset, t.traditional)
             box.add_widget(Txt(text=f"{name}  {_cards_text(g['cards'])}  {t('points', n=g['points'])}"))
@@ -623,6 +566,12 @@ class HandScreen(Base):
         self.ids.delphoto.disabled = photo is None
 
     def edit(self) -> None:
+        e = self.entry()
+        if e is not None and e.entered_by == "total":  # typed as a total: edit it where it was typed
+            from .quick import open_quick
+
+            open_quick(_app(), e)
+            return
         if _app().guard(self.state.edit, self.no) is not None:
             _app().go("manual")
 
@@ -682,15 +631,29 @@ class SettleScreen(Base):
                 Clipboard.copy(self.state.settlement_text(self.mode))
             except Exception:
                 pass
-            _app().notify(tr("saved_to", p=p))
+            self._share([p])
 
     def share_image(self) -> Path:
         s = self.state.need_session()
         p = self.state.data_dir / "shared" / f"settlement-{s.id}.png"
         p.parent.mkdir(exist_ok=True)
         self.ids.body.export_to_png(str(p))
-        _app().notify(tr("saved_to", p=p))
+        self._share([p])
         return p
+
+    def _share(self, files: list[Path]) -> None:
+        """Android: the share sheet (WeChat…); desktop: copies in the pictures folder."""
+        from .android_ort import on_android
+        from .media import MediaError, share
+
+        st = self.state
+        try:
+            out = share(st.settlement_text(self.mode), files, st.need_session().name, st.t("share"),
+                        on_android())
+        except MediaError as exc:
+            _app().notify(st.t("error", msg=str(exc)))
+            return
+        _app().notify(st.t("shared_to", p=", ".join(str(p) for p in out)) if out else st.t("share"))
 
 
 # ---------------------------------------------------------------- settings
@@ -726,5 +689,5 @@ class SettingsScreen(Base):
             _app().notify(tr("restored", p=p))
 
 
-__all__ = ["CaptureScreen", "HandScreen", "LedgerScreen", "ManualScreen", "ResultScreen",
+__all__ = ["HandScreen", "LedgerScreen", "ManualScreen", "ResultScreen",
            "ReviewScreen", "SettingsScreen", "SettleScreen", "StartScreen", "WinScreen"]

@@ -112,7 +112,7 @@ def _entry_line(st: SessionState, e: Entry) -> list[Any]:
         if e.discarder is not None:
             how += f"({p[e.discarder]})"
         specials = " ".join(sp["name"] for sp in e.specials)
-        what = f"{who} {how}"
+        what = f"{who} {how}" + (" [按总数]" if e.entered_by == "total" else "")
     elif e.kind == "draw":
         what, specials = "流局", e.reason
     else:

@@ -146,6 +146,7 @@ class Entry:
     output: Any = None
     edited_by: int | None = None
     created_at: str = ""
+    entered_by: str = "cards"  # "total": typed as a 福/油/胡 total, no cards (engine/total.py)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k != "round_closed"}
@@ -333,6 +334,7 @@ class Replayer:
         entry.points, entry.score = out["points"], out["score"]
         entry.specials, entry.text, entry.groups = out["specials"], out.get("text", ""), out["groups"]
         entry.payouts, entry.transfers = list(out["payouts"]), [list(t) for t in out["transfers"]]
+        entry.entered_by = "total" if "total" in raw else "cards"
 
     def _double(self, entry: Entry, ev: Event, where: str) -> None:
         s = self.state.session
