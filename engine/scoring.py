@@ -302,7 +302,9 @@ def fan_items(ctx: Context, instant: bool) -> list[str]:
 
 
 def settle_guilin(base: int, cards: list[int], ctx: Context, rules: Rules,
-                  instant: bool = False, explain: bool = False) -> Outcome:
+                  instant: bool = False, explain: bool = False, xing: int | None = None) -> Outcome:
+    """Each loser's share (子 + 醒) × 番; ``xing`` is a 醒 already counted (a hand entered by
+    its total), else it is counted on ``cards`` against the turned cards."""
     minimum = rules.minimum(ctx.players)
     steps = [step("points", base), step("minimum", minimum, reached=instant or base >= minimum)
              ] if explain else []
@@ -312,7 +314,8 @@ def settle_guilin(base: int, cards: list[int], ctx: Context, rules: Rules,
     zi = zi_of(base, minimum)
     if instant:
         zi = max(zi, 1)
-    xing = xing_count(cards, ctx, rules)
+    if xing is None:
+        xing = xing_count(cards, ctx, rules)
     items = fan_items(ctx, instant)
     if rules.options.fan_as_zi:
         fan = 1

@@ -6,7 +6,6 @@ import pytest
 from conftest import layout
 
 from zipai.engine import InputError, ZipaiError, score, score_total
-from zipai.engine.total import idle_share
 
 L1 = "d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8"  # 18 points, 7 red cards
 
@@ -86,11 +85,6 @@ def test_hunan_plus_ten_option():
     r = by_total("hunan", 18, "self_draw", options={"self_draw": "plus_ten"})
     assert r["score"] == 28
     assert {"code": "normal", "value": 28, "how": "plus_ten"} in r["steps"]
-
-
-@pytest.mark.parametrize(("score_", "half"), [(110, 60), (26, 10), (30, 20), (25, 10), (35, 20), (0, 0)])
-def test_idle_share_rounds_to_tens_halves_up(score_, half):
-    assert idle_share(score_) == half
 
 
 def test_hunan_four_players_idle_and_discarder():
