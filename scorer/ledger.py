@@ -5,31 +5,34 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 import sqlite3
 import threading
+import time
+import unicodedata
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from copy import copy
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation, localcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
-from zipai.engine import Rules, ZipaiError, get_rules
+from zipai.engine import PRESETS, Rules, ZipaiError, get_rules
 
 from . import db
-from .errors import LedgerError, LockedSession, NotALedger, UnknownSession
+from .errors import DamagedData, LedgerError, LockedSession, NotALedger, UnknownSession
 from .settle import balances, minimal_transfers, pairwise
 from .state import (
     LEDGER_FIELDS,
+    PLAY_KINDS,
     Entry,
     Event,
     Replayer,
     Round,
     SessionInfo,
     SessionState,
-    replay,
     score_double,
     score_hand,
 )
@@ -39,6 +42,17 @@ SessionRef = int | str | SessionInfo | None
 EXPORT_FORMAT = "zipai-ledger-session"
 EXPORT_VERSION = 1
 _EVENT_COLS = "id, kind, target, data, options, photo, created_at"
+
+# Bounds on what a user or a file may give: beyond them a session could never be settled
+# (money is points × stake in exact decimals) or a command could recurse without end.
+MAX_STAKE = Decimal(1_000_000)
+STAKE_PLACES = 4  # decimals of a stake
+MAX_POINTS = 1_000_000  # one seat's change in one adjustment, or one transfer
+MAX_NAME = 60  # characters of a player or session name
+MAX_TEXT = 200  # characters of a note or a reason
+MAX_PATH = 4096  # characters of a stored photo path
+MAX_DEPTH = 64  # nesting of a JSON hand or export
+SALVAGE_HINT = "'zipai session export' salvages the readable events"
 
 
 @dataclass
@@ -53,7 +67,7 @@ class Settlement:
     locked: bool
 
     def money(self, points: int) -> Decimal:
-        return points * self.session.stake
+        return money(points, self.session.stake)
 
     def to_dict(self) -> dict[str, Any]:
         s = self.session
@@ -69,9 +83,18 @@ class Settlement:
         }
 
 
+def money(points: int, stake: Decimal) -> Decimal:
+    """points × stake, exact: the context holds every digit of the product."""
+    with localcontext() as ctx:
+        ctx.prec = len(str(abs(points))) + len(stake.as_tuple().digits) + 8
+        return points * stake
+
+
 def _money(d: Decimal) -> str:
     """Money as text with two decimals (exact, no float rounding)."""
-    return str(d.quantize(Decimal("0.01")))
+    with localcontext() as ctx:
+        ctx.prec = max(28, d.adjusted() + 8)
+        return str(d.quantize(Decimal("0.01")))
 
 
 def _dumps(obj: Any) -> str:
@@ -86,9 +109,11 @@ class Ledger:
     an edit, an import) has changed the log.
     """
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, readonly: bool = False) -> None:
+        """``readonly`` writes nothing and takes no lock: for showing and exporting."""
         self.path = Path(path) if path is not None else db.default_path()
-        self._conn = db.connect(self.path)
+        self.readonly = readonly
+        self._conn = db.connect(self.path, readonly=readonly)
         self._cache: dict[int, SessionState] = {}
         self._gen: str | None = None  # changes when a backup is restored: every cache is stale then
         self._lock = threading.RLock()
@@ -108,15 +133,28 @@ class Ledger:
             try:
                 return db.transaction(self._conn, body)  # type: ignore[return-value]
             except sqlite3.DatabaseError as exc:
-                raise LedgerError(f"{self.path}: the write failed and was rolled back ({exc})",
-                                  code="db_error") from None
+                raise self._write_error(exc) from None
+
+    def _write_error(self, exc: sqlite3.DatabaseError) -> LedgerError:
+        """A failed write, named for what it is: busy, read-only, or a damaged file."""
+        if db.is_busy(exc):
+            return db.busy(str(self.path))
+        if db.is_read_only(exc) or self.readonly:
+            return db.read_only(str(self.path))
+        return LedgerError(f"{self.path}: the write failed and was rolled back ({exc})", code="db_error")
+
+    def _read_error(self, exc: sqlite3.DatabaseError) -> LedgerError:
+        if db.is_busy(exc):
+            return db.busy(str(self.path))
+        return NotALedger(f"{self.path}: cannot read the ledger ({exc}); {SALVAGE_HINT}",
+                          code="damaged")
 
     def _q(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
             try:
                 return self._conn.execute(sql, args).fetchall()
             except sqlite3.DatabaseError as exc:
-                raise NotALedger(f"{self.path}: cannot read the ledger ({exc})") from None
+                raise self._read_error(exc) from None
 
     # ------------------------------------------------------------ roster
     def players(self) -> list[dict[str, Any]]:
@@ -200,8 +238,15 @@ class Ledger:
         cur = self._current_id()
         out = []
         for (sid,) in rows:
-            s = self.session(int(sid))
-            st = self.state(s)
+            try:
+                s = self.session(int(sid))
+                st = self.state(s)
+            except DamagedData as exc:  # one damaged session does not hide the others
+                name = self._q("SELECT name FROM sessions WHERE id = ?", (sid,))
+                out.append({"id": int(sid), "name": str(name[0][0]) if name else "", "rules": "",
+                            "players": [], "hands": None, "locked": False, "created_at": "",
+                            "current": int(sid) == cur, "projected": None, "damaged": str(exc)})
+                continue
             out.append({"id": s.id, "name": s.name, "rules": s.preset, "players": list(s.players),
                         "hands": st.hands, "locked": st.locked, "created_at": s.created_at,
                         "current": s.id == cur, "projected": st.projected()[0]})
@@ -209,7 +254,10 @@ class Ledger:
 
     def _current_id(self) -> int | None:
         row = self._q("SELECT value FROM meta WHERE key = 'current_session'")
-        return int(row[0][0]) if row else None
+        try:
+            return int(row[0][0]) if row else None
+        except ValueError:
+            return None
 
     def session(self, ref: SessionRef = None) -> SessionInfo:
         """A session by id, by name, or (``None``) the current one."""
@@ -231,17 +279,22 @@ class Ledger:
         if not row:
             raise UnknownSession(f"no session with id or name {str(ref)!r}")
         sid, name, rules_json, stake, dealer, created = row[0]
-        rules = json.loads(rules_json)
         seats = self._q("SELECT p.name FROM session_players sp JOIN players p ON p.id = sp.player_id "
                         "WHERE sp.session_id = ? ORDER BY sp.seat", (sid,))
-        return SessionInfo(int(sid), name, rules["preset"], rules["options"], rules.get("source", ""),
-                           tuple(r[0] for r in seats), Decimal(stake), int(dealer), created)
+        return _session_info(sid, name, rules_json, stake, dealer, created, [r[0] for r in seats])
 
     # ------------------------------------------------------------ derived state
     def _events(self, sid: int) -> list[Event]:
-        return [Event.from_row(r) for r in
-                self._conn.execute(f"SELECT {_EVENT_COLS} FROM events WHERE session_id = ? ORDER BY id",
-                                   (sid,))]
+        rows = self._conn.execute(f"SELECT {_EVENT_COLS} FROM events WHERE session_id = ? ORDER BY id",
+                                  (sid,)).fetchall()
+        out = []
+        for r in rows:
+            try:
+                out.append(Event.from_row(r))
+            except (ValueError, TypeError, RecursionError) as exc:
+                raise DamagedData(f"{self.path}: event {r[0]} of session {sid} is damaged "
+                                  f"({_why(exc)}); {SALVAGE_HINT}") from None
+        return out
 
     def _fresh_state(self, s: SessionInfo) -> SessionState:
         """The cached state if no event was added since, else a full replay (inside any transaction)."""
@@ -252,7 +305,7 @@ class Ledger:
         cached = self._cache.get(s.id)
         if cached is not None and cached.last_event == last and gen == self._gen:
             return cached
-        st = replay(s, self._events(s.id))
+        st = _replay(s, self._events(s.id), f"{self.path}: ", stored=True)
         self._cache[s.id] = st
         self._gen = gen
         return st
@@ -264,7 +317,7 @@ class Ledger:
             try:
                 return self._fresh_state(s)
             except sqlite3.DatabaseError as exc:
-                raise NotALedger(f"{self.path}: cannot read the ledger ({exc})") from None
+                raise self._read_error(exc) from None
 
     def history(self, ref: SessionRef = None) -> list[Entry]:
         return self.state(ref).history
@@ -282,6 +335,7 @@ class Ledger:
                 raise LockedSession(f"session {s.name!r} is settled; reopen it first "
                                     "('zipai session reopen')")
             kind, data, options, photo, target = make(st)
+            photo = _photo(photo)
             created = db.now()
             cur = self._conn.execute(
                 "INSERT INTO events(session_id, kind, target, data, options, photo, created_at) "
@@ -292,15 +346,14 @@ class Ledger:
                 nxt = _copy_state(st)
                 Replayer.resume(nxt).feed(ev)
                 return nxt
-            return replay(s, [*self._events(s.id)])
+            return _replay(s, self._events(s.id), f"{self.path}: ")
 
         with self._lock:
             try:
                 st = db.transaction(self._conn, body)
             except sqlite3.DatabaseError as exc:
                 self._cache.pop(s.id, None)
-                raise LedgerError(f"{self.path}: the write failed and was rolled back ({exc})",
-                                  code="db_error") from None
+                raise self._write_error(exc) from None
             except BaseException:
                 self._cache.pop(s.id, None)
                 raise
@@ -310,14 +363,12 @@ class Ledger:
     def _check_input(self, s: SessionInfo, raw: Any, where: str) -> dict[str, Any]:
         if not isinstance(raw, Mapping):
             raise LedgerError(f"{where}: a hand must be a JSON object", code="bad_input")
+        check_depth(raw, where)
         rules = raw.get("rules")
         if rules is not None:
-            try:
-                preset = get_rules(rules).name if isinstance(rules, str) else None
-            except ZipaiError as exc:
-                raise LedgerError(f"{where}: {exc}", code="bad_rules") from None
+            preset = preset_name(rules, where)  # a preset, never a rules file: data names no file
             if preset != s.preset:
-                raise LedgerError(f"{where}: the hand is for {preset or rules!r} rules but session "
+                raise LedgerError(f"{where}: the hand is for {preset!r} rules but session "
                                   f"{s.name!r} plays {s.preset}", code="bad_rules")
         players = raw.get("players")
         if players is not None and players != s.n:
@@ -327,6 +378,10 @@ class Ledger:
 
     def _per_hand(self, s: SessionInfo, raw: Mapping[str, Any], options: Mapping[str, Any] | None,
                   where: str) -> dict[str, Any] | None:
+        for given in (raw.get("options"), options):
+            if given is not None and not isinstance(given, Mapping):
+                raise LedgerError(f"{where}: the hand's options must be an object of option keys, "
+                                  f"not {type(given).__name__}", code="bad_rules")
         merged = {**dict(raw.get("options") or {}), **dict(options or {})}
         if not merged:
             return None
@@ -356,6 +411,7 @@ class Ledger:
 
     def record_draw(self, ref: SessionRef = None, note: str = "") -> Entry:
         """流局 / 荒莊: nobody won; nothing is paid and the dealer deals again."""
+        note = _text(note, "note")
         return self._append(ref, lambda st: ("draw", {"note": note, "dealer": st.dealer}, None, None,
                                              None)).history[-1]
 
@@ -469,113 +525,54 @@ class Ledger:
         """The session and its whole event log, plus the totals it derives to (for checking)."""
         s = self.session(ref)
         with self._lock:
-            events = self._events(s.id)
-        st = self.state(s)
-        return {
-            "format": EXPORT_FORMAT, "version": EXPORT_VERSION, "session": s.to_dict(),
-            "events": [{"id": e.id, "kind": e.kind, "target": e.target, "data": e.data,
-                        "options": e.options, "photo": e.photo, "created_at": e.created_at}
-                       for e in events],
-            "summary": {"net": st.net, "projected": st.projected()[0], "locked": st.locked,
-                        "hands": st.hands},
-        }
+            try:
+                events = self._events(s.id)
+            except sqlite3.DatabaseError as exc:
+                raise self._read_error(exc) from None
+        return _export_dict(s, events, self.state(s))
 
     def export_csv(self, ref: SessionRef = None) -> str:
         """One row per history line: who dealt and won, the score, each player's change and total."""
-        st = self.state(ref)
-        s = st.session
-        buf = io.StringIO()
-        w = csv.writer(buf)
-        total_label = "round total" if st.hunan else "total"
-        w.writerow(["no", "event", "kind", "dealer", "winner", "won_by", "from", "points", "score",
-                    "specials", "layout", "reason", "photo", "created_at",
-                    *[f"{p} change" for p in s.players], *[f"{p} {total_label}" for p in s.players],
-                    *([f"{p} round payment" for p in s.players] if st.hunan else [])])
-        for e in st.history:
-            w.writerow([e.no, e.event, e.kind, s.players[e.dealer],
-                        " ".join(s.players[i] for i in e.winners), e.won_by or "",
-                        s.players[e.discarder] if e.discarder is not None else "", e.points, e.score,
-                        " ".join(sp["name"] for sp in e.specials), e.text, e.reason, e.photo or "",
-                        e.created_at, *e.payouts, *e.totals_after,
-                        *((e.round_closed.payments if e.round_closed else [""] * s.n) if st.hunan else [])])
-        return buf.getvalue()
+        return _csv(self.state(ref))
 
-    def import_json(self, data: Mapping[str, Any] | str, name: str | None = None) -> SessionInfo:
-        """A new session from ``export_json`` output; refused unless it derives to the same totals."""
-        if isinstance(data, str):
-            try:
-                data = json.loads(data)
-            except json.JSONDecodeError as exc:
-                raise LedgerError(f"not valid JSON: {exc}", code="bad_json") from None
-        if not isinstance(data, Mapping) or data.get("format") != EXPORT_FORMAT:
-            raise LedgerError(f"not a zipai session export (expected format {EXPORT_FORMAT!r})",
-                              code="bad_import")
-        if data.get("version") != EXPORT_VERSION:
-            raise LedgerError(f"unsupported export version {data.get('version')!r}", code="bad_import")
-        try:
-            meta = data["session"]
-            rules = meta["rules"]
-            events = list(data["events"])
-            new_name = _name(name or meta["name"], "session name")
-            players = [_name(p, "player name") for p in meta["players"]]
-            preset = rules["preset"]
-            r = get_rules(preset, {k: v for k, v in rules["options"].items()
-                                   if k in Rules.KEYS.get(preset, ()) and v is not None})
-        except (KeyError, TypeError) as exc:
-            raise LedgerError(f"the export is missing a field: {exc}", code="bad_import") from None
-        except ZipaiError as exc:
-            raise LedgerError(f"the export's rules are invalid: {exc}", code="bad_rules") from None
-        frozen = {"preset": r.name, "source": rules.get("source", r.name), "options": r.options.to_dict()}
-        stake = _stake(meta.get("stake", "1"))
-        dealer = _seat(meta.get("first_dealer", 0), players, "first dealer")
+    def import_json(self, data: Mapping[str, Any] | str | bytes, name: str | None = None) -> SessionInfo:
+        """A new session from ``export_json`` output, every hand scored again with the session's rules.
+
+        Refused, with nothing written, when a field is malformed, the rules name anything but
+        a preset, or a stored result (a hand's points or payouts, an adjustment's transfers,
+        the summary) disagrees with what the events score to; the error names the first one.
+        """
+        if isinstance(data, str | bytes):
+            data = parse_json(data, "the export")
+        else:
+            check_depth(data, "the export")
+        info, events = _read_export(data, name)
+        _check_results(info, events, data.get("summary"))
 
         def body() -> int:
-            if self._conn.execute("SELECT 1 FROM sessions WHERE name = ?", (new_name,)).fetchone():
-                raise LedgerError(f"a session named {new_name!r} already exists; import it under "
+            if self._conn.execute("SELECT 1 FROM sessions WHERE name = ?", (info.name,)).fetchone():
+                raise LedgerError(f"a session named {info.name!r} already exists; import it under "
                                   "another name (--name)", code="name_taken")
+            frozen = {"preset": info.preset, "source": info.source, "options": info.options}
             cur = self._conn.execute(
                 "INSERT INTO sessions(name, preset, rules_json, stake, first_dealer, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (new_name, r.name, _dumps(frozen), str(stake), dealer, meta.get("created_at") or db.now()))
+                (info.name, info.preset, _dumps(frozen), str(info.stake), info.first_dealer,
+                 info.created_at))
             sid = int(cur.lastrowid or 0)
-            for seat, p in enumerate(players):
+            for seat, p in enumerate(info.players):
                 self._conn.execute("INSERT OR IGNORE INTO players(name, created_at) VALUES (?, ?)",
                                    (p, db.now()))
                 self._conn.execute("INSERT INTO session_players(session_id, seat, player_id) "
                                    "SELECT ?, ?, id FROM players WHERE name = ?", (sid, seat, p))
             ids: dict[int, int] = {}
             for e in events:
-                try:
-                    kind, target = e["kind"], e.get("target")
-                    if kind not in db.EVENT_KINDS:
-                        raise LedgerError(f"event {e.get('id')} has unknown kind {kind!r}",
-                                          code="bad_import")
-                    if target is not None and target not in ids:
-                        raise LedgerError(f"event {e['id']} refers to event {target}, not before it",
-                                          code="bad_import")
-                    cur = self._conn.execute(
-                        "INSERT INTO events(session_id, kind, target, data, options, photo, created_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (sid, kind, ids.get(target) if target is not None else None, _dumps(e["data"]),
-                         _dumps(e["options"]) if e.get("options") else None, e.get("photo"),
-                         e.get("created_at") or db.now()))
-                    ids[int(e["id"])] = int(cur.lastrowid or 0)
-                except (KeyError, TypeError, ValueError) as exc:
-                    if isinstance(exc, LedgerError):
-                        raise
-                    raise LedgerError(f"an exported event is malformed: {exc}", code="bad_import") from None
-            info = SessionInfo(sid, new_name, r.name, frozen["options"], frozen["source"], tuple(players),
-                               stake, dealer, "")
-            try:
-                st = replay(info, self._events(sid))
-            except LedgerError:
-                raise
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-                raise LedgerError(f"an exported event is malformed: {exc!r}", code="bad_import") from None
-            want = (data.get("summary") or {}).get("projected")
-            if want is not None and st.projected()[0] != want:
-                raise LedgerError(f"the imported events give totals {st.projected()[0]}, "
-                                  f"the export says {want}", code="bad_import")
+                cur = self._conn.execute(
+                    "INSERT INTO events(session_id, kind, target, data, options, photo, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (sid, e.kind, ids[e.target] if e.target is not None else None, _dumps(e.data),
+                     _dumps(e.options) if e.options else None, e.photo, e.created_at))
+                ids[e.id] = int(cur.lastrowid or 0)
             return sid
         return self.session(self._write(body))
 
@@ -589,30 +586,293 @@ class Ledger:
         try:
             with self._lock:
                 self._conn.backup(out)
+        except sqlite3.DatabaseError as exc:
+            out.close()
+            d.unlink(missing_ok=True)
+            raise self._read_error(exc) from None
         finally:
             out.close()
         return d
 
-    def restore(self, src: str | Path) -> None:
-        """Replace the whole database with a backup, after checking that it is a sound ledger."""
+    def restore(self, src: str | Path) -> Path:
+        """Replace the whole database with a backup, and return where the replaced file is kept.
+
+        The backup is checked first (SQLite's integrity check, then every session replayed),
+        so a file that would break the ledger is refused with the ledger untouched.
+        """
         p = Path(src)
         if not p.is_file():
             raise NotALedger(f"{p} does not exist")
-        other = db.connect(p, create=False)
+        check = Ledger(p, readonly=True)
         try:
-            ok = other.execute("PRAGMA integrity_check").fetchone()[0]
+            ok = check.integrity()
             if ok != "ok":
-                raise NotALedger(f"{p} is damaged: {ok}")
+                raise NotALedger(f"{p} is damaged, nothing was replaced: {ok.splitlines()[0]}",
+                                 code="damaged")
+            for (sid,) in check._q("SELECT id FROM sessions"):
+                try:
+                    check.state(int(sid))
+                except LedgerError as exc:
+                    raise NotALedger(f"{p} cannot be restored, nothing was replaced: {exc}",
+                                     code="damaged") from None
             with self._lock:
-                other.backup(self._conn)
+                kept = self._keep_replaced()
+                try:
+                    check._conn.backup(self._conn)
+                except sqlite3.DatabaseError as exc:
+                    raise self._write_error(exc) from None
                 self._cache.clear()
                 self._write(lambda: self._set_meta("generation", uuid.uuid4().hex))
         finally:
-            other.close()
+            check.close()
+        return kept
+
+    def _keep_replaced(self) -> Path:
+        """Copy the ledger aside before a restore replaces it (a raw copy if SQLite cannot read it)."""
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        n = 0
+        while True:
+            dest = self.path.with_name(f"{self.path.name}.replaced-{stamp}{f'-{n}' if n else ''}.db")
+            if not dest.exists():
+                break
+            n += 1
+        try:
+            return self.backup(dest)
+        except LedgerError:
+            if dest.exists():
+                dest.unlink()
+            shutil.copy2(self.path, dest)
+            wal = Path(f"{self.path}-wal")
+            if wal.is_file():
+                shutil.copy2(wal, Path(f"{dest}-wal"))
+            return dest
 
     def integrity(self) -> str:
         """SQLite's own check of the file: ``ok`` when sound."""
         return str(self._q("PRAGMA integrity_check")[0][0])
+
+
+# ------------------------------------------------------------------ export, import and salvage
+
+def _export_dict(s: SessionInfo, events: Sequence[Event], st: SessionState) -> dict[str, Any]:
+    return {
+        "format": EXPORT_FORMAT, "version": EXPORT_VERSION, "session": s.to_dict(),
+        "events": [{"id": e.id, "kind": e.kind, "target": e.target, "data": e.data,
+                    "options": e.options, "photo": e.photo, "created_at": e.created_at}
+                   for e in events],
+        "summary": {"net": st.net, "projected": st.projected()[0], "locked": st.locked,
+                    "hands": st.hands},
+    }
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: a leading = + - @ (or tab, CR) would start a formula."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def _csv(st: SessionState) -> str:
+    s = st.session
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    total_label = "round total" if st.hunan else "total"
+    w.writerow([_cell(c) for c in [
+        "no", "event", "kind", "dealer", "winner", "won_by", "from", "points", "score",
+        "specials", "layout", "reason", "photo", "created_at",
+        *[f"{p} change" for p in s.players], *[f"{p} {total_label}" for p in s.players],
+        *([f"{p} round payment" for p in s.players] if st.hunan else [])]])
+    for e in st.history:
+        w.writerow([_cell(c) for c in [
+            e.no, e.event, e.kind, s.players[e.dealer],
+            " ".join(s.players[i] for i in e.winners), e.won_by or "",
+            s.players[e.discarder] if e.discarder is not None else "", e.points, e.score,
+            " ".join(str(sp.get("name", "")) for sp in e.specials), e.text, e.reason, e.photo or "",
+            e.created_at, *e.payouts, *e.totals_after,
+            *((e.round_closed.payments if e.round_closed else [""] * s.n) if st.hunan else [])]])
+    return buf.getvalue()
+
+
+def _field(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    v = obj.get(key)
+    if not isinstance(v, kind):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise LedgerError(f"{where}: {key!r} must be {_KIND_WORD.get(names, names)}, got {_short(v)}",
+                          code="bad_import")
+    return v
+
+
+_KIND_WORD = {"Mapping": "an object", "list": "a list", "str": "a text", "int": "a whole number"}
+
+
+def _read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]:
+    """The session and events of an export, every field checked; nothing is scored yet."""
+    if not isinstance(data, Mapping) or data.get("format") != EXPORT_FORMAT:
+        raise LedgerError(f"not a zipai session export (expected format {EXPORT_FORMAT!r})",
+                          code="bad_import")
+    version = data.get("version")
+    if isinstance(version, bool) or version != EXPORT_VERSION:
+        raise LedgerError(f"unsupported export version {_short(version)}", code="bad_import")
+    meta = _field(data, "session", Mapping, "the export")
+    rules = _field(meta, "rules", Mapping, "the export's session")
+    raw_events = _field(data, "events", list, "the export")
+    summary = data.get("summary")
+    if summary is not None and not isinstance(summary, Mapping):
+        raise LedgerError(f"the export's summary must be an object, got {_short(summary)}",
+                          code="bad_import")
+    new_name = _name(name if name is not None else meta.get("name"), "session name")
+    players = [_name(p, "player name") for p in _field(meta, "players", list, "the export's session")]
+    preset = preset_name(rules.get("preset"), "the export's session")
+    lo, hi = Rules.PLAYERS[preset]
+    if not lo <= len(players) <= hi:
+        raise LedgerError(f"the export's session: {preset} is played by {lo} to {hi} players, "
+                          f"not {len(players)}", code="bad_seat")
+    if len(set(players)) != len(players):
+        dup = next(p for p in players if players.count(p) > 1)
+        raise LedgerError(f"the export's session seats {dup!r} twice", code="bad_seat")
+    options = rules.get("options", {})
+    if not isinstance(options, Mapping):
+        raise LedgerError(f"the export's rules options must be an object, got {_short(options)}",
+                          code="bad_rules")
+    try:
+        r = get_rules(preset, {k: v for k, v in options.items()
+                               if k in Rules.KEYS[preset] and v is not None})
+    except ZipaiError as exc:
+        raise LedgerError(f"the export's rules are invalid: {exc}", code="bad_rules") from None
+    frozen = r.options.to_dict()
+    version_key = "rules_version"  # the engine's reading the results were scored with
+    if version_key in options and version_key not in frozen:
+        frozen[version_key] = options[version_key]
+    source = rules.get("source")
+    if not isinstance(source, str) or len(source) > MAX_PATH or _bad_char(source):
+        source = preset
+    stake = _stake(meta.get("stake", "1"))
+    dealer = _seat(meta.get("first_dealer", 0), players, "the export's first dealer")
+    created = meta.get("created_at")
+    if not isinstance(created, str) or not 0 < len(created) <= 40 or _bad_char(created):
+        created = db.now()
+    info = SessionInfo(0, new_name, preset, frozen, source or preset, tuple(players), stake, dealer, created)
+    try:
+        info.rules  # noqa: B018 - builds the rules (and checks the options) once, here
+    except ZipaiError as exc:
+        raise LedgerError(f"the export's rules are invalid: {exc}", code="bad_rules") from None
+    return info, [_read_event(info, i, e, raw_events) for i, e in enumerate(raw_events)]
+
+
+def _read_event(info: SessionInfo, i: int, e: Any, before: Sequence[Any]) -> Event:
+    """One exported event, checked against the ones before it."""
+    where = f"the export's event #{i + 1}"
+    if not isinstance(e, Mapping):
+        raise LedgerError(f"{where} must be an object, got {_short(e)}", code="bad_import")
+    eid = e.get("id")
+    prev = before[i - 1].get("id") if i else 0
+    if isinstance(eid, bool) or not isinstance(eid, int) or not prev < eid < 2**62:
+        raise LedgerError(f"{where}: ids must be whole numbers in increasing order, got {_short(eid)}",
+                          code="bad_import")
+    where = f"the export's event {eid}"
+    kind = e.get("kind")
+    if kind not in db.EVENT_KINDS:
+        raise LedgerError(f"{where} has unknown kind {_short(kind)}", code="bad_import")
+    target = e.get("target")
+    kinds = {b.get("id"): b.get("kind") for b in before[:i]}
+    if kind in ("void", "edit"):
+        allowed = ("hand",) if kind == "edit" else PLAY_KINDS
+        if isinstance(target, bool) or kinds.get(target) not in allowed:
+            raise LedgerError(f"{where} ({kind}) refers to event {_short(target)}, which is no "
+                              f"{' or '.join(allowed)} before it", code="bad_import")
+    elif target is not None:
+        raise LedgerError(f"{where} ({kind}) cannot refer to another event", code="bad_import")
+    data = _field(e, "data", Mapping, where)
+    options = e.get("options")
+    if options is not None and not isinstance(options, Mapping):
+        raise LedgerError(f"{where}: 'options' must be an object, got {_short(options)}",
+                          code="bad_import")
+    try:
+        photo = _photo(e.get("photo"))
+    except LedgerError as exc:
+        raise LedgerError(f"{where}: {exc}", code="bad_import") from None
+    created = e.get("created_at")
+    if not isinstance(created, str) or len(created) > 40 or _bad_char(created):
+        created = db.now()
+    if kind in ("hand", "edit"):
+        raw = _field(data, "input", Mapping, where)
+        if raw.get("rules") is not None and preset_name(raw["rules"], where) != info.preset:
+            raise LedgerError(f"{where}: the hand is for {raw['rules']!r} rules, the session plays "
+                              f"{info.preset}", code="bad_rules")
+        if options:
+            if "dealer_rotation" in options:
+                raise LedgerError(f"{where}: 'dealer_rotation' is fixed for the session, not per hand",
+                                  code="bad_rules")
+            try:
+                info.rules_for(options)
+            except ZipaiError as exc:
+                raise LedgerError(f"{where}: {exc}", code="bad_rules") from None
+    elif kind == "double":
+        raws = data.get("inputs")
+        if not isinstance(raws, list) or len(raws) != 2 or not all(isinstance(r, Mapping) for r in raws):
+            raise LedgerError(f"{where}: a double instant win holds two layouts", code="bad_import")
+    elif kind == "draw":
+        data = {**data, "note": _prefixed(where, _text, data.get("note"), "note")}
+    elif kind == "adjust":
+        _check_adjust(info, data, where)
+    if kind not in ("hand", "edit") and options:
+        raise LedgerError(f"{where}: a {kind} takes no options", code="bad_import")
+    return Event(eid, str(kind), dict(data), target, dict(options) if options else None, photo, created)
+
+
+def _prefixed(where: str, fn: Callable[..., T], *args: Any) -> T:
+    try:
+        return fn(*args)
+    except LedgerError as exc:
+        raise LedgerError(f"{where}: {exc}", code=exc.code) from None
+
+
+def _check_adjust(info: SessionInfo, data: Mapping[str, Any], where: str) -> None:
+    """An exported adjustment must be one the ledger would have written: bounded, balanced."""
+    deltas, transfers = data.get("deltas"), data.get("transfers") or None
+    reason = data.get("reason", "")
+    if transfers is not None:
+        if not isinstance(transfers, list):
+            raise LedgerError(f"{where}: 'transfers' must be a list, got {_short(transfers)}",
+                              code="bad_import")
+        chk = _prefixed(where, _adjustment, info, reason, None, transfers, None, None)
+        if chk["deltas"] != deltas:
+            raise LedgerError(f"{where}: the adjustment's deltas {_short(deltas)} do not match its "
+                              f"transfers (which give {chk['deltas']})", code="bad_import")
+    else:
+        chk = _prefixed(where, _adjustment, info, reason, deltas, None, None, None)
+        if chk["transfers"]:
+            raise LedgerError(f"{where}: a {info.preset} adjustment lists the transfers that pay it",
+                              code="bad_import")
+
+
+def _unscored(e: Event) -> Event:
+    """The event without its stored engine output, so that replaying it scores the hand again."""
+    if e.kind in ("hand", "edit", "double") and "output" in e.data:
+        return replace(e, data={k: v for k, v in e.data.items() if k != "output"})
+    return e
+
+
+def _result(e: Entry) -> tuple[Any, ...]:
+    return (e.kind, e.dealer, e.winners, e.points, e.score, e.payouts, e.transfers)
+
+
+def _check_results(info: SessionInfo, events: Sequence[Event], summary: Mapping[str, Any] | None) -> None:
+    """Score every hand again; refuse the first stored result, or a summary, that disagrees."""
+    stored = _replay(info, events, "the export's ", hint="")
+    fresh = _replay(info, [_unscored(e) for e in events], "the export's ", hint="")
+    for a, b in zip(stored.history, fresh.history, strict=True):
+        if _result(a) != _result(b):
+            raise LedgerError(
+                f"the export's hand {a.no} (event {a.event}) stores {a.points} points and payouts "
+                f"{_short(a.payouts)}, but scored again with the session's rules it gives {b.points} "
+                f"and {b.payouts}; nothing was imported", code="bad_import")
+    summary = summary or {}
+    for key, value in (("projected", fresh.projected()[0]), ("net", fresh.net), ("hands", fresh.hands),
+                       ("locked", fresh.locked)):
+        if key in summary and summary[key] != value:
+            raise LedgerError(f"the imported events give {key} {value}, the export says "
+                              f"{_short(summary[key])}", code="bad_import")
 
 
 # ------------------------------------------------------------------ helpers
@@ -628,20 +888,127 @@ def _copy_state(st: SessionState) -> SessionState:
     return nxt
 
 
+# characters that break a line or hide text: refused in names, notes and reasons
+_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _bad_char(v: str) -> str | None:
+    for c in v:
+        if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in _BIDI:
+            return c
+    return None
+
+
 def _name(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise LedgerError(f"{what} must be a non-empty text, got {value!r}", code="bad_name")
+        raise LedgerError(f"{what} must be a non-empty text, got {_short(value)}", code="bad_name")
     v = value.strip()
-    if len(v) > 60 or any(ord(c) < 32 for c in v):
-        raise LedgerError(f"{what} {v[:20]!r}… is too long or has control characters", code="bad_name")
+    if len(v) > MAX_NAME:
+        raise LedgerError(f"{what} {v[:20]!r}… is {len(v)} characters long, at most {MAX_NAME}",
+                          code="bad_name")
+    c = _bad_char(v)
+    if c is not None:
+        raise LedgerError(f"{what} {v[:20]!r} holds a line break or control character (U+{ord(c):04X})",
+                          code="bad_name")
     return v
 
 
-def _seat(value: int | str, names: Sequence[str], what: str) -> int:
+def _text(value: Any, what: str) -> str:
+    """A note or a reason: one line of at most ``MAX_TEXT`` characters."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise LedgerError(f"the {what} must be a text, got {_short(value)}", code="bad_text")
+    v = value.strip()
+    if len(v) > MAX_TEXT:
+        raise LedgerError(f"the {what} is {len(v)} characters long, at most {MAX_TEXT}", code="bad_text")
+    c = _bad_char(v)
+    if c is not None:
+        raise LedgerError(f"the {what} holds a line break or control character (U+{ord(c):04X})",
+                          code="bad_text")
+    return v
+
+
+def _photo(value: Any) -> str | None:
+    """A photo path as given by the app or the user (stored, shown; the ledger never opens it)."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or len(value) > MAX_PATH or "\x00" in value or _bad_char(value):
+        raise LedgerError(f"a photo path must be one line of at most {MAX_PATH} characters, "
+                          f"got {_short(value)}", code="bad_photo")
+    return value
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    """A value for an error message, cut short: data may be huge."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # e.g. an int too long to print
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return f"missing field {_short(exc.args[0] if exc.args else exc)}"
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:160]
+
+
+def preset_name(value: Any, where: str) -> str:
+    """A registered preset named by data (an export, a hand's ``rules``); never a file path.
+
+    A house-rules file is named only by the user on the command line; a session stores its
+    parsed options, so nothing read from data is ever handed to the engine as a path.
+    """
+    if isinstance(value, str) and 0 < len(value) <= 20 and not any(c in value for c in "/\\.:~"):
+        try:
+            name = get_rules(value).name
+        except ZipaiError:
+            name = ""
+        if name in PRESETS:
+            return name
+    raise LedgerError(f"{where}: rules {_short(value)} is not one of the presets "
+                      f"({', '.join(PRESETS)}); data never names a rules file", code="bad_rules")
+
+
+def check_depth(obj: Any, where: str, limit: int = MAX_DEPTH) -> None:
+    """Refuse data nested deeper than ``limit`` (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        o, d = stack.pop()
+        if d > limit:
+            raise LedgerError(f"{where}: nested more than {limit} levels deep", code="too_deep")
+        if isinstance(o, Mapping):
+            stack.extend((v, d + 1) for v in o.values())
+        elif isinstance(o, list | tuple):
+            stack.extend((v, d + 1) for v in o)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def parse_json(text: str | bytes, where: str) -> Any:
+    """JSON from a user or a file: any malformed, too deep or too large input is a LedgerError."""
+    try:
+        obj = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise LedgerError(f"{where}: not valid JSON (nested too deeply)", code="bad_json") from None
+    except (ValueError, TypeError) as exc:  # JSONDecodeError, a 5000-digit number, bad UTF-8
+        raise LedgerError(f"{where}: not valid JSON ({_why(exc)})", code="bad_json") from None
+    check_depth(obj, where)
+    return obj
+
+
+def _seat(value: Any, names: Sequence[str], what: str) -> int:
     if isinstance(value, str) and not value.lstrip("-").isdigit():
         if value in names:
             return list(names).index(value)
-        raise LedgerError(f"{what} {value!r} is not one of the players ({', '.join(names)})",
+        raise LedgerError(f"{what} {_short(value)} is not one of the players ({', '.join(names)})",
+                          code="bad_seat")
+    if isinstance(value, bool) or not isinstance(value, int | str) or len(str(value)) > 6:
+        raise LedgerError(f"{what} must be a seat number or a player's name, got {_short(value)}",
                           code="bad_seat")
     seat = int(value)
     if not 0 <= seat < len(names):
@@ -649,21 +1016,78 @@ def _seat(value: int | str, names: Sequence[str], what: str) -> int:
     return seat
 
 
-def _stake(value: Decimal | int | str) -> Decimal:
+def _stake(value: Any) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, Decimal | int | str) or len(str(value)) > 40:
+        raise LedgerError(f"stake must be a number of money per point, got {_short(value)}",
+                          code="bad_stake")
     try:
-        d = Decimal(str(value))
+        d = Decimal(str(value).strip())
     except InvalidOperation:
-        raise LedgerError(f"stake must be a number of money per point, got {value!r}",
+        raise LedgerError(f"stake must be a number of money per point, got {_short(value)}",
                           code="bad_stake") from None
-    if not d.is_finite() or d < 0:
-        raise LedgerError(f"stake must be zero or more, got {value!r}", code="bad_stake")
-    return d
+    if not d.is_finite() or not 0 <= d <= MAX_STAKE:
+        raise LedgerError(f"stake must be from 0 to {MAX_STAKE} per point, got {_short(value)}",
+                          code="bad_stake")
+    if d != d.quantize(Decimal(1).scaleb(-STAKE_PLACES)):
+        raise LedgerError(f"stake has at most {STAKE_PLACES} decimals, got {_short(value)}",
+                          code="bad_stake")
+    return d if d.as_tuple().exponent <= 0 else d.quantize(Decimal(1))  # 1E+2 is stored as 100
+
+
+def _session_info(sid: Any, name: Any, rules_json: Any, stake: Any, dealer: Any, created: Any,
+                  players: Sequence[Any]) -> SessionInfo:
+    """A stored session row, or ``DamagedData`` naming it (never a traceback)."""
+    try:
+        rules = json.loads(rules_json)
+        preset, options = rules["preset"], rules["options"]
+        if preset not in PRESETS or not isinstance(options, dict):
+            raise ValueError(f"rules {_short(preset)} are of no known preset")
+        info = SessionInfo(int(sid), str(name), preset, options, str(rules.get("source") or preset),
+                           tuple(str(p) for p in players), Decimal(stake), int(dealer), str(created))
+        if not info.stake.is_finite() or not 0 <= info.first_dealer < max(info.n, 1):
+            raise ValueError(f"stake {stake!r} or first dealer {dealer!r} out of range")
+    except (ValueError, TypeError, KeyError, ArithmeticError, RecursionError) as exc:
+        raise DamagedData(f"session {sid} is damaged ({_why(exc)}); {SALVAGE_HINT}") from None
+    return info
+
+
+def _replay(s: SessionInfo, events: Sequence[Event], prefix: str = "", stored: bool = False,
+            hint: str = SALVAGE_HINT) -> SessionState:
+    """``replay``, naming the event a row breaks it at instead of a traceback.
+
+    ``stored``: the events are all in the file, so any refusal means a damaged row. The
+    error's ``event`` is the id of the row to leave out (an edit, when the edit broke it).
+    """
+    voids = {e.target for e in events if e.kind == "void" and isinstance(e.target, int)}
+    edits = {e.target: e for e in events if e.kind == "edit" and isinstance(e.target, int)}
+    r = Replayer(s, voids, edits)
+    tail = f"; {hint}" if hint else ""
+    for e in events:
+        culprit = edits[e.id].id if e.id in edits and e.id not in voids else e.id
+        edit = f" as edited by event {culprit}" if culprit != e.id else ""
+        try:
+            r.feed(e)
+        except LedgerError as exc:
+            if not stored or isinstance(exc, DamagedData):
+                raise
+            err = DamagedData(f"{prefix}event {e.id}{edit} of session {s.name!r} cannot be replayed "
+                              f"({exc}){tail}")
+            err.event, err.why = culprit, f"cannot be replayed ({exc})"
+            raise err from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError,
+                RecursionError) as exc:
+            err = DamagedData(f"{prefix}event {e.id}{edit} of session {s.name!r} is damaged "
+                              f"({_why(exc)}){tail}")
+            err.event, err.why = culprit, _why(exc)
+            raise err from None
+    return r.state
 
 
 def _adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
                 transfers: Sequence[Sequence[int]] | None, offender: int | str | None,
                 amount: int | None) -> dict[str, Any]:
     n = s.n
+    reason = _text(reason, "reason")
     if sum(x is not None for x in (deltas, transfers, offender)) != 1:
         raise LedgerError("an adjustment needs exactly one of deltas, transfers or offender",
                           code="bad_adjustment")
@@ -673,26 +1097,37 @@ def _adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
                               code="bad_rules")
         seat = _seat(offender, s.players, "offender")
         pay = amount if amount is not None else s.rules.minimum(n)
+        if isinstance(pay, bool) or not isinstance(pay, int) or not 0 < pay <= MAX_POINTS:
+            raise LedgerError(f"the 下夥 amount must be 1 to {MAX_POINTS} points, got {pay!r}",
+                              code="bad_adjustment")
         transfers = [[seat, j, pay] for j in range(n) if j != seat]
         reason = reason or "下夥"
     if transfers is not None:
         clean = []
         for t in transfers:
-            if len(t) != 3 or not all(isinstance(x, int) and not isinstance(x, bool) for x in t):
+            if not isinstance(t, Sequence) or isinstance(t, str) or len(t) != 3 or not all(
+                    isinstance(x, int) and not isinstance(x, bool) for x in t):
                 raise LedgerError(f"a transfer is [payer seat, payee seat, points], got {list(t)!r}",
                                   code="bad_adjustment")
             a, b, amt = (_seat(t[0], s.players, "payer"), _seat(t[1], s.players, "payee"), t[2])
             if a == b or amt <= 0:
                 raise LedgerError(f"a transfer needs two different seats and points > 0, got {list(t)!r}",
                                   code="bad_adjustment")
+            if amt > MAX_POINTS:
+                raise LedgerError(f"a transfer is at most {MAX_POINTS} points, got {amt}",
+                                  code="bad_adjustment")
             clean.append([a, b, amt])
         d = balances(clean, n)
     else:
         assert deltas is not None
-        if len(deltas) != n or not all(isinstance(x, int) and not isinstance(x, bool) for x in deltas):
-            raise LedgerError(f"deltas must be {n} whole numbers, one per seat, got {list(deltas)!r}",
+        if (not isinstance(deltas, Sequence) or isinstance(deltas, str) or len(deltas) != n
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in deltas)):
+            raise LedgerError(f"deltas must be {n} whole numbers, one per seat, got {_short(deltas)}",
                               code="bad_adjustment")
         d = list(deltas)
+        if any(abs(x) > MAX_POINTS for x in d):
+            raise LedgerError(f"an adjustment changes a seat by at most {MAX_POINTS} points, got "
+                              f"{_short(d)}", code="bad_adjustment")
         clean = [list(t) for t in minimal_transfers(d)] if s.preset != "hunan" and sum(d) == 0 else []
         if s.preset != "hunan" and sum(d) != 0:
             raise LedgerError(f"{s.preset} adjustments must sum to zero, these sum to {sum(d)}",
@@ -710,3 +1145,139 @@ def _settlement(st: SessionState, mode: str) -> Settlement:
     if balances(transfers, len(points)) != points:  # pragma: no cover - a bug, never a user error
         raise LedgerError(f"internal error: the {mode} transfers do not settle {points}")
     return Settlement(st.session, mode, points, transfers, closing, st.locked)
+
+
+# ------------------------------------------------------------------ salvage
+
+SALVAGE_PROBE = 10_000_000  # the most row ids probed one by one when the index cannot be read
+
+
+@dataclass
+class Salvage:
+    """What could be read of one session from a damaged ledger, and what was left out."""
+
+    session: SessionInfo
+    events: list[Event]
+    state: SessionState
+    skipped: list[str]
+
+    def to_json(self, source: str) -> dict[str, Any]:
+        out = _export_dict(self.session, self.events, self.state)
+        out["salvaged"] = {"from": source, "skipped": self.skipped}
+        return out
+
+    def to_csv(self) -> str:
+        return _csv(self.state)
+
+
+def salvage(path: str | Path, ref: SessionRef = None) -> Salvage:
+    """Every event of one session that can still be read and replayed from a damaged ledger.
+
+    Opens the file read-only and reads the events row by row, so a damaged page costs only
+    the rows on it; rows that do not parse or replay are left out, with what refers to them,
+    and each is named in ``skipped``. Raises ``NotALedger`` only when the session itself
+    (its row or its players) cannot be read.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise NotALedger(f"{p} does not exist")
+    try:
+        conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False,
+                               timeout=db.BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as exc:
+        raise NotALedger(f"{p}: cannot open it to salvage ({exc})") from None
+    try:
+        return _salvage(conn, str(p), ref)
+    finally:
+        conn.close()
+
+
+def _salvage(conn: sqlite3.Connection, shown: str, ref: SessionRef) -> Salvage:
+    def rows(sql: str, args: Sequence[Any] = ()) -> list[Any] | None:
+        try:
+            return conn.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError:
+            return None
+
+    if isinstance(ref, SessionInfo):
+        ref = ref.id
+    if ref is None:
+        cur = rows("SELECT value FROM meta WHERE key = 'current_session'")
+        if not cur:
+            raise NotALedger(f"{shown}: the current session cannot be read; name one with --session")
+        ref = str(cur[0][0])
+    cols = "id, name, rules_json, stake, first_dealer, created_at"
+    row = None
+    if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
+        row = rows(f"SELECT {cols} FROM sessions WHERE id = ?", (int(ref),))
+    if not row and isinstance(ref, str):
+        row = rows(f"SELECT {cols} FROM sessions WHERE name = ?", (ref,))
+    if not row:
+        raise NotALedger(f"{shown}: session {str(ref)!r} cannot be read from the damaged file")
+    sid = row[0][0]
+    seats = rows("SELECT p.name FROM session_players sp JOIN players p ON p.id = sp.player_id "
+                 "WHERE sp.session_id = ? ORDER BY sp.seat", (sid,))
+    if not seats:
+        raise NotALedger(f"{shown}: the players of session {str(ref)!r} cannot be read")
+    try:
+        info = _session_info(*row[0], [r[0] for r in seats])
+    except DamagedData as exc:
+        raise NotALedger(f"{shown}: {exc}", code="damaged") from None
+    skipped: list[str] = []
+    ids = rows("SELECT id FROM events WHERE session_id = ? ORDER BY id", (sid,))
+    if ids is not None:
+        candidates = [int(r[0]) for r in ids]
+    else:  # the index is damaged: probe every row id up to the highest one known
+        tops = [r[0][0] for r in (rows("SELECT seq FROM sqlite_sequence WHERE name = 'events'"),
+                                  rows("SELECT max(id) FROM events")) if r and isinstance(r[0][0], int)]
+        top = min(max(tops, default=0), SALVAGE_PROBE)
+        candidates = list(range(1, top + 1))
+        if not tops:
+            skipped.append("the event ids could not be read: no event was found")
+    events: list[Event] = []
+    unreadable: list[int] = []
+    for eid in candidates:
+        got = rows(f"SELECT session_id, {_EVENT_COLS} FROM events WHERE id = ?", (eid,))
+        if got is None:
+            unreadable.append(eid)
+            continue
+        if not got or got[0][0] != sid:
+            if ids is not None:  # the index lists it for this session, the table has lost it
+                unreadable.append(eid)
+            continue
+        try:
+            events.append(Event.from_row(got[0][1:]))
+        except (ValueError, TypeError, RecursionError) as exc:
+            skipped.append(f"event {eid}: {_why(exc)}")
+    if unreadable:
+        skipped.append(f"rows {_ranges(unreadable)}: unreadable" +
+                       ("" if ids is not None else " (they may belong to other sessions)"))
+    while True:
+        present = {e.id for e in events}
+        orphans = [e for e in events if e.target is not None and e.target not in present]
+        if orphans:
+            skipped += [f"event {e.id}: refers to event {e.target}, which was left out" for e in orphans]
+            events = [e for e in events if e not in orphans]
+            continue
+        try:
+            st = _replay(info, events, stored=True, hint="")
+        except DamagedData as exc:
+            bad = exc.event if exc.event in present else events[-1].id
+            skipped.append(f"event {bad}: {exc.why or exc}")
+            events = [e for e in events if e.id != bad]
+            continue
+        return Salvage(info, events, st, skipped)
+
+
+def _ranges(ids: Sequence[int]) -> str:
+    """1, 2, 3, 7 → '1–3, 7' (a damaged page holds a run of rows)."""
+    out: list[str] = []
+    start = prev = ids[0]
+    for i in [*ids[1:], None]:
+        if i is not None and i == prev + 1:
+            prev = i
+            continue
+        out.append(str(start) if start == prev else f"{start}–{prev}")
+        if i is not None:
+            start = prev = i
+    return ", ".join(out)
