@@ -118,31 +118,53 @@ def connect(path: str | Path, *, create: bool = True, readonly: bool = False) ->
                 raise _refuse(shown, "not an SQLite database")
     elif readonly:
         raise _refuse(shown, "the file is empty")
-    try:
-        target = f"{p.resolve().as_uri()}?mode=ro" if readonly else shown
-        conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                               check_same_thread=False, uri=readonly)
-    except sqlite3.Error as exc:
-        raise _refuse(shown, f"cannot open it ({exc})") from None
+    conn = _open(p, shown, readonly)
     try:
         _prepare(conn, shown, readonly)
-    except NotALedger:
-        conn.close()
-        raise
     except sqlite3.DatabaseError as exc:
         conn.close()
-        if is_busy(exc):
-            raise busy(shown) from None
-        if is_read_only(exc):
-            raise read_only(shown) from None
-        err = _refuse(shown, f"the file is damaged ({exc}); 'zipai session export' salvages "
-                             "what can still be read")
-        err.code = "damaged"
-        raise err from None
+        wal = Path(f"{p}-wal")
+        if not readonly or is_busy(exc) or (wal.exists() and wal.stat().st_size):
+            raise _failure(shown, exc) from None
+        # a read-only folder: SQLite cannot make the -shm file a WAL reader needs; with no
+        # -wal file there is nothing to miss, and no writer can start, so read it as immutable
+        conn = _open(p, shown, readonly, immutable=True)
+        try:
+            _prepare(conn, shown, readonly)
+        except sqlite3.DatabaseError as again:
+            conn.close()
+            raise _failure(shown, again) from None
+        except LedgerError:
+            conn.close()
+            raise
     except LedgerError:
         conn.close()
         raise
     return conn
+
+
+def _open(p: Path, shown: str, readonly: bool, immutable: bool = False) -> sqlite3.Connection:
+    try:
+        if not readonly:
+            return sqlite3.connect(shown, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                   check_same_thread=False)
+        uri = f"{p.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
+        return sqlite3.connect(uri, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                               check_same_thread=False, uri=True)
+    except sqlite3.Error as exc:
+        raise _refuse(shown, f"cannot open it ({exc})") from None
+
+
+def _failure(shown: str, exc: sqlite3.DatabaseError) -> LedgerError:
+    """What an SQLite error on opening means to the user: busy, read-only, or damaged."""
+    if is_busy(exc):
+        return busy(shown)
+    if is_read_only(exc):
+        return read_only(shown)
+    err = _refuse(shown, f"the file is damaged ({exc}); 'zipai session export' salvages what can "
+                         "still be read")
+    err.code = "damaged"
+    return err
 
 
 def _prepare(conn: sqlite3.Connection, shown: str, readonly: bool = False) -> None:
