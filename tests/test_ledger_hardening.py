@@ -24,7 +24,6 @@ from test_ledger_hands import l1, new_ledger
 from zipai.scorer import Ledger, LedgerError, NotALedger
 from zipai.scorer import db as dbmod
 from zipai.scorer.cli import hand_main, players_main, session_main
-from zipai.scorer.ledger import salvage
 
 
 @pytest.fixture
@@ -231,13 +230,16 @@ def test_export_salvages_a_file_with_random_bytes_in_its_middle(
 
 
 def _bad_row(path: Path, event: int, data: str) -> None:
-    """A row SQLite's integrity check passes but the ledger cannot use."""
+    """A row the ledger cannot use; valid JSON of the wrong shape passes SQLite's integrity check."""
     con = sqlite3.connect(path)
-    con.execute("PRAGMA ignore_check_constraints = ON")
+    con.execute("PRAGMA ignore_check_constraints = ON")  # to write JSON that does not parse
     con.execute("UPDATE events SET data = ? WHERE id = ?", (data, event))
     con.commit()
-    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     con.close()
+    con = sqlite3.connect(path)
+    sound = con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
+    assert sound == data.startswith(("[", '{"input": 5', '{"input": {'))
 
 
 @pytest.mark.parametrize("data", ['{"input": ', '{"input": 5, "dealer": 0}', "[]",
@@ -270,7 +272,7 @@ def test_restore_refuses_a_damaged_backup_and_keeps_the_replaced_file(
         evening(led, "s", 3)
         bak = led.backup(tmp_path / "b.db")
         led.record_hand("s", l1(1, "stock"))
-    _bad_row(bak, 2, "{oops")
+    _bad_row(bak, 2, '{"input": 5, "dealer": 0}')  # passes the integrity check
     before = db.read_bytes()
     rc, _, err = run(capsys, session_main, "restore", str(bak))
     one_line(rc, err, "cannot be restored, nothing was replaced")
@@ -409,6 +411,8 @@ def test_names_are_one_sane_line(tmp_path: Path, name: str, needle: str) -> None
 
 
 def test_salvage_needs_the_session_row(tmp_path: Path) -> None:
+    from zipai.scorer.ledger import salvage
+
     path = tmp_path / "l.db"
     with Ledger(path) as led:
         evening(led, "s", 1)
