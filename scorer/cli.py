@@ -268,12 +268,15 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
             return int(args.func(led, args) or 0)
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
-    except (LedgerError, ValueError) as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
+    except (LedgerError, ValueError, OSError) as exc:
+        print(f"{prog}: {one_line(str(exc))}", file=sys.stderr)
         return 2
-    except OSError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 2
+
+
+def one_line(text: str, limit: int = 600) -> str:
+    """A message as one printable line: a damaged file's bytes can end up in SQLite's errors."""
+    clean = "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in text)
+    return clean if len(clean) <= limit else clean[:limit] + "…"
 
 
 # ------------------------------------------------------------------ zipai session
@@ -297,7 +300,7 @@ def _session_list(led: Ledger, a: argparse.Namespace) -> int:
          for r in rows]) if rows else "(no sessions)")
     for r in rows:
         if r.get("damaged"):
-            print(f"zipai session: {r['damaged']}", file=sys.stderr)
+            print(f"zipai session: {one_line(r['damaged'])}", file=sys.stderr)
     return 0
 
 
@@ -365,11 +368,11 @@ def _salvage_export(path: Path, a: argparse.Namespace, why: LedgerError) -> int:
     kept = sum(1 for e in got.events)
     head = f"zipai session: {path} is damaged; salvaged {kept} events of session {got.session.name!r}"
     if not got.skipped:
-        print(f"{head}, skipped none ({str(why)[:200]})", file=sys.stderr)
+        print(one_line(f"{head}, skipped none ({why})"), file=sys.stderr)
         return 0
     shown = "; ".join(got.skipped[:3]) + (f"; and {len(got.skipped) - 3} more" if len(got.skipped) > 3
                                             else "")
-    print(f"{head}, skipped {len(got.skipped)}: {shown}"[:2000].replace("\n", " "), file=sys.stderr)
+    print(one_line(f"{head}, skipped {len(got.skipped)}: {shown}", 2000), file=sys.stderr)
     return 1
 
 

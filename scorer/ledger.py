@@ -547,7 +547,7 @@ class Ledger:
         else:
             check_depth(data, "the export")
         info, events = _read_export(data, name)
-        _check_results(info, events, data.get("summary"))
+        events = _check_results(info, events, data.get("summary"))
 
         def body() -> int:
             if self._conn.execute("SELECT 1 FROM sessions WHERE name = ?", (info.name,)).fetchone():
@@ -756,16 +756,21 @@ def _read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]
         info.rules  # noqa: B018 - builds the rules (and checks the options) once, here
     except ZipaiError as exc:
         raise LedgerError(f"the export's rules are invalid: {exc}", code="bad_rules") from None
-    return info, [_read_event(info, i, e, raw_events) for i, e in enumerate(raw_events)]
+    kinds: dict[int, str] = {}  # id -> kind of the events read so far
+    events = []
+    for i, e in enumerate(raw_events):
+        events.append(_read_event(info, i, e, kinds))
+        kinds[events[-1].id] = events[-1].kind
+    return info, events
 
 
-def _read_event(info: SessionInfo, i: int, e: Any, before: Sequence[Any]) -> Event:
-    """One exported event, checked against the ones before it."""
+def _read_event(info: SessionInfo, i: int, e: Any, kinds: Mapping[int, str]) -> Event:
+    """One exported event, checked against the ones before it (``kinds``, in order)."""
     where = f"the export's event #{i + 1}"
     if not isinstance(e, Mapping):
         raise LedgerError(f"{where} must be an object, got {_short(e)}", code="bad_import")
     eid = e.get("id")
-    prev = before[i - 1].get("id") if i else 0
+    prev = next(reversed(kinds), 0)
     if isinstance(eid, bool) or not isinstance(eid, int) or not prev < eid < 2**62:
         raise LedgerError(f"{where}: ids must be whole numbers in increasing order, got {_short(eid)}",
                           code="bad_import")
@@ -774,10 +779,9 @@ def _read_event(info: SessionInfo, i: int, e: Any, before: Sequence[Any]) -> Eve
     if kind not in db.EVENT_KINDS:
         raise LedgerError(f"{where} has unknown kind {_short(kind)}", code="bad_import")
     target = e.get("target")
-    kinds = {b.get("id"): b.get("kind") for b in before[:i]}
     if kind in ("void", "edit"):
         allowed = ("hand",) if kind == "edit" else PLAY_KINDS
-        if isinstance(target, bool) or kinds.get(target) not in allowed:
+        if isinstance(target, bool) or not isinstance(target, int) or kinds.get(target) not in allowed:
             raise LedgerError(f"{where} ({kind}) refers to event {_short(target)}, which is no "
                               f"{' or '.join(allowed)} before it", code="bad_import")
     elif target is not None:
@@ -857,8 +861,14 @@ def _result(e: Entry) -> tuple[Any, ...]:
     return (e.kind, e.dealer, e.winners, e.points, e.score, e.payouts, e.transfers)
 
 
-def _check_results(info: SessionInfo, events: Sequence[Event], summary: Mapping[str, Any] | None) -> None:
-    """Score every hand again; refuse the first stored result, or a summary, that disagrees."""
+def _check_results(info: SessionInfo, events: Sequence[Event],
+                   summary: Mapping[str, Any] | None) -> list[Event]:
+    """Score every hand again; refuse the first stored result, or a summary, that disagrees.
+
+    Returns the events to store: each hand holds the engine's output as scored here (so
+    its specials and text are the engine's too), and a hand that counts for nothing (undone,
+    or replaced by a later edit) holds none.
+    """
     stored = _replay(info, events, "the export's ", hint="")
     fresh = _replay(info, [_unscored(e) for e in events], "the export's ", hint="")
     for a, b in zip(stored.history, fresh.history, strict=True):
@@ -873,6 +883,17 @@ def _check_results(info: SessionInfo, events: Sequence[Event], summary: Mapping[
         if key in summary and summary[key] != value:
             raise LedgerError(f"the imported events give {key} {value}, the export says "
                               f"{_short(summary[key])}", code="bad_import")
+    scored = {e.edited_by or e.event: e for e in fresh.history if e.kind in ("hand", "double")}
+    out = []
+    for e in events:
+        if e.kind in ("hand", "edit", "double"):
+            data = {k: v for k, v in e.data.items() if k != "output"}
+            entry = scored.get(e.id)
+            if entry is not None:
+                data.update(dealer=entry.dealer, output=entry.output)
+            e = replace(e, data=data)
+        out.append(e)
+    return out
 
 
 # ------------------------------------------------------------------ helpers
@@ -1107,11 +1128,11 @@ def _adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
         for t in transfers:
             if not isinstance(t, Sequence) or isinstance(t, str) or len(t) != 3 or not all(
                     isinstance(x, int) and not isinstance(x, bool) for x in t):
-                raise LedgerError(f"a transfer is [payer seat, payee seat, points], got {list(t)!r}",
+                raise LedgerError(f"a transfer is [payer seat, payee seat, points], got {_short(t)}",
                                   code="bad_adjustment")
             a, b, amt = (_seat(t[0], s.players, "payer"), _seat(t[1], s.players, "payee"), t[2])
             if a == b or amt <= 0:
-                raise LedgerError(f"a transfer needs two different seats and points > 0, got {list(t)!r}",
+                raise LedgerError(f"a transfer needs two different seats and points > 0, got {_short(t)}",
                                   code="bad_adjustment")
             if amt > MAX_POINTS:
                 raise LedgerError(f"a transfer is at most {MAX_POINTS} points, got {amt}",
