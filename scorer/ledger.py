@@ -242,10 +242,14 @@ class Ledger:
                 s = self.session(int(sid))
                 st = self.state(s)
             except DamagedData as exc:  # one damaged session does not hide the others
-                name = self._q("SELECT name FROM sessions WHERE id = ?", (sid,))
-                out.append({"id": int(sid), "name": str(name[0][0]) if name else "", "rules": "",
-                            "players": [], "hands": None, "locked": False, "created_at": "",
-                            "current": int(sid) == cur, "projected": None, "damaged": str(exc)})
+                row = self._q("SELECT name, preset, created_at FROM sessions WHERE id = ?", (sid,))
+                seats = self._q("SELECT p.name FROM session_players sp JOIN players p "
+                                "ON p.id = sp.player_id WHERE sp.session_id = ? ORDER BY sp.seat", (sid,))
+                name, preset, created = (str(v) for v in row[0]) if row else ("", "", "")
+                out.append({"id": int(sid), "name": name, "rules": preset,
+                            "players": [str(r[0]) for r in seats], "hands": None, "locked": False,
+                            "created_at": created, "current": int(sid) == cur, "projected": None,
+                            "damaged": str(exc)})
                 continue
             out.append({"id": s.id, "name": s.name, "rules": s.preset, "players": list(s.players),
                         "hands": st.hands, "locked": st.locked, "created_at": s.created_at,
