@@ -747,6 +747,8 @@ def _read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]
     version_key = "rules_version"  # the engine's reading the results were scored with
     if version_key in options and version_key not in frozen:
         frozen[version_key] = options[version_key]
+    if version_key not in options:  # an export from before versions reads as version 1, as it was
+        frozen.pop(version_key, None)
     source = rules.get("source")
     if not isinstance(source, str) or len(source) > MAX_PATH or _bad_char(source):
         source = preset
