@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from . import db
+from .checks import parse_json
 from .errors import DamagedData, LedgerError, NotALedger
-from .ledger import Ledger, Settlement, money, parse_json, salvage
+from .ledger import Ledger, Settlement, money
+from .salvage import salvage
 from .state import Entry, SessionState
 
 WON_BY = {"self_draw": "自摸", "stock": "翻牌", "discard": "点炮", "dealt": "起手"}

@@ -9,19 +9,33 @@ import shutil
 import sqlite3
 import threading
 import time
-import unicodedata
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, replace
-from decimal import Decimal, InvalidOperation, localcontext
+from decimal import Decimal, localcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
 from zipai.engine import PRESETS, Rules, ZipaiError, get_rules
 
 from . import db
+from .checks import (
+    MAX_PATH,
+    MAX_POINTS,
+    bad_char,
+    check_depth,
+    check_name,
+    check_photo,
+    check_seat,
+    check_stake,
+    check_text,
+    parse_json,
+    preset_name,
+    short,
+    why,
+)
 from .errors import DamagedData, LedgerError, LockedSession, NotALedger, UnknownSession
 from .settle import balances, minimal_transfers, pairwise
 from .state import (
@@ -41,17 +55,8 @@ T = TypeVar("T")
 SessionRef = int | str | SessionInfo | None
 EXPORT_FORMAT = "zipai-ledger-session"
 EXPORT_VERSION = 1
-_EVENT_COLS = "id, kind, target, data, options, photo, created_at"
+EVENT_COLS = "id, kind, target, data, options, photo, created_at"
 
-# Bounds on what a user or a file may give: beyond them a session could never be settled
-# (money is points × stake in exact decimals) or a command could recurse without end.
-MAX_STAKE = Decimal(1_000_000)
-STAKE_PLACES = 4  # decimals of a stake
-MAX_POINTS = 1_000_000  # one seat's change in one adjustment, or one transfer
-MAX_NAME = 60  # characters of a player or session name
-MAX_TEXT = 200  # characters of a note or a reason
-MAX_PATH = 4096  # characters of a stored photo path
-MAX_DEPTH = 64  # nesting of a JSON hand or export
 SALVAGE_HINT = "'zipai session export' salvages the readable events"
 
 
@@ -166,7 +171,7 @@ class Ledger:
         return [{"name": r[0], "added": r[1], "sessions": r[2], "last_played": r[3]} for r in rows]
 
     def add_player(self, name: str) -> str:
-        name = _name(name, "player name")
+        name = check_name(name, "player name")
 
         def body() -> str:
             self._conn.execute("INSERT OR IGNORE INTO players(name, created_at) VALUES (?, ?)",
@@ -190,20 +195,20 @@ class Ledger:
                     stake: Decimal | int | str = 1, first_dealer: int | str = 0,
                     options: Mapping[str, Any] | None = None, make_current: bool = True) -> SessionInfo:
         """Start an evening. ``rules`` is a preset or a house-rules file, frozen here with ``options``."""
-        name = _name(name, "session name")
+        name = check_name(name, "session name")
         try:
             r = get_rules(rules, options or {})
         except ZipaiError as exc:
             raise LedgerError(str(exc), code="bad_rules") from None
-        names = [_name(p, "player name") for p in players]
+        names = [check_name(p, "player name") for p in players]
         lo, hi = Rules.PLAYERS[r.name]
         if not lo <= len(names) <= hi:
             raise LedgerError(f"{r.name} is played by {lo} to {hi} players, not {len(names)}",
                               code="bad_seat")
         if len(set(names)) != len(names):
             raise LedgerError("two seats have the same player name", code="bad_seat")
-        dealer = _seat(first_dealer, names, "first dealer")
-        st = _stake(stake)
+        dealer = check_seat(first_dealer, names, "first dealer")
+        st = check_stake(stake)
         frozen = {"preset": r.name, "source": r.source or r.name, "options": r.options.to_dict()}
 
         def body() -> int:
@@ -285,11 +290,11 @@ class Ledger:
         sid, name, rules_json, stake, dealer, created = row[0]
         seats = self._q("SELECT p.name FROM session_players sp JOIN players p ON p.id = sp.player_id "
                         "WHERE sp.session_id = ? ORDER BY sp.seat", (sid,))
-        return _session_info(sid, name, rules_json, stake, dealer, created, [r[0] for r in seats])
+        return session_from_row(sid, name, rules_json, stake, dealer, created, [r[0] for r in seats])
 
     # ------------------------------------------------------------ derived state
     def _events(self, sid: int) -> list[Event]:
-        rows = self._conn.execute(f"SELECT {_EVENT_COLS} FROM events WHERE session_id = ? ORDER BY id",
+        rows = self._conn.execute(f"SELECT {EVENT_COLS} FROM events WHERE session_id = ? ORDER BY id",
                                   (sid,)).fetchall()
         out = []
         for r in rows:
@@ -297,7 +302,7 @@ class Ledger:
                 out.append(Event.from_row(r))
             except (ValueError, TypeError, RecursionError) as exc:
                 raise DamagedData(f"{self.path}: event {r[0]} of session {sid} is damaged "
-                                  f"({_why(exc)}); {SALVAGE_HINT}") from None
+                                  f"({why(exc)}); {SALVAGE_HINT}") from None
         return out
 
     def _fresh_state(self, s: SessionInfo) -> SessionState:
@@ -309,7 +314,7 @@ class Ledger:
         cached = self._cache.get(s.id)
         if cached is not None and cached.last_event == last and gen == self._gen:
             return cached
-        st = _replay(s, self._events(s.id), f"{self.path}: ", stored=True)
+        st = replay_checked(s, self._events(s.id), f"{self.path}: ", stored=True)
         self._cache[s.id] = st
         self._gen = gen
         return st
@@ -339,7 +344,7 @@ class Ledger:
                 raise LockedSession(f"session {s.name!r} is settled; reopen it first "
                                     "('zipai session reopen')")
             kind, data, options, photo, target = make(st)
-            photo = _photo(photo)
+            photo = check_photo(photo)
             created = db.now()
             cur = self._conn.execute(
                 "INSERT INTO events(session_id, kind, target, data, options, photo, created_at) "
@@ -350,7 +355,7 @@ class Ledger:
                 nxt = _copy_state(st)
                 Replayer.resume(nxt).feed(ev)
                 return nxt
-            return _replay(s, self._events(s.id), f"{self.path}: ")
+            return replay_checked(s, self._events(s.id), f"{self.path}: ")
 
         with self._lock:
             try:
@@ -415,7 +420,7 @@ class Ledger:
 
     def record_draw(self, ref: SessionRef = None, note: str = "") -> Entry:
         """流局 / 荒莊: nobody won; nothing is paid and the dealer deals again."""
-        note = _text(note, "note")
+        note = check_text(note, "note")
         return self._append(ref, lambda st: ("draw", {"note": note, "dealer": st.dealer}, None, None,
                                              None)).history[-1]
 
@@ -533,11 +538,11 @@ class Ledger:
                 events = self._events(s.id)
             except sqlite3.DatabaseError as exc:
                 raise self._read_error(exc) from None
-        return _export_dict(s, events, self.state(s))
+        return export_dict(s, events, self.state(s))
 
     def export_csv(self, ref: SessionRef = None) -> str:
         """One row per history line: who dealt and won, the score, each player's change and total."""
-        return _csv(self.state(ref))
+        return csv_text(self.state(ref))
 
     def import_json(self, data: Mapping[str, Any] | str | bytes, name: str | None = None) -> SessionInfo:
         """A new session from ``export_json`` output, every hand scored again with the session's rules.
@@ -658,7 +663,7 @@ class Ledger:
 
 # ------------------------------------------------------------------ export, import and salvage
 
-def _export_dict(s: SessionInfo, events: Sequence[Event], st: SessionState) -> dict[str, Any]:
+def export_dict(s: SessionInfo, events: Sequence[Event], st: SessionState) -> dict[str, Any]:
     return {
         "format": EXPORT_FORMAT, "version": EXPORT_VERSION, "session": s.to_dict(),
         "events": [{"id": e.id, "kind": e.kind, "target": e.target, "data": e.data,
@@ -676,7 +681,7 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _csv(st: SessionState) -> str:
+def csv_text(st: SessionState) -> str:
     s = st.session
     buf = io.StringIO()
     w = csv.writer(buf)
@@ -701,7 +706,7 @@ def _field(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], wher
     v = obj.get(key)
     if not isinstance(v, kind):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise LedgerError(f"{where}: {key!r} must be {_KIND_WORD.get(names, names)}, got {_short(v)}",
+        raise LedgerError(f"{where}: {key!r} must be {_KIND_WORD.get(names, names)}, got {short(v)}",
                           code="bad_import")
     return v
 
@@ -716,16 +721,16 @@ def _read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]
                           code="bad_import")
     version = data.get("version")
     if isinstance(version, bool) or version != EXPORT_VERSION:
-        raise LedgerError(f"unsupported export version {_short(version)}", code="bad_import")
+        raise LedgerError(f"unsupported export version {short(version)}", code="bad_import")
     meta = _field(data, "session", Mapping, "the export")
     rules = _field(meta, "rules", Mapping, "the export's session")
     raw_events = _field(data, "events", list, "the export")
     summary = data.get("summary")
     if summary is not None and not isinstance(summary, Mapping):
-        raise LedgerError(f"the export's summary must be an object, got {_short(summary)}",
+        raise LedgerError(f"the export's summary must be an object, got {short(summary)}",
                           code="bad_import")
-    new_name = _name(name if name is not None else meta.get("name"), "session name")
-    players = [_name(p, "player name") for p in _field(meta, "players", list, "the export's session")]
+    new_name = check_name(name if name is not None else meta.get("name"), "session name")
+    players = [check_name(p, "player name") for p in _field(meta, "players", list, "the export's session")]
     preset = preset_name(rules.get("preset"), "the export's session")
     lo, hi = Rules.PLAYERS[preset]
     if not lo <= len(players) <= hi:
@@ -736,7 +741,7 @@ def _read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]
         raise LedgerError(f"the export's session seats {dup!r} twice", code="bad_seat")
     options = rules.get("options", {})
     if not isinstance(options, Mapping):
-        raise LedgerError(f"the export's rules options must be an object, got {_short(options)}",
+        raise LedgerError(f"the export's rules options must be an object, got {short(options)}",
                           code="bad_rules")
     try:
         r = get_rules(preset, {k: v for k, v in options.items()
@@ -750,12 +755,12 @@ def _read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]
     if version_key not in options:  # an export from before versions reads as version 1, as it was
         frozen.pop(version_key, None)
     source = rules.get("source")
-    if not isinstance(source, str) or len(source) > MAX_PATH or _bad_char(source):
+    if not isinstance(source, str) or len(source) > MAX_PATH or bad_char(source):
         source = preset
-    stake = _stake(meta.get("stake", "1"))
-    dealer = _seat(meta.get("first_dealer", 0), players, "the export's first dealer")
+    stake = check_stake(meta.get("stake", "1"))
+    dealer = check_seat(meta.get("first_dealer", 0), players, "the export's first dealer")
     created = meta.get("created_at")
-    if not isinstance(created, str) or not 0 < len(created) <= 40 or _bad_char(created):
+    if not isinstance(created, str) or not 0 < len(created) <= 40 or bad_char(created):
         created = db.now()
     info = SessionInfo(0, new_name, preset, frozen, source or preset, tuple(players), stake, dealer, created)
     try:
@@ -774,35 +779,35 @@ def _read_event(info: SessionInfo, i: int, e: Any, kinds: Mapping[int, str]) -> 
     """One exported event, checked against the ones before it (``kinds``, in order)."""
     where = f"the export's event #{i + 1}"
     if not isinstance(e, Mapping):
-        raise LedgerError(f"{where} must be an object, got {_short(e)}", code="bad_import")
+        raise LedgerError(f"{where} must be an object, got {short(e)}", code="bad_import")
     eid = e.get("id")
     prev = next(reversed(kinds), 0)
     if isinstance(eid, bool) or not isinstance(eid, int) or not prev < eid < 2**62:
-        raise LedgerError(f"{where}: ids must be whole numbers in increasing order, got {_short(eid)}",
+        raise LedgerError(f"{where}: ids must be whole numbers in increasing order, got {short(eid)}",
                           code="bad_import")
     where = f"the export's event {eid}"
     kind = e.get("kind")
     if kind not in db.EVENT_KINDS:
-        raise LedgerError(f"{where} has unknown kind {_short(kind)}", code="bad_import")
+        raise LedgerError(f"{where} has unknown kind {short(kind)}", code="bad_import")
     target = e.get("target")
     if kind in ("void", "edit"):
         allowed = ("hand",) if kind == "edit" else PLAY_KINDS
         if isinstance(target, bool) or not isinstance(target, int) or kinds.get(target) not in allowed:
-            raise LedgerError(f"{where} ({kind}) refers to event {_short(target)}, which is no "
+            raise LedgerError(f"{where} ({kind}) refers to event {short(target)}, which is no "
                               f"{' or '.join(allowed)} before it", code="bad_import")
     elif target is not None:
         raise LedgerError(f"{where} ({kind}) cannot refer to another event", code="bad_import")
     data = _field(e, "data", Mapping, where)
     options = e.get("options")
     if options is not None and not isinstance(options, Mapping):
-        raise LedgerError(f"{where}: 'options' must be an object, got {_short(options)}",
+        raise LedgerError(f"{where}: 'options' must be an object, got {short(options)}",
                           code="bad_import")
     try:
-        photo = _photo(e.get("photo"))
+        photo = check_photo(e.get("photo"))
     except LedgerError as exc:
         raise LedgerError(f"{where}: {exc}", code="bad_import") from None
     created = e.get("created_at")
-    if not isinstance(created, str) or len(created) > 40 or _bad_char(created):
+    if not isinstance(created, str) or len(created) > 40 or bad_char(created):
         created = db.now()
     if kind in ("hand", "edit"):
         raw = _field(data, "input", Mapping, where)
@@ -822,7 +827,7 @@ def _read_event(info: SessionInfo, i: int, e: Any, kinds: Mapping[int, str]) -> 
         if not isinstance(raws, list) or len(raws) != 2 or not all(isinstance(r, Mapping) for r in raws):
             raise LedgerError(f"{where}: a double instant win holds two layouts", code="bad_import")
     elif kind == "draw":
-        data = {**data, "note": _prefixed(where, _text, data.get("note"), "note")}
+        data = {**data, "note": _prefixed(where, check_text, data.get("note"), "note")}
     elif kind == "adjust":
         _check_adjust(info, data, where)
     if kind not in ("hand", "edit") and options:
@@ -843,11 +848,11 @@ def _check_adjust(info: SessionInfo, data: Mapping[str, Any], where: str) -> Non
     reason = data.get("reason", "")
     if transfers is not None:
         if not isinstance(transfers, list):
-            raise LedgerError(f"{where}: 'transfers' must be a list, got {_short(transfers)}",
+            raise LedgerError(f"{where}: 'transfers' must be a list, got {short(transfers)}",
                               code="bad_import")
         chk = _prefixed(where, _adjustment, info, reason, None, transfers, None, None)
         if chk["deltas"] != deltas:
-            raise LedgerError(f"{where}: the adjustment's deltas {_short(deltas)} do not match its "
+            raise LedgerError(f"{where}: the adjustment's deltas {short(deltas)} do not match its "
                               f"transfers (which give {chk['deltas']})", code="bad_import")
     else:
         chk = _prefixed(where, _adjustment, info, reason, deltas, None, None, None)
@@ -875,20 +880,20 @@ def _check_results(info: SessionInfo, events: Sequence[Event],
     its specials and text are the engine's too), and a hand that counts for nothing (undone,
     or replaced by a later edit) holds none.
     """
-    stored = _replay(info, events, "the export's ", hint="")
-    fresh = _replay(info, [_unscored(e) for e in events], "the export's ", hint="")
+    stored = replay_checked(info, events, "the export's ", hint="")
+    fresh = replay_checked(info, [_unscored(e) for e in events], "the export's ", hint="")
     for a, b in zip(stored.history, fresh.history, strict=True):
         if _result(a) != _result(b):
             raise LedgerError(
                 f"the export's hand {a.no} (event {a.event}) stores {a.points} points and payouts "
-                f"{_short(a.payouts)}, but scored again with the session's rules it gives {b.points} "
+                f"{short(a.payouts)}, but scored again with the session's rules it gives {b.points} "
                 f"and {b.payouts}; nothing was imported", code="bad_import")
     summary = summary or {}
     for key, value in (("projected", fresh.projected()[0]), ("net", fresh.net), ("hands", fresh.hands),
                        ("locked", fresh.locked)):
         if key in summary and summary[key] != value:
             raise LedgerError(f"the imported events give {key} {value}, the export says "
-                              f"{_short(summary[key])}", code="bad_import")
+                              f"{short(summary[key])}", code="bad_import")
     scored = {e.edited_by or e.event: e for e in fresh.history if e.kind in ("hand", "double")}
     out = []
     for e in events:
@@ -915,170 +920,24 @@ def _copy_state(st: SessionState) -> SessionState:
     return nxt
 
 
-# characters that break a line or hide text: refused in names, notes and reasons
-_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def _bad_char(v: str) -> str | None:
-    for c in v:
-        if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in _BIDI:
-            return c
-    return None
-
-
-def _name(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise LedgerError(f"{what} must be a non-empty text, got {_short(value)}", code="bad_name")
-    v = value.strip()
-    if len(v) > MAX_NAME:
-        raise LedgerError(f"{what} {v[:20]!r}… is {len(v)} characters long, at most {MAX_NAME}",
-                          code="bad_name")
-    c = _bad_char(v)
-    if c is not None:
-        raise LedgerError(f"{what} {v[:20]!r} holds a line break or control character (U+{ord(c):04X})",
-                          code="bad_name")
-    return v
-
-
-def _text(value: Any, what: str) -> str:
-    """A note or a reason: one line of at most ``MAX_TEXT`` characters."""
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise LedgerError(f"the {what} must be a text, got {_short(value)}", code="bad_text")
-    v = value.strip()
-    if len(v) > MAX_TEXT:
-        raise LedgerError(f"the {what} is {len(v)} characters long, at most {MAX_TEXT}", code="bad_text")
-    c = _bad_char(v)
-    if c is not None:
-        raise LedgerError(f"the {what} holds a line break or control character (U+{ord(c):04X})",
-                          code="bad_text")
-    return v
-
-
-def _photo(value: Any) -> str | None:
-    """A photo path as given by the app or the user (stored, shown; the ledger never opens it)."""
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str) or len(value) > MAX_PATH or "\x00" in value or _bad_char(value):
-        raise LedgerError(f"a photo path must be one line of at most {MAX_PATH} characters, "
-                          f"got {_short(value)}", code="bad_photo")
-    return value
-
-
-def _short(value: Any, limit: int = 40) -> str:
-    """A value for an error message, cut short: data may be huge."""
-    try:
-        text = repr(value)
-    except (ValueError, RecursionError):  # e.g. an int too long to print
-        text = f"a {type(value).__name__}"
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _why(exc: BaseException) -> str:
-    if isinstance(exc, KeyError):
-        return f"missing field {_short(exc.args[0] if exc.args else exc)}"
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text[:160]
-
-
-def preset_name(value: Any, where: str) -> str:
-    """A registered preset named by data (an export, a hand's ``rules``); never a file path.
-
-    A house-rules file is named only by the user on the command line; a session stores its
-    parsed options, so nothing read from data is ever handed to the engine as a path.
-    """
-    if isinstance(value, str) and 0 < len(value) <= 20 and not any(c in value for c in "/\\.:~"):
-        try:
-            name = get_rules(value).name
-        except ZipaiError:
-            name = ""
-        if name in PRESETS:
-            return name
-    raise LedgerError(f"{where}: rules {_short(value)} is not one of the presets "
-                      f"({', '.join(PRESETS)}); data never names a rules file", code="bad_rules")
-
-
-def check_depth(obj: Any, where: str, limit: int = MAX_DEPTH) -> None:
-    """Refuse data nested deeper than ``limit`` (walked without recursion)."""
-    stack: list[tuple[Any, int]] = [(obj, 1)]
-    while stack:
-        o, d = stack.pop()
-        if d > limit:
-            raise LedgerError(f"{where}: nested more than {limit} levels deep", code="too_deep")
-        if isinstance(o, Mapping):
-            stack.extend((v, d + 1) for v in o.values())
-        elif isinstance(o, list | tuple):
-            stack.extend((v, d + 1) for v in o)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def parse_json(text: str | bytes, where: str) -> Any:
-    """JSON from a user or a file: any malformed, too deep or too large input is a LedgerError."""
-    try:
-        obj = json.loads(text, parse_constant=_no_constant)
-    except RecursionError:
-        raise LedgerError(f"{where}: not valid JSON (nested too deeply)", code="bad_json") from None
-    except (ValueError, TypeError) as exc:  # JSONDecodeError, a 5000-digit number, bad UTF-8
-        raise LedgerError(f"{where}: not valid JSON ({_why(exc)})", code="bad_json") from None
-    check_depth(obj, where)
-    return obj
-
-
-def _seat(value: Any, names: Sequence[str], what: str) -> int:
-    if isinstance(value, str) and not value.lstrip("-").isdigit():
-        if value in names:
-            return list(names).index(value)
-        raise LedgerError(f"{what} {_short(value)} is not one of the players ({', '.join(names)})",
-                          code="bad_seat")
-    if isinstance(value, bool) or not isinstance(value, int | str) or len(str(value)) > 6:
-        raise LedgerError(f"{what} must be a seat number or a player's name, got {_short(value)}",
-                          code="bad_seat")
-    seat = int(value)
-    if not 0 <= seat < len(names):
-        raise LedgerError(f"{what} seat {seat} does not exist (seats 0–{len(names) - 1})", code="bad_seat")
-    return seat
-
-
-def _stake(value: Any) -> Decimal:
-    if isinstance(value, bool) or not isinstance(value, Decimal | int | str) or len(str(value)) > 40:
-        raise LedgerError(f"stake must be a number of money per point, got {_short(value)}",
-                          code="bad_stake")
-    try:
-        d = Decimal(str(value).strip())
-    except InvalidOperation:
-        raise LedgerError(f"stake must be a number of money per point, got {_short(value)}",
-                          code="bad_stake") from None
-    if not d.is_finite() or not 0 <= d <= MAX_STAKE:
-        raise LedgerError(f"stake must be from 0 to {MAX_STAKE} per point, got {_short(value)}",
-                          code="bad_stake")
-    if d != d.quantize(Decimal(1).scaleb(-STAKE_PLACES)):
-        raise LedgerError(f"stake has at most {STAKE_PLACES} decimals, got {_short(value)}",
-                          code="bad_stake")
-    return d if d.as_tuple().exponent <= 0 else d.quantize(Decimal(1))  # 1E+2 is stored as 100
-
-
-def _session_info(sid: Any, name: Any, rules_json: Any, stake: Any, dealer: Any, created: Any,
+def session_from_row(sid: Any, name: Any, rules_json: Any, stake: Any, dealer: Any, created: Any,
                   players: Sequence[Any]) -> SessionInfo:
     """A stored session row, or ``DamagedData`` naming it (never a traceback)."""
     try:
         rules = json.loads(rules_json)
         preset, options = rules["preset"], rules["options"]
         if preset not in PRESETS or not isinstance(options, dict):
-            raise ValueError(f"rules {_short(preset)} are of no known preset")
+            raise ValueError(f"rules {short(preset)} are of no known preset")
         info = SessionInfo(int(sid), str(name), preset, options, str(rules.get("source") or preset),
                            tuple(str(p) for p in players), Decimal(stake), int(dealer), str(created))
         if not info.stake.is_finite() or not 0 <= info.first_dealer < max(info.n, 1):
             raise ValueError(f"stake {stake!r} or first dealer {dealer!r} out of range")
     except (ValueError, TypeError, KeyError, ArithmeticError, RecursionError) as exc:
-        raise DamagedData(f"session {sid} is damaged ({_why(exc)}); {SALVAGE_HINT}") from None
+        raise DamagedData(f"session {sid} is damaged ({why(exc)}); {SALVAGE_HINT}") from None
     return info
 
 
-def _replay(s: SessionInfo, events: Sequence[Event], prefix: str = "", stored: bool = False,
+def replay_checked(s: SessionInfo, events: Sequence[Event], prefix: str = "", stored: bool = False,
             hint: str = SALVAGE_HINT) -> SessionState:
     """``replay``, naming the event a row breaks it at instead of a traceback.
 
@@ -1104,8 +963,8 @@ def _replay(s: SessionInfo, events: Sequence[Event], prefix: str = "", stored: b
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError,
                 RecursionError) as exc:
             err = DamagedData(f"{prefix}event {e.id}{edit} of session {s.name!r} is damaged "
-                              f"({_why(exc)}){tail}")
-            err.event, err.why = culprit, _why(exc)
+                              f"({why(exc)}){tail}")
+            err.event, err.why = culprit, why(exc)
             raise err from None
     return r.state
 
@@ -1114,7 +973,7 @@ def _adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
                 transfers: Sequence[Sequence[int]] | None, offender: int | str | None,
                 amount: int | None) -> dict[str, Any]:
     n = s.n
-    reason = _text(reason, "reason")
+    reason = check_text(reason, "reason")
     if sum(x is not None for x in (deltas, transfers, offender)) != 1:
         raise LedgerError("an adjustment needs exactly one of deltas, transfers or offender",
                           code="bad_adjustment")
@@ -1122,7 +981,7 @@ def _adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
         if s.preset != "guangxi":
             raise LedgerError(f"the 下夥 penalty is a Guangxi rule; session {s.name!r} plays {s.preset}",
                               code="bad_rules")
-        seat = _seat(offender, s.players, "offender")
+        seat = check_seat(offender, s.players, "offender")
         pay = amount if amount is not None else s.rules.minimum(n)
         if isinstance(pay, bool) or not isinstance(pay, int) or not 0 < pay <= MAX_POINTS:
             raise LedgerError(f"the 下夥 amount must be 1 to {MAX_POINTS} points, got {pay!r}",
@@ -1134,11 +993,11 @@ def _adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
         for t in transfers:
             if not isinstance(t, Sequence) or isinstance(t, str) or len(t) != 3 or not all(
                     isinstance(x, int) and not isinstance(x, bool) for x in t):
-                raise LedgerError(f"a transfer is [payer seat, payee seat, points], got {_short(t)}",
+                raise LedgerError(f"a transfer is [payer seat, payee seat, points], got {short(t)}",
                                   code="bad_adjustment")
-            a, b, amt = (_seat(t[0], s.players, "payer"), _seat(t[1], s.players, "payee"), t[2])
+            a, b, amt = (check_seat(t[0], s.players, "payer"), check_seat(t[1], s.players, "payee"), t[2])
             if a == b or amt <= 0:
-                raise LedgerError(f"a transfer needs two different seats and points > 0, got {_short(t)}",
+                raise LedgerError(f"a transfer needs two different seats and points > 0, got {short(t)}",
                                   code="bad_adjustment")
             if amt > MAX_POINTS:
                 raise LedgerError(f"a transfer is at most {MAX_POINTS} points, got {amt}",
@@ -1149,12 +1008,12 @@ def _adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
         assert deltas is not None
         if (not isinstance(deltas, Sequence) or isinstance(deltas, str) or len(deltas) != n
                 or not all(isinstance(x, int) and not isinstance(x, bool) for x in deltas)):
-            raise LedgerError(f"deltas must be {n} whole numbers, one per seat, got {_short(deltas)}",
+            raise LedgerError(f"deltas must be {n} whole numbers, one per seat, got {short(deltas)}",
                               code="bad_adjustment")
         d = list(deltas)
         if any(abs(x) > MAX_POINTS for x in d):
             raise LedgerError(f"an adjustment changes a seat by at most {MAX_POINTS} points, got "
-                              f"{_short(d)}", code="bad_adjustment")
+                              f"{short(d)}", code="bad_adjustment")
         clean = [list(t) for t in minimal_transfers(d)] if s.preset != "hunan" and sum(d) == 0 else []
         if s.preset != "hunan" and sum(d) != 0:
             raise LedgerError(f"{s.preset} adjustments must sum to zero, these sum to {sum(d)}",
@@ -1172,139 +1031,3 @@ def _settlement(st: SessionState, mode: str) -> Settlement:
     if balances(transfers, len(points)) != points:  # pragma: no cover - a bug, never a user error
         raise LedgerError(f"internal error: the {mode} transfers do not settle {points}")
     return Settlement(st.session, mode, points, transfers, closing, st.locked)
-
-
-# ------------------------------------------------------------------ salvage
-
-SALVAGE_PROBE = 10_000_000  # the most row ids probed one by one when the index cannot be read
-
-
-@dataclass
-class Salvage:
-    """What could be read of one session from a damaged ledger, and what was left out."""
-
-    session: SessionInfo
-    events: list[Event]
-    state: SessionState
-    skipped: list[str]
-
-    def to_json(self, source: str) -> dict[str, Any]:
-        out = _export_dict(self.session, self.events, self.state)
-        out["salvaged"] = {"from": source, "skipped": self.skipped}
-        return out
-
-    def to_csv(self) -> str:
-        return _csv(self.state)
-
-
-def salvage(path: str | Path, ref: SessionRef = None) -> Salvage:
-    """Every event of one session that can still be read and replayed from a damaged ledger.
-
-    Opens the file read-only and reads the events row by row, so a damaged page costs only
-    the rows on it; rows that do not parse or replay are left out, with what refers to them,
-    and each is named in ``skipped``. Raises ``NotALedger`` only when the session itself
-    (its row or its players) cannot be read.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise NotALedger(f"{p} does not exist")
-    try:
-        conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False,
-                               timeout=db.BUSY_TIMEOUT_MS / 1000)
-    except sqlite3.Error as exc:
-        raise NotALedger(f"{p}: cannot open it to salvage ({exc})") from None
-    try:
-        return _salvage(conn, str(p), ref)
-    finally:
-        conn.close()
-
-
-def _salvage(conn: sqlite3.Connection, shown: str, ref: SessionRef) -> Salvage:
-    def rows(sql: str, args: Sequence[Any] = ()) -> list[Any] | None:
-        try:
-            return conn.execute(sql, args).fetchall()
-        except sqlite3.DatabaseError:
-            return None
-
-    if isinstance(ref, SessionInfo):
-        ref = ref.id
-    if ref is None:
-        cur = rows("SELECT value FROM meta WHERE key = 'current_session'")
-        if not cur:
-            raise NotALedger(f"{shown}: the current session cannot be read; name one with --session")
-        ref = str(cur[0][0])
-    cols = "id, name, rules_json, stake, first_dealer, created_at"
-    row = None
-    if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
-        row = rows(f"SELECT {cols} FROM sessions WHERE id = ?", (int(ref),))
-    if not row and isinstance(ref, str):
-        row = rows(f"SELECT {cols} FROM sessions WHERE name = ?", (ref,))
-    if not row:
-        raise NotALedger(f"{shown}: session {str(ref)!r} cannot be read from the damaged file")
-    sid = row[0][0]
-    seats = rows("SELECT p.name FROM session_players sp JOIN players p ON p.id = sp.player_id "
-                 "WHERE sp.session_id = ? ORDER BY sp.seat", (sid,))
-    if not seats:
-        raise NotALedger(f"{shown}: the players of session {str(ref)!r} cannot be read")
-    try:
-        info = _session_info(*row[0], [r[0] for r in seats])
-    except DamagedData as exc:
-        raise NotALedger(f"{shown}: {exc}", code="damaged") from None
-    skipped: list[str] = []
-    ids = rows("SELECT id FROM events WHERE session_id = ? ORDER BY id", (sid,))
-    if ids is not None:
-        candidates = [int(r[0]) for r in ids]
-    else:  # the index is damaged: probe every row id up to the highest one known
-        tops = [r[0][0] for r in (rows("SELECT seq FROM sqlite_sequence WHERE name = 'events'"),
-                                  rows("SELECT max(id) FROM events")) if r and isinstance(r[0][0], int)]
-        top = min(max(tops, default=0), SALVAGE_PROBE)
-        candidates = list(range(1, top + 1))
-        if not tops:
-            skipped.append("the event ids could not be read: no event was found")
-    events: list[Event] = []
-    unreadable: list[int] = []
-    for eid in candidates:
-        got = rows(f"SELECT session_id, {_EVENT_COLS} FROM events WHERE id = ?", (eid,))
-        if got is None:
-            unreadable.append(eid)
-            continue
-        if not got or got[0][0] != sid:
-            if ids is not None:  # the index lists it for this session, the table has lost it
-                unreadable.append(eid)
-            continue
-        try:
-            events.append(Event.from_row(got[0][1:]))
-        except (ValueError, TypeError, RecursionError) as exc:
-            skipped.append(f"event {eid}: {_why(exc)}")
-    if unreadable:
-        skipped.append(f"rows {_ranges(unreadable)}: unreadable" +
-                       ("" if ids is not None else " (they may belong to other sessions)"))
-    while True:
-        present = {e.id for e in events}
-        orphans = [e for e in events if e.target is not None and e.target not in present]
-        if orphans:
-            skipped += [f"event {e.id}: refers to event {e.target}, which was left out" for e in orphans]
-            events = [e for e in events if e not in orphans]
-            continue
-        try:
-            st = _replay(info, events, stored=True, hint="")
-        except DamagedData as exc:
-            bad = exc.event if exc.event in present else events[-1].id
-            skipped.append(f"event {bad}: {exc.why or exc}")
-            events = [e for e in events if e.id != bad]
-            continue
-        return Salvage(info, events, st, skipped)
-
-
-def _ranges(ids: Sequence[int]) -> str:
-    """1, 2, 3, 7 → '1–3, 7' (a damaged page holds a run of rows)."""
-    out: list[str] = []
-    start = prev = ids[0]
-    for i in [*ids[1:], None]:
-        if i is not None and i == prev + 1:
-            prev = i
-            continue
-        out.append(str(start) if start == prev else f"{start}–{prev}")
-        if i is not None:
-            start = prev = i
-    return ", ".join(out)

@@ -98,6 +98,16 @@ def test_an_import_with_edited_payouts_and_no_summary_is_refused(tmp_path: Path)
     assert led.state(led.import_json(ok, name="fine")).projected()[0] == led.state("s").projected()[0]
 
 
+def test_an_import_stores_the_results_it_scored(tmp_path: Path) -> None:
+    led = new_ledger(tmp_path)
+    s = evening(led, hands=2)
+    data = json.loads(json.dumps(led.export_json(s)))
+    out = data["events"][0]["data"]["output"]
+    out["text"], out["specials"] = "=HYPERLINK(\"evil\")", "not a list"  # shown, not counted
+    t = led.import_json(data, name="copy")
+    assert [e.output for e in led.history(t)] == [e.output for e in led.history(s)]
+
+
 @pytest.mark.parametrize(("change", "needle"), [
     (lambda d: d["session"].update(players=["甲", "甲", "丙"]), "seats '甲' twice"),
     (lambda d: d["session"].update(players=["甲", "乙", "丙", "丁", "戊"]), "2 to 4 players, not 5"),
@@ -411,7 +421,7 @@ def test_names_are_one_sane_line(tmp_path: Path, name: str, needle: str) -> None
 
 
 def test_salvage_needs_the_session_row(tmp_path: Path) -> None:
-    from zipai.scorer.ledger import salvage
+    from zipai.scorer.salvage import salvage
 
     path = tmp_path / "l.db"
     with Ledger(path) as led:
