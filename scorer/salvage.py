@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from . import db
-from .checks import why
+from .checks import replay_checked, session_from_row, why
 from .errors import DamagedData, NotALedger
-from .ledger import EVENT_COLS, SessionRef, csv_text, export_dict, replay_checked, session_from_row
+from .exchange import csv_text, export_dict
+from .ledger import EVENT_COLS, SessionRef
 from .state import Event, SessionInfo, SessionState
 
 SALVAGE_PROBE = 10_000_000  # the most row ids probed one by one when the index cannot be read
