@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
@@ -380,12 +381,13 @@ def test_a_read_only_ledger_can_be_shown_and_exported(folder_writable: bool) -> 
     finally:
         folder.chmod(0o755)
         path.chmod(0o644)
+    with Ledger(path) as led:
+        assert led.state("s").hands == 2
+    shutil.rmtree(folder)
     for rc, out, err in got[:4]:
         assert rc == 0 and err == "" and "甲" in out, err
     rc, _, err = got[4]
     one_line(rc, err, "is read-only here")
-    with Ledger(path) as led:
-        assert led.state("s").hands == 2
 
 
 # ------------------------------------------------------------------ CSV cells and names
