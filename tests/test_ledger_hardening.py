@@ -431,3 +431,23 @@ def test_salvage_needs_the_session_row(tmp_path: Path) -> None:
     with pytest.raises(NotALedger, match="cannot be read"):
         salvage(path, "nope")
     assert salvage(path, "s").skipped == []
+
+
+def test_a_damaged_session_row_is_named_and_the_others_still_work(
+        db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with Ledger(db) as led:
+        evening(led, "s", 2)
+        evening(led, "other", 1)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE sessions SET rules_json = '{\"preset\": \"../house.toml\"}' WHERE name = 's'")
+    con.commit()
+    con.close()
+    rc, _, err = run(capsys, session_main, "show", "--session", "s")
+    one_line(rc, err, "session 1 is damaged")
+    rc, out, err = run(capsys, session_main, "list", "--json")
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert rc == 0 and rows["s"]["damaged"] and rows["s"]["players"] == ["甲", "乙", "丙"]
+    assert rows["other"]["hands"] == 1 and "damaged" not in rows["other"]
+    rc, _, err = run(capsys, session_main, "export", "--session", "s")
+    one_line(rc, err, "session 1 is damaged")  # nothing to salvage without the session's rules
+    assert run(capsys, session_main, "export", "--session", "other")[0] == 0
