@@ -18,7 +18,7 @@ from .exchange import csv_text, export_dict
 from .ledger import EVENT_COLS, SessionRef
 from .state import Event, SessionInfo, SessionState
 
-SALVAGE_PROBE = 10_000_000  # the most row ids probed one by one when the index cannot be read
+SALVAGE_PROBE = 1_000_000  # the most row ids probed one by one when the index cannot be read
 
 
 @dataclass

@@ -451,3 +451,20 @@ def test_a_damaged_session_row_is_named_and_the_others_still_work(
     rc, _, err = run(capsys, session_main, "export", "--session", "s")
     one_line(rc, err, "session 1 is damaged")  # nothing to salvage without the session's rules
     assert run(capsys, session_main, "export", "--session", "other")[0] == 0
+
+
+def test_salvage_finds_the_events_when_their_index_is_damaged(
+        db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _checkpointed(db, 60)
+    con = sqlite3.connect(db)
+    size = con.execute("PRAGMA page_size").fetchone()[0]
+    pages = [r[0] for r in con.execute("SELECT pageno FROM dbstat WHERE name = 'events_by_session'")]
+    con.close()
+    raw = bytearray(db.read_bytes())
+    for page in pages:  # every page of the index, none of the table
+        raw[(page - 1) * size:page * size] = b"\xa5" * size
+    db.write_bytes(bytes(raw))
+    out_file = tmp_path / "s.json"
+    rc, _, err = run(capsys, session_main, "export", "-o", str(out_file))
+    assert rc == 0 and "salvaged 60 events" in err and "skipped none" in err, err
+    assert [e["id"] for e in json.loads(out_file.read_text(encoding="utf-8"))["events"]] == list(range(1, 61))
