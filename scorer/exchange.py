@@ -124,11 +124,8 @@ def read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]:
     except ZipaiError as exc:
         raise LedgerError(f"the export's rules are invalid: {exc}", code="bad_rules") from None
     frozen = r.options.to_dict()
-    version_key = "rules_version"  # the engine's reading the results were scored with
-    if version_key in options and version_key not in frozen:
-        frozen[version_key] = options[version_key]
-    if version_key not in options:  # an export from before versions reads as version 1, as it was
-        frozen.pop(version_key, None)
+    if "rules_version" not in options:  # an export from before versions reads as version 1, as it was
+        del frozen["rules_version"]
     source = rules.get("source")
     if not isinstance(source, str) or len(source) > MAX_PATH or bad_char(source):
         source = preset
