@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from zipai.engine import rules_from_flag
+
 from .errors import LedgerError
 from .ledger import Ledger, Settlement
 from .state import Entry, SessionState
@@ -252,7 +254,7 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
 
 def _session_new(led: Ledger, a: argparse.Namespace) -> int:
     names = [n.strip() for n in a.players.replace("，", ",").split(",") if n.strip()]
-    s = led.new_session(a.name, a.rules, names, stake=a.stake, first_dealer=a.dealer,
+    s = led.new_session(a.name, rules_from_flag(a.rules), names, stake=a.stake, first_dealer=a.dealer,
                         options=_options(a.option), make_current=not a.no_current)
     st = led.state(s)
     _emit(a, st.to_dict(history=False), lambda: f"created session {s.id}\n" + state_text(st, False))
