@@ -90,6 +90,8 @@ def _text(sc: Any, base: dict[str, Any]) -> str:
 def check_overlay(photo: str, out: str) -> str:
     """The overlay's image format, from its suffix; refused before any work when the suffix
     is unknown or the file is the photo itself (the photo would be lost)."""
+    if "\x00" in out:
+        raise VisionError(f"--overlay {shown(out)}: not a valid file name", code="usage")
     fmt = OVERLAY_FORMATS.get(Path(out).suffix.lower())
     if fmt is None:
         raise VisionError(f"--overlay {shown(out)}: give a file ending in "
