@@ -194,6 +194,8 @@ def parse_rules_toml(text: str, where: str) -> Rules:
         raise RulesError(f"rules file {where!r} is not valid TOML: {exc}") from None
     except RecursionError:  # pragma: no cover - _toml_depth refuses such files first
         raise RulesError(f"rules file {where!r} is nested too deeply") from None
+    except ValueError:  # an integer past Python's 4,300-digit conversion limit
+        raise RulesError(f"rules file {where!r} is not valid TOML: a number has too many digits") from None
     unknown = set(data) - {"preset", "options"}
     if unknown:
         raise RulesError(f"unknown key {sorted(unknown)[0]!r} in {where} (expected 'preset' and [options])")

@@ -165,6 +165,15 @@ def test_4_a_number_of_5000_digits(tmp_path: Path, capsys: pytest.CaptureFixture
     _one_line_exit_2(rc, capsys.readouterr().err, "too many digits")
 
 
+def test_4_a_number_of_5000_digits_in_a_rules_file(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by the fuzz test's longer run (ZIPAI_FUZZ=5000): tomllib raises a bare ValueError."""
+    f = tmp_path / "house.toml"
+    f.write_text('preset = "hunan"\n[options]\npiao = ' + "9" * 5000 + "\n", encoding="utf-8")
+    rc = score_main([str(ROOT / "examples" / "l1_hunan.json"), "--rules", str(f)])
+    _one_line_exit_2(rc, capsys.readouterr().err, "too many digits")
+
+
 def test_4_jsonl_a_bad_line_gets_its_own_error_line(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     good = json.dumps(L1)
