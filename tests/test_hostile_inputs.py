@@ -156,6 +156,17 @@ def test_2_rules_flag_with_a_house_file_still_scores(tmp_path: Path,
     assert json.loads(capsys.readouterr().out)["score"] == 28  # 18 + 10 (plus_ten), not 36
 
 
+def test_2_scan_carries_a_house_file_as_options_not_as_its_path(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    house = tmp_path / "house.toml"
+    house.write_text('preset = "guilin"\n[options]\nxing = ["up", "same"]\n', encoding="utf-8")
+    assert scan_main([str(ROOT / "models" / "sample.jpg"), "--rules", str(house), "--json"]) == 0
+    out = capsys.readouterr().out
+    lay = json.loads(out)["layout"]
+    assert lay["rules"] == "guilin" and lay["options"]["xing"] == ["up", "same"]
+    assert str(tmp_path) not in out
+
+
 # ------------------------------------------------------------------ 4. tracebacks instead of exit 2
 
 def test_4_a_number_of_5000_digits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
