@@ -16,6 +16,7 @@ import json
 import os
 import random
 import traceback
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,8 @@ OUR_ERRORS: tuple[type[BaseException], ...] = (ZipaiError, LedgerError, VisionEr
 """What a bad input may raise: each subclasses ValueError and carries a one-line message."""
 
 SEED = 48  # issue 48
+HIDDEN_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+"""Python shows a user none of these by default; any other warning is a line on their screen."""
 
 
 def count(ci: int) -> int:
@@ -163,24 +166,29 @@ def check(target: Callable[[Any], object], cases: Iterable[Any],
     """Run ``target`` on each case; the failures are the exceptions not in ``allowed``.
 
     Output the target prints is swallowed; an entry point must print at most one line of
-    error, and a traceback in it counts as a failure too."""
+    error: a traceback, or a warning a user would see (a library's), is a failure too."""
     failures: list[Failure] = []
     for n, case in enumerate(cases):
         out, err = io.StringIO(), io.StringIO()
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
                 target(case)
-        except allowed:
-            pass
-        except Exception as exc:  # the point of the harness: anything else is a finding
-            where = traceback.extract_tb(exc.__traceback__)[-1]
-            failures.append(Failure(n, f"{type(exc).__name__}: {str(exc)[:200]} "
-                                       f"({os.path.basename(where.filename)}:{where.lineno})",
-                                    _sample(case)))
-        else:
-            text = err.getvalue()
-            if "Traceback" in text or text.count("\n") > 1:
-                failures.append(Failure(n, f"more than one line on stderr: {text[:300]!r}", _sample(case)))
+            except allowed:
+                pass
+            except Exception as exc:  # the point of the harness: anything else is a finding
+                where = traceback.extract_tb(exc.__traceback__)[-1]
+                failures.append(Failure(n, f"{type(exc).__name__}: {str(exc)[:200]} "
+                                           f"({os.path.basename(where.filename)}:{where.lineno})",
+                                        _sample(case)))
+        shown = [w for w in seen if not issubclass(w.category, HIDDEN_WARNINGS)]
+        text = err.getvalue()
+        if shown:
+            failures.append(Failure(n, f"printed a warning: {shown[0].category.__name__}: "
+                                       f"{str(shown[0].message)[:200]}", _sample(case)))
+        elif "Traceback" in text or text.count("\n") > 1:
+            failures.append(Failure(n, f"more than one line on stderr: {text[:300]!r}", _sample(case)))
         if len(failures) >= limit:
             break
     return failures
