@@ -167,6 +167,34 @@ def test_2_scan_carries_a_house_file_as_options_not_as_its_path(tmp_path: Path,
     assert str(tmp_path) not in out
 
 
+@pytest.mark.parametrize("file", ["/dev/zero", "../finder.onnx", "", 7])
+def test_2_a_model_manifest_names_only_a_file_beside_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        file: object) -> None:
+    shipped = json.loads((ROOT / "models" / "manifest.json").read_text(encoding="utf-8"))
+    shipped["finder"]["file"] = file
+    if isinstance(shipped["finder"].get("int8_file"), dict):  # what a CPU with VNNI loads
+        shipped["finder"]["int8_file"]["file"] = file
+    man = tmp_path / "manifest.json"
+    man.write_text(json.dumps(shipped), encoding="utf-8")
+    photo = tmp_path / "p.jpg"
+    Image.new("RGB", (64, 48), (20, 90, 30)).save(photo, "JPEG")
+    rc = scan_main([str(photo), "--model", str(man)])
+    _one_line_exit_2(rc, capsys.readouterr().err, "must name a model file in the manifest's folder")
+
+
+@pytest.mark.parametrize("content", ["FIFO", "[1, 2]", "[" * 100_000])
+def test_2_a_bad_model_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str) -> None:
+    man = tmp_path / "manifest.json"
+    if content == "FIFO":
+        man = _fifo(tmp_path, "fifo.json")
+    else:
+        man.write_text(content, encoding="utf-8")
+    photo = tmp_path / "p.jpg"
+    Image.new("RGB", (64, 48), (20, 90, 30)).save(photo, "JPEG")
+    rc = scan_main([str(photo), "--model", str(man)])
+    _one_line_exit_2(rc, capsys.readouterr().err, "manifest")
+
+
 # ------------------------------------------------------------------ 4. tracebacks instead of exit 2
 
 def test_4_a_number_of_5000_digits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
