@@ -15,6 +15,7 @@ import io
 import json
 import os
 import random
+import tempfile
 import traceback
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -166,11 +167,15 @@ def check(target: Callable[[Any], object], cases: Iterable[Any],
     """Run ``target`` on each case; the failures are the exceptions not in ``allowed``.
 
     Output the target prints is swallowed; an entry point must print at most one line of
-    error: a traceback, or a warning a user would see (a library's), is a failure too."""
+    error (on ``sys.stderr`` and descriptor 2 together): a traceback, or a warning a user
+    would see (a library's), is a failure too."""
     failures: list[Failure] = []
+    raw = tempfile.TemporaryFile()
     for n, case in enumerate(cases):
         out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+        raw.seek(0)
+        raw.truncate()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _fd2(raw), \
                 warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
             try:
@@ -183,7 +188,8 @@ def check(target: Callable[[Any], object], cases: Iterable[Any],
                                            f"({os.path.basename(where.filename)}:{where.lineno})",
                                         _sample(case)))
         shown = [w for w in seen if not issubclass(w.category, HIDDEN_WARNINGS)]
-        text = err.getvalue()
+        raw.seek(0)
+        text = err.getvalue() + raw.read().decode("utf-8", "replace")
         if shown:
             failures.append(Failure(n, f"printed a warning: {shown[0].category.__name__}: "
                                        f"{str(shown[0].message)[:200]}", _sample(case)))
@@ -191,7 +197,20 @@ def check(target: Callable[[Any], object], cases: Iterable[Any],
             failures.append(Failure(n, f"more than one line on stderr: {text[:300]!r}", _sample(case)))
         if len(failures) >= limit:
             break
+    raw.close()
     return failures
+
+
+@contextlib.contextmanager
+def _fd2(file: Any) -> Iterator[None]:
+    """Descriptor 2 into ``file``: a C library (libtiff, say) writes there, past ``sys.stderr``."""
+    saved = os.dup(2)
+    os.dup2(file.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _sample(case: Any) -> str:

@@ -113,7 +113,7 @@ def test_fuzz_house_rules_files(tmp_path: Path) -> None:
 
 def _photos() -> list[bytes]:
     """Small photos in every format we open, with the parts decoders trip on: EXIF, alpha,
-    palettes, 16-bit grey, progressive scans."""
+    palettes, 16-bit and 4-bit grey, 1-bit, progressive scans."""
     rgb = Image.new("RGB", (48, 32), (30, 120, 30))
     rgb.paste((220, 30, 30), (8, 8, 20, 24))
     exif = Image.Exif()
@@ -123,8 +123,8 @@ def _photos() -> list[bytes]:
         (rgb, "JPEG", {"exif": exif.tobytes()}), (rgb, "JPEG", {"progressive": True}),
         (rgb, "PNG", {}), (rgb.convert("RGBA"), "PNG", {}), (rgb.convert("P"), "PNG", {"transparency": 0}),
         (rgb.convert("I;16"), "PNG", {}), (rgb, "WEBP", {"lossless": True}), (rgb, "WEBP", {}),
-        (rgb, "GIF", {}), (rgb, "BMP", {}), (rgb, "TIFF", {"compression": "tiff_deflate"}),
-        (rgb.convert("F"), "TIFF", {}),
+        (rgb, "GIF", {}), (rgb, "BMP", {}), (rgb.convert("L"), "PNG", {"bits": 4}),
+        (rgb.convert("1"), "BMP", {}),
     ]:
         buf = io.BytesIO()
         img.save(buf, fmt, **kw)
@@ -184,3 +184,28 @@ def test_every_seed_hand_and_rules_file_is_good(tmp_path: Path) -> None:
         f = tmp_path / f"r{n}.toml"
         f.write_bytes(text)
         assert load_rules_file(f).name in ("hunan", "guangxi", "guilin")
+
+
+def test_the_harness_fails_on_what_it_should() -> None:
+    """The checks above can fail: each kind of escape is caught, and our errors are not."""
+    import os
+    import warnings
+
+    from zipai.engine import RulesError
+
+    def target(kind: str) -> None:
+        if kind == "ours":
+            raise RulesError("one line")
+        if kind == "foreign":
+            raise KeyError("x")
+        if kind == "warning":
+            warnings.warn("a library speaks", UserWarning, stacklevel=1)
+        if kind == "c-level":
+            os.write(2, b"libfoo: first\nlibfoo: second\n")
+        if kind == "deprecation":
+            warnings.warn("hidden from users", DeprecationWarning, stacklevel=1)
+
+    kinds = ["ours", "foreign", "warning", "c-level", "deprecation", "quiet"]
+    failures = check(target, kinds)
+    assert [kinds[f.case] for f in failures] == ["foreign", "warning", "c-level"]
+    assert "KeyError" in failures[0].error and "warning" in failures[1].error

@@ -29,10 +29,11 @@ MAX_JPEG_PIXELS = 250_000_000
 """A baseline JPEG decodes at 1/2 to 1/8 scale in the DCT (``draft``) and is read a stripe at a
 time, so a 200-megapixel phone photo costs about 100 MB. A progressive JPEG keeps every DCT
 coefficient of the full image while it decodes (about 6 bytes a pixel), so it gets ``MAX_PIXELS``."""
-FORMATS = ("JPEG", "PNG", "WEBP", "BMP", "GIF", "TIFF")
+FORMATS = ("JPEG", "PNG", "WEBP", "BMP", "GIF")
 """The photo formats Pillow may open for us (its JPEG opener also gives MPO, the JPEG with a
-second picture that some phones write); Pillow's other decoders are code that a hostile file
-could reach and that no camera needs."""
+second picture that some phones write). Pillow's other decoders are code that a hostile file
+could reach and that no camera needs; TIFF above all, whose libtiff prints its complaints about
+a broken file straight onto stderr."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +128,7 @@ def _load(img: Image.Image, max_side: int, name: str = "image") -> Decoded:
     if max(img.size) > 2 * max_side:
         factor = max(img.size) // max_side
         img = img.reduce(factor)
-    if img.mode in ("I", "F"):
+    if img.mode == "I":
         img = _to_8bit(img)
     if img.mode != "RGB":
         img = _to_rgb(img)
@@ -141,22 +142,13 @@ def _load(img: Image.Image, max_side: int, name: str = "image") -> Decoded:
 
 
 def _to_8bit(img: Image.Image) -> Image.Image:
-    """Greyscale of 16 or 32 bits, or floats, as 8-bit grey. Pillow's ``convert`` clips every
-    value above 255, so a 16-bit PNG would read as all white and show no cards."""
+    """16-bit greyscale as 8-bit grey. Pillow's ``convert`` clips every value above 255, so a
+    16-bit PNG would read as all white and show no cards. Pillow 10 opens such a PNG as mode
+    ``I`` (32 bits) where later versions say ``I;16``; the samples are 16-bit in both."""
     a = np.asarray(img)
-    if img.mode.startswith("I;16"):
+    if img.mode != "I":
         return Image.fromarray((a >> 8).astype(np.uint8))
-    a = np.nan_to_num(a.astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)
-    top = float(a.max()) if a.size else 0.0
-    if img.mode == "F" and top <= 1.0:
-        scale = 255.0  # floats in 0..1
-    elif top <= 255:
-        scale = 1.0
-    elif top <= 65535:
-        scale = 255 / 65535  # 16-bit samples stored in a 32-bit mode
-    else:
-        scale = 255 / top
-    return Image.fromarray(np.clip(a * scale + 0.5, 0, 255).astype(np.uint8))
+    return Image.fromarray((np.clip(a, 0, 65535) >> 8).astype(np.uint8))
 
 
 def _to_rgb(img: Image.Image) -> Image.Image:
