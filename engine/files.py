@@ -19,8 +19,8 @@ from pathlib import Path
 
 from .errors import InputError
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) \
-    | getattr(os, "O_BINARY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # POSIX: open a FIFO without waiting for a writer
+_OPEN_FLAGS = os.O_RDONLY | _NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
 def shown(path: str | Path) -> str:
@@ -58,7 +58,8 @@ def open_regular(path: str | Path, what: str) -> tuple[int, int]:
         if not stat.S_ISREG(st.st_mode):
             raise InputError(f"{name}: not a regular file (a device, FIFO or socket); give a {what}",
                              code="io")
-        os.set_blocking(fd, True)
+        if _NONBLOCK:
+            os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
