@@ -368,6 +368,14 @@ def test_10_overlay_onto_the_photo_is_refused(photo: Path, capsys: pytest.Captur
     assert photo.read_bytes() == before
 
 
+def test_10_overlay_onto_a_fifo_or_a_folder_is_refused(photo: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "dir.png").mkdir()
+    for out in (_fifo(tmp_path, "o.png"), tmp_path / "dir.png"):
+        rc = scan_main([str(photo), "--overlay", str(out)])
+        _one_line_exit_2(rc, capsys.readouterr().err, "not a regular file")
+
+
 def test_10_corrupt_exif_prints_no_warning() -> None:
     # one IFD entry whose 100-byte value lies past the end of the EXIF block
     tiff = b"II*\x00" + struct.pack("<I", 8) + struct.pack("<H", 1)
