@@ -103,7 +103,7 @@ def check_overlay(photo: str, out: str) -> str:
     if same or os.path.abspath(out) == os.path.abspath(photo):
         raise VisionError(f"--overlay {shown(out)} is the photo itself; give another file name",
                           code="usage")
-    if os.path.exists(out) and not os.path.isfile(out):  # writing into a FIFO waits for a reader
+    if os.path.exists(out) and not os.path.isfile(out):  # a picture belongs in a regular file
         raise VisionError(f"--overlay {shown(out)}: not a regular file (a directory, device or FIFO)",
                           code="usage")
     return fmt
