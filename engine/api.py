@@ -84,7 +84,7 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
                          code="unknown_field")
     rule_name = rules if rules is not None else obj.get("rules")
     if rule_name is None:
-        raise InputError("missing field 'rules' (hunan, guangxi, guilin or a .toml path)",
+        raise InputError("missing field 'rules' (hunan, guangxi or guilin)",
                          code="missing_field")
     r = get_rules(rule_name, obj.get("options") or {})
     players = _int(obj, "players", 3)
@@ -474,6 +474,8 @@ def score_json(text: str | bytes, rules: str | None = None) -> dict[str, Any]:
         obj = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ZipaiError(f"not valid JSON: {exc}", code="bad_json") from None
+    except (ValueError, RecursionError):  # a 4,300-digit integer; arrays nested 100,000 deep
+        raise ZipaiError("not valid JSON: a number too long or nesting too deep", code="bad_json") from None
     return score(obj, rules)
 
 

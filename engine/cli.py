@@ -6,16 +6,21 @@ import argparse
 import json
 import sys
 import unicodedata
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from .api import WON_BY, parse_input, score
 from .cards import Card
 from .errors import ZipaiError
+from .files import open_regular, read_file, shown, size_text
 from .groups import TRADITIONAL
 from .notation import format_layout, parse_layout
-from .rules import Rules
+from .rules import Rules, rules_from_flag
 from .scoring import SPECIAL_NAMES
+
+MAX_JSON_BYTES = 1 << 20
+"""One hand is under 2 KB of JSON; a megabyte (per file, or per line of JSON Lines) leaves room
+for any layout written by hand and keeps a wrong file from filling memory."""
 
 
 def _pad(text: str, width: int) -> str:
@@ -57,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--text", help="the layout in text notation")
     p.add_argument("--json", action="store_true", help="print the output object as JSON")
     p.add_argument("--jsonl", action="store_true", help="JSON Lines in, JSON Lines out")
-    p.add_argument("--rules", help="hunan, guangxi, guilin or a house-rules .toml (wins over the JSON)")
+    p.add_argument("--rules", help="hunan, guangxi, guilin or a house-rules .toml FILE (wins over the JSON)")
     add_win_flags(p)
     p.add_argument("--traditional", action="store_true", help="print traditional characters")
     return p
@@ -108,15 +113,29 @@ def _merge(obj: Any, over: dict[str, Any]) -> Any:
 
 
 def _read(path: str) -> str:
-    try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ZipaiError(f"{path}: no such file", code="io") from None
-    except IsADirectoryError:
-        raise ZipaiError(f"{path}: is a directory, not a JSON file", code="io") from None
-    except OSError as exc:
-        raise ZipaiError(f"{path}: cannot read ({exc.strerror})", code="io") from None
-    name = "stdin" if path == "-" else path
+    if path == "-":
+        data = _stdin_bytes().read(MAX_JSON_BYTES + 1)
+        if len(data) > MAX_JSON_BYTES:
+            raise ZipaiError(f"stdin: more than {size_text(MAX_JSON_BYTES)}, too large for a hand; "
+                             "use --jsonl for many hands", code="too_large")
+    else:
+        data = read_file(path, MAX_JSON_BYTES, "JSON file")
+    name = "stdin" if path == "-" else shown(path)
+    return _text(data, name)
+
+
+def _stdin_bytes() -> Any:
+    """Standard input as bytes (a test may swap in a text stream without a buffer)."""
+    stdin = sys.stdin
+    buffer = getattr(stdin, "buffer", None)
+    if buffer is not None:
+        return buffer
+    import io
+
+    return io.BytesIO(stdin.read().encode("utf-8"))
+
+
+def _text(data: bytes, name: str) -> str:
     if b"\x00" in data:
         raise ZipaiError(f"{name}: binary data, not a JSON text file", code="bad_json")
     try:
@@ -133,12 +152,17 @@ def _loads(text: str, where: str) -> Any:
                          code="bad_json") from None
     except RecursionError:
         raise ZipaiError(f"{where}: JSON nested too deeply", code="bad_json") from None
+    except ValueError:  # an integer past Python's 4,300-digit conversion limit
+        raise ZipaiError(f"{where}: not valid JSON (a number has too many digits)",
+                         code="bad_json") from None
 
 
-def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = False) -> str:
+def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = False,
+           rules: Rules | None = None) -> str:
     """A readable breakdown with Chinese names, points per group, specials and payouts."""
     by_total = result.get("entered_by") == "total"
-    hand = parse_input({k: v for k, v in obj.items() if k != "total" and not (by_total and k == "xing")})
+    hand = parse_input({k: v for k, v in obj.items() if k != "total" and not (by_total and k == "xing")},
+                       rules)
     rules = hand.rules
     unit = Rules.UNIT[rules.name]
     ctx = hand.ctx
@@ -219,32 +243,56 @@ def step_text(st: dict[str, Any], unit: str) -> str:
     return ""
 
 
-def _jsonl(args: argparse.Namespace, over: dict[str, Any]) -> int:
+def _lines(stream: Any) -> Iterator[bytes | None]:
+    """The lines of a byte stream, split on ``\\n`` only (JSON strings may hold U+2028 or a
+    lone CR); ``None`` for a line over ``MAX_JSON_BYTES``, whose rest is skipped unread."""
+    while True:
+        line = stream.readline(MAX_JSON_BYTES + 1)
+        if not line:
+            return
+        if len(line) > MAX_JSON_BYTES and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):
+                line = stream.readline(1 << 16)
+            yield None
+            continue
+        yield line[:-1] if line.endswith(b"\n") else line
+
+
+def _jsonl(args: argparse.Namespace, over: dict[str, Any], rules: Rules | None) -> int:
     if args.file in (None, "-"):
-        lines: Any = (line.rstrip("\n") for line in sys.stdin)
+        stream: Any = _stdin_bytes()
     else:
-        lines = _read(args.file).splitlines()
+        fd, _ = open_regular(args.file, "JSON Lines file")
+        stream = open(fd, "rb")
     out = sys.stdout
-    for n, line in enumerate(lines, 1):
-        try:
-            obj = _merge(_loads(line, "input"), over)
-            res: dict[str, Any] = score(obj, args.rules)
-        except ZipaiError as exc:
-            res = {"error": f"line {n}: {exc}", "code": exc.code}
-        out.write(json.dumps(res, ensure_ascii=False) + "\n")
+    try:
+        for n, line in enumerate(_lines(stream), 1):
+            try:
+                if line is None:
+                    raise ZipaiError(f"longer than {size_text(MAX_JSON_BYTES)}, too large for a hand",
+                                     code="too_large")
+                obj = _merge(_loads(_text(line, "input").removesuffix("\r"), "input"), over)
+                res: dict[str, Any] = score(obj, rules)
+            except ZipaiError as exc:
+                res = {"error": f"line {n}: {exc}", "code": exc.code}
+            out.write(json.dumps(res, ensure_ascii=False) + "\n")
+    finally:
+        if args.file not in (None, "-"):
+            stream.close()
     return 0
 
 
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     over = win_fields(args)
+    rules = rules_from_flag(args.rules) if args.rules is not None else None
     if args.jsonl:
-        return _jsonl(args, over)
+        return _jsonl(args, over, rules)
     if args.text is not None:
         if args.file:
             raise ZipaiError("give either FILE or --text, not both", code="usage")
         lay = parse_layout(args.text)
-        obj: Any = {"rules": args.rules or "hunan", "players": 3, "dealer": 0, "winner": 0,
+        obj: Any = {"rules": rules.name if rules else "hunan", "players": 3, "dealer": 0, "winner": 0,
                     "won_by": "self_draw",
                     "groups": [{"cards": [str(c) for c in g.cards], "state": g.state.value}
                                for g in lay.groups],
@@ -257,13 +305,11 @@ def run(argv: list[str]) -> int:
         obj = _merge(_loads(_read(args.file), where), over)
     else:
         raise ZipaiError("give a JSON FILE, '-' for stdin, or --text \"…\"", code="usage")
-    result = score(obj, args.rules)
+    result = score(obj, rules)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
     else:
-        if args.rules:
-            obj = {**obj, "rules": args.rules}
-        print(render(obj, result, args.traditional))
+        print(render(obj, result, args.traditional, rules))
     return 0
 
 

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from zipai.engine import rules_from_flag
+
 from . import db
 from .checks import parse_json
 from .errors import DamagedData, LedgerError, NotALedger
@@ -286,7 +288,7 @@ def one_line(text: str, limit: int = 600) -> str:
 
 def _session_new(led: Ledger, a: argparse.Namespace) -> int:
     names = [n.strip() for n in a.players.replace("，", ",").split(",") if n.strip()]
-    s = led.new_session(a.name, a.rules, names, stake=a.stake, first_dealer=a.dealer,
+    s = led.new_session(a.name, rules_from_flag(a.rules), names, stake=a.stake, first_dealer=a.dealer,
                         options=_options(a.option), make_current=not a.no_current)
     st = led.state(s)
     _emit(a, st.to_dict(history=False), lambda: f"created session {s.id}\n" + state_text(st, False))
