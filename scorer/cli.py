@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from zipai.engine import rules_from_flag
+from zipai.engine import ZipaiError, rules_from_flag
+from zipai.engine.files import read_file
 
 from . import db
 from .checks import parse_json
@@ -83,11 +84,10 @@ def _read_json(name: str, limit: int = HAND_BYTES) -> Any:
         if name == "-":
             raw = sys.stdin.buffer.read(limit + 1) if hasattr(sys.stdin, "buffer") else \
                 sys.stdin.read(limit + 1).encode("utf-8")
-        else:
-            with Path(name).open("rb") as fh:
-                raw = fh.read(limit + 1)
-    except FileNotFoundError:
-        raise LedgerError(f"{name}: no such file") from None
+        else:  # a regular file only: a FIFO or a device would block or never end
+            raw = read_file(name, limit, "JSON file")
+    except ZipaiError as exc:
+        raise LedgerError(str(exc), code=exc.code) from None
     except OSError as exc:
         raise LedgerError(f"{name}: cannot read it ({exc.strerror or exc})") from None
     if len(raw) > limit:

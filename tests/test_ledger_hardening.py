@@ -174,7 +174,7 @@ def test_deep_and_huge_json_is_one_line(db: Path, tmp_path: Path,
     one_line(rc, err, "nested more than 64 levels deep")
     big = tmp_path / "big.json"
     big.write_bytes(b" " * (2 << 20))
-    one_line(*run(capsys, hand_main, "add", str(big))[::2], "larger than 1 MiB")
+    one_line(*run(capsys, hand_main, "add", str(big))[::2], "too large for a JSON file")
     for text in ("NaN", '{"winner": 1e999999}', "1" * 5000, b"\xff\xfe{}"):
         f = tmp_path / "odd.json"
         f.write_bytes(text if isinstance(text, bytes) else text.encode())
@@ -468,3 +468,15 @@ def test_salvage_finds_the_events_when_their_index_is_damaged(
     rc, _, err = run(capsys, session_main, "export", "-o", str(out_file))
     assert rc == 0 and "salvaged 60 events" in err and "skipped none" in err, err
     assert [e["id"] for e in json.loads(out_file.read_text(encoding="utf-8"))["events"]] == list(range(1, 61))
+
+
+def test_a_fifo_or_a_device_given_as_a_json_file_is_refused_not_waited_on(
+        db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, session_main, "new", "s", "--players", "甲,乙,丙")[0] == 0
+    fifo = tmp_path / "hand.fifo"
+    os.mkfifo(fifo)
+    for main, argv in ((hand_main, ["add", str(fifo)]), (session_main, ["import", str(fifo)]),
+                       (hand_main, ["add", "/dev/zero"])):
+        rc, _, err = run(capsys, main, *argv)
+        one_line(rc, err, "not a regular file")
+    assert events(db) == 0
