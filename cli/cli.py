@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+from typing import Any, TextIO
 
 # name -> (module, function, one-line help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -27,6 +29,55 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+class _PipeGuard:
+    """Standard output that goes quiet once its reader has gone (``zipai session show | head``).
+
+    Python ignores SIGPIPE, so a write to a closed pipe raises BrokenPipeError wherever the
+    command happens to print, and some commands would report it as an error. Here the command
+    runs to its end instead (a ledger write completes; nothing is lost), the rest of its output
+    goes to the null device, and nothing is printed about it."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        if not self.broken:
+            try:
+                return self.stream.write(text)
+            except BrokenPipeError:
+                self._silence()
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if not self.broken:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._silence()
+
+    def _silence(self) -> None:
+        """Point the descriptor at the null device, so the interpreter's last flush of the
+        buffered text succeeds instead of printing 'Exception ignored … Broken pipe'."""
+        self.broken = True
+        try:
+            fd = self.stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, fd)
+        finally:
+            os.close(null)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -42,15 +93,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"zipai: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
     module, func, _ = COMMANDS[name]
+    guard = _PipeGuard(sys.stdout)
+    sys.stdout = guard  # type: ignore[assignment]
     try:
-        entry = getattr(importlib.import_module(module), func)
-    except ImportError as exc:
-        print(f"zipai {name}: cannot start, missing dependency: {exc}", file=sys.stderr)
-        return 2
-    try:
-        return int(entry(rest) or 0)
+        try:
+            entry = getattr(importlib.import_module(module), func)
+        except ImportError as exc:
+            print(f"zipai {name}: cannot start, missing dependency: {exc}", file=sys.stderr)
+            return 2
+        code = int(entry(rest) or 0)
+        guard.flush()
+        return code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # a write that went around the guard (to sys.stdout.buffer)
+        guard._silence()
+        return 0
+    finally:
+        if sys.stdout is guard:
+            sys.stdout = guard.stream
 
 
 if __name__ == "__main__":

@@ -82,7 +82,7 @@ TUNE: tuple[Face, ...] = (
     Face(f"{_TT}/vlgothic/VL-Gothic-Regular.ttf", 0, "sans"),
     Face(f"{_TT}/baekmuk/gulim.ttf", 0, "sans"),
 )
-# Eleven more faces from other Debian packages (session 27), for the reader's extra scenes only,
+# Eleven more faces from other Debian packages, for the reader's extra scenes only,
 # as split ``wide`` (these and ``READER``): Taiwanese standard kai, a Korean brush (palace) face,
 # Korean batang and dotum, M+ in its black and light weights, rounded faces and two more minchos.
 # Several draw only one form of some big numerals (TW-Kai and IPAmj all three of 叁 叄 參);
@@ -101,14 +101,14 @@ MORE: tuple[Face, ...] = (
     Face(f"{_TT}/konatu/Konatu.ttf", 0, "sans"),
     Face(f"{_TT}/motoya-l-maruberi/MTLmr3m.ttf", 0, "hand"),
 )
-# Eight more faces from other Debian packages (session 31): a mincho that draws every traditional
+# Eight more faces from other Debian packages: a mincho that draws every traditional
 # form first (decks of split select borrow a glyph their face lacks from it), then an antique and
 # a Korean newspaper mincho, an old-style Korean face, a bold UD gothic, a condensed oblique sans,
 # a marker hand and a brush face by another hand than the held-out one (Aoyagi Kouzan's, like the
 # training face kouzan-mouhitsu; it lacks 壹 貳 參 肆 柒, the marker 柒). A double-lined face (Train
 # One) was left out: its 一 is drawn as two lines, which is 二. Split select is the eight alone:
 # they were first kept from both networks for the selector's scenes, a fit that read no better
-# (notebook, session 31); split wider is split wide and these, for the reader's extra scenes.
+# (docs/lab/selector.md); split wider is split wide and these, for the reader's extra scenes.
 SELECT: tuple[Face, ...] = (
     Face(f"{_TT}/bizud-mincho/BIZUDMincho-Regular.ttf", 0, "ming"),
     Face(f"{_TT}/dejima-mincho/dejima-mincho-r227.ttf", 0, "ming"),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import ALL_CARDS, Card, check_deck_limits
-from .decompose import Split, hand_splits
+from .decompose import Split, TableTriple, fourth_card_moves, hand_splits
 from .errors import CardError, GroupError, InputError, ZipaiError
 from .groups import Group, Kind, State
 from .rules import Rules, get_rules
@@ -26,6 +26,7 @@ from .scoring import (
     Context,
     Outcome,
     group_points,
+    piece_points,
     settle_guangxi,
     settle_guangxi_instant,
     settle_guilin,
@@ -83,7 +84,7 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
                          code="unknown_field")
     rule_name = rules if rules is not None else obj.get("rules")
     if rule_name is None:
-        raise InputError("missing field 'rules' (hunan, guangxi, guilin or a .toml path)",
+        raise InputError("missing field 'rules' (hunan, guangxi or guilin)",
                          code="missing_field")
     r = get_rules(rule_name, obj.get("options") or {})
     players = _int(obj, "players", 3)
@@ -117,6 +118,7 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
     if idle is not None and idle in (winner, discarder):
         raise InputError(f"seat {idle} is 数审 (sits out this hand) and cannot win or discard",
                          code="bad_seat")
+    known = _CARD_BY_TEXT
     raw_groups = obj.get("groups") or []
     if not isinstance(raw_groups, list):
         raise InputError("field 'groups' must be a list of {cards, state} objects")
@@ -124,7 +126,8 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
     for n, g in enumerate(raw_groups):
         if not isinstance(g, Mapping) or not isinstance(g.get("cards"), list):
             raise InputError(f"groups[{n}] must be an object with a 'cards' list")
-        cards = [_card(c, f"groups[{n}].cards", k) for k, c in enumerate(g["cards"])]
+        cards = [known[c] if isinstance(c, str) and c in known else _card(c, f"groups[{n}].cards", k)
+                 for k, c in enumerate(g["cards"])]
         try:
             groups.append(Group(cards, g.get("state", "open")))
         except GroupError as exc:
@@ -132,7 +135,8 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
     raw_hand = obj.get("hand") or []
     if not isinstance(raw_hand, list):
         raise InputError("field 'hand' must be a list of cards")
-    hand = tuple([_card(c, "hand", n) for n, c in enumerate(raw_hand)])
+    hand = tuple([known[c] if isinstance(c, str) and c in known else _card(c, "hand", n)
+                  for n, c in enumerate(raw_hand)])
     check_deck_limits([c for g in groups for c in g.cards] + list(hand))
     winning = None
     if obj.get("winning_card") is not None:
@@ -173,7 +177,8 @@ def _build(hand: Hand, split: Split) -> tuple[list[Group], int]:
     win_at = -1
     if split.upgrade >= 0:
         t = groups[split.upgrade]
-        groups[split.upgrade] = Group([*t.cards, t.cards[0]], State.OPEN)
+        groups[split.upgrade] = Group([*t.cards, t.cards[0]],
+                                      State.OPEN if split.upgrade_open else State.CONCEALED)
         win_at = split.upgrade
     for n, s in enumerate(split.sets):
         g = Group.of(s, State.OPEN if n == split.open_set else State.CONCEALED)
@@ -191,16 +196,20 @@ def _build(hand: Hand, split: Split) -> tuple[list[Group], int]:
     return groups, win_at
 
 
-def _settle(hand: Hand, groups: list[Group], points: list[int]) -> Outcome:
-    base = sum(points)
+def _settle(hand: Hand, groups: list[Group], points: list[int], explain: bool = False) -> Outcome:
+    name = hand.rules.name
+    reds = sum(1 for g in groups for c in g.cards if c.is_red) if name == "hunan" else 0
+    cards = [c.index for g in groups for c in g.cards] if name == "guilin" else []
+    return _settle_base(hand, sum(points), reds, cards, explain)
+
+
+def _settle_base(hand: Hand, base: int, reds: int, cards: list[int], explain: bool = False) -> Outcome:
     ctx, rules = hand.ctx, hand.rules
     if rules.name == "hunan":
-        reds = sum(1 for g in groups for c in g.cards if c.is_red)
-        return settle_hunan(base, reds, ctx, rules)
+        return settle_hunan(base, reds, ctx, rules, explain)
     if rules.name == "guangxi":
-        return settle_guangxi(base, ctx, rules)
-    cards = [c.index for g in groups for c in g.cards]
-    return settle_guilin(base, cards, ctx, rules)
+        return settle_guangxi(base, ctx, rules, explain)
+    return settle_guilin(base, cards, ctx, rules, explain=explain)
 
 
 def layout_text(groups: Sequence[Group], table: int = 0) -> str:
@@ -238,7 +247,7 @@ def _instant(hand: Hand) -> Candidate | None:
     else:
         outcome = settle_guilin(total, [c.index for c in hand.hand] +
                                 [c.index for g in hand.groups for c in g.cards],
-                                hand.ctx, hand.rules, instant=True)
+                                hand.ctx, hand.rules, instant=True, explain=True)
     text = layout_text(groups) + (" + " + " ".join(c.text for c in leftover) if leftover else "")
     return Candidate(groups, points, outcome, -1, text, leftover)
 
@@ -259,25 +268,48 @@ def _best_scoring_runs(counts: list[int]) -> list[Group]:
     return out
 
 
-def evaluate(hand: Hand) -> tuple[Candidate | None, list[Candidate]]:
+@dataclass(frozen=True, slots=True)
+class _Search:
+    """What the search needs of a hand, counted once (a hand is searched once per placement
+    of the winning card when ``winning_card_matters`` asks)."""
+
+    counts: list[int]
+    table_quads: int
+    table_triples: tuple[TableTriple | None, ...]
+    table_pairs: int
+
+    @classmethod
+    def of(cls, hand: Hand) -> _Search:
+        counts = [0] * 20
+        for c in hand.hand:
+            counts[c.index] += 1
+        return cls(counts, sum(1 for g in hand.groups if g.kind is Kind.QUAD),
+                   tuple(TableTriple(g.cards[0].index, g.state is State.OPEN)
+                         if g.kind is Kind.TRIPLE else None for g in hand.groups),
+                   sum(1 for g in hand.groups if g.kind is Kind.PAIR))
+
+    def splits(self, hand: Hand, w: int, beyond_held: bool = False) -> list[Split]:
+        """Every split with ``w`` (an index, or -1) as the winning card."""
+        # only a lone winning card can be a table triple's fourth
+        triples = self.table_triples if w >= 0 and self.counts[w] == 1 else ()
+        return hand_splits(self.counts, len(hand.groups), self.table_quads, w, hand.ctx.won_by,
+                           triples, self.table_pairs, hand.rules.options.rules_version, beyond_held)
+
+
+def evaluate(hand: Hand, search: _Search | None = None) -> tuple[Candidate | None, list[Candidate]]:
     """The claimed decomposition (RULINGS section 3) and every distinct one."""
-    table_quads = sum(1 for g in hand.groups if g.kind is Kind.QUAD)
-    table_triples = tuple(g.cards[0].index if g.kind is Kind.TRIPLE else -1 for g in hand.groups)
-    counts = [0] * 20
-    for c in hand.hand:
-        counts[c.index] += 1
-    w = hand.winning_card.index if hand.winning_card is not None else -1
-    from_other = hand.ctx.won_by in ("stock", "discard")
-    table_pairs = sum(1 for g in hand.groups if g.kind is Kind.PAIR)
-    splits = hand_splits(counts, len(hand.groups), table_quads, w, from_other, table_triples, table_pairs)
     cands: list[Candidate] = []
-    seen: set[tuple[tuple[tuple[Card, ...], bool], ...]] = set()
-    for split in splits:
-        groups, win_at = _build(hand, split)
-        sig = tuple(sorted((g.cards, g.state is State.OPEN) for g in groups))
+    seen: set[tuple[Any, ...]] = set()
+    w = hand.winning_card.index if hand.winning_card is not None else -1
+    for split in (search or _Search.of(hand)).splits(hand, w):
+        # the same groups reached twice (a pair taken before or after a run of its card): sets
+        # and pieces never look alike, so their sorted indices name the groups
+        sig = (tuple(sorted((s, n == split.open_set) for n, s in enumerate(split.sets))),
+               tuple(sorted(split.pieces)), split.upgrade, split.upgrade_open)
         if sig in seen:
             continue
         seen.add(sig)
+        groups, win_at = _build(hand, split)
         points = [group_points(g, hand.rules) for g in groups]
         cands.append(Candidate(groups, points, _settle(hand, groups, points), win_at,
                                layout_text(groups, len(hand.groups))))
@@ -291,13 +323,46 @@ def evaluate(hand: Hand) -> tuple[Candidate | None, list[Candidate]]:
     return cands[0], cands
 
 
-def _group_json(g: Group, pts: int, region: str, winning: bool) -> dict[str, Any]:
-    d: dict[str, Any] = {"cards": [c.text for c in g.cards], "kind": _KIND_TEXT[g.kind],
-                         "state": "open" if g.state is State.OPEN else "concealed",
-                         "name": g.name(region), "points": pts}
-    if winning:
-        d["winning_card"] = True
-    return d
+def _split_bases(hand: Hand, splits: list[Split]) -> set[int]:
+    """The points of each split, without building its groups."""
+    rules = hand.rules
+    table = [piece_points(tuple(c.index for c in g.cards), g.state is State.OPEN, rules)
+             for g in hand.groups]
+    bases = set()
+    for split in splits:
+        base = sum(table)
+        if split.upgrade >= 0:
+            t = hand.groups[split.upgrade].cards[0].index
+            base += piece_points((t,) * 4, split.upgrade_open, rules) - table[split.upgrade]
+        base += sum(piece_points(p, n == split.open_set, rules) for n, p in enumerate(split.sets))
+        base += sum(piece_points(p, False, rules) for p in split.pieces)
+        bases.add(base)
+    return bases
+
+
+def _best_pays(hand: Hand, bases: set[int]) -> Pays:
+    """What the claimed decomposition among splits of these points pays: every split uses
+    every card, so the red cards and the card list are the same for all and only the points
+    differ (candidates that tie on the claim's key pay the same)."""
+    if not bases:
+        return NO_PAY
+    cards = [c.index for g in hand.groups for c in g.cards] + [c.index for c in hand.hand]
+    reds = sum(1 for c in cards if ALL_CARDS[c].is_red)
+    winner = hand.ctx.winner
+    best: tuple[tuple[int, int, int], Pays] | None = None
+    for base in bases:
+        o = _settle_base(hand, base, reds, cards)
+        key = (-int(o.winning), -(o.payouts[winner] if o.payouts else 0), -base)
+        if best is None or key < best[0]:
+            best = (key, (True, o.score, tuple(o.payouts)) if o.winning else NO_PAY)
+    assert best is not None
+    return best[1]
+
+
+def _group_json(g: Group, pts: int, region: str) -> dict[str, Any]:
+    return {"cards": [c.text for c in g.cards], "kind": _KIND_TEXT[g.kind],
+            "state": "open" if g.state is State.OPEN else "concealed",
+            "name": g.name(region), "points": pts}
 
 
 def result_json(hand: Hand, best: Candidate | None, cands: list[Candidate]) -> dict[str, Any]:
@@ -312,14 +377,17 @@ def result_json(hand: Hand, best: Candidate | None, cands: list[Candidate]) -> d
             "message": f"the {total} cards do not form seven groups "
                        "(one pair exactly when there is a quad)"},
             groups=[], points=0, specials=[], score=0, payouts=[0] * n, transfers=[],
-            alternatives=[])
+            alternatives=[], steps=[])
         return out
     o = best.outcome
     out["winning"] = o.winning
     if not o.winning and o.reason:
         out["reason"] = {"code": o.reason[0], "message": o.reason[1]}
-    out["groups"] = [_group_json(g, p, region, i == best.winning_group)
-                     for i, (g, p) in enumerate(zip(best.groups, best.points, strict=True))]
+    alt_groups = [[_group_json(g, p, region) for g, p in zip(c.groups, c.points, strict=True)]
+                  for c in cands[:MAX_ALTERNATIVES]]
+    # the claimed decomposition is the first alternative: its groups are copied, not built again
+    out["groups"] = [{**d, "cards": list(d["cards"]), "winning_card": True} if i == best.winning_group
+                     else {**d, "cards": list(d["cards"])} for i, d in enumerate(alt_groups[0])]
     out["points"] = sum(best.points)
     out["text"] = best.text
     if best.leftover:
@@ -332,22 +400,72 @@ def result_json(hand: Hand, best: Candidate | None, cands: list[Candidate]) -> d
     out["transfers"] = o.transfers if o.winning else []
     if region == "hunan":
         out["transfers"] = []
+    # the search settles every candidate without its working; the claimed one is worked out
+    out["steps"] = o.steps or _settle(hand, best.groups, best.points, explain=True).steps
     out["alternatives"] = [
         {"text": c.text, "points": sum(c.points), "winning": c.outcome.winning,
          "score": c.outcome.score if c.outcome.winning else 0,
          "payouts": c.outcome.payouts if c.outcome.winning else [0] * n,
-         "groups": [_group_json(g, p, region, False) for g, p in
-                    zip(c.groups, c.points, strict=True)]}
-        for c in cands[:MAX_ALTERNATIVES]
+         "groups": groups}
+        for c, groups in zip(cands, alt_groups, strict=False)
     ]
+    return out
+
+
+Pays = tuple[bool, int, tuple[int, ...]]  # whether a layout wins, its score and its payouts
+NO_PAY: Pays = (False, 0, ())
+
+
+def winning_card_matters(hand: Hand, cands: list[Candidate], search: _Search | None = None) -> list[Card]:
+    """Hand cards whose placement as the winning card would change what the hand pays.
+
+    Only a card taken from another player can change its group (RULINGS section 5): one
+    held three or four times (碰/跑 on the win, or 搶招和), or the fourth of a table triple.
+    ``cands`` are the hand's decompositions as held, the claimed one first: the placements
+    that split the hand as held are worked out from their points, the rest are searched.
+    """
+    if hand.winning_card is not None or hand.ctx.won_by not in ("stock", "discard"):
+        return []
+    search = search or _Search.of(hand)
+    counts = search.counts
+    on_table = {t.card: t for t in search.table_triples if t is not None}
+    places = [i for i in range(20) if counts[i] >= 3 or (counts[i] == 1 and i in on_table)]
+    if not places:
+        return []
+    o = cands[0].outcome if cands else None
+    held = (True, o.score, tuple(o.payouts)) if o is not None and o.winning else NO_PAY
+    held_bases = {sum(c.points) for c in cands}
+    rules = hand.rules
+    out = []
+    for i in places:
+        n = counts[i]
+        if n >= 3:  # the held set opened by the card: every held split, its set worth less
+            delta = piece_points((i,) * n, False, rules) - piece_points((i,) * n, True, rules)
+            bases = {b - delta for b in held_bases}
+        elif "free" in fourth_card_moves(hand.ctx.won_by, on_table[i], rules.options.rules_version):
+            bases = set(held_bases)  # the card left free splits the hand as held
+        else:
+            bases = set()
+        bases |= _split_bases(hand, search.splits(hand, i, beyond_held=True))
+        if _best_pays(hand, bases) != held:
+            out.append(ALL_CARDS[i])
     return out
 
 
 def score(obj: Any, rules: str | Rules | None = None) -> dict[str, Any]:
     """Score one input object; raises a ``ZipaiError`` (a ValueError) on bad input."""
+    if isinstance(obj, Mapping) and "total" in obj:  # entered by total: no cards to lay out
+        from .total import score_total
+
+        return score_total(obj, rules)
     hand = parse_input(obj, rules)
-    best, cands = evaluate(hand)
-    return result_json(hand, best, cands)
+    search = _Search.of(hand)
+    best, cands = evaluate(hand, search)
+    out = result_json(hand, best, cands)
+    matters = winning_card_matters(hand, cands, search)
+    if matters:
+        out["winning_card_matters"] = [c.text for c in matters]
+    return out
 
 
 def score_json(text: str | bytes, rules: str | None = None) -> dict[str, Any]:
@@ -356,6 +474,8 @@ def score_json(text: str | bytes, rules: str | None = None) -> dict[str, Any]:
         obj = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ZipaiError(f"not valid JSON: {exc}", code="bad_json") from None
+    except (ValueError, RecursionError):  # a 4,300-digit integer; arrays nested 100,000 deep
+        raise ZipaiError("not valid JSON: a number too long or nesting too deep", code="bad_json") from None
     return score(obj, rules)
 
 

@@ -6,15 +6,21 @@ import argparse
 import json
 import sys
 import unicodedata
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from .api import WON_BY, parse_input, score
 from .cards import Card
 from .errors import ZipaiError
+from .files import open_regular, read_file, shown, size_text
 from .groups import TRADITIONAL
 from .notation import format_layout, parse_layout
-from .rules import Rules
+from .rules import Rules, rules_from_flag
+from .scoring import SPECIAL_NAMES
+
+MAX_JSON_BYTES = 1 << 20
+"""One hand is under 2 KB of JSON; a megabyte (per file, or per line of JSON Lines) leaves room
+for any layout written by hand and keeps a wrong file from filling memory."""
 
 
 def _pad(text: str, width: int) -> str:
@@ -56,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--text", help="the layout in text notation")
     p.add_argument("--json", action="store_true", help="print the output object as JSON")
     p.add_argument("--jsonl", action="store_true", help="JSON Lines in, JSON Lines out")
-    p.add_argument("--rules", help="hunan, guangxi, guilin or a house-rules .toml (wins over the JSON)")
+    p.add_argument("--rules", help="hunan, guangxi, guilin or a house-rules .toml FILE (wins over the JSON)")
     add_win_flags(p)
     p.add_argument("--traditional", action="store_true", help="print traditional characters")
     return p
@@ -107,15 +113,29 @@ def _merge(obj: Any, over: dict[str, Any]) -> Any:
 
 
 def _read(path: str) -> str:
-    try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ZipaiError(f"{path}: no such file", code="io") from None
-    except IsADirectoryError:
-        raise ZipaiError(f"{path}: is a directory, not a JSON file", code="io") from None
-    except OSError as exc:
-        raise ZipaiError(f"{path}: cannot read ({exc.strerror})", code="io") from None
-    name = "stdin" if path == "-" else path
+    if path == "-":
+        data = _stdin_bytes().read(MAX_JSON_BYTES + 1)
+        if len(data) > MAX_JSON_BYTES:
+            raise ZipaiError(f"stdin: more than {size_text(MAX_JSON_BYTES)}, too large for a hand; "
+                             "use --jsonl for many hands", code="too_large")
+    else:
+        data = read_file(path, MAX_JSON_BYTES, "JSON file")
+    name = "stdin" if path == "-" else shown(path)
+    return _text(data, name)
+
+
+def _stdin_bytes() -> Any:
+    """Standard input as bytes (a test may swap in a text stream without a buffer)."""
+    stdin = sys.stdin
+    buffer = getattr(stdin, "buffer", None)
+    if buffer is not None:
+        return buffer
+    import io
+
+    return io.BytesIO(stdin.read().encode("utf-8"))
+
+
+def _text(data: bytes, name: str) -> str:
     if b"\x00" in data:
         raise ZipaiError(f"{name}: binary data, not a JSON text file", code="bad_json")
     try:
@@ -132,11 +152,17 @@ def _loads(text: str, where: str) -> Any:
                          code="bad_json") from None
     except RecursionError:
         raise ZipaiError(f"{where}: JSON nested too deeply", code="bad_json") from None
+    except ValueError:  # an integer past Python's 4,300-digit conversion limit
+        raise ZipaiError(f"{where}: not valid JSON (a number has too many digits)",
+                         code="bad_json") from None
 
 
-def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = False) -> str:
+def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = False,
+           rules: Rules | None = None) -> str:
     """A readable breakdown with Chinese names, points per group, specials and payouts."""
-    hand = parse_input(obj)
+    by_total = result.get("entered_by") == "total"
+    hand = parse_input({k: v for k, v in obj.items() if k != "total" and not (by_total and k == "xing")},
+                       rules)
     rules = hand.rules
     unit = Rules.UNIT[rules.name]
     ctx = hand.ctx
@@ -145,7 +171,8 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
         how += f" from seat {ctx.discarder}"
     lines = [f"{Rules.TITLE[rules.name]} ({rules.name}) · {ctx.players} players · dealer seat "
              f"{ctx.dealer} · seat {ctx.winner} wins by {how}",
-             "layout: " + format_layout(hand.groups, hand.hand, hand.winning_card)]
+             f"entered by total: {result['points']} {unit} (minimum {rules.minimum(ctx.players)})"
+             if by_total else "layout: " + format_layout(hand.groups, hand.hand, hand.winning_card)]
     if result["groups"]:
         lines.append("")
         for g in result["groups"]:
@@ -163,6 +190,9 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
     else:
         if result["specials"]:
             lines.append("specials: " + ", ".join(f"{s['name']} ({s['id']})" for s in result["specials"]))
+        working = [t for t in (step_text(st, unit) for st in result.get("steps", [])) if t]
+        if working:
+            lines.append("working: " + "; ".join(working))
         if rules.name == "guilin":
             lines.append(f"score: ({result['zi']} 子 + {result['xing']} 醒) × {result['fan']} 番 = "
                          f"{result['score']} per share")
@@ -172,37 +202,97 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
     lines.append(("round totals: " if rules.name == "hunan" else "payouts: ") + pays)
     for f, t, amount in result.get("transfers", []):
         lines.append(f"  seat {f} pays seat {t}: {amount}")
+    if result.get("winning_card_matters"):
+        cards = " ".join(result["winning_card_matters"])
+        lines.append(f"note: where the winning card lies changes the score ({cards}); scored as if "
+                     "every card were held: mark it with ! or give --winning-card")
     if len(result.get("alternatives", [])) > 1:
         lines.append(f"{len(result['alternatives'])} decompositions; chosen: {result['text']}")
     return "\n".join(lines)
 
 
-def _jsonl(args: argparse.Namespace, over: dict[str, Any]) -> int:
+_HOW = {"held": "翻牌 {v}", "double": "自摸 ×2 = {v}", "double_capped": "自摸 ×2, at most 100 = {v}",
+        "plus_ten": "自摸 +10 = {v}", "discard": "点炮 +10 = {v}"}
+
+
+def step_text(st: dict[str, Any], unit: str) -> str:
+    """One step of the working in words, as a player would say it ('' for the plain ones)."""
+    code, v = st["code"], st["value"]
+    if code == "special":
+        name = SPECIAL_NAMES.get(st["id"], st["id"])
+        return f"{name} {v}" + (f" (×{st['times']})" if "times" in st else "")
+    if code == "normal":
+        return _HOW[st["how"]].format(v=v)
+    if code == "bonus":
+        return f"+{v} on {SPECIAL_NAMES.get(st['on'], st['on'])}"
+    if code == "discarder":
+        return f"discarder seat {st['seat']} {v:+d}"
+    if code == "idle":
+        return f"数审 seat {st['seat']} +{v} (half of {st['of']}, to tens)"
+    if code == "zi":
+        return f"{v} 子 ({st['step']} {unit} a 子)"
+    if code == "xing":
+        return f"{v} 醒"
+    if code == "fan":
+        names = "+".join(SPECIAL_NAMES.get(i, i) for i in st["items"]) or "none"
+        return f"+{v} 子 ({names})" if st.get("as_zi") else f"{v} 番 ({names})"
+    if code == "pay":
+        who = ", ".join(f"seat {s}" for s in st["seats"])
+        return f"{who} pay{'s' if len(st['seats']) == 1 else ''} {v}" + \
+            (f" (×{st['times']})" if st["times"] > 1 else "")
+    return ""
+
+
+def _lines(stream: Any) -> Iterator[bytes | None]:
+    """The lines of a byte stream, split on ``\\n`` only (JSON strings may hold U+2028 or a
+    lone CR); ``None`` for a line over ``MAX_JSON_BYTES``, whose rest is skipped unread."""
+    while True:
+        line = stream.readline(MAX_JSON_BYTES + 1)
+        if not line:
+            return
+        if len(line) > MAX_JSON_BYTES and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):
+                line = stream.readline(1 << 16)
+            yield None
+            continue
+        yield line[:-1] if line.endswith(b"\n") else line
+
+
+def _jsonl(args: argparse.Namespace, over: dict[str, Any], rules: Rules | None) -> int:
     if args.file in (None, "-"):
-        lines: Any = (line.rstrip("\n") for line in sys.stdin)
+        stream: Any = _stdin_bytes()
     else:
-        lines = _read(args.file).splitlines()
+        fd, _ = open_regular(args.file, "JSON Lines file")
+        stream = open(fd, "rb")
     out = sys.stdout
-    for n, line in enumerate(lines, 1):
-        try:
-            obj = _merge(_loads(line, "input"), over)
-            res: dict[str, Any] = score(obj, args.rules)
-        except ZipaiError as exc:
-            res = {"error": f"line {n}: {exc}", "code": exc.code}
-        out.write(json.dumps(res, ensure_ascii=False) + "\n")
+    try:
+        for n, line in enumerate(_lines(stream), 1):
+            try:
+                if line is None:
+                    raise ZipaiError(f"longer than {size_text(MAX_JSON_BYTES)}, too large for a hand",
+                                     code="too_large")
+                obj = _merge(_loads(_text(line, "input").removesuffix("\r"), "input"), over)
+                res: dict[str, Any] = score(obj, rules)
+            except ZipaiError as exc:
+                res = {"error": f"line {n}: {exc}", "code": exc.code}
+            out.write(json.dumps(res, ensure_ascii=False) + "\n")
+    finally:
+        if args.file not in (None, "-"):
+            stream.close()
     return 0
 
 
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     over = win_fields(args)
+    rules = rules_from_flag(args.rules) if args.rules is not None else None
     if args.jsonl:
-        return _jsonl(args, over)
+        return _jsonl(args, over, rules)
     if args.text is not None:
         if args.file:
             raise ZipaiError("give either FILE or --text, not both", code="usage")
         lay = parse_layout(args.text)
-        obj: Any = {"rules": args.rules or "hunan", "players": 3, "dealer": 0, "winner": 0,
+        obj: Any = {"rules": rules.name if rules else "hunan", "players": 3, "dealer": 0, "winner": 0,
                     "won_by": "self_draw",
                     "groups": [{"cards": [str(c) for c in g.cards], "state": g.state.value}
                                for g in lay.groups],
@@ -215,13 +305,11 @@ def run(argv: list[str]) -> int:
         obj = _merge(_loads(_read(args.file), where), over)
     else:
         raise ZipaiError("give a JSON FILE, '-' for stdin, or --text \"…\"", code="usage")
-    result = score(obj, args.rules)
+    result = score(obj, rules)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
     else:
-        if args.rules:
-            obj = {**obj, "rules": args.rules}
-        print(render(obj, result, args.traditional))
+        print(render(obj, result, args.traditional, rules))
     return 0
 
 

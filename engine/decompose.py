@@ -5,6 +5,8 @@ The rules that shape the search (RULINGS sections 2 and 5):
 
 - three or four identical cards held in the hand are always a concealed triple or
   quad (坎/提), never split, except the winning card taken from another player;
+- the winning card that is the fourth of a table triple goes where ``fourth_card_moves``
+  says: forced into it when self-drawn, never into an open 碰 from another player's hand;
 - the other cards form runs, 123, 2710, mixed groups and at most one pair, and a
   pair appears exactly when the layout holds a quad.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 Piece = tuple[int, ...]
 
@@ -67,13 +70,43 @@ class Split:
     """One way to lay out the hand: forced sets, free pieces, and where the winning card went.
 
     ``open_set`` is the index of a set in ``sets`` made open by the winning card (碰/跑 on
-    the win), ``upgrade`` the index of a table triple the winning card turned into a quad.
+    the win), ``upgrade`` the index of a table triple the winning card turned into a quad,
+    open (跑/開招) or, for a self-drawn card onto a concealed triple, concealed (提/掃穿).
     """
 
     sets: tuple[Piece, ...]
     pieces: tuple[Piece, ...]
     open_set: int = -1
     upgrade: int = -1
+    upgrade_open: bool = True
+
+
+class TableTriple(NamedTuple):
+    """A triple laid on the table, as the fourth card sees it: its card and whether it is a 碰."""
+
+    card: int
+    open: bool
+
+
+def fourth_card_moves(won_by: str, triple: TableTriple, version: int = 2) -> tuple[str, ...]:
+    """Where the winning card may go when it is the fourth of a table triple (RULINGS section 5).
+
+    ``open``/``concealed``: onto the triple as a quad of that state; ``free``: into another
+    group. Self-drawn, the quad is forced (seed 000 "必須開招", seed 003 掃穿 "都不給"); a card
+    played from another player's hand never joins an open 碰 (seed 000 "不可開招").
+
+    >>> fourth_card_moves("discard", TableTriple(4, open=True))
+    ('free',)
+    >>> fourth_card_moves("self_draw", TableTriple(4, open=False))
+    ('concealed',)
+    """
+    if version < 2:  # the first reading: another player's card anywhere, a self-drawn one free
+        return ("open", "free") if won_by in ("stock", "discard") else ("free",)
+    if won_by == "self_draw":
+        return ("open",) if triple.open else ("concealed",)
+    if won_by == "stock" or (won_by == "discard" and not triple.open):
+        return ("open", "free")
+    return ("free",)
 
 
 def hand_splits(
@@ -81,45 +114,60 @@ def hand_splits(
     table_groups: int,
     table_quads: int,
     winning: int = -1,
-    from_other: bool = False,
-    table_triples: tuple[int, ...] = (),
+    won_by: str = "",
+    table_triples: tuple[TableTriple | None, ...] = (),
     table_pairs: int = 0,
+    version: int = 2,
+    beyond_held: bool = False,
 ) -> list[Split]:
     """Every complete split of the hand that gives exactly seven groups in all.
 
-    ``winning`` is the winning card's index (or -1), ``from_other`` whether it came from
-    another player; ``table_triples`` gives, per table group, the card index of a triple
-    (or -1), for the 跑 made by adding the winning card to it. ``table_pairs`` counts the
-    pairs laid among the table groups: with them, the one pair a quad allows is already there.
+    ``winning`` is the winning card's index (or -1) and ``won_by`` how it came;
+    ``table_triples`` gives, per table group, its triple (or None), for the quad the winning
+    card may make of it. ``table_pairs`` counts the pairs laid among the table groups: with
+    them, the one pair a quad allows is already there. ``version`` is the rules version.
+    ``beyond_held`` leaves out the placements whose splits are those of the hand scored as
+    held (the open 碰/跑 and the card left free), for a caller that knows those already.
     """
-    variants: list[tuple[list[int], int, int, int]] = []  # (free counts, open set card, upgrade, held)
+    from_other = won_by in ("stock", "discard")
+    # (free counts, open set card, upgrade, upgrade open, held)
+    variants: list[tuple[list[int], int, int, bool, int]] = []
     base = list(counts)
     c = counts[winning] if winning >= 0 else 0
+    fourth = [(t, tt) for t, tt in enumerate(table_triples) if tt is not None and tt.card == winning
+              ] if c == 1 else []
     if from_other and c >= 3:
         # A: the winning card with the held cards makes an open 碰 or 跑.
-        variants.append((base, winning, -1, -1))
+        if not beyond_held:
+            variants.append((base, winning, -1, True, -1))
         # B: it goes into another group; the held cards stay as they were (搶招和, 破跑胡).
-        variants.append((base, -1, -1, winning))
+        variants.append((base, -1, -1, True, winning))
+    elif c == 1 and fourth:
+        for t, tt in fourth:
+            for move in fourth_card_moves(won_by, tt, version):
+                if move == "free":
+                    if not beyond_held:
+                        variants.append((base, -1, -1, True, -1))
+                else:
+                    variants.append((base, -1, t, move == "open", -1))
     else:
-        variants.append((base, -1, -1, -1))
-    if from_other and c == 1:
-        for t, card in enumerate(table_triples):
-            if card == winning:
-                variants.append((base, -1, t, -1))
+        variants.append((base, -1, -1, True, -1))
     out: list[Split] = []
-    for free, open_card, upgrade, held in variants:
+    many = [i for i in range(20) if counts[i] >= 3]
+    total = sum(counts)
+    for free, open_card, upgrade, upgrade_open, held in variants:
         free = list(free)
         sets: list[Piece] = []
         open_idx = -1
         quads = table_quads
-        for i in range(20):
+        n_free = total
+        for i in many:
             n = free[i]
-            if n < 3:
-                continue
             if i == held:
                 if n == 4:  # the held triple stays concealed, the winning card is free
                     sets.append((i, i, i))
                     free[i] = 1
+                    n_free -= 3
                 # n == 3: the held pair and the winning card are free; the search
                 # makes no triples, so they never regroup into variant A's 碰.
                 continue
@@ -128,14 +176,15 @@ def hand_splits(
             sets.append((i,) * n)
             quads += n == 4
             free[i] = 0
+            n_free -= n
         if upgrade >= 0:
             free[winning] -= 1
             quads += 1
-        n_free = sum(free)
+            n_free -= 1
         need = 7 - table_groups - len(sets)
         pairs = (1 if quads else 0) - table_pairs
         if need < 0 or pairs < 0 or n_free != 3 * need - pairs:
             continue
         for pieces in free_splits(tuple(free), pairs):
-            out.append(Split(tuple(sets), pieces, open_idx, upgrade))
+            out.append(Split(tuple(sets), pieces, open_idx, upgrade, upgrade_open))
     return out

@@ -8,9 +8,13 @@ the facts of how the hand was won.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 from .groups import Group, Kind, State
 from .rules import Rules
+
+_GUANGXI, _HUNAN = Rules("guangxi"), Rules("hunan")  # the points tables of section 3
 
 SPECIAL_NAMES = {
     "tianfu": "天福", "difu": "地福", "wufu": "乌福", "hongfu": "红福", "piaofu": "飘福",
@@ -46,6 +50,12 @@ class Outcome:
     transfers: list[list[int]] = field(default_factory=list)
     reason: tuple[str, str] | None = None
     extra: dict[str, int] = field(default_factory=dict)
+    steps: list[dict[str, Any]] = field(default_factory=list)  # the working, as the contract gives it
+
+
+def step(code: str, value: int, **extra: Any) -> dict[str, Any]:
+    """One line of a score's working: ``code`` names it, ``value`` is its number."""
+    return {"code": code, "value": value, **extra}
 
 
 def group_points(group: Group, rules: Rules) -> int:
@@ -65,6 +75,17 @@ def group_points(group: Group, rules: Rules) -> int:
     if kind is Kind.ONE_TWO_THREE or kind is Kind.TWO_SEVEN_TEN:
         return 6 if big else 3
     return 0
+
+
+def piece_points(piece: tuple[int, ...], open_: bool, rules: Rules) -> int:
+    """Points of a group given as count-vector indices: a lookup for the search's hot loop."""
+    return _piece_points(piece, open_, rules.name == "guangxi")
+
+
+@lru_cache(maxsize=4096)
+def _piece_points(piece: tuple[int, ...], open_: bool, guangxi: bool) -> int:
+    group = Group.of(piece, State.OPEN if open_ else State.CONCEALED)
+    return group_points(group, _GUANGXI if guangxi else _HUNAN)
 
 
 def _pay_each(ctx: Context, amount: int, payer: int | None = None) -> tuple[list[int], list[list[int]]]:
@@ -120,13 +141,41 @@ def difu(ctx: Context) -> bool:
             and ctx.winner != ctx.dealer)
 
 
-def settle_hunan(base: int, reds: int, ctx: Context, rules: Rules) -> Outcome:
+def idle_share(score: int, version: int = 2) -> int:
+    """数审's half of the score, 四舍五入 to tens with halves up (the seed's 地福: 110 → 60).
+
+    >>> [idle_share(s) for s in (26, 30, 110)]
+    [10, 20, 60]
+    """
+    if version < 2:
+        return (score + 1) // 2
+    return (score + 10) // 20 * 10
+
+
+def hunan_normal(base: int, won_by: str, rules: Rules) -> tuple[int, str]:
+    """The normal score and how it was reached (RULINGS section 6)."""
+    if won_by == "self_draw":
+        if rules.options.self_draw == "plus_ten":
+            return base + 10, "plus_ten"
+        if rules.options.rules_version >= 2 and base >= 30:
+            return min(2 * base, 100), "double_capped"  # the capped doubling of the 30 rule
+        return 2 * base, "double"
+    if won_by == "discard":
+        return base + 10, "discard"
+    return base, "held"
+
+
+def settle_hunan(base: int, reds: int, ctx: Context, rules: Rules, explain: bool = False) -> Outcome:
+    """The hand score and round-total changes; ``explain`` also writes the working (the search
+    settles every candidate, but only the claimed one is explained)."""
     minimum = rules.minimum(ctx.players)
+    version = rules.options.rules_version
     reached = base >= minimum
     bonus = 10 if ctx.won_by in ("self_draw", "discard") else 0
-    specials: dict[str, int] = {}
-    if reached and (v := tianfu(ctx)) is not None:
-        specials["tianfu"] = v
+    steps = [step("points", base), step("minimum", minimum, reached=reached)] if explain else []
+    specials: dict[str, tuple[int, int]] = {}  # id: (its own value, the +10 on top)
+    if reached and tianfu(ctx) is not None:
+        specials["tianfu"] = (100, 10)
     for name, v, below_ok in (
         ("wufu", wufu(reds), True),
         ("hongfu", hongfu(reds, base), reds >= 13),
@@ -134,58 +183,89 @@ def settle_hunan(base: int, reds: int, ctx: Context, rules: Rules) -> Outcome:
         ("thirty", thirty(base), False),
     ):
         if v is not None and (reached or below_ok):
-            specials[name] = v + bonus
+            specials[name] = (v, bonus)
+    if reached and difu(ctx):
+        specials = {"difu": (100, 10), **specials}
+    if explain:
+        steps += [step("special", v, id=name) for name, (v, _) in specials.items()]
     if not reached and not specials:
         return Outcome(False, reason=("below_minimum",
-                                      f"{base} 福 is below the minimum of {minimum}"))
-    if ctx.won_by == "self_draw":
-        normal = 2 * base if rules.options.self_draw == "double" else base + 10
-    elif ctx.won_by == "discard":
-        normal = base + 10
-    else:
-        normal = base
+                                      f"{base} 福 is below the minimum of {minimum}"), steps=steps)
     payouts = [0] * ctx.players
-    if reached and difu(ctx):
-        specials = {"difu": 110, **specials}
+    if "difu" in specials:  # the seed's own numbers: dealer −100, winner +110, 数审 +60
         payouts[ctx.dealer] -= 100
         payouts[ctx.winner] += 110
+        if explain:
+            steps += [step("bonus", 10, on="difu"), step("score", 110, **{"from": "difu"}),
+                      step("discarder", -100, seat=ctx.dealer)]
         if ctx.idle is not None:
             payouts[ctx.idle] += 60
-        return Outcome(True, 110, list(specials), payouts)
-    score = max([normal, *specials.values()])
+            if explain:
+                steps.append(step("idle", 60, seat=ctx.idle, of=110))
+        return Outcome(True, 110, list(specials), payouts, steps=steps)
+    normal, how = hunan_normal(base, ctx.won_by, rules)
+    score, source, extra = normal, "normal", 0
+    for name, (v, plus) in specials.items():
+        if v + plus > score:
+            score, source, extra = v + plus, name, plus
     payouts[ctx.winner] += score
+    loss = half = 0
     if ctx.won_by == "discard" and ctx.discarder is not None:
-        payouts[ctx.discarder] -= score
+        # the discarder loses the hand's 福, not the winner's +10 ("扣除放炮的福头数")
+        loss = score - 10 if version >= 2 else score
+        payouts[ctx.discarder] -= loss
     if ctx.idle is not None:
-        payouts[ctx.idle] += (score + 1) // 2
-    return Outcome(True, score, list(specials), payouts)
+        half = idle_share(score, version)
+        payouts[ctx.idle] += half
+    if explain:
+        steps.append(step("normal", normal, how=how))
+        if extra:
+            steps.append(step("bonus", extra, on=source))
+        steps.append(step("score", score, **{"from": source}))
+        if loss:
+            steps.append(step("discarder", -loss, seat=ctx.discarder))
+        if ctx.idle is not None:
+            steps.append(step("idle", half, seat=ctx.idle, of=score))
+    return Outcome(True, score, list(specials), payouts, steps=steps)
 
 
 # ---------------------------------------------------------------- Guangxi 油
 
-def settle_guangxi(base: int, ctx: Context, rules: Rules) -> Outcome:
+def settle_guangxi(base: int, ctx: Context, rules: Rules, explain: bool = False) -> Outcome:
     minimum = rules.minimum(ctx.players)
+    steps = [step("points", base), step("minimum", minimum, reached=base >= minimum)] if explain else []
     if base < minimum:
         return Outcome(False, reason=("below_minimum",
-                                      f"{base} 油 is below the minimum of {minimum}"))
+                                      f"{base} 油 is below the minimum of {minimum}"), steps=steps)
+    losers = [s for s in range(ctx.players) if s != ctx.winner]
     if ctx.won_by == "dealt" and ctx.winner == ctx.dealer:
         score = base * rules.options.tianhu_multiplier
         payouts, transfers = _pay_each(ctx, score)
-        return Outcome(True, score, ["tianhu"], payouts, transfers)
+        if explain:
+            steps += [step("special", score, id="tianhu", times=rules.options.tianhu_multiplier),
+                      step("score", score), step("pay", score, seats=losers, times=1)]
+        return Outcome(True, score, ["tianhu"], payouts, transfers, steps=steps)
     if ctx.won_by == "discard":
         payouts = [0] * ctx.players
         payouts[ctx.winner] += 2 * base
         assert ctx.discarder is not None
         payouts[ctx.discarder] -= 2 * base
-        return Outcome(True, base, [], payouts, [[ctx.discarder, ctx.winner, 2 * base]])
+        if explain:
+            steps += [step("score", base), step("pay", 2 * base, seats=[ctx.discarder], times=2)]
+        return Outcome(True, base, [], payouts, [[ctx.discarder, ctx.winner, 2 * base]], steps=steps)
     payouts, transfers = _pay_each(ctx, base)
-    return Outcome(True, base, [], payouts, transfers)
+    if explain:
+        steps += [step("score", base), step("pay", base, seats=losers, times=1)]
+    return Outcome(True, base, [], payouts, transfers, steps=steps)
 
 
 def settle_guangxi_instant(points: int, specials: list[str], ctx: Context) -> Outcome:
     """起手胡: three quads or five triples after the deal; every other seat pays the points."""
     payouts, transfers = _pay_each(ctx, points)
-    return Outcome(True, points, specials, payouts, transfers)
+    losers = [s for s in range(ctx.players) if s != ctx.winner]
+    steps = [step("points", points), *(step("special", points, id=sp) for sp in specials),
+             step("score", points), step("pay", points, seats=losers, times=1)]
+    return Outcome(True, points, specials, payouts, transfers, steps=steps)
 
 
 # ---------------------------------------------------------------- Guilin 胡
@@ -222,15 +302,20 @@ def fan_items(ctx: Context, instant: bool) -> list[str]:
 
 
 def settle_guilin(base: int, cards: list[int], ctx: Context, rules: Rules,
-                  instant: bool = False) -> Outcome:
+                  instant: bool = False, explain: bool = False, xing: int | None = None) -> Outcome:
+    """Each loser's share (子 + 醒) × 番; ``xing`` is a 醒 already counted (a hand entered by
+    its total), else it is counted on ``cards`` against the turned cards."""
     minimum = rules.minimum(ctx.players)
+    steps = [step("points", base), step("minimum", minimum, reached=instant or base >= minimum)
+             ] if explain else []
     if not instant and base < minimum:
         return Outcome(False, reason=("below_minimum",
-                                      f"{base} 胡 is below the minimum of {minimum}"))
+                                      f"{base} 胡 is below the minimum of {minimum}"), steps=steps)
     zi = zi_of(base, minimum)
     if instant:
         zi = max(zi, 1)
-    xing = xing_count(cards, ctx, rules)
+    if xing is None:
+        xing = xing_count(cards, ctx, rules)
     items = fan_items(ctx, instant)
     if rules.options.fan_as_zi:
         fan = 1
@@ -240,4 +325,14 @@ def settle_guilin(base: int, cards: list[int], ctx: Context, rules: Rules,
         share = (zi + xing) * fan
     payer = ctx.discarder if ctx.won_by == "discard" else None
     payouts, transfers = _pay_each(ctx, share, payer)
-    return Outcome(True, share, items, payouts, transfers, extra={"zi": zi, "xing": xing, "fan": fan})
+    if explain:
+        steps += [step("zi", zi, step=5 if minimum >= 15 else 3), step("xing", xing),
+                  step("fan", len(items), items=items, as_zi=True) if rules.options.fan_as_zi
+                  else step("fan", fan, items=items), step("score", share)]
+        losers = [s for s in range(ctx.players) if s != ctx.winner]
+        if payer is not None:
+            steps.append(step("pay", share * len(losers), seats=[payer], times=len(losers)))
+        else:
+            steps.append(step("pay", share, seats=losers, times=1))
+    return Outcome(True, share, items, payouts, transfers, extra={"zi": zi, "xing": xing, "fan": fan},
+                   steps=steps)

@@ -18,20 +18,22 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from . import screens
+from .camera import CaptureScreen
+from .quick import QuickScreen
 from .state import AppError, AppState
 from .widgets import register_cjk_font
 
 KV_DIR = Path(__file__).resolve().parent / "kv"
 KV_FILES = ("theme.kv", "start.kv", "capture.kv", "edit.kv", "win.kv", "result.kv", "ledger.kv",
-            "settle.kv", "settings.kv")
+            "settle.kv", "settings.kv", "quick.kv")
 SCREENS: tuple[tuple[str, type], ...] = (
-    ("start", screens.StartScreen), ("capture", screens.CaptureScreen),
+    ("start", screens.StartScreen), ("capture", CaptureScreen), ("quick", QuickScreen),
     ("review", screens.ReviewScreen), ("manual", screens.ManualScreen), ("win", screens.WinScreen),
     ("result", screens.ResultScreen), ("ledger", screens.LedgerScreen), ("hand", screens.HandScreen),
     ("settle", screens.SettleScreen), ("settings", screens.SettingsScreen),
 )
 # screens that a restart may come back to directly; the others need a draft in memory first
-RESUMABLE = frozenset({"start", "manual", "win", "ledger", "settle", "settings", "capture"})
+RESUMABLE = frozenset({"start", "manual", "win", "ledger", "settle", "settings", "capture", "quick"})
 
 _kv_loaded = False
 
@@ -153,6 +155,24 @@ class ZipaiApp(App):
     def on_stop(self) -> None:
         self.state.save_pending()
         self.state.close()
+
+    def open_quick(self) -> None:
+        from .quick import open_quick
+
+        open_quick(self)
+
+    def set_camera_source(self, text: str) -> None:
+        """The desktop camera: a device number or a video file, checked before it is kept."""
+        from .capture import CaptureError, Source
+
+        try:
+            src = Source.parse(text)
+        except CaptureError as exc:
+            self.notify(self.state.t("error", msg=str(exc)))
+            return
+        self.state.settings.camera_source = str(src)
+        self.state.save_settings()
+        self.notify(self.state.t("camera_set", s=str(src)))
 
     def after_frames(self, n: int, fn: Any) -> None:
         """Call ``fn`` once ``n`` frames have been drawn from now."""

@@ -171,6 +171,9 @@ _S: dict[str, tuple[str, str, str]] = {
     "doubt_stray_back": ("手牌里有背面", "手牌裡有背面", "A card back among the hand cards"),
     "doubt_stray_cards": ("放在一边，不算：{cards}", "放在一邊，不算：{cards}",
                           "Lying apart, left out: {cards}"),
+    "doubt_winning_card": ("哪张是胡的那张？{cards}放在哪里会改变得分",
+                           "哪張是胡的那張？{cards}放在哪裡會改變得分",
+                           "Which card won? Where {cards} lies changes the score"),
     "doubt_no_cards": ("照片里没有找到牌", "照片裡沒有找到牌", "No cards found in this photo"),
     "doubt_taken_in": ("单张算进手牌（凑成七组）：{cards}", "單張算進手牌（湊成七組）：{cards}",
                        "Taken into the hand (it completes seven groups): {cards}"),
@@ -333,6 +336,29 @@ _ERRORS: dict[str, tuple[str, str, str]] = {
     "draft": ("这一步改不了", "這一步改不了", "That edit cannot be made"),
     "ledger": ("账本拒绝了这一步", "帳本拒絕了這一步", "The ledger refused this"),
 }
+
+# the camera, quick entry by total and sharing (issue 47, items 5, 6 and 9)
+_S.update({
+    "gallery": ("相册", "相簿", "Gallery"),
+    "camera_source": ("相机：编号（0、1…）或视频文件", "相機：編號（0、1…）或影片檔",
+                      "Camera: a number (0, 1, …) or a video file"),
+    "set": ("设定", "設定", "Set"),
+    "camera_set": ("相机：{s}", "相機：{s}", "Camera: {s}"),
+    "camera_error": ("相机不可用：{msg}", "相機不可用：{msg}", "No camera: {msg}"),
+    "live_read": ("读到 {n} 张牌、{b} 张背面 · 每秒读 {r} 次", "讀到 {n} 張牌、{b} 張背面 · 每秒讀 {r} 次",
+                  "{n} cards and {b} backs read · {r} reads a second"),
+    "file_name": ("文件名", "檔名", "Name"),
+    "file_size": ("大小", "大小", "Size"),
+    "quick": ("按总数记", "按總數記", "Enter a total"),
+    "quick_title": ("按总数记一手", "按總數記一手", "A hand by its total"),
+    "total_label": ("胡息总数", "胡息總數", "Total"),
+    "xing_count": ("醒数", "醒數", "醒 count"),
+    "record_total": ("记账", "記帳", "Record"),
+    "by_total": ("按总数", "按總數", "by total"),
+    "share": ("分享", "分享", "Share"),
+    "permission_refused": ("没有相机或相册权限", "沒有相機或相簿權限", "Camera or photo permission refused"),
+    "shared_to": ("已存到图片：{p}", "已存到圖片：{p}", "Saved in Pictures: {p}"),
+})
 
 _SPECIALS: dict[str, tuple[str, str, str]] = {
     "tianfu": ("天福", "天福", "天福 (dealt win)"), "difu": ("地福", "地福", "地福 (first discard)"),

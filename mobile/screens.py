@@ -206,66 +206,6 @@ class StartScreen(Base):
             _app().go("ledger")
 
 
-# ---------------------------------------------------------------- capture
-class CaptureScreen(Base):
-    """Camera preview with a shutter, framing guide and flash, or a photo picked from files."""
-
-    has_camera = BooleanProperty(False)
-
-    def __init__(self, **kw: Any) -> None:
-        super().__init__(**kw)
-        self.camera: Any = None
-        self.flash_on = False
-
-    def on_enter(self, *_: Any) -> None:
-        self.start_camera()
-
-    def on_leave(self, *_: Any) -> None:
-        if self.camera is not None:
-            self.camera.play = False
-
-    def start_camera(self) -> None:
-        """A live preview where Kivy has a camera provider (Android, desktop with a webcam)."""
-        if self.camera is None:
-            from .camera import open_camera
-
-            w, h = (int(v) for v in self.state.settings.camera.split("x"))
-            self.camera = open_camera((w, h))
-            if self.camera is not None:
-                self.ids.preview.add_widget(self.camera, index=len(self.ids.preview.children))
-        self.has_camera = self.camera is not None
-        if self.camera is not None:
-            self.camera.play = True
-
-    def refresh(self) -> None:
-        chooser = self.ids.chooser
-        if not chooser.path or not Path(chooser.path).is_dir():
-            chooser.path = str(Path.home())
-
-    def shoot(self) -> None:
-        if self.camera is None:
-            return
-        dest = self.state.data_dir / "photos" / "capture.png"
-        self.camera.export_to_png(str(dest))
-        self.use(str(dest))
-
-    def toggle_flash(self) -> None:
-        from .camera import set_flash
-
-        self.flash_on = set_flash(self.camera, not self.flash_on)
-
-    def use(self, path: str | None = None) -> None:
-        if path is None:
-            sel = self.ids.chooser.selection
-            if not sel:
-                _app().notify(tr("pick_photo"))
-                return
-            path = sel[0]
-        _app().notify(tr("scanning"))
-        if _app().guard(self.state.load_photo, path) is not None:
-            _app().go("review")
-
-
 # ---------------------------------------------------------------- review / manual
 class EditScreen(Base):
     """The group editor with the 20-key pad and the live layout check (manual entry)."""
@@ -567,7 +507,8 @@ def _entry_line(e: Any, names: tuple[str, ...], t: Any) -> str:
     if e.kind == "hand":
         who = names[e.winners[0]] if e.winners else "?"
         how = t(e.won_by) if e.won_by else ""
-        return f"{t('hand_no', n=e.no)} · {who} {how} · {e.score}"
+        by_total = f" · {t('by_total')}" if getattr(e, "entered_by", "") == "total" else ""
+        return f"{t('hand_no', n=e.no)} · {who} {how} · {e.score}{by_total}"
     if e.kind == "draw":
         return f"{t('hand_no', n=e.no)} · {t('draw_entry')}"
     if e.kind == "double":
@@ -713,6 +654,8 @@ class HandScreen(Base):
         self.ids.photo.opacity = 1 if photo else 0
         if e.photo and not photo:
             box.add_widget(Txt(text=t("photo_deleted")))
+        if e.entered_by == "total":
+            box.add_widget(Txt(text=f"{t('by_total')}: {e.points} {Rules.UNIT[s.preset]}"))
         for g in e.groups:
             name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(s.preset, t.traditional)
             box.add_widget(Txt(text=f"{name}  {_cards_text(g['cards'])}  {t('points', n=g['points'])}"))
@@ -726,6 +669,12 @@ class HandScreen(Base):
         self.ids.delphoto.disabled = photo is None
 
     def edit(self) -> None:
+        e = self.entry()
+        if e is not None and e.entered_by == "total":  # typed as a total: edit it where it was typed
+            from .quick import open_quick
+
+            open_quick(_app(), e)
+            return
         m = self.state.typed_cards()
         if m:  # the hand being entered would be replaced: ask first
             _app().ask(tr("ask_edit", n=self.no, m=m), tr("edit"), self._edit)
@@ -800,15 +749,29 @@ class SettleScreen(Base):
                 Clipboard.copy(self.state.settlement_text(self.mode))
             except Exception:
                 pass
-            _app().notify(tr("saved_to", p=p))
+            self._share([p])
 
     def share_image(self) -> Path:
         s = self.state.need_session()
         p = self.state.data_dir / "shared" / f"settlement-{s.id}.png"
         p.parent.mkdir(exist_ok=True)
         self.ids.body.export_to_png(str(p))
-        _app().notify(tr("saved_to", p=p))
+        self._share([p])
         return p
+
+    def _share(self, files: list[Path]) -> None:
+        """Android: the share sheet (WeChat…); desktop: copies in the pictures folder."""
+        from .android_ort import on_android
+        from .media import MediaError, share
+
+        st = self.state
+        try:
+            out = share(st.settlement_text(self.mode), files, st.need_session().name, st.t("share"),
+                        on_android())
+        except MediaError as exc:
+            _app().notify(st.t("error", msg=str(exc)))
+            return
+        _app().notify(st.t("shared_to", p=", ".join(str(p) for p in out)) if out else st.t("share"))
 
 
 # ---------------------------------------------------------------- settings
@@ -851,5 +814,5 @@ class SettingsScreen(Base):
             _app().notify(tr("restored_kept", p=p.name, q=self.state.replaced))
 
 
-__all__ = ["CaptureScreen", "HandScreen", "LedgerScreen", "ManualScreen", "ResultScreen",
+__all__ = ["HandScreen", "LedgerScreen", "ManualScreen", "ResultScreen",
            "ReviewScreen", "SettingsScreen", "SettleScreen", "StartScreen", "WinScreen"]

@@ -46,6 +46,7 @@ class Settings:
     lang: str = "zh_Hans"
     preset: str = "hunan"
     camera: str = "1280x720"
+    camera_source: str = "0"  # the desktop camera: a device number, or a video file standing in
     screen: str = "start"  # the last screen shown, to come back to after a kill
 
     @classmethod
@@ -55,7 +56,7 @@ class Settings:
         except (OSError, ValueError):
             return cls()
         s = cls()
-        for k in ("lang", "preset", "camera", "screen"):
+        for k in ("lang", "preset", "camera", "camera_source", "screen"):
             if isinstance(raw.get(k), str):
                 setattr(s, k, raw[k])
         if s.lang not in LANGS:

@@ -238,7 +238,7 @@ def finder_targets(boxes: np.ndarray, kinds: np.ndarray, ignore: np.ndarray, out
     3,493 labelled training backs had their centre inside an ignored back's box).
 
     ``boost`` (per box) multiplies the loss weight around that box's peak: the cards lying apart
-    are a tenth of the cards but a third of those the finder loses (session 32)."""
+    are a tenth of the cards but a third of those the finder loses (docs/lab/finder.md)."""
     heat = np.zeros((n_kinds, out_h, out_w), np.float32)
     weight = np.ones((n_kinds, out_h, out_w), np.float32)
     reg = np.zeros((4, out_h, out_w), np.float32)

@@ -90,35 +90,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help="their size WxH: the reader sees glyph crops, and these render twice as "
                         "fast as 1600x1200")
     p.add_argument("--finder-sees-reader-faces", action=argparse.BooleanOptionalAction, default=False,
-                   help="the finder learns from the --reader-extra scenes too (off: measured in "
-                        "runs/detector9, the whole recipe with it read 94.5%% of held-out-font "
-                        "cards and 31.7%% of scenes exact, against 95.2%% and 33.3%% without)")
+                   help="the finder learns from the --reader-extra scenes too (off: measured and "
+                        "not shipped, docs/lab/finder.md)")
     p.add_argument("--finder-stroke", action=argparse.BooleanOptionalAction, default=False,
                    help="vary stroke weight in the finder's crops too (3x3 min or max filter, "
-                        "blended; off: measured in runs/detector10, the whole recipe with it read "
-                        "94.8%% of held-out-font cards and 30.3%% of scenes exact, against 95.2%% "
-                        "and 33.3%% without, and its finder found fewer glyphs, 一 among them)")
+                        "blended; off: measured and not shipped, docs/lab/finder.md)")
     p.add_argument("--finder-loose-windows", type=float, default=0.0,
                    help="the share of the finder's training windows placed around a card lying "
-                        "apart from the layout (session 32: those were a tenth of the validation "
-                        "cards but over a third of the cards not read, most with no finder peak)")
+                        "apart from the layout (0: none; measured and not shipped, "
+                        "docs/lab/finder.md)")
     p.add_argument("--finder-loose-weight", type=float, default=1.0,
                    help="the finder's loss weight around the peaks of cards lying apart")
     p.add_argument("--finder-loose-backs", action=argparse.BooleanOptionalAction, default=True,
                    help="count a stock pile's top back among the cards lying apart (off: only the "
-                        "faces get the windows and the weight; session 33's emphasis on both "
-                        "brought more extra detections, about 30 of them false backs)")
+                        "faces get the windows and the weight)")
     p.add_argument("--finder-loose-negatives", type=float, default=1.0,
                    help="the loss weight of everything not a card in the windows placed around a "
-                        "card lying apart: the table, the print and the far ends there (session 33's "
-                        "emphasis found more loose cards but also more finds on no card)")
+                        "card lying apart: the table, the print and the far ends there")
     p.add_argument("--finder-bf16", action=argparse.BooleanOptionalAction, default=False,
                    help="the finder's forward and backward passes in bfloat16 (autocast; weights "
-                        "and loss stay float32): on a CPU with AVX-512 BF16 a step of the network "
-                        "takes about 0.6 of the time, so the same minutes make more steps (off: "
-                        "measured in runs/detector11, 27%% more steps and a lower validation loss, "
-                        "but on the 600 tuning scenes 46.0%% exact and 96.44%% per card against "
-                        "46.5%% and 96.72%%)")
+                        "and loss stay float32): on a CPU with AVX-512 BF16 the same minutes make "
+                        "more steps (off: measured and not shipped, docs/lab/finder.md)")
     p.add_argument("--brush", action=argparse.BooleanOptionalAction, default=False,
                    help="the reader's crops also drawn as with a nib and bent smoothly (see "
                         "nib and warp): brush-written decks, and a brush face it never saw")
@@ -126,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the share of decks in the reader-only scenes (its own and --reader-extra) "
                         "that draw 伍 from their face's own 亻 and 五 (zipai data render "
                         "--compose-five): a brush face writes 伍 with its cursive 五, which no "
-                        "font draws; never in the finder's or any figure's scenes")
+                        "font draws; never in the finder's or any figure's scenes (measured and "
+                        "not shipped, docs/lab/reader.md)")
     p.add_argument("--reader-only", action="store_true",
                    help="train only a new reader, behind the finder already in --out (its boxes "
                         "and false finds mined from its own training scenes)")
@@ -134,8 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --reader-only: the scenes it mines and crops, its own (--reader-train "
                         "at --reader-extra-size, about 40 minutes to render) or the recipe's "
                         "finder training renders (--train-count and --style2-count at --size, about "
-                        "75): on its own scenes a reader read 97.83%% of val crops, against 98.62%% "
-                        "for the recipe's reader")
+                        "75)")
     p.add_argument("--reader-from", type=Path, default=None,
                    help="with --reader-only: start from the weights of this exported reader.onnx "
                         "(int8 weights dequantized, BatchNorms kept as exported) instead of from "
@@ -144,10 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --reader-only: join the reader trained with this exported reader.onnx "
                         "(read before anything is written, so it may be --out's own) into one "
                         "reader that runs both on every crop and averages them; the new reader "
-                        "alone is kept in --runs as reader_part.onnx (session 26: the shipped "
-                        "reader joined with one trained from scratch for 60 minutes read 442 of "
-                        "the 800 validation scenes exact against 449 alone, and took inference "
-                        "to 19 ms)")
+                        "alone is kept in --runs as reader_part.onnx (measured and not shipped, "
+                        "docs/lab/reader.md)")
     p.add_argument("--finder-only", action="store_true",
                    help="train only the finder, on from --finder-from, behind the reader already in "
                         "--out on the recipe's finder scenes; every tuned setting stays")
@@ -162,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reader-ema", type=float, default=0.0,
                    help="keep a moving average of the reader's weights and BatchNorm statistics, "
                         "this decay a step (0.999: about the last thousand steps), and export it "
-                        "in place of the last step's weights (0: off)")
+                        "in place of the last step's weights (0: off; measured and not shipped, "
+                        "docs/lab/reader.md)")
     p.add_argument("--reader-train", type=int, default=2400,
                    help="with --reader-only --reader-scenes own: scenes in the finder's faces "
                         "(seed + 40, at --reader-extra-size)")
@@ -178,21 +169,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
                    help="add reader crops turned a quarter or half round")
     p.add_argument("--mirror", action=argparse.BooleanOptionalAction, default=True,
-                   help="the exported finder averages the photo and its mirror image (on the 600 "
-                        "tuning scenes, with the runs/detector8 networks: 45.0%% of scenes exact "
-                        "against 41.2%% for one view)")
+                   help="the exported finder averages the photo and its mirror image "
+                        "(docs/lab/training.md)")
     p.add_argument("--int8", action=argparse.BooleanOptionalAction, default=True,
                    help="quantize both exported networks to int8, calibrated on val photos and "
-                        "crops (about twice as fast on two threads; read as well as float32 on "
-                        "the validation scenes)")
+                        "crops, each network also with its int8-weight twin (docs/lab/speed.md)")
     p.add_argument("--selector", action=argparse.BooleanOptionalAction, default=None,
                    help="last, fit the selector (which finds are cards) to the finds of the networks "
                         "just written, on the 1,150 selector scenes under --selector-data (rendered "
                         "if missing, about 8 minutes; the fit about 4); its threshold stays the "
                         "manifest's (scripts/tune_selector.py chooses it). Default: the whole recipe "
                         "fits one (its new manifest has none); --reader-only and --finder-only keep "
-                        "the one in --out, since a refit is a toss-up there (session 25: +3 and -10 "
-                        "of 800 validation scenes exact behind two readers)")
+                        "the one in --out, since a refit is a toss-up there (docs/lab/selector.md)")
     p.add_argument("--selector-data", type=Path, default=DEFAULT_DATA,
                    help="where the selector's scene sets live (zipai.datasets.sets)")
     p.add_argument("--threads", type=int, default=2)
@@ -370,8 +358,8 @@ def weight_average(torch: Any, shadow: Any, model: Any, decay: float) -> None:
     """Move ``shadow`` (a copy of ``model``) towards the model's weights and BatchNorm
     statistics by ``1 - decay``; integer buffers (batches seen) are copied. A warm-started
     reader's last steps wander about a minimum (its val accuracy moves by half a point from
-    one hundred steps to the next), and their average may lie nearer the middle (session 31:
-    it read no better than the last step)."""
+    one hundred steps to the next), and their average may lie nearer the middle (measured: it
+    read no better than the last step, docs/lab/reader.md)."""
     with torch.no_grad():
         for s, m in zip(shadow.state_dict().values(), model.state_dict().values(), strict=True):
             if s.dtype.is_floating_point:
@@ -552,9 +540,9 @@ def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Gen
 
 @dataclass(frozen=True, slots=True)
 class Loose:
-    """Emphasis on the cards lying apart from the layout (row "loose"): in session 32 they were a
-    tenth of the validation cards but 119 of the 329 not read right, most with no finder peak or
-    a weak one, and more often the nearer they lay to the photo's diagonal."""
+    """Emphasis on the cards lying apart from the layout (row "loose"): they were a tenth of the
+    validation cards but 119 of the 329 not read right, most with no finder peak or a weak one,
+    and more often the nearer they lay to the photo's diagonal (docs/lab/finder.md)."""
 
     windows: float = 0.0  # the share of training windows placed around such a card
     weight: float = 1.0  # their loss weight around their peaks

@@ -26,7 +26,9 @@ The API (all the Kivy app needs; no Kivy here)::
     res = led.settle(s, mode="minimal")              # locks the session; res.to_dict()
     led.reopen(s)
     led.export_json(s); led.export_csv(s); led.import_json(data, name=None)
-    led.backup(path); led.restore(path); led.players(); led.sessions()
+    led.backup(path); kept = led.restore(path); led.players(); led.sessions()
+    Ledger(path, readonly=True)                      # for reads: no lock, works on a read-only file
+    salvage(path, s).to_json(str(path))              # what a damaged file still holds of a session
 
 A session argument is an id, a name, a ``SessionInfo`` or ``None`` (the current session).
 The engine input is the engine's JSON contract; the ledger fills in ``players`` and
@@ -34,7 +36,12 @@ The engine input is the engine's JSON contract; the ledger fills in ``players`` 
 (``options`` field or argument: the Guangxi minimum the dealer sets for the hand).
 Refusals raise ``LedgerError`` (a ``ValueError``) and write nothing: an unknown session
 (``UnknownSession``), a settled one (``LockedSession``), a corrupt or foreign file
-(``NotALedger``), a bad seat, a hand that does not win, options of another rule set.
+(``NotALedger``), a row the ledger cannot use (``DamagedData``), another program holding the
+write lock (``LedgerBusy``), a file that cannot be written (``ReadOnlyLedger``), a bad seat,
+a hand that does not win, options of another rule set, a value past the bounds of
+``scorer.checks`` (stakes, adjustments, names, nesting). Data never names a file: a hand's
+``rules`` and an import's preset must be preset names. An import is scored again and
+refused if any stored result disagrees.
 
 Hunan 冲百福: each hand's payouts change the open round's totals; when one reaches 100
 the round closes (totals rounded to tens, halves away from zero, seat i paid
@@ -45,13 +52,22 @@ every two seats the one with the lower rounded total pays the other the differen
 Guangxi and Guilin hands pay per hand; pairwise nets each hand's transfers per pair.
 """
 
-from .errors import LedgerError, LockedSession, NotALedger, UnknownSession
+from .errors import (
+    DamagedData,
+    LedgerBusy,
+    LedgerError,
+    LockedSession,
+    NotALedger,
+    ReadOnlyLedger,
+    UnknownSession,
+)
 from .ledger import Ledger, Settlement
+from .salvage import Salvage, salvage
 from .settle import minimal_transfers, pairwise, round_payments, round_tens
 from .state import Entry, Round, SessionInfo, SessionState
 
 __all__ = [
-    "Entry", "Ledger", "LedgerError", "LockedSession", "NotALedger", "Round", "SessionInfo",
-    "SessionState", "Settlement", "UnknownSession", "minimal_transfers", "pairwise",
-    "round_payments", "round_tens",
+    "DamagedData", "Entry", "Ledger", "LedgerBusy", "LedgerError", "LockedSession", "NotALedger",
+    "ReadOnlyLedger", "Round", "Salvage", "SessionInfo", "SessionState", "Settlement",
+    "UnknownSession", "minimal_transfers", "pairwise", "round_payments", "round_tens", "salvage",
 ]

@@ -2,7 +2,11 @@
 
 Global options, accepted anywhere on the line: ``--db PATH`` (else ``$ZIPAI_DB``, else the
 user's data folder), ``--session ID|NAME`` (else the current session) and ``--json``.
-Bad input prints one line on stderr and exits 2 with the ledger unchanged.
+Bad input prints one line on stderr and exits 2 with the ledger unchanged. Commands that
+only read (``list``, ``show``, ``export``, ``hand list``, ``players``, ``settle --preview``)
+open the file read-only: they work on a read-only file and while another process writes.
+``session export`` of a damaged file salvages what can be read, names what it skipped on
+stderr and exits 1 when it skipped anything.
 """
 
 from __future__ import annotations
@@ -15,8 +19,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import LedgerError
-from .ledger import Ledger, Settlement
+from zipai.engine import ZipaiError, rules_from_flag
+from zipai.engine.files import read_file
+
+from . import db
+from .checks import parse_json
+from .errors import DamagedData, LedgerError, NotALedger
+from .ledger import Ledger, Settlement, money
+from .salvage import salvage
 from .state import Entry, SessionState
 
 WON_BY = {"self_draw": "自摸", "stock": "翻牌", "discard": "点炮", "dealt": "起手"}
@@ -63,17 +73,31 @@ def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
         print(text())
 
 
-def _read_json(name: str) -> Any:
+HAND_BYTES = 1 << 20  # a hand's JSON: a few kB
+EXPORT_BYTES = 64 << 20  # an exported session: about 2 kB a hand
+
+
+def _read_json(name: str, limit: int = HAND_BYTES) -> Any:
+    """A JSON file (``-``: stdin) of at most ``limit`` bytes; read no further than that."""
+    shown = "stdin" if name == "-" else name
     try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LedgerError(f"{name}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LedgerError(f"{name}: cannot read it ({exc})") from None
+        if name == "-":
+            raw = sys.stdin.buffer.read(limit + 1) if hasattr(sys.stdin, "buffer") else \
+                sys.stdin.read(limit + 1).encode("utf-8")
+        else:  # a regular file only: a FIFO or a device would block or never end
+            raw = read_file(name, limit, "JSON file")
+    except ZipaiError as exc:
+        raise LedgerError(str(exc), code=exc.code) from None
+    except OSError as exc:
+        raise LedgerError(f"{name}: cannot read it ({exc.strerror or exc})") from None
+    if len(raw) > limit:
+        raise LedgerError(f"{shown}: larger than {limit >> 20} MiB, not a file this command reads",
+                          code="too_large")
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise LedgerError(f"{'stdin' if name == '-' else name}: not valid JSON ({exc})") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LedgerError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return parse_json(text, shown)
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -112,7 +136,7 @@ def _entry_line(st: SessionState, e: Entry) -> list[Any]:
         if e.discarder is not None:
             how += f"({p[e.discarder]})"
         specials = " ".join(sp["name"] for sp in e.specials)
-        what = f"{who} {how}"
+        what = f"{who} {how}" + (" [按总数]" if e.entered_by == "total" else "")
     elif e.kind == "draw":
         what, specials = "流局", e.reason
     else:
@@ -134,7 +158,8 @@ def history_text(st: SessionState) -> str:
 
 def state_text(st: SessionState, history: bool = True) -> str:
     s = st.session
-    opts = ", ".join(f"{k}={v}" for k, v in s.options.items() if v is not None and k in _keys(s.preset))
+    shown = {**s.options, "rules_version": s.rules_version}
+    opts = ", ".join(f"{k}={v}" for k, v in shown.items() if v is not None and k in _keys(s.preset))
     lines = [f"session {s.id} {s.name!r}: {RULES.get(s.preset, s.preset)} ({s.source}; {opts}), "
              f"stake {s.stake} per point, {st.hands} hands" + ("  [settled]" if st.locked else "")]
     rows = []
@@ -144,7 +169,7 @@ def state_text(st: SessionState, history: bool = True) -> str:
         row: list[Any] = [i, name, role]
         if st.hunan:
             row += [st.round_totals[i], _signed(st.net[i])]
-        row += [_signed(projected[i]), f"{projected[i] * s.stake:+.2f}"]
+        row += [_signed(projected[i]), f"{money(projected[i], s.stake):+.2f}"]
         rows.append(row)
     headers = ["seat", "player", "role"]
     if st.hunan:
@@ -236,23 +261,34 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
         if not hasattr(args, "func"):
             p.print_help(sys.stderr)
             return 2
-        with Ledger(args.db) as led:
+        path = Path(args.db) if args.db else db.default_path()
+        reads = getattr(args, "reads", False) or getattr(args, "preview", False)
+        try:
+            led = Ledger(path, readonly=reads and path.exists())
+        except NotALedger as exc:
+            if getattr(args, "salvage", False) and exc.code == "damaged":
+                return _salvage_export(path, args, exc)
+            raise
+        with led:
             return int(args.func(led, args) or 0)
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
-    except (LedgerError, ValueError) as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
+    except (LedgerError, ValueError, OSError) as exc:
+        print(f"{prog}: {one_line(str(exc))}", file=sys.stderr)
         return 2
-    except OSError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 2
+
+
+def one_line(text: str, limit: int = 600) -> str:
+    """A message as one printable line: a damaged file's bytes can end up in SQLite's errors."""
+    clean = "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in text)
+    return clean if len(clean) <= limit else clean[:limit] + "…"
 
 
 # ------------------------------------------------------------------ zipai session
 
 def _session_new(led: Ledger, a: argparse.Namespace) -> int:
     names = [n.strip() for n in a.players.replace("，", ",").split(",") if n.strip()]
-    s = led.new_session(a.name, a.rules, names, stake=a.stake, first_dealer=a.dealer,
+    s = led.new_session(a.name, rules_from_flag(a.rules), names, stake=a.stake, first_dealer=a.dealer,
                         options=_options(a.option), make_current=not a.no_current)
     st = led.state(s)
     _emit(a, st.to_dict(history=False), lambda: f"created session {s.id}\n" + state_text(st, False))
@@ -264,8 +300,12 @@ def _session_list(led: Ledger, a: argparse.Namespace) -> int:
     _emit(a, rows, lambda: table(
         ["", "id", "name", "rules", "players", "hands", "state", "created"],
         [["*" if r["current"] else "", r["id"], r["name"], RULES.get(r["rules"], r["rules"]),
-          "、".join(r["players"]), r["hands"], "settled" if r["locked"] else "open", r["created_at"]]
+          "、".join(r["players"]), r["hands"],
+          "damaged" if r.get("damaged") else "settled" if r["locked"] else "open", r["created_at"]]
          for r in rows]) if rows else "(no sessions)")
+    for r in rows:
+        if r.get("damaged"):
+            print(f"zipai session: {one_line(r['damaged'])}", file=sys.stderr)
     return 0
 
 
@@ -303,20 +343,46 @@ def _session_reopen(led: Ledger, a: argparse.Namespace) -> int:
 
 
 def _session_export(led: Ledger, a: argparse.Namespace) -> int:
-    if a.csv:
-        text = led.export_csv(a.session)
-    else:
-        text = json.dumps(led.export_json(a.session), ensure_ascii=False, indent=1) + "\n"
+    try:
+        if a.csv:
+            text = led.export_csv(a.session)
+        else:
+            text = json.dumps(led.export_json(a.session), ensure_ascii=False, indent=1) + "\n"
+    except (DamagedData, NotALedger) as exc:
+        if exc.code != "damaged":
+            raise
+        return _salvage_export(led.path, a, exc)
+    _write_out(a, text)
+    return 0
+
+
+def _write_out(a: argparse.Namespace, text: str) -> None:
     if a.output and a.output != "-":
         Path(a.output).write_text(text, encoding="utf-8")
         print(f"wrote {a.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    return 0
+
+
+def _salvage_export(path: Path, a: argparse.Namespace, why: LedgerError) -> int:
+    """Export what a damaged ledger still holds; exit 1 when anything was left out."""
+    got = salvage(path, a.session)
+    text = got.to_csv() if a.csv else json.dumps(got.to_json(str(path)), ensure_ascii=False,
+                                                 indent=1) + "\n"
+    _write_out(a, text)
+    kept = sum(1 for e in got.events)
+    head = f"zipai session: {path} is damaged; salvaged {kept} events of session {got.session.name!r}"
+    if not got.skipped:
+        print(one_line(f"{head}, skipped none ({why})"), file=sys.stderr)
+        return 0
+    shown = "; ".join(got.skipped[:3]) + (f"; and {len(got.skipped) - 3} more" if len(got.skipped) > 3
+                                            else "")
+    print(one_line(f"{head}, skipped {len(got.skipped)}: {shown}", 2000), file=sys.stderr)
+    return 1
 
 
 def _session_import(led: Ledger, a: argparse.Namespace) -> int:
-    s = led.import_json(_read_json(a.file), name=a.name)
+    s = led.import_json(_read_json(a.file, EXPORT_BYTES), name=a.name)
     st = led.state(s)
     _emit(a, st.to_dict(history=False), lambda: f"imported session {s.id}\n" + state_text(st, False))
     return 0
@@ -329,8 +395,9 @@ def _session_backup(led: Ledger, a: argparse.Namespace) -> int:
 
 
 def _session_restore(led: Ledger, a: argparse.Namespace) -> int:
-    led.restore(a.file)
-    _emit(a, {"restored": a.file}, lambda: f"restored {led.path} from {a.file}")
+    kept = led.restore(a.file)
+    _emit(a, {"restored": a.file, "replaced_kept_as": str(kept)},
+          lambda: f"restored {led.path} from {a.file}; the replaced ledger is kept as {kept}")
     return 0
 
 
@@ -345,10 +412,10 @@ def _build_session(p: _Parser) -> None:
     n.add_argument("--option", action="append", metavar="KEY=VALUE", help="house option (repeatable)")
     n.add_argument("--no-current", action="store_true", help="do not make it the current session")
     n.set_defaults(func=_session_new)
-    sub.add_parser("list", help="all sessions").set_defaults(func=_session_list)
+    sub.add_parser("list", help="all sessions").set_defaults(func=_session_list, reads=True)
     sh = sub.add_parser("show", help="totals, dealer and history")
     sh.add_argument("--brief", action="store_true", help="without the history")
-    sh.set_defaults(func=_session_show)
+    sh.set_defaults(func=_session_show, reads=True)
     u = sub.add_parser("use", help="make a session the current one")
     u.add_argument("ref", metavar="ID|NAME")
     u.set_defaults(func=_session_use)
@@ -358,10 +425,10 @@ def _build_session(p: _Parser) -> None:
     st.add_argument("--preview", action="store_true", help="show the settlement without locking")
     st.set_defaults(func=_session_settle)
     sub.add_parser("reopen", help="unlock a settled session").set_defaults(func=_session_reopen)
-    ex = sub.add_parser("export", help="the session as JSON (or CSV)")
+    ex = sub.add_parser("export", help="the session as JSON (or CSV); salvages a damaged ledger")
     ex.add_argument("--csv", action="store_true")
     ex.add_argument("-o", "--output", help="file to write (default stdout)")
-    ex.set_defaults(func=_session_export)
+    ex.set_defaults(func=_session_export, reads=True, salvage=True)
     im = sub.add_parser("import", help="a session from an exported JSON file")
     im.add_argument("file")
     im.add_argument("--name", help="name for the imported session")
@@ -476,7 +543,7 @@ def _build_hand(p: _Parser) -> None:
     g.add_argument("--xiahuo", metavar="SEAT|NAME", help="Guangxi 下夥: pays every other player the minimum")
     aj.add_argument("--amount", type=int, help="with --xiahuo: points per player instead of the minimum")
     aj.set_defaults(func=_hand_adjust)
-    sub.add_parser("list", help="the history of the session").set_defaults(func=_hand_list)
+    sub.add_parser("list", help="the history of the session").set_defaults(func=_hand_list, reads=True)
 
 
 def hand_main(argv: list[str] | None = None) -> int:
@@ -507,15 +574,15 @@ def _players_rm(led: Ledger, a: argparse.Namespace) -> int:
 
 
 def _build_players(p: _Parser) -> None:
-    p.set_defaults(func=_players_list)
+    p.set_defaults(func=_players_list, reads=True)
     sub = p.add_subparsers(metavar="COMMAND", parser_class=_Parser)
-    sub.add_parser("list", help="the roster (the default)").set_defaults(func=_players_list)
+    sub.add_parser("list", help="the roster (the default)").set_defaults(func=_players_list, reads=True)
     ad = sub.add_parser("add", help="add players to the roster")
     ad.add_argument("names", nargs="+")
-    ad.set_defaults(func=_players_add)
+    ad.set_defaults(func=_players_add, reads=False)
     rm = sub.add_parser("rm", help="remove a player who never played")
     rm.add_argument("name")
-    rm.set_defaults(func=_players_rm)
+    rm.set_defaults(func=_players_rm, reads=False)
 
 
 def players_main(argv: list[str] | None = None) -> int:

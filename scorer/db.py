@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .errors import NotALedger
+from .errors import LedgerBusy, LedgerError, NotALedger, ReadOnlyLedger
 
 APPLICATION_ID = 0x5A504C47  # "ZPLG": marks the file as a zipai ledger (PRAGMA application_id)
 APP_NAME = "zipai-ledger"
@@ -78,43 +78,112 @@ def _refuse(path: str, why: str) -> NotALedger:
     return NotALedger(f"{path} is not a zipai ledger: {why}")
 
 
-def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
-    """Open (and if new, create) a ledger file; refuse anything that is not one."""
+def is_busy(exc: sqlite3.Error) -> bool:
+    """SQLite gave up waiting for another connection's lock (not a sign of damage)."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(exc) or "busy" in str(exc)
+
+
+def is_read_only(exc: sqlite3.Error) -> bool:
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    return name.startswith("SQLITE_READONLY") or "readonly" in str(exc)
+
+
+def busy(shown: str) -> LedgerBusy:
+    return LedgerBusy(f"{shown} is busy: another program holds its write lock (waited "
+                      f"{BUSY_TIMEOUT_MS / 1000:g} s); nothing was changed, try again")
+
+
+def read_only(shown: str) -> ReadOnlyLedger:
+    return ReadOnlyLedger(f"{shown} is read-only here: it can be shown and exported, not changed")
+
+
+def connect(path: str | Path, *, create: bool = True, readonly: bool = False) -> sqlite3.Connection:
+    """Open (and if new, create) a ledger file; refuse anything that is not one.
+
+    ``readonly`` opens it with SQLite's read-only mode and writes nothing, not even a lock,
+    so a read works on a read-only file and while another process is writing.
+    """
     p = Path(path)
     shown = str(p)
     if p.exists() and p.is_dir():
         raise _refuse(shown, "it is a folder")
     if not p.exists():
-        if not create:
+        if not create or readonly:
             raise NotALedger(f"{shown} does not exist")
         p.parent.mkdir(parents=True, exist_ok=True)
     elif p.stat().st_size:
         with p.open("rb") as fh:
             if fh.read(16) != b"SQLite format 3\x00":
                 raise _refuse(shown, "not an SQLite database")
+    elif readonly:
+        raise _refuse(shown, "the file is empty")
+    conn = _open(p, shown, readonly)
     try:
-        conn = sqlite3.connect(shown, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                               check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise _refuse(shown, f"cannot open it ({exc})") from None
-    try:
-        _prepare(conn, shown)
-    except NotALedger:
-        conn.close()
-        raise
+        _prepare(conn, shown, readonly)
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise _refuse(shown, f"the file is damaged ({exc})") from None
+        wal = Path(f"{p}-wal")
+        if not readonly or is_busy(exc) or (wal.exists() and wal.stat().st_size):
+            raise _failure(shown, exc) from None
+        # a read-only folder: SQLite cannot make the -shm file a WAL reader needs; with no
+        # -wal file there is nothing to miss, and no writer can start, so read it as immutable
+        conn = _open(p, shown, readonly, immutable=True)
+        try:
+            _prepare(conn, shown, readonly)
+        except sqlite3.DatabaseError as again:
+            conn.close()
+            raise _failure(shown, again) from None
+        except LedgerError:
+            conn.close()
+            raise
+    except LedgerError:
+        conn.close()
+        raise
     return conn
 
 
-def _prepare(conn: sqlite3.Connection, shown: str) -> None:
+def _open(p: Path, shown: str, readonly: bool, immutable: bool = False) -> sqlite3.Connection:
+    try:
+        if not readonly:
+            return sqlite3.connect(shown, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                   check_same_thread=False)
+        uri = f"{p.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
+        return sqlite3.connect(uri, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                               check_same_thread=False, uri=True)
+    except sqlite3.Error as exc:
+        raise _refuse(shown, f"cannot open it ({exc})") from None
+
+
+def _failure(shown: str, exc: sqlite3.DatabaseError) -> LedgerError:
+    """What an SQLite error on opening means to the user: busy, read-only, or damaged."""
+    if is_busy(exc):
+        return busy(shown)
+    if is_read_only(exc):
+        return read_only(shown)
+    err = _refuse(shown, f"the file is damaged ({exc}); 'zipai session export' salvages what can "
+                         "still be read")
+    err.code = "damaged"
+    return err
+
+
+def _prepare(conn: sqlite3.Connection, shown: str, readonly: bool = False) -> None:
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables):
         raise _refuse(shown, "an SQLite database of another program")
-    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if readonly:
+        current = schema_version(conn)
+        if current != SCHEMA_VERSION:
+            raise _refuse(shown, f"schema version {current}, this program reads {SCHEMA_VERSION}"
+                                 + ("; open it once for writing to upgrade it" if current < SCHEMA_VERSION
+                                    else ""))
+        _check_meta(conn, shown)
+        return
+    mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    if str(mode).lower() != "wal":  # only a new file needs the switch (it takes the write lock)
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if str(mode).lower() != "wal":  # pragma: no cover - e.g. a read-only folder
         raise _refuse(shown, f"cannot switch it to WAL journaling (got {mode})")
     conn.execute("PRAGMA synchronous = FULL")  # a committed hand survives power loss too
@@ -125,13 +194,24 @@ def _prepare(conn: sqlite3.Connection, shown: str) -> None:
 def schema_version(conn: sqlite3.Connection) -> int:
     try:
         row = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError as exc:
+        if is_busy(exc):
+            raise
         return 0
     return int(row[0] or 0)
 
 
 def migrate(conn: sqlite3.Connection, shown: str = "ledger") -> int:
-    """Bring the schema up to ``SCHEMA_VERSION``, one transaction per version."""
+    """Bring the schema up to ``SCHEMA_VERSION``, one transaction per version.
+
+    An up-to-date file is only read: opening a ledger takes no write lock.
+    """
+    current = schema_version(conn)
+    if current > SCHEMA_VERSION:
+        raise _refuse(shown, f"schema version {current} is newer than this program ({SCHEMA_VERSION})")
+    if current == SCHEMA_VERSION:
+        _check_meta(conn, shown)
+        return SCHEMA_VERSION
     conn.execute("BEGIN IMMEDIATE")
     try:
         if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone():

@@ -30,3 +30,26 @@ class UnknownSession(LedgerError):
     """No session has that id or name."""
 
     code = "unknown_session"
+
+
+class LedgerBusy(LedgerError):
+    """Another program holds the write lock past the busy timeout; the file is fine, try again."""
+
+    code = "busy"
+
+
+class ReadOnlyLedger(LedgerError):
+    """The file (or its folder) cannot be written: it can be shown and exported, not changed."""
+
+    code = "read_only"
+
+
+class DamagedData(LedgerError):
+    """A row SQLite reads without complaint but whose content the ledger cannot use.
+
+    ``event`` is the id of the event row to blame, when one is.
+    """
+
+    code = "damaged"
+    event: int | None = None
+    why: str = ""

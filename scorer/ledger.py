@@ -2,24 +2,40 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
+import shutil
 import sqlite3
 import threading
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, localcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
 from zipai.engine import Rules, ZipaiError, get_rules
 
 from . import db
-from .errors import LedgerError, LockedSession, NotALedger, UnknownSession
+from .checks import (
+    SALVAGE_HINT,
+    check_adjustment,
+    check_depth,
+    check_name,
+    check_photo,
+    check_seat,
+    check_stake,
+    check_text,
+    parse_json,
+    preset_name,
+    replay_checked,
+    session_from_row,
+    why,
+)
+from .errors import DamagedData, LedgerError, LockedSession, NotALedger, UnknownSession
+from .exchange import check_results, csv_text, export_dict, read_export
 from .settle import balances, minimal_transfers, pairwise
 from .state import (
     LEDGER_FIELDS,
@@ -30,16 +46,13 @@ from .state import (
     SessionInfo,
     SessionState,
     redoable,
-    replay,
     score_double,
     score_hand,
 )
 
 T = TypeVar("T")
 SessionRef = int | str | SessionInfo | None
-EXPORT_FORMAT = "zipai-ledger-session"
-EXPORT_VERSION = 1
-_EVENT_COLS = "id, kind, target, data, options, photo, created_at"
+EVENT_COLS = "id, kind, target, data, options, photo, created_at"
 
 
 @dataclass
@@ -54,7 +67,7 @@ class Settlement:
     locked: bool
 
     def money(self, points: int) -> Decimal:
-        return points * self.session.stake
+        return money(points, self.session.stake)
 
     def to_dict(self) -> dict[str, Any]:
         s = self.session
@@ -70,9 +83,18 @@ class Settlement:
         }
 
 
+def money(points: int, stake: Decimal) -> Decimal:
+    """points × stake, exact: the context holds every digit of the product."""
+    with localcontext() as ctx:
+        ctx.prec = len(str(abs(points))) + len(stake.as_tuple().digits) + 8
+        return points * stake
+
+
 def _money(d: Decimal) -> str:
     """Money as text with two decimals (exact, no float rounding)."""
-    return str(d.quantize(Decimal("0.01")))
+    with localcontext() as ctx:
+        ctx.prec = max(28, d.adjusted() + 8)
+        return str(d.quantize(Decimal("0.01")))
 
 
 def _dumps(obj: Any) -> str:
@@ -87,9 +109,11 @@ class Ledger:
     an edit, an import) has changed the log.
     """
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, readonly: bool = False) -> None:
+        """``readonly`` writes nothing and takes no lock: for showing and exporting."""
         self.path = Path(path) if path is not None else db.default_path()
-        self._conn = db.connect(self.path)
+        self.readonly = readonly
+        self._conn = db.connect(self.path, readonly=readonly)
         self._cache: dict[int, SessionState] = {}
         self._gen: str | None = None  # changes when a backup is restored: every cache is stale then
         self._lock = threading.RLock()
@@ -109,15 +133,28 @@ class Ledger:
             try:
                 return db.transaction(self._conn, body)  # type: ignore[return-value]
             except sqlite3.DatabaseError as exc:
-                raise LedgerError(f"{self.path}: the write failed and was rolled back ({exc})",
-                                  code="db_error") from None
+                raise self._write_error(exc) from None
+
+    def _write_error(self, exc: sqlite3.DatabaseError) -> LedgerError:
+        """A failed write, named for what it is: busy, read-only, or a damaged file."""
+        if db.is_busy(exc):
+            return db.busy(str(self.path))
+        if db.is_read_only(exc) or self.readonly:
+            return db.read_only(str(self.path))
+        return LedgerError(f"{self.path}: the write failed and was rolled back ({exc})", code="db_error")
+
+    def _read_error(self, exc: sqlite3.DatabaseError) -> LedgerError:
+        if db.is_busy(exc):
+            return db.busy(str(self.path))
+        return NotALedger(f"{self.path}: cannot read the ledger ({exc}); {SALVAGE_HINT}",
+                          code="damaged")
 
     def _q(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
             try:
                 return self._conn.execute(sql, args).fetchall()
             except sqlite3.DatabaseError as exc:
-                raise NotALedger(f"{self.path}: cannot read the ledger ({exc})") from None
+                raise self._read_error(exc) from None
 
     # ------------------------------------------------------------ roster
     def players(self) -> list[dict[str, Any]]:
@@ -129,7 +166,7 @@ class Ledger:
         return [{"name": r[0], "added": r[1], "sessions": r[2], "last_played": r[3]} for r in rows]
 
     def add_player(self, name: str) -> str:
-        name = _name(name, "player name")
+        name = check_name(name, "player name")
 
         def body() -> str:
             self._conn.execute("INSERT OR IGNORE INTO players(name, created_at) VALUES (?, ?)",
@@ -153,20 +190,20 @@ class Ledger:
                     stake: Decimal | int | str = 1, first_dealer: int | str = 0,
                     options: Mapping[str, Any] | None = None, make_current: bool = True) -> SessionInfo:
         """Start an evening. ``rules`` is a preset or a house-rules file, frozen here with ``options``."""
-        name = _name(name, "session name")
+        name = check_name(name, "session name")
         try:
             r = get_rules(rules, options or {})
         except ZipaiError as exc:
             raise LedgerError(str(exc), code="bad_rules") from None
-        names = [_name(p, "player name") for p in players]
+        names = [check_name(p, "player name") for p in players]
         lo, hi = Rules.PLAYERS[r.name]
         if not lo <= len(names) <= hi:
             raise LedgerError(f"{r.name} is played by {lo} to {hi} players, not {len(names)}",
                               code="bad_seat")
         if len(set(names)) != len(names):
             raise LedgerError("two seats have the same player name", code="bad_seat")
-        dealer = _seat(first_dealer, names, "first dealer")
-        st = _stake(stake)
+        dealer = check_seat(first_dealer, names, "first dealer")
+        st = check_stake(stake)
         frozen = {"preset": r.name, "source": r.source or r.name, "options": r.options.to_dict()}
 
         def body() -> int:
@@ -201,8 +238,19 @@ class Ledger:
         cur = self._current_id()
         out = []
         for (sid,) in rows:
-            s = self.session(int(sid))
-            st = self.state(s)
+            try:
+                s = self.session(int(sid))
+                st = self.state(s)
+            except DamagedData as exc:  # one damaged session does not hide the others
+                row = self._q("SELECT name, preset, created_at FROM sessions WHERE id = ?", (sid,))
+                seats = self._q("SELECT p.name FROM session_players sp JOIN players p "
+                                "ON p.id = sp.player_id WHERE sp.session_id = ? ORDER BY sp.seat", (sid,))
+                name, preset, created = (str(v) for v in row[0]) if row else ("", "", "")
+                out.append({"id": int(sid), "name": name, "rules": preset,
+                            "players": [str(r[0]) for r in seats], "hands": None, "locked": False,
+                            "created_at": created, "current": int(sid) == cur, "projected": None,
+                            "damaged": str(exc)})
+                continue
             out.append({"id": s.id, "name": s.name, "rules": s.preset, "players": list(s.players),
                         "hands": st.hands, "locked": st.locked, "created_at": s.created_at,
                         "current": s.id == cur, "projected": st.projected()[0]})
@@ -210,7 +258,10 @@ class Ledger:
 
     def _current_id(self) -> int | None:
         row = self._q("SELECT value FROM meta WHERE key = 'current_session'")
-        return int(row[0][0]) if row else None
+        try:
+            return int(row[0][0]) if row else None
+        except ValueError:
+            return None
 
     def session(self, ref: SessionRef = None) -> SessionInfo:
         """A session by id, by name, or (``None``) the current one."""
@@ -232,17 +283,22 @@ class Ledger:
         if not row:
             raise UnknownSession(f"no session with id or name {str(ref)!r}")
         sid, name, rules_json, stake, dealer, created = row[0]
-        rules = json.loads(rules_json)
         seats = self._q("SELECT p.name FROM session_players sp JOIN players p ON p.id = sp.player_id "
                         "WHERE sp.session_id = ? ORDER BY sp.seat", (sid,))
-        return SessionInfo(int(sid), name, rules["preset"], rules["options"], rules.get("source", ""),
-                           tuple(r[0] for r in seats), Decimal(stake), int(dealer), created)
+        return session_from_row(sid, name, rules_json, stake, dealer, created, [r[0] for r in seats])
 
     # ------------------------------------------------------------ derived state
     def _events(self, sid: int) -> list[Event]:
-        return [Event.from_row(r) for r in
-                self._conn.execute(f"SELECT {_EVENT_COLS} FROM events WHERE session_id = ? ORDER BY id",
-                                   (sid,))]
+        rows = self._conn.execute(f"SELECT {EVENT_COLS} FROM events WHERE session_id = ? ORDER BY id",
+                                  (sid,)).fetchall()
+        out = []
+        for r in rows:
+            try:
+                out.append(Event.from_row(r))
+            except (ValueError, TypeError, RecursionError) as exc:
+                raise DamagedData(f"{self.path}: event {r[0]} of session {sid} is damaged "
+                                  f"({why(exc)}); {SALVAGE_HINT}") from None
+        return out
 
     def _fresh_state(self, s: SessionInfo) -> SessionState:
         """The cached state if no event was added since, else a full replay (inside any transaction)."""
@@ -253,7 +309,7 @@ class Ledger:
         cached = self._cache.get(s.id)
         if cached is not None and cached.last_event == last and gen == self._gen:
             return cached
-        st = replay(s, self._events(s.id))
+        st = replay_checked(s, self._events(s.id), f"{self.path}: ", stored=True)
         self._cache[s.id] = st
         self._gen = gen
         return st
@@ -265,7 +321,7 @@ class Ledger:
             try:
                 return self._fresh_state(s)
             except sqlite3.DatabaseError as exc:
-                raise NotALedger(f"{self.path}: cannot read the ledger ({exc})") from None
+                raise self._read_error(exc) from None
 
     def history(self, ref: SessionRef = None) -> list[Entry]:
         return self.state(ref).history
@@ -283,6 +339,7 @@ class Ledger:
                 raise LockedSession(f"session {s.name!r} is settled; reopen it first "
                                     "('zipai session reopen')")
             kind, data, options, photo, target = make(st)
+            photo = check_photo(photo)
             created = db.now()
             cur = self._conn.execute(
                 "INSERT INTO events(session_id, kind, target, data, options, photo, created_at) "
@@ -293,15 +350,14 @@ class Ledger:
                 nxt = _copy_state(st)
                 Replayer.resume(nxt).feed(ev)
                 return nxt
-            return replay(s, [*self._events(s.id)])
+            return replay_checked(s, self._events(s.id), f"{self.path}: ")
 
         with self._lock:
             try:
                 st = db.transaction(self._conn, body)
             except sqlite3.DatabaseError as exc:
                 self._cache.pop(s.id, None)
-                raise LedgerError(f"{self.path}: the write failed and was rolled back ({exc})",
-                                  code="db_error") from None
+                raise self._write_error(exc) from None
             except BaseException:
                 self._cache.pop(s.id, None)
                 raise
@@ -311,14 +367,12 @@ class Ledger:
     def _check_input(self, s: SessionInfo, raw: Any, where: str) -> dict[str, Any]:
         if not isinstance(raw, Mapping):
             raise LedgerError(f"{where}: a hand must be a JSON object", code="bad_input")
+        check_depth(raw, where)
         rules = raw.get("rules")
         if rules is not None:
-            try:
-                preset = get_rules(rules).name if isinstance(rules, str) else None
-            except ZipaiError as exc:
-                raise LedgerError(f"{where}: {exc}", code="bad_rules") from None
+            preset = preset_name(rules, where)  # a preset, never a rules file: data names no file
             if preset != s.preset:
-                raise LedgerError(f"{where}: the hand is for {preset or rules!r} rules but session "
+                raise LedgerError(f"{where}: the hand is for {preset!r} rules but session "
                                   f"{s.name!r} plays {s.preset}", code="bad_rules")
         players = raw.get("players")
         if players is not None and players != s.n:
@@ -328,6 +382,10 @@ class Ledger:
 
     def _per_hand(self, s: SessionInfo, raw: Mapping[str, Any], options: Mapping[str, Any] | None,
                   where: str) -> dict[str, Any] | None:
+        for given in (raw.get("options"), options):
+            if given is not None and not isinstance(given, Mapping):
+                raise LedgerError(f"{where}: the hand's options must be an object of option keys, "
+                                  f"not {type(given).__name__}", code="bad_rules")
         merged = {**dict(raw.get("options") or {}), **dict(options or {})}
         if not merged:
             return None
@@ -357,6 +415,7 @@ class Ledger:
 
     def record_draw(self, ref: SessionRef = None, note: str = "") -> Entry:
         """流局 / 荒莊: nobody won; nothing is paid and the dealer deals again."""
+        note = check_text(note, "note")
         return self._append(ref, lambda st: ("draw", {"note": note, "dealer": st.dealer}, None, None,
                                              None)).history[-1]
 
@@ -391,7 +450,7 @@ class Ledger:
         s = self.session(ref)
 
         def make(st: SessionState) -> tuple[str, dict[str, Any], None, None, None]:
-            data = _adjustment(s, reason, deltas, transfers, offender, amount)
+            data = check_adjustment(s, reason, deltas, transfers, offender, amount)
             return "adjust", data, None, None, None
         return self._append(s, make).history[-1]
 
@@ -491,113 +550,54 @@ class Ledger:
         """The session and its whole event log, plus the totals it derives to (for checking)."""
         s = self.session(ref)
         with self._lock:
-            events = self._events(s.id)
-        st = self.state(s)
-        return {
-            "format": EXPORT_FORMAT, "version": EXPORT_VERSION, "session": s.to_dict(),
-            "events": [{"id": e.id, "kind": e.kind, "target": e.target, "data": e.data,
-                        "options": e.options, "photo": e.photo, "created_at": e.created_at}
-                       for e in events],
-            "summary": {"net": st.net, "projected": st.projected()[0], "locked": st.locked,
-                        "hands": st.hands},
-        }
+            try:
+                events = self._events(s.id)
+            except sqlite3.DatabaseError as exc:
+                raise self._read_error(exc) from None
+        return export_dict(s, events, self.state(s))
 
     def export_csv(self, ref: SessionRef = None) -> str:
         """One row per history line: who dealt and won, the score, each player's change and total."""
-        st = self.state(ref)
-        s = st.session
-        buf = io.StringIO()
-        w = csv.writer(buf)
-        total_label = "round total" if st.hunan else "total"
-        w.writerow(["no", "event", "kind", "dealer", "winner", "won_by", "from", "points", "score",
-                    "specials", "layout", "reason", "photo", "created_at",
-                    *[f"{p} change" for p in s.players], *[f"{p} {total_label}" for p in s.players],
-                    *([f"{p} round payment" for p in s.players] if st.hunan else [])])
-        for e in st.history:
-            w.writerow([e.no, e.event, e.kind, s.players[e.dealer],
-                        " ".join(s.players[i] for i in e.winners), e.won_by or "",
-                        s.players[e.discarder] if e.discarder is not None else "", e.points, e.score,
-                        " ".join(sp["name"] for sp in e.specials), e.text, e.reason, e.photo or "",
-                        e.created_at, *e.payouts, *e.totals_after,
-                        *((e.round_closed.payments if e.round_closed else [""] * s.n) if st.hunan else [])])
-        return buf.getvalue()
+        return csv_text(self.state(ref))
 
-    def import_json(self, data: Mapping[str, Any] | str, name: str | None = None) -> SessionInfo:
-        """A new session from ``export_json`` output; refused unless it derives to the same totals."""
-        if isinstance(data, str):
-            try:
-                data = json.loads(data)
-            except json.JSONDecodeError as exc:
-                raise LedgerError(f"not valid JSON: {exc}", code="bad_json") from None
-        if not isinstance(data, Mapping) or data.get("format") != EXPORT_FORMAT:
-            raise LedgerError(f"not a zipai session export (expected format {EXPORT_FORMAT!r})",
-                              code="bad_import")
-        if data.get("version") != EXPORT_VERSION:
-            raise LedgerError(f"unsupported export version {data.get('version')!r}", code="bad_import")
-        try:
-            meta = data["session"]
-            rules = meta["rules"]
-            events = list(data["events"])
-            new_name = _name(name or meta["name"], "session name")
-            players = [_name(p, "player name") for p in meta["players"]]
-            preset = rules["preset"]
-            r = get_rules(preset, {k: v for k, v in rules["options"].items()
-                                   if k in Rules.KEYS.get(preset, ()) and v is not None})
-        except (KeyError, TypeError) as exc:
-            raise LedgerError(f"the export is missing a field: {exc}", code="bad_import") from None
-        except ZipaiError as exc:
-            raise LedgerError(f"the export's rules are invalid: {exc}", code="bad_rules") from None
-        frozen = {"preset": r.name, "source": rules.get("source", r.name), "options": r.options.to_dict()}
-        stake = _stake(meta.get("stake", "1"))
-        dealer = _seat(meta.get("first_dealer", 0), players, "first dealer")
+    def import_json(self, data: Mapping[str, Any] | str | bytes, name: str | None = None) -> SessionInfo:
+        """A new session from ``export_json`` output, every hand scored again with the session's rules.
+
+        Refused, with nothing written, when a field is malformed, the rules name anything but
+        a preset, or a stored result (a hand's points or payouts, an adjustment's transfers,
+        the summary) disagrees with what the events score to; the error names the first one.
+        """
+        if isinstance(data, str | bytes):
+            data = parse_json(data, "the export")
+        else:
+            check_depth(data, "the export")
+        info, events = read_export(data, name)
+        events = check_results(info, events, data.get("summary"))
 
         def body() -> int:
-            if self._conn.execute("SELECT 1 FROM sessions WHERE name = ?", (new_name,)).fetchone():
-                raise LedgerError(f"a session named {new_name!r} already exists; import it under "
+            if self._conn.execute("SELECT 1 FROM sessions WHERE name = ?", (info.name,)).fetchone():
+                raise LedgerError(f"a session named {info.name!r} already exists; import it under "
                                   "another name (--name)", code="name_taken")
+            frozen = {"preset": info.preset, "source": info.source, "options": info.options}
             cur = self._conn.execute(
                 "INSERT INTO sessions(name, preset, rules_json, stake, first_dealer, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (new_name, r.name, _dumps(frozen), str(stake), dealer, meta.get("created_at") or db.now()))
+                (info.name, info.preset, _dumps(frozen), str(info.stake), info.first_dealer,
+                 info.created_at))
             sid = int(cur.lastrowid or 0)
-            for seat, p in enumerate(players):
+            for seat, p in enumerate(info.players):
                 self._conn.execute("INSERT OR IGNORE INTO players(name, created_at) VALUES (?, ?)",
                                    (p, db.now()))
                 self._conn.execute("INSERT INTO session_players(session_id, seat, player_id) "
                                    "SELECT ?, ?, id FROM players WHERE name = ?", (sid, seat, p))
             ids: dict[int, int] = {}
             for e in events:
-                try:
-                    kind, target = e["kind"], e.get("target")
-                    if kind not in db.EVENT_KINDS:
-                        raise LedgerError(f"event {e.get('id')} has unknown kind {kind!r}",
-                                          code="bad_import")
-                    if target is not None and target not in ids:
-                        raise LedgerError(f"event {e['id']} refers to event {target}, not before it",
-                                          code="bad_import")
-                    cur = self._conn.execute(
-                        "INSERT INTO events(session_id, kind, target, data, options, photo, created_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (sid, kind, ids.get(target) if target is not None else None, _dumps(e["data"]),
-                         _dumps(e["options"]) if e.get("options") else None, e.get("photo"),
-                         e.get("created_at") or db.now()))
-                    ids[int(e["id"])] = int(cur.lastrowid or 0)
-                except (KeyError, TypeError, ValueError) as exc:
-                    if isinstance(exc, LedgerError):
-                        raise
-                    raise LedgerError(f"an exported event is malformed: {exc}", code="bad_import") from None
-            info = SessionInfo(sid, new_name, r.name, frozen["options"], frozen["source"], tuple(players),
-                               stake, dealer, "")
-            try:
-                st = replay(info, self._events(sid))
-            except LedgerError:
-                raise
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-                raise LedgerError(f"an exported event is malformed: {exc!r}", code="bad_import") from None
-            want = (data.get("summary") or {}).get("projected")
-            if want is not None and st.projected()[0] != want:
-                raise LedgerError(f"the imported events give totals {st.projected()[0]}, "
-                                  f"the export says {want}", code="bad_import")
+                cur = self._conn.execute(
+                    "INSERT INTO events(session_id, kind, target, data, options, photo, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (sid, e.kind, ids[e.target] if e.target is not None else None, _dumps(e.data),
+                     _dumps(e.options) if e.options else None, e.photo, e.created_at))
+                ids[e.id] = int(cur.lastrowid or 0)
             return sid
         return self.session(self._write(body))
 
@@ -611,30 +611,73 @@ class Ledger:
         try:
             with self._lock:
                 self._conn.backup(out)
+        except sqlite3.DatabaseError as exc:
+            out.close()
+            d.unlink(missing_ok=True)
+            raise self._read_error(exc) from None
         finally:
             out.close()
         return d
 
-    def restore(self, src: str | Path) -> None:
-        """Replace the whole database with a backup, after checking that it is a sound ledger."""
+    def restore(self, src: str | Path) -> Path:
+        """Replace the whole database with a backup, and return where the replaced file is kept.
+
+        The backup is checked first (SQLite's integrity check, then every session replayed),
+        so a file that would break the ledger is refused with the ledger untouched.
+        """
         p = Path(src)
         if not p.is_file():
             raise NotALedger(f"{p} does not exist")
-        other = db.connect(p, create=False)
+        check = Ledger(p, readonly=True)
         try:
-            ok = other.execute("PRAGMA integrity_check").fetchone()[0]
+            ok = check.integrity()
             if ok != "ok":
-                raise NotALedger(f"{p} is damaged: {ok}")
+                raise NotALedger(f"{p} is damaged, nothing was replaced: {ok.splitlines()[0]}",
+                                 code="damaged")
+            for (sid,) in check._q("SELECT id FROM sessions"):
+                try:
+                    check.state(int(sid))
+                except LedgerError as exc:
+                    raise NotALedger(f"{p} cannot be restored, nothing was replaced: {exc}",
+                                     code="damaged") from None
             with self._lock:
-                other.backup(self._conn)
+                kept = self._keep_replaced()
+                try:
+                    check._conn.backup(self._conn)
+                except sqlite3.DatabaseError as exc:
+                    raise self._write_error(exc) from None
                 self._cache.clear()
                 self._write(lambda: self._set_meta("generation", uuid.uuid4().hex))
         finally:
-            other.close()
+            check.close()
+        return kept
+
+    def _keep_replaced(self) -> Path:
+        """Copy the ledger aside before a restore replaces it (a raw copy if SQLite cannot read it)."""
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        n = 0
+        while True:
+            dest = self.path.with_name(f"{self.path.name}.replaced-{stamp}{f'-{n}' if n else ''}.db")
+            if not dest.exists():
+                break
+            n += 1
+        try:
+            return self.backup(dest)
+        except LedgerError:
+            if dest.exists():
+                dest.unlink()
+            shutil.copy2(self.path, dest)
+            wal = Path(f"{self.path}-wal")
+            if wal.is_file():
+                shutil.copy2(wal, Path(f"{dest}-wal"))
+            return dest
 
     def integrity(self) -> str:
         """SQLite's own check of the file: ``ok`` when sound."""
         return str(self._q("PRAGMA integrity_check")[0][0])
+
+
+# ------------------------------------------------------------------ export, import and salvage
 
 
 # ------------------------------------------------------------------ helpers
@@ -648,80 +691,6 @@ def _copy_state(st: SessionState) -> SessionState:
     nxt.rounds = list(st.rounds)
     nxt.flows = defaultdict(int, st.flows)
     return nxt
-
-
-def _name(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise LedgerError(f"{what} must be a non-empty text, got {value!r}", code="bad_name")
-    v = value.strip()
-    if len(v) > 60 or any(ord(c) < 32 for c in v):
-        raise LedgerError(f"{what} {v[:20]!r}… is too long or has control characters", code="bad_name")
-    return v
-
-
-def _seat(value: int | str, names: Sequence[str], what: str) -> int:
-    if isinstance(value, str) and not value.lstrip("-").isdigit():
-        if value in names:
-            return list(names).index(value)
-        raise LedgerError(f"{what} {value!r} is not one of the players ({', '.join(names)})",
-                          code="bad_seat")
-    seat = int(value)
-    if not 0 <= seat < len(names):
-        raise LedgerError(f"{what} seat {seat} does not exist (seats 0–{len(names) - 1})", code="bad_seat")
-    return seat
-
-
-def _stake(value: Decimal | int | str) -> Decimal:
-    try:
-        d = Decimal(str(value))
-    except InvalidOperation:
-        raise LedgerError(f"stake must be a number of money per point, got {value!r}",
-                          code="bad_stake") from None
-    if not d.is_finite() or d < 0:
-        raise LedgerError(f"stake must be zero or more, got {value!r}", code="bad_stake")
-    return d
-
-
-def _adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
-                transfers: Sequence[Sequence[int]] | None, offender: int | str | None,
-                amount: int | None) -> dict[str, Any]:
-    n = s.n
-    if sum(x is not None for x in (deltas, transfers, offender)) != 1:
-        raise LedgerError("an adjustment needs exactly one of deltas, transfers or offender",
-                          code="bad_adjustment")
-    if offender is not None:
-        if s.preset != "guangxi":
-            raise LedgerError(f"the 下夥 penalty is a Guangxi rule; session {s.name!r} plays {s.preset}",
-                              code="bad_rules")
-        seat = _seat(offender, s.players, "offender")
-        pay = amount if amount is not None else s.rules.minimum(n)
-        transfers = [[seat, j, pay] for j in range(n) if j != seat]
-        reason = reason or "下夥"
-    if transfers is not None:
-        clean = []
-        for t in transfers:
-            if len(t) != 3 or not all(isinstance(x, int) and not isinstance(x, bool) for x in t):
-                raise LedgerError(f"a transfer is [payer seat, payee seat, points], got {list(t)!r}",
-                                  code="bad_adjustment")
-            a, b, amt = (_seat(t[0], s.players, "payer"), _seat(t[1], s.players, "payee"), t[2])
-            if a == b or amt <= 0:
-                raise LedgerError(f"a transfer needs two different seats and points > 0, got {list(t)!r}",
-                                  code="bad_adjustment")
-            clean.append([a, b, amt])
-        d = balances(clean, n)
-    else:
-        assert deltas is not None
-        if len(deltas) != n or not all(isinstance(x, int) and not isinstance(x, bool) for x in deltas):
-            raise LedgerError(f"deltas must be {n} whole numbers, one per seat, got {list(deltas)!r}",
-                              code="bad_adjustment")
-        d = list(deltas)
-        clean = [list(t) for t in minimal_transfers(d)] if s.preset != "hunan" and sum(d) == 0 else []
-        if s.preset != "hunan" and sum(d) != 0:
-            raise LedgerError(f"{s.preset} adjustments must sum to zero, these sum to {sum(d)}",
-                              code="bad_adjustment")
-    if not any(d):
-        raise LedgerError("the adjustment changes nothing", code="bad_adjustment")
-    return {"reason": reason or "correction", "deltas": d, "transfers": clean}
 
 
 def _settlement(st: SessionState, mode: str) -> Settlement:

@@ -49,9 +49,20 @@ class SessionInfo:
 
     @cached_property
     def rules(self) -> Rules:
-        """The frozen rule set, rebuilt from the stored options (never from the TOML file)."""
+        """The frozen rule set, rebuilt from the stored options (never from the TOML file).
+
+        A session keeps the rules version it was created under, so re-scoring one of its hands
+        (after an edit moves the dealer, or on import) never changes its evening; a session
+        stored before versions were recorded reads as version 1.
+        """
         keys = Rules.KEYS[self.preset]
-        return get_rules(self.preset, {k: v for k, v in self.options.items() if k in keys and v is not None})
+        opts = {k: v for k, v in self.options.items() if k in keys and v is not None}
+        opts.setdefault("rules_version", 1)
+        return get_rules(self.preset, opts)
+
+    @property
+    def rules_version(self) -> int:
+        return self.rules.options.rules_version
 
     def rules_for(self, per_hand: Mapping[str, Any] | None) -> Rules:
         return self.rules.with_options(per_hand or {}, where="the hand's options")
@@ -135,6 +146,7 @@ class Entry:
     output: Any = None
     edited_by: int | None = None
     created_at: str = ""
+    entered_by: str = "cards"  # "total": typed as a 福/油/胡 total, no cards (engine/total.py)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k != "round_closed"}
@@ -322,6 +334,7 @@ class Replayer:
         entry.points, entry.score = out["points"], out["score"]
         entry.specials, entry.text, entry.groups = out["specials"], out.get("text", ""), out["groups"]
         entry.payouts, entry.transfers = list(out["payouts"]), [list(t) for t in out["transfers"]]
+        entry.entered_by = "total" if "total" in raw else "cards"
 
     def _double(self, entry: Entry, ev: Event, where: str) -> None:
         s = self.state.session

@@ -125,3 +125,22 @@ def test_console_script_starts_without_heavy_imports():
 def test_top_level_usage():
     out = subprocess.run([sys.executable, "-m", "zipai", "nonsense"], capture_output=True, text=True)
     assert out.returncode == 2 and "unknown command 'nonsense'" in out.stderr
+
+
+def test_text_output_says_the_working_and_where_the_winning_card_matters(capsys):
+    code, out, _ = run(["--text", L1_TEXT, "--winner", "1", "--won-by", "discard", "--from", "2",
+                        "--players", "4", "--from", "3"], capsys)
+    assert code == 0
+    working = next(line for line in out.splitlines() if line.startswith("working: "))
+    assert working == ("working: 点炮 +10 = 28; discarder seat 3 -18; "
+                       "数审 seat 2 +10 (half of 28, to tens)")
+    assert "note: where the winning card lies changes the score (x9)" in out
+    _, marked, _ = run(["--text", L1_TEXT.replace("x9x9x9", "x9!x9x9"), "--winner", "1",
+                        "--won-by", "discard", "--from", "2"], capsys)
+    assert "note:" not in marked and "working: 点炮 +10 = 26; discarder seat 2 -16" in marked
+
+
+def test_text_output_names_a_special_and_its_bonus(capsys):
+    code, out, _ = run(["--text", "x4x5x6 x6x7x8 d2d3d4 | d5d6d7 x8x9x10 d8d9d10 x3x3d3",
+                        "--winner", "1", "--won-by", "self_draw"], capsys)
+    assert code == 0 and "working: 飘福 30; 自摸 ×2 = 0; +10 on 飘福" in out and "score: 40" in out

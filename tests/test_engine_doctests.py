@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["api", "cards", "decompose", "generate", "groups", "notation", "rules"]
+MODULES = ["api", "cards", "decompose", "files", "generate", "groups", "notation", "rules", "total"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -93,3 +93,35 @@ def test_spoiled_layouts_keep_the_deck(seed):
     for c in lay.cards():
         counts[c.index] += 1
     assert max(counts) <= 4 and len(lay.groups) == 7
+
+
+def _pays(r):
+    return (r["winning"], r["score"], r["payouts"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32), rules=RULES, won_by=st.sampled_from(["stock", "discard"]),
+       version=st.sampled_from([1, 2]), table=st.sampled_from([None, "open", "concealed"]))
+def test_winning_card_matters_names_exactly_the_cards_whose_placement_pays_otherwise(
+        seed, rules, won_by, version, table):
+    """The engine works the placements out from the held splits' points; scoring each
+    placement in full must name the same cards."""
+    lay = random_layout(random.Random(seed), rules=rules)
+    obj = lay.to_input()
+    obj.update(won_by=won_by, winner=1, options={"rules_version": version})
+    if won_by == "discard":
+        obj["from"] = 2
+    if table:  # lay a held triple on the table, its fourth card kept in the hand
+        counts = Counter(obj["hand"])
+        four = next((c for c, n in counts.items() if n == 4), None)
+        if four is not None:
+            obj["hand"] = [c for c in obj["hand"] if c != four] + [four]
+            obj["groups"] = [*obj["groups"], {"cards": [four] * 3, "state": table}]
+    r = score(obj)
+    placed = [c for c in dict.fromkeys(obj["hand"])
+              if _pays(score({**obj, "winning_card": c})) != _pays(r)]
+    assert sorted(r.get("winning_card_matters", []), key=ALL_CARDS_ORDER.index) == \
+        sorted(placed, key=ALL_CARDS_ORDER.index)
+
+
+ALL_CARDS_ORDER = [str(c) for c in ALL_CARDS]

@@ -15,7 +15,7 @@ L1 = "d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8"
     [
         ("hunan", "stock", {}, 18, [0, 18, 0]),
         ("hunan", "self_draw", {}, 36, [0, 36, 0]),
-        ("hunan", "discard", {"from_": 2}, 28, [0, 28, -28]),
+        ("hunan", "discard", {"from_": 2}, 28, [0, 28, -18]),
         ("guangxi", "self_draw", {"options": {"minimum": 15}}, 18, [-18, 36, -18]),
         ("guangxi", "discard", {"from_": 2, "options": {"minimum": 15}}, 18, [0, 36, -36]),
         ("guilin", "stock", {}, 3, [-3, 6, -3]),

@@ -71,9 +71,9 @@ def test_hunan_difu_four_players():
     assert ids(r)[0] == "difu" and r["payouts"] == [-100, 110, 60, 0]
 
 
-def test_hunan_four_players_idle_seat_gets_half_rounded_up():
+def test_hunan_four_players_idle_seat_gets_half_rounded_to_tens():
     r = score(layout(L1_ODD, players=4, winner=1, won_by="stock"))
-    assert r["score"] == 15 and r["payouts"] == [0, 15, 8, 0]
+    assert r["score"] == 15 and r["payouts"] == [0, 15, 10, 0]  # 7.5 → 10
 
 
 def test_hunan_idle_seat_cannot_win():
@@ -210,11 +210,11 @@ def test_self_drawn_winning_card_stays_concealed():
     assert r["points"] == 18 and r["score"] == 36
 
 
-def test_winning_card_turns_a_table_peng_into_a_quad():
+def test_winning_card_turned_from_the_stock_turns_a_table_peng_into_a_quad():
     text = "d5d5d5 ~x10x10x10 x1x2x3 | d5! x4x5x6 d2d7d10 x9x9x9 d8d8"
-    r = score(layout(text, won_by="discard", from_=2))
+    r = score(layout(text, won_by="stock"))
     quad = next(g for g in r["groups"] if g["kind"] == "quad")
-    assert quad["state"] == "open" and quad["points"] == 9 and r["score"] == 34
+    assert quad["state"] == "open" and quad["points"] == 9 and r["score"] == 24
 
 
 def test_winning_card_must_be_in_the_hand():

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from zipai.engine import ALL_CARDS, Card, CardError, Group, GroupError, RulesError, get_rules, score
+from zipai.engine import (
+    ALL_CARDS,
+    Card,
+    CardError,
+    Group,
+    GroupError,
+    RulesError,
+    get_rules,
+    load_rules_file,
+    score,
+)
 from zipai.engine.notation import format_layout, parse_layout
 
 
@@ -90,12 +100,11 @@ def test_bad_options_name_the_key(rules, options, message):
 def test_house_rules_toml(tmp_path, make_layout):
     f = tmp_path / "house.toml"
     f.write_text('preset = "hunan"\n[options]\nself_draw = "plus_ten"\nminimum = 18\n', encoding="utf-8")
-    r = get_rules(str(f))
+    r = load_rules_file(f)
     assert r.name == "hunan" and r.options.self_draw == "plus_ten" and r.minimum(3) == 18
     L1 = "d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8"
-    assert score(make_layout(L1, str(f), won_by="self_draw"))["score"] == 28
     # the CLI-style rules argument wins over the object's
-    assert score(make_layout(L1, "guangxi", won_by="self_draw"), rules=str(f))["score"] == 28
+    assert score(make_layout(L1, "guangxi", won_by="self_draw"), rules=r)["score"] == 28
 
 
 @pytest.mark.parametrize(("content", "message"), [
@@ -108,9 +117,9 @@ def test_bad_house_rules_files(tmp_path, content, message):
     f = tmp_path / "house.toml"
     f.write_text(content, encoding="utf-8")
     with pytest.raises(RulesError, match=message):
-        get_rules(str(f))
+        load_rules_file(f)
 
 
 def test_missing_rules_file():
-    with pytest.raises(RulesError, match="not found"):
-        get_rules("/nonexistent/house.toml")
+    with pytest.raises(RulesError, match="no such file"):
+        load_rules_file("/nonexistent/house.toml")

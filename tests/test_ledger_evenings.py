@@ -26,35 +26,35 @@ def test_hunan_evening_crosses_the_100_line_twice(tmp_path: Path) -> None:
     s = led.new_session("周五湖南", "hunan", ["甲", "乙", "丙"], stake="0.5", first_dealer=0)
     steps = [
         (l1(1, "self_draw"), [0, 36, 0]),
-        (l1(2, "discard", 0), [-28, 36, 28]),
-        (l1(1, "stock"), [-28, 54, 28]),
-        (l1(1, "self_draw"), [-28, 90, 28]),
-        (l1(2, "discard", 1), [-28, 62, 56]),
-        (None, [-28, 62, 56]),  # 流局
-        (l1(2, "self_draw"), [-28, 62, 92]),
-        (l1(1, "stock"), [-28, 80, 92]),
+        (l1(2, "discard", 0), [-18, 36, 28]),   # the discarder loses 18, not the +10
+        (l1(1, "stock"), [-18, 54, 28]),
+        (l1(1, "self_draw"), [-18, 90, 28]),
+        (l1(2, "discard", 1), [-18, 72, 56]),
+        (None, [-18, 72, 56]),  # 流局
+        (l1(2, "self_draw"), [-18, 72, 92]),
+        (l1(1, "stock"), [-18, 90, 92]),
     ]
     for obj, totals in steps:
         e = led.record_hand(s, obj) if obj else led.record_draw(s, "荒庄")
         assert e.totals_after == totals
         assert e.round == 1 and e.round_closed is None
-    # round 1 reaches 110: -28 → -30, 80, 110; paid 3R − ΣR with ΣR = 160
+    # round 1 reaches 110: -18 → -20, 90, 110; paid 3R − ΣR with ΣR = 180
     e = led.record_hand(s, l1(2, "stock"))
     assert e.round_closed is not None
-    assert e.round_closed.totals == [-28, 80, 110]
-    assert e.round_closed.rounded == [-30, 80, 110]
-    assert e.round_closed.payments == [-250, 80, 170]
+    assert e.round_closed.totals == [-18, 90, 110]
+    assert e.round_closed.rounded == [-20, 90, 110]
+    assert e.round_closed.payments == [-240, 90, 150]
     st = led.state(s)
-    assert st.round_number == 2 and st.round_totals == [0, 0, 0] and st.net == [-250, 80, 170]
+    assert st.round_number == 2 and st.round_totals == [0, 0, 0] and st.net == [-240, 90, 150]
     led.record_hand(s, l1(1, "self_draw"))                       # [0, 36, 0]
-    led.record_hand(s, l1(0, "discard", 2))                      # [28, 36, -28]
+    led.record_hand(s, l1(0, "discard", 2))                      # [28, 36, -18]
     e = led.adjust(s, reason="更正", deltas=[7, 0, 3])           # Hunan corrections need not sum to 0
-    assert e.totals_after == [35, 36, -25]
-    led.record_hand(s, l1(0, "self_draw"))                       # [71, 36, -25]
-    e = led.record_hand(s, l1(0, "self_draw"))                   # [107, 36, -25]: the second crossing
+    assert e.totals_after == [35, 36, -15]
+    led.record_hand(s, l1(0, "self_draw"))                       # [71, 36, -15]
+    e = led.record_hand(s, l1(0, "self_draw"))                   # [107, 36, -15]: the second crossing
     assert e.round_closed is not None
-    assert e.round_closed.rounded == [110, 40, -30]               # -25 → -30: halves away from zero
-    assert e.round_closed.payments == [210, 0, -210]
+    assert e.round_closed.rounded == [110, 40, -20]               # -15 → -20: halves away from zero
+    assert e.round_closed.payments == [200, -10, -190]
     led.record_hand(s, l1(2, "stock"))                            # round 3: [0, 0, 18]
     assert dealers(led, s) == [0, 1, 2, 1, 1, 2, 2, 2, 1, 2, 1, 0, 0, 0, 0]
     st = led.state(s)
@@ -67,7 +67,7 @@ def test_hunan_evening_crosses_the_100_line_twice(tmp_path: Path) -> None:
     assert res.to_dict()["transfers"][0]["money"] == "30.00"
     assert res.locked and led.state(s).locked
     assert [r.number for r in led.state(s).rounds] == [1, 2, 3]
-    # pairwise from the rounds: R1 [-30,80,110], R2 [110,40,-30], R3 [0,0,20], netted per pair
+    # pairwise from the rounds: R1 [-20,90,110], R2 [110,40,-20], R3 [0,0,20], netted per pair
     pw = led.settlement(s, "pairwise")
     assert transfers(pw) == [(0, 1, 40), (0, 2, 20), (2, 1, 20)]
     assert balances(pw.transfers, 3) == [-60, 60, 0]
@@ -134,28 +134,29 @@ def test_four_player_hunan_with_shushen(tmp_path: Path) -> None:
     s = led.new_session("四人", "hunan", ["甲", "乙", "丙", "丁"])
     assert led.state(s).idle == 2
     e = led.record_hand(s, l1(1, "stock"))
-    assert (e.dealer, e.idle, e.totals_after) == (0, 2, [0, 18, 9, 0])
-    led.record_hand(s, l1(2, "self_draw"))                   # dealer 1, 数审 3: [0, 18, 45, 18]
-    led.record_hand(s, l1(3, "discard", 1))                  # dealer 2, 数审 0: [14, -10, 45, 46]
-    led.record_hand(s, l1(3, "self_draw"))                   # dealer 3, 数审 1: [14, 8, 45, 82]
-    e = led.record_hand(s, l1(3, "discard", 0))              # [-14, 22, 45, 110]
+    # 数审 gains half of 18, 四舍五入 to tens: 9 → 10
+    assert (e.dealer, e.idle, e.totals_after) == (0, 2, [0, 18, 10, 0])
+    led.record_hand(s, l1(2, "self_draw"))                   # dealer 1, 数审 3: [0, 18, 46, 20]
+    led.record_hand(s, l1(3, "discard", 1))                  # dealer 2, 数审 0: [10, 0, 46, 48]
+    led.record_hand(s, l1(3, "self_draw"))                   # dealer 3, 数审 1: [10, 20, 46, 84]
+    e = led.record_hand(s, l1(3, "discard", 0))              # [-8, 30, 46, 112]
     assert e.round_closed is not None
-    assert e.round_closed.rounded == [-10, 20, 50, 110]       # 45 → 50
-    assert e.round_closed.payments == [-210, -90, 30, 270]    # 4R − 170, N counts the 数审 too
+    assert e.round_closed.rounded == [-10, 30, 50, 110]       # 46 → 50, 112 → 110
+    assert e.round_closed.payments == [-220, -60, 20, 260]    # 4R − 180, N counts the 数审 too
     before = led.export_json(s)
     with pytest.raises(LedgerError, match="数审"):
         led.record_hand(s, l1(1, "stock"))                    # seat 1 sits this hand out
     assert led.export_json(s) == before
-    led.record_hand(s, l1(2, "stock"))                        # dealer 3, 数审 1: [0, 9, 18, 0]
+    led.record_hand(s, l1(2, "stock"))                        # dealer 3, 数审 1: [0, 10, 18, 0]
     assert [(e.dealer, e.idle) for e in led.state(s).history] == [
         (0, 2), (1, 3), (2, 0), (3, 1), (3, 1), (3, 1)]
     assert led.state(s).idle == 0
     res = led.settle(s)
     assert res.closing_round is not None and res.closing_round.rounded == [0, 10, 20, 0]
-    assert res.points == [-240, -80, 80, 240]
-    assert transfers(res) == [(0, 3, 240), (1, 2, 80)]       # two zero-sum pairs: two payments
+    assert res.points == [-250, -50, 70, 230]
+    assert transfers(res) == [(0, 2, 20), (0, 3, 230), (1, 2, 50)]   # three payments for four seats
     assert transfers(led.settlement(s, "pairwise")) == [
-        (0, 1, 40), (0, 2, 80), (0, 3, 120), (1, 2, 40), (1, 3, 80), (2, 3, 40)]
+        (0, 1, 50), (0, 2, 80), (0, 3, 120), (1, 2, 30), (1, 3, 70), (2, 3, 40)]
 
 
 def test_editing_an_early_hand_changes_later_dealers_and_scores(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ def new_ledger(tmp_path: Path) -> Ledger:
 @pytest.mark.parametrize(("rules", "won_by", "frm", "payouts"), [
     ("hunan", "stock", None, [0, 18, 0]),
     ("hunan", "self_draw", None, [0, 36, 0]),
-    ("hunan", "discard", 2, [0, 28, -28]),
+    ("hunan", "discard", 2, [0, 28, -18]),
     ("guangxi", "self_draw", None, [-18, 36, -18]),
     ("guangxi", "discard", 2, [0, 36, -36]),
     ("guilin", "stock", None, [-3, 6, -3]),

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from test_ledger_hands import l1, new_ledger
 
+from zipai.engine import load_rules_file
 from zipai.scorer import Ledger, LedgerError, NotALedger
 from zipai.scorer import db as dbmod
 
@@ -250,7 +251,7 @@ def test_rules_are_frozen_into_the_session(tmp_path: Path) -> None:
     toml = tmp_path / "house.toml"
     toml.write_text('preset = "hunan"\n[options]\nself_draw = "plus_ten"\n', encoding="utf-8")
     led = new_ledger(tmp_path)
-    s = led.new_session("家规", str(toml), ["甲", "乙", "丙"])
+    s = led.new_session("家规", load_rules_file(toml), ["甲", "乙", "丙"])
     toml.write_text('preset = "hunan"\n[options]\nself_draw = "double"\n', encoding="utf-8")
     assert led.record_hand(s, l1(1, "self_draw")).score == 28  # 18 + 10, not 36
     info = led.session(s.id)

@@ -162,7 +162,7 @@ def test_manual_flow_records_draws_undoes_and_settles(app_state: AppState) -> No
     st.win.winner, st.win.won_by, st.win.discarder, st.win.winning_card = 1, "discard", 2, "x9"
     assert st.seven_groups() is True
     r = st.score()
-    assert r["winning"] and r["score"] == 26 and r["payouts"] == [0, 26, -26]  # RULINGS section 8
+    assert r["winning"] and r["score"] == 26 and r["payouts"] == [0, 26, -16]  # RULINGS section 8
     e = st.confirm()
     assert e.no == 1 and e.score == 26 and st.draft.count() == 0
     st.record_draw()

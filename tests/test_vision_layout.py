@@ -352,7 +352,8 @@ def test_a_short_concealed_group_takes_the_lone_back_beside_it() -> None:
     sc = scan_detections(1600, 1200, dets, BASE)
     assert {"cards": ["x10", "x10", "x10"], "state": "concealed"} in sc.assembled.layout["groups"]
     assert sc.result is not None and sc.result["groups"]
-    assert [d.kind for d in sc.assembled.doubts] == ["taken_in"]
+    # a stock win given without its winning card: the held triple's card is asked for too
+    assert [d.kind for d in sc.assembled.doubts] == ["taken_in", "winning_card"]
     assert "a back lying apart taken in" in sc.assembled.doubts[0].message
 
 
@@ -398,7 +399,7 @@ def test_backs_under_their_face_card_join_it_when_only_that_makes_seven_groups()
     sc = scan_detections(1600, 1200, dets, BASE)
     assert {"cards": ["x10", "x10", "x10"], "state": "concealed"} in sc.assembled.layout["groups"]
     assert sc.result is not None and sc.result["groups"]
-    assert [d.kind for d in sc.assembled.doubts] == ["taken_in"]
+    assert [d.kind for d in sc.assembled.doubts] == ["taken_in", "winning_card"]
 
 
 def _settled(dets: list[Detection]) -> tuple[list[tuple[str, str, list[str]]], list[str], Assembled]:

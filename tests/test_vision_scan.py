@@ -558,3 +558,18 @@ def test_a_manifests_turned_pass_is_read_or_named_as_unusable(tmp_path: Path) ->
     (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ModelError, match=r"finder\.turned needs a list of angles"):
         Detector(tmp_path / "manifest.json")
+
+
+def test_a_discard_win_asks_for_the_winning_card_only_where_it_matters(detector: Detector) -> None:
+    sc = scan_file(SAMPLE, detector)
+    base = {"won_by": "discard", "from": 2, "winner": 1}
+    asked = scan_detections(sc.width, sc.height, list(sc.detections), base)
+    doubt = next(d for d in asked.assembled.doubts if d.kind == "winning_card")
+    assert asked.result is not None and asked.result["winning_card_matters"]
+    named = {asked.detections[i].card for i in doubt.detections}
+    assert named == set(asked.result["winning_card_matters"])
+    card = asked.result["winning_card_matters"][0]
+    told = scan_detections(sc.width, sc.height, list(sc.detections), {**base, "winning_card": card})
+    assert not [d for d in told.assembled.doubts if d.kind == "winning_card"]
+    drawn = scan_detections(sc.width, sc.height, list(sc.detections), {**base, "won_by": "self_draw"})
+    assert not [d for d in drawn.assembled.doubts if d.kind == "winning_card"]

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
-from zipai.engine import Card, ZipaiError, parse_input
+from zipai.engine import Card, ZipaiError, input_options, parse_input, rules_from_flag
 from zipai.engine.cli import add_win_flags, win_fields
+from zipai.engine.files import shown
 
 from .errors import VisionError
+
+MAX_THREADS = 64
+"""More inference threads than any phone or desktop has cores only slows a run: onnxruntime
+starts every one (100,000 of them never finish starting)."""
+OVERLAY_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overlay", metavar="OUT.png", help="write the photo with boxes, classes and groups")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--model", metavar="MANIFEST", help="a model manifest.json (default: the shipped model)")
-    p.add_argument("--threads", type=int, default=2, help="inference threads (default 2)")
+    p.add_argument("--threads", type=int, default=2,
+                   help=f"inference threads, 1 to {MAX_THREADS} (default 2)")
     return p
 
 
@@ -37,9 +46,14 @@ def base_from_args(args: argparse.Namespace) -> dict[str, Any]:
     from .scan import DEFAULT_BASE
 
     base = dict(DEFAULT_BASE)
-    if args.rules is not None:
-        base["rules"] = args.rules
-    base.update(win_fields(args))
+    fields = win_fields(args)
+    if args.rules is not None:  # a house-rules file travels as its options, never as its path
+        rules = rules_from_flag(args.rules)
+        base["rules"] = rules.name
+        options = {**input_options(rules), **fields.get("options", {})}
+        if options:
+            fields["options"] = options
+    base.update(fields)
     base.pop("winning_card", None)  # checked against the cards read, below
     if base["won_by"] == "discard" and "from" not in base:
         raise ZipaiError("--won-by discard needs --from SEAT", code="usage")
@@ -73,8 +87,33 @@ def _text(sc: Any, base: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def check_overlay(photo: str, out: str) -> str:
+    """The overlay's image format, from its suffix; refused before any work when the suffix
+    is unknown or the file is the photo itself (the photo would be lost)."""
+    if "\x00" in out:
+        raise VisionError(f"--overlay {shown(out)}: not a valid file name", code="usage")
+    fmt = OVERLAY_FORMATS.get(Path(out).suffix.lower())
+    if fmt is None:
+        raise VisionError(f"--overlay {shown(out)}: give a file ending in "
+                          f"{', '.join(OVERLAY_FORMATS)}", code="usage")
+    try:
+        same = os.path.exists(out) and os.path.samefile(photo, out)
+    except (OSError, ValueError):
+        same = False
+    if same or os.path.abspath(out) == os.path.abspath(photo):
+        raise VisionError(f"--overlay {shown(out)} is the photo itself; give another file name",
+                          code="usage")
+    if os.path.exists(out) and not os.path.isfile(out):  # a picture belongs in a regular file
+        raise VisionError(f"--overlay {shown(out)}: not a regular file (a directory, device or FIFO)",
+                          code="usage")
+    return fmt
+
+
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if not 1 <= args.threads <= MAX_THREADS:
+        raise VisionError(f"--threads must be 1 to {MAX_THREADS}, got {args.threads}", code="usage")
+    fmt = check_overlay(args.photo, args.overlay) if args.overlay else ""
     base = base_from_args(args)
     from .scan import Detector, overlay, scan_file
 
@@ -88,9 +127,12 @@ def run(argv: list[str]) -> int:
         from .decode import load
 
         try:
-            overlay(load(args.photo, max_side=4096).image, sc).save(args.overlay)
-        except OSError as exc:
-            raise VisionError(f"{args.overlay}: cannot write overlay ({exc})", code="io") from None
+            overlay(load(args.photo, max_side=4096).image, sc).save(args.overlay, fmt)
+        except (OSError, ValueError) as exc:
+            if isinstance(exc, VisionError):
+                raise
+            why = getattr(exc, "strerror", None) or str(exc)
+            raise VisionError(f"{shown(args.overlay)}: cannot write overlay ({why})", code="io") from None
     if args.json:
         print(json.dumps(sc.to_json(), ensure_ascii=False, indent=2))
     else:

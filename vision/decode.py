@@ -4,11 +4,16 @@ huge photos at decode time, and one clear error for anything that is not a usabl
 from __future__ import annotations
 
 import io
+import struct
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
+
+from zipai.engine import ZipaiError
+from zipai.engine.files import read_file, shown
 
 from .errors import ImageError
 
@@ -16,8 +21,19 @@ from .errors import ImageError
 # a phone makes, and a 50-megapixel JPEG then decodes at 1/4 scale in a fraction of a second.
 MAX_SIDE = 2048
 MAX_FILE_BYTES = 200 * 1024 * 1024
-# Pillow refuses larger images outright; we want our own message, not its warning.
-MAX_SOURCE_PIXELS = 400_000_000
+MAX_PIXELS = 60_000_000
+"""The most pixels decoded at full size. The header tells the size before any pixel is read: a
+16383x16383 lossless WebP of a few hundred bytes would take 1 GB as RGBA, and more on its way
+to RGB; 60 Mpx of RGBA is 240 MB, which a phone survives."""
+MAX_JPEG_PIXELS = 250_000_000
+"""A baseline JPEG decodes at 1/2 to 1/8 scale in the DCT (``draft``) and is read a stripe at a
+time, so a 200-megapixel phone photo costs about 100 MB. A progressive JPEG keeps every DCT
+coefficient of the full image while it decodes (about 6 bytes a pixel), so it gets ``MAX_PIXELS``."""
+FORMATS = ("JPEG", "PNG", "WEBP", "BMP", "GIF")
+"""The photo formats Pillow may open for us (its JPEG opener also gives MPO, the JPEG with a
+second picture that some phones write). Pillow's other decoders are code that a hostile file
+could reach and that no camera needs; TIFF above all, whose libtiff prints its complaints about
+a broken file straight onto stderr."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,53 +51,66 @@ class Decoded:
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """A file's bytes, or an ImageError naming the file and the problem."""
-    p = Path(path)
+    """A regular file's bytes (never a FIFO or a device), or an ImageError naming the problem."""
     try:
-        size = p.stat().st_size
-        if p.is_dir():
-            raise ImageError(f"{path}: is a directory, not a photo", code="io")
-        if size > MAX_FILE_BYTES:
-            raise ImageError(f"{path}: {size // 2**20} MB is too large for a photo", code="io")
-        return p.read_bytes()
-    except FileNotFoundError:
-        raise ImageError(f"{path}: no such file", code="io") from None
-    except PermissionError:
-        raise ImageError(f"{path}: permission denied", code="io") from None
-    except OSError as exc:
-        raise ImageError(f"{path}: cannot read ({exc.strerror or exc})", code="io") from None
+        return read_file(path, MAX_FILE_BYTES, "photo")
+    except ZipaiError as exc:
+        raise ImageError(str(exc), code="io") from None
 
 
 def decode(data: bytes, name: str = "image", max_side: int = MAX_SIDE) -> Decoded:
     """Decode encoded image bytes to RGB, EXIF-upright, at most ``max_side`` on the long side."""
+    name = shown(name)
     if not data:
         raise ImageError(f"{name}: empty file, not an image", code="not_image")
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            # Pillow warns of corrupt EXIF, odd chunks and big images: the photo is read or
+            # refused here with our own one line, and nothing else belongs on stderr.
+            warnings.simplefilter("ignore")
             old = Image.MAX_IMAGE_PIXELS
-            Image.MAX_IMAGE_PIXELS = MAX_SOURCE_PIXELS
+            Image.MAX_IMAGE_PIXELS = None  # _budget refuses big images, from the header, in our words
             try:
-                img = Image.open(io.BytesIO(data))
-                img = _load(img, max_side)
+                img = Image.open(io.BytesIO(data), formats=FORMATS)
+                img = _load(img, max_side, name)
             finally:
                 Image.MAX_IMAGE_PIXELS = old
     except UnidentifiedImageError:
-        raise ImageError(f"{name}: not an image (unknown format)", code="not_image") from None
+        raise ImageError(f"{name}: not an image (unknown format; use {', '.join(FORMATS[:4])})",
+                         code="not_image") from None
     except Image.DecompressionBombError:
         raise ImageError(f"{name}: image has too many pixels to be a photo", code="too_large") from None
-    except (OSError, SyntaxError, ValueError, EOFError) as exc:
-        msg = str(exc) or type(exc).__name__
+    except MemoryError:
+        raise ImageError(f"{name}: image too large to decode in memory", code="too_large") from None
+    except (OSError, SyntaxError, ValueError, EOFError, struct.error, IndexError, KeyError,
+            TypeError, ZeroDivisionError) as exc:
+        if isinstance(exc, ImageError):
+            raise
+        # Pillow's decoders raise these for broken headers and chunks
+        msg = " ".join(str(exc).split()) or type(exc).__name__
         if "truncat" in msg.lower() or isinstance(exc, EOFError):
             msg = "the file is truncated"
-        raise ImageError(f"{name}: cannot decode image ({msg})", code="bad_image") from None
+        raise ImageError(f"{name}: cannot decode image ({msg[:200]})", code="bad_image") from None
     return img
 
 
-def _load(img: Image.Image, max_side: int) -> Decoded:
+def _budget(img: Image.Image, name: str) -> None:
+    """Refuse, from the header alone, an image whose decode would not fit a phone's memory."""
+    w, h = img.size
+    progressive = bool(img.info.get("progressive") or img.info.get("progression"))
+    jpeg = img.format in ("JPEG", "MPO") and not progressive
+    limit = MAX_JPEG_PIXELS if jpeg else MAX_PIXELS
+    if w * h > limit:
+        kind = "a baseline JPEG" if jpeg else ("a progressive JPEG" if progressive else "this format")
+        raise ImageError(f"{name}: {w}x{h} is {w * h / 1e6:.0f} megapixels, more than "
+                         f"{limit // 1_000_000} for {kind}; scale the photo down", code="too_large")
+
+
+def _load(img: Image.Image, max_side: int, name: str = "image") -> Decoded:
     w0, h0 = img.size
     if w0 < 1 or h0 < 1:
-        raise ImageError("empty image (no pixels)", code="empty_image")
+        raise ImageError(f"{name}: empty image (no pixels)", code="empty_image")
+    _budget(img, name)
     orient = 1
     try:
         orient = int(img.getexif().get(0x0112, 1) or 1)
@@ -89,12 +118,18 @@ def _load(img: Image.Image, max_side: int) -> Decoded:
         orient = 1
     swap = orient in (5, 6, 7, 8)
     width, height = (h0, w0) if swap else (w0, h0)
-    if img.format == "JPEG" and max(w0, h0) > max_side:
+    if img.format in ("JPEG", "MPO") and max(w0, h0) > max_side:
         img.draft("RGB", (max_side, max_side))  # DCT-domain 1/2, 1/4, 1/8 decode: fast, low memory
+    if img.size[0] * img.size[1] > MAX_PIXELS:  # a baseline JPEG that draft cannot shrink enough
+        raise ImageError(f"{name}: {w0}x{h0} is too many pixels to decode on a phone", code="too_large")
     img.load()
+    if img.mode.startswith("I;16"):  # Pillow cannot reduce these
+        img = _to_8bit(img)
     if max(img.size) > 2 * max_side:
         factor = max(img.size) // max_side
         img = img.reduce(factor)
+    if img.mode == "I":
+        img = _to_8bit(img)
     if img.mode != "RGB":
         img = _to_rgb(img)
     if orient != 1:
@@ -104,6 +139,16 @@ def _load(img: Image.Image, max_side: int) -> Decoded:
         img = img.resize((max(1, round(img.width * s)), max(1, round(img.height * s))),
                          Image.Resampling.BILINEAR, reducing_gap=2.0)
     return Decoded(img, width, height)
+
+
+def _to_8bit(img: Image.Image) -> Image.Image:
+    """16-bit greyscale as 8-bit grey. Pillow's ``convert`` clips every value above 255, so a
+    16-bit PNG would read as all white and show no cards. Pillow 10 opens such a PNG as mode
+    ``I`` (32 bits) where later versions say ``I;16``; the samples are 16-bit in both."""
+    a = np.asarray(img)
+    if img.mode != "I":
+        return Image.fromarray((a >> 8).astype(np.uint8))
+    return Image.fromarray((np.clip(a, 0, 65535) >> 8).astype(np.uint8))
 
 
 def _to_rgb(img: Image.Image) -> Image.Image:

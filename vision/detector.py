@@ -12,6 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from zipai.engine import ZipaiError
+from zipai.engine.files import read_file
+
 from .color import RED_THRESHOLD, redness
 from .decode import Decoded
 from .errors import ModelError
@@ -124,12 +127,19 @@ class Manifest:
             if not isinstance(spec, dict) or "file" not in spec or "sha256" not in spec:
                 raise ModelError(f"{self.path}: {part} has no int8_file with a file and its sha256",
                                  code="bad_model")
-        f = self.path.parent / spec["file"]
-        try:
-            blob = f.read_bytes()
-        except OSError:
+        name = spec.get("file") if isinstance(spec, dict) else None
+        if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
+            # the manifest is data: it names a file beside itself, never a path to open elsewhere
+            raise ModelError(f"{self.path}: {part} must name a model file in the manifest's folder, "
+                             f"got {name!r}", code="bad_model")
+        f = self.path.parent / name
+        if not f.exists():
             raise ModelError(f"{f}: model file missing (reinstall zipai-scorer or run zipai train)",
-                             code="no_model") from None
+                             code="no_model")
+        try:
+            blob = read_file(f, MAX_MODEL_BYTES, "model file")
+        except ZipaiError as exc:
+            raise ModelError(str(exc), code="bad_model") from None
         digest = hashlib.sha256(blob).hexdigest()
         if digest != spec["sha256"]:
             raise ModelError(f"{f}: SHA-256 {digest[:12]}… does not match the manifest "
@@ -138,14 +148,22 @@ class Manifest:
         return blob
 
 
+MAX_MANIFEST_BYTES = 1 << 20
+MAX_MODEL_BYTES = 256 << 20  # the shipped networks are a few MB each
+
+
 def load_manifest(path: str | Path | None = None) -> Manifest:
     p = Path(path) if path is not None else default_manifest()
+    if not p.exists():
+        raise ModelError(f"{p}: no model manifest (run zipai train, or reinstall)", code="no_model")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelError(f"{p}: no model manifest (run zipai train, or reinstall)", code="no_model") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"{p}: unreadable model manifest ({exc})", code="bad_model") from None
+        data = json.loads(read_file(p, MAX_MANIFEST_BYTES, "model manifest").decode("utf-8"))
+    except ZipaiError as exc:
+        raise ModelError(f"unreadable model manifest: {exc}", code="bad_model") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ModelError(f"{p}: unreadable model manifest ({str(exc)[:200]})", code="bad_model") from None
+    if not isinstance(data, dict):
+        raise ModelError(f"{p}: a model manifest is a JSON object", code="bad_model")
     for key in ("finder", "reader", "normalise", "classes"):
         if key not in data:
             raise ModelError(f"{p}: model manifest lacks {key!r}", code="bad_model")

@@ -17,6 +17,7 @@ from .detector import Detection, Detector
 from .layout import (
     Assembled,
     Column,
+    Doubt,
     Params,
     assemble,
     columns,
@@ -88,6 +89,13 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
             sc.result = score(sc.assembled.layout)
         except ZipaiError as exc:
             sc.error = str(exc)
+    matters = (sc.result or {}).get("winning_card_matters")
+    if matters:
+        # a photo cannot tell which card came last: ask, as the engine scored every card held
+        where = [i for i, d in enumerate(sc.detections) if d.card in matters]
+        sc.assembled.doubts.append(Doubt(
+            "winning_card", f"which card won? {' or '.join(matters)} as the winning card changes "
+            "the score (scored as if held): give --winning-card", where))
     return sc
 
 

@@ -1,0 +1,88 @@
+"""A hand entered by its total: the 福/油/胡 of the seven groups, typed, in place of the cards.
+
+Scorekeepers who only want the ledger type the total a table has already counted. The rule set
+turns it into the hand score and the payouts with the same functions the card path uses, and
+the result keeps the card path's contract (``groups`` empty) with ``"entered_by": "total"``.
+A total tells only what needs no card: the minimum, 飘福 (a total of 0), the 30 rule, and the
+specials told by how the hand was won (天福, 地福, 天胡, Guilin's 番). 乌福 and 红福 need the
+cards, and so do instant wins (三龙/五坎): those hands are entered card by card.
+
+>>> r = score_total({"rules": "hunan", "players": 3, "winner": 1, "won_by": "discard",
+...                  "from": 2, "total": 18})
+>>> r["score"], r["payouts"], r["entered_by"]
+(28, [0, 28, -18], 'total')
+>>> r = score_total({"rules": "guilin", "players": 3, "winner": 1, "won_by": "self_draw", "total": 18})
+>>> r["zi"], r["fan"], r["score"], r["payouts"]
+(3, 2, 6, [-6, 12, -6])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .api import parse_input
+from .errors import InputError
+from .rules import Rules
+from .scoring import SPECIAL_NAMES, settle_guangxi, settle_guilin, settle_hunan
+
+# No seven groups score more: six concealed big quads (72) and their pair, or seven big
+# concealed triples (42); a typed total above this is a typing slip.
+MAX_TOTAL = 84
+MAX_XING = 21
+CARD_FIELDS = ("groups", "hand", "winning_card")
+
+
+def _whole(value: Any, key: str, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"field {key!r} must be a whole number, got {value!r}")
+    if not 0 <= value <= hi:
+        raise InputError(f"field {key!r} must be 0 to {hi}, got {value}", code="bad_total")
+    return value
+
+
+# A total tells no red count: one red card triggers neither 乌福 (none) nor 红福 (ten or more).
+_NO_RED_SPECIAL = 1
+
+
+def score_total(obj: Any, rules: str | Rules | None = None) -> dict[str, Any]:
+    """Score an input object whose ``total`` stands for the seven groups' points."""
+    if not isinstance(obj, Mapping):
+        raise InputError(f"a hand must be a JSON object, got {type(obj).__name__}")
+    given = [k for k in CARD_FIELDS if obj.get(k)]
+    if given:
+        raise InputError(f"a hand entered by total takes no cards: drop {given[0]!r} or 'total'",
+                         code="total_with_cards")
+    base = _whole(obj.get("total"), "total", MAX_TOTAL)
+    raw_xing = obj.get("xing")
+    xing = 0
+    seats = {k: v for k, v in obj.items() if k not in ("total", *CARD_FIELDS)}
+    if isinstance(raw_xing, int):  # a typed 醒 count (the card path takes turned cards instead)
+        xing = _whole(raw_xing, "xing", MAX_XING)
+        seats.pop("xing")
+    elif raw_xing:
+        raise InputError("a hand entered by total takes 醒 as a count: 'xing' must be a whole number")
+    hand = parse_input(seats, rules)
+    r, ctx = hand.rules, hand.ctx
+    if xing and r.name != "guilin":
+        raise InputError(f"醒 is a Guilin count; {r.name} has none", code="bad_total")
+    if r.name == "hunan":
+        out = settle_hunan(base, _NO_RED_SPECIAL, ctx, r, explain=True)
+    elif r.name == "guangxi":
+        out = settle_guangxi(base, ctx, r, explain=True)
+    else:
+        out = settle_guilin(base, [], ctx, r, explain=True, xing=xing)
+    steps = out.steps
+    n = ctx.players
+    res: dict[str, Any] = {"rules": r.to_dict(), "winning": out.winning}
+    if not out.winning and out.reason:
+        res["reason"] = {"code": out.reason[0], "message": out.reason[1]}
+    res.update(groups=[], points=base, text="",
+               specials=[{"id": s, "name": SPECIAL_NAMES[s]} for s in out.specials] if out.winning else [],
+               score=out.score if out.winning else 0)
+    if r.name == "guilin":
+        res.update(zi=out.extra.get("zi", 0), xing=out.extra.get("xing", 0), fan=out.extra.get("fan", 1))
+    res["payouts"] = out.payouts if out.winning else [0] * n
+    res["transfers"] = out.transfers if out.winning and r.name != "hunan" else []
+    res.update(alternatives=[], steps=steps, entered_by="total", total=base)
+    return res

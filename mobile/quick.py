@@ -1,0 +1,219 @@
+"""Quick score entry: winner, how won, from whom and the hand's 福/油/胡 total typed on a digit pad.
+
+For players who keep only the ledger: the engine's rule set turns the total into the score and
+the payouts (``zipai.engine.total``), and the ledger records an ordinary hand whose input carries
+``total`` (marked in the history as entered by total). ``QuickEntry`` holds the choices with no
+Kivy in it; ``QuickScreen`` draws them (kv/quick.kv).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kivy.app import App
+from kivy.metrics import sp
+from kivy.properties import StringProperty
+from kivy.uix.button import Button
+
+from zipai.engine import Rules, ZipaiError, score
+from zipai.scorer import LedgerError
+from zipai.scorer.state import engine_input
+
+from .screens import Base
+from .state import AppError, AppState
+from .widgets import GREEN
+
+WON_BY = ("self_draw", "stock", "discard", "dealt")
+MAX_DIGITS = 2  # no seven groups score 100 or more (engine.total.MAX_TOTAL)
+XING_CHOICES = tuple(range(7))
+
+
+@dataclass
+class QuickEntry:
+    """One hand by total, as the screen's taps set it."""
+
+    winner: int | None = None
+    won_by: str = "self_draw"
+    discarder: int | None = None
+    first_discard: bool = False
+    digits: str = ""
+    xing: int = 0  # Guilin: the 醒 counted at the table
+
+    @property
+    def total(self) -> int | None:
+        return int(self.digits) if self.digits else None
+
+    def key(self, k: str) -> None:
+        """A digit, ``del`` (the last digit) or ``clear``."""
+        if k == "del":
+            self.digits = self.digits[:-1]
+        elif k == "clear":
+            self.digits = ""
+        elif k.isdigit() and len(k) == 1 and len(self.digits.lstrip("0")) < MAX_DIGITS:
+            self.digits = (self.digits + k).lstrip("0") or "0"
+
+    def raw(self, preset: str) -> dict[str, Any]:
+        """The ledger's input object (it fills in rules, players and dealer)."""
+        obj: dict[str, Any] = {"winner": self.winner, "won_by": self.won_by, "total": self.total}
+        if self.won_by == "discard":
+            obj["from"] = self.discarder
+            if self.first_discard:
+                obj["first_discard"] = True
+        if preset == "guilin" and self.xing:
+            obj["xing"] = self.xing
+        return obj
+
+    def missing(self, t: Any) -> str | None:
+        """What is still to choose, in words, or None."""
+        if self.winner is None:
+            return t("winner") + "?"
+        if self.won_by == "discard" and self.discarder is None:
+            return t("from_whom") + "?"
+        if self.total is None:
+            return t("total_label") + "?"
+        return None
+
+
+def preview(state: AppState, q: QuickEntry) -> dict[str, Any]:
+    """The engine's result for the entry under the session's rules and current dealer."""
+    s = state.need_session()
+    st = state.ledger.state(s)
+    try:
+        return score(engine_input(s, q.raw(s.preset), st.dealer, None), s.rules)
+    except ZipaiError as exc:
+        raise AppError(str(exc)) from None
+
+
+def record(state: AppState, q: QuickEntry, editing: int | None = None) -> Any:
+    """Record the hand (or replace recorded hand ``editing``); on disk when this returns."""
+    s = state.need_session()
+    gap = q.missing(state.t)
+    if gap:
+        raise AppError(gap)
+    try:
+        if editing is not None:
+            return state.ledger.edit_hand(s, editing, q.raw(s.preset))
+        return state.ledger.record_hand(s, q.raw(s.preset))
+    except LedgerError as exc:
+        raise AppError(str(exc)) from None
+
+
+def from_entry(e: Any) -> QuickEntry:
+    """A recorded hand entered by total, back on the quick screen for editing."""
+    inp = e.input or {}
+    return QuickEntry(inp.get("winner"), inp.get("won_by", "self_draw"), inp.get("from"),
+                      bool(inp.get("first_discard", False)), str(inp.get("total", "")),
+                      int(inp.get("xing", 0)))
+
+
+class QuickScreen(Base):
+    """The four choices on one screen and a live line with the score and every payout."""
+
+    total_text = StringProperty("")
+    preview_text = StringProperty("")
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.entry = QuickEntry()
+        self.editing: int | None = None
+        self._hidden: dict[int, list[Any]] = {}
+
+    def start(self, entry: QuickEntry | None = None, editing: int | None = None) -> None:
+        self.entry = entry or QuickEntry()
+        self.editing = editing
+
+    def on_kv_post(self, base_widget: Any) -> None:
+        pad = self.ids.digits
+        self.keys: dict[str, Button] = {}  # kv is applied inside __init__, before its own lines
+        for k in ("1", "2", "3", "4", "5", "6", "7", "8", "9", "clear", "0", "del"):
+            label = {"del": "⌫", "clear": "C"}.get(k, k)
+            b = Button(text=label, background_normal="", background_down="", font_size=sp(24),
+                       background_color=GREEN if k.isdigit() else (0.4, 0.4, 0.38, 1))
+            b.bind(on_release=lambda _b, k=k: self.key(k))
+            self.keys[k] = b
+            pad.add_widget(b)
+
+    def refresh(self) -> None:
+        st = self.state
+        s = st.session
+        if s is None:
+            return
+        t = st.t
+        q = self.entry
+        sst = st.sstate
+        idle = sst.idle
+        names = list(s.players)
+        ids = self.ids
+        ids.winner.set_options(list(enumerate(names)), q.winner, disabled=[idle] if idle is not None else [])
+        ids.won_by.set_options([(k, t(k)) for k in WON_BY], q.won_by)
+        show_from = q.won_by == "discard"
+        others = [(i, n) for i, n in enumerate(names) if i not in (q.winner, idle)]
+        ids.from_seat.set_options(others, q.discarder)
+        ids.first.set_options([(False, t("no")), (True, t("yes"))], q.first_discard)
+        self._show(ids.from_box, show_from)
+        gl = s.preset == "guilin"
+        ids.xing.set_options([(n, str(n)) for n in XING_CHOICES], q.xing)
+        self._show(ids.xing_box, gl)
+        ids.total_head.text = t("total_label") + f" ({Rules.UNIT[s.preset]})"
+        self.total_text = q.digits or "–"
+        self.preview_text = self._preview_line()
+
+    def _show(self, box: Any, on: bool) -> None:
+        """A hidden box gives its widgets up: hidden but present, disabled widgets would still
+        swallow the touches that land on them (and an empty box's children overflow it)."""
+        kept = self._hidden.setdefault(id(box), [])
+        if on and kept:
+            for w in reversed(kept):
+                box.add_widget(w)
+            kept.clear()
+        elif not on and box.children:
+            kept.extend(box.children)
+            box.clear_widgets()
+
+    def _preview_line(self) -> str:
+        st, q = self.state, self.entry
+        t = st.t
+        gap = q.missing(t)
+        if gap:
+            return gap
+        try:
+            r = preview(st, q)
+        except AppError as exc:
+            return t("error", msg=str(exc))
+        if not r["winning"]:
+            return t("not_winning", msg=(r.get("reason") or {}).get("message", ""))
+        names = st.need_session().players
+        pays = "  ".join(f"{n} {v:+d}" for n, v in zip(names, r["payouts"], strict=True))
+        head = " · ".join([t("score", n=r["score"]), *(t.special(x["id"], x["name"]) for x in r["specials"])])
+        return f"{head}\n{pays}"
+
+    def set(self, field: str, value: Any) -> None:
+        setattr(self.entry, field, value)
+        if field == "winner" and self.entry.discarder == value:
+            self.entry.discarder = None
+        self.refresh()
+
+    def key(self, k: str) -> None:
+        self.entry.key(k)
+        self.refresh()
+
+    def record(self) -> None:
+        app = App.get_running_app()
+        e = app.guard(record, self.state, self.entry, self.editing)
+        if e is not None:
+            self.start()
+            self.state.changed()
+            app.go("ledger")
+            app.notify(self.state.t("recorded", n=e.no))
+
+
+def open_quick(app: Any, entry: Any = None) -> None:
+    """Open the quick screen empty, or on a recorded hand entered by total (to edit it)."""
+    scr = app.sm.get_screen("quick")
+    if entry is None:
+        scr.start()
+    else:
+        scr.start(from_entry(entry), entry.no)
+    app.go("quick")
+

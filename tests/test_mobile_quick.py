@@ -1,0 +1,239 @@
+"""Quick score entry by total, driven by touches at window coordinates on three window sizes.
+
+``Finger`` presses and lifts a MotionEvent through the Window at a widget's window position, as a
+player's finger would (a disabled or covered widget takes the touch as it would on a phone), and
+counts the taps: the report's taps per hand come from these counts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SIZES = ((360, 780), (540, 960), (1280, 800))
+
+
+class Finger:
+    """Touches through the Window; ``taps`` counts them."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.taps = 0
+
+    def pump(self, n: int = 3) -> None:
+        from kivy.base import EventLoop
+
+        for _ in range(n):
+            EventLoop.idle()
+
+    @property
+    def screen(self) -> Any:
+        return self.app.sm.current_screen
+
+    def tap(self, widget: Any) -> None:
+        from kivy.core.window import Window
+        from kivy.tests.common import UnitTestTouch
+
+        self.pump(2)
+        x, y = widget.to_window(*widget.center)
+        assert 0 <= x < Window.width and 0 <= y < Window.height, \
+            f"{getattr(widget, 'text', widget)!r} lies outside the {Window.size} window at {(x, y)}"
+        assert widget.width >= 30 and widget.height >= 30, f"{getattr(widget, 'text', widget)!r} is too small"
+        t = UnitTestTouch(x, y)
+        t.touch_down()
+        self.pump(1)
+        t.touch_up()
+        self.taps += 1
+        self.pump(3)
+
+    def button(self, text: str) -> Any:
+        found = [w for w in self.screen.walk() if hasattr(w, "on_release")
+                 and getattr(w, "text", None) == text and w.opacity > 0 and w.height > 0]
+        assert found, f"no button {text!r} on {self.screen.name}"
+        return found[0]
+
+    def tap_text(self, key: str) -> None:
+        self.tap(self.button(self.app.state.t(key)))
+
+    def labels(self) -> str:
+        return "\n".join(w.text for w in self.screen.walk() if isinstance(getattr(w, "text", None), str))
+
+
+@pytest.fixture(scope="module")
+def finger(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from test_mobile_ui import kivy_env, start_app
+
+    base = tmp_path_factory.mktemp("quick")
+    kivy_env(str(base / "kivy"))
+    ui = start_app(base / "data")
+    f = Finger(ui.app)
+    yield f
+    ui.app.stop()
+    f.pump(2)
+
+
+def sized(f: Finger, size: tuple[int, int]) -> None:
+    from kivy.core.window import Window
+
+    Window.size = size
+    f.pump(4)
+
+
+def session(f: Finger, name: str, preset: str = "hunan",
+            players: tuple[str, ...] = ("甲", "乙", "丙")) -> None:
+    f.app.state.new_session(name, preset, list(players))
+    f.app.go("ledger")
+    f.pump(3)
+
+
+def quick_hand(f: Finger, winner: int, won_by: str | None, total: str, frm: int | None = None) -> int:
+    """From the ledger, one hand by total; returns the taps it took."""
+    start = f.taps
+    f.tap_text("quick")
+    assert f.screen.name == "quick"
+    ids = f.screen.ids
+    f.tap(ids.winner.buttons[winner])
+    if won_by is not None:
+        f.tap(ids.won_by.buttons[won_by])
+    if frm is not None:
+        f.tap(ids.from_seat.buttons[frm])
+    for d in total:
+        f.tap(f.screen.keys[d])
+    f.tap(ids.record)
+    return f.taps - start
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_discard_and_a_self_draw_by_total(finger: Finger, size: tuple[int, int]) -> None:
+    f = finger
+    sized(f, size)
+    session(f, f"quick-{size[0]}")
+    taps = quick_hand(f, 1, "discard", "18", frm=2)
+    assert taps == 7
+    assert f.screen.name == "ledger", f.app.status
+    e = f.app.state.sstate.history[-1]
+    assert (e.entered_by, e.score, e.payouts, e.input["total"]) == ("total", 28, [0, 28, -18], 18)
+    assert f.app.state.t("by_total") in f.labels()
+    taps = quick_hand(f, 2, None, "18")  # 自摸 is the default choice
+    assert taps == 5
+    e = f.app.state.sstate.history[-1]
+    assert (e.won_by, e.score, e.payouts) == ("self_draw", 36, [0, 0, 36])
+    assert f.app.state.sstate.round_totals == [0, 28, 18]
+
+
+def test_the_live_line_shows_the_score_before_recording(finger: Finger) -> None:
+    f = finger
+    sized(f, (360, 780))
+    session(f, "preview")
+    f.tap_text("quick")
+    scr, ids = f.screen, f.screen.ids
+    assert scr.preview_text == f.app.state.t("winner") + "?"
+    f.tap(ids.winner.buttons[1])
+    f.tap(ids.won_by.buttons["stock"])
+    f.tap(scr.keys["0"])  # 飘福
+    assert "30" in scr.preview_text and "飘福" in scr.preview_text
+    f.tap(scr.keys["del"])
+    for d in "144":  # a third digit is refused: no seven groups reach 100
+        f.tap(scr.keys[d])
+    assert scr.total_text == "14"
+    assert scr.preview_text.startswith(f.app.state.t("not_winning", msg="")[:3])
+    n = len(f.app.state.sstate.history)
+    f.tap(ids.record)
+    assert f.screen.name == "quick" and "below the minimum" in f.app.status
+    assert len(f.app.state.sstate.history) == n  # nothing recorded
+    f.tap(scr.keys["clear"])
+    assert scr.total_text == "–"
+
+
+def test_discard_needs_the_discarder_and_hides_it_otherwise(finger: Finger) -> None:
+    f = finger
+    sized(f, (540, 960))
+    session(f, "from")
+    f.tap_text("quick")
+    ids = f.screen.ids
+    assert ids.from_box.height == 0 and not ids.from_box.children
+    f.tap(ids.winner.buttons[0])
+    f.tap(ids.won_by.buttons["discard"])
+    assert ids.from_box.height > 0 and ids.from_box.children
+    assert set(ids.from_seat.buttons) == {1, 2}
+    for d in "20":
+        f.tap(f.screen.keys[d])
+    f.tap(ids.record)
+    assert f.screen.name == "quick" and f.app.state.t("from_whom") in f.app.status
+    f.tap(ids.from_seat.buttons[2])
+    f.tap(ids.record)
+    assert f.screen.name == "ledger"
+    assert f.app.state.sstate.history[-1].payouts == [30, 0, -20]
+
+
+def test_guilin_counts_xing_and_edit_reopens_the_total(finger: Finger) -> None:
+    f = finger
+    sized(f, (1280, 800))
+    session(f, "guilin", "guilin")
+    f.tap_text("quick")
+    ids = f.screen.ids
+    assert ids.xing_box.height > 0
+    f.tap(ids.winner.buttons[1])
+    f.tap(ids.xing.buttons[2])
+    for d in "18":
+        f.tap(f.screen.keys[d])
+    f.tap(ids.record)
+    e = f.app.state.sstate.history[-1]
+    assert (e.score, e.payouts, e.input["xing"]) == (10, [-10, 20, -10], 2)
+    # the ledger's line opens the hand; its edit opens the quick screen on the same total
+    line = next(w for w in f.screen.ids.history.children if f.app.state.t("by_total") in w.text)
+    f.tap(line)
+    assert f.screen.name == "hand"
+    assert f"{f.app.state.t('by_total')}: 18 胡" in f.labels()
+    f.tap_text("edit")
+    assert f.screen.name == "quick" and f.screen.total_text == "18"
+    f.tap(f.screen.keys["del"])
+    f.tap(f.screen.keys["3"])  # 13 胡: 2 子
+    f.tap(f.screen.ids.record)
+    hist = f.app.state.sstate.history
+    assert len(hist) == 1 and hist[0].score == (2 + 2) * 2 and hist[0].edited_by is not None
+
+
+def test_the_recorded_total_survives_a_restart(finger: Finger, tmp_path: Path) -> None:
+    from zipai.scorer import Ledger
+
+    data = Path(finger.app.state.data_dir)
+    with Ledger(data / "ledger.db") as led:  # a second reader of the same file replays its events
+        st = led.state(None)
+        assert st.history and all(h.entered_by == "total" for h in st.history)
+
+
+def test_taps_per_hand_by_cards_against_by_total(finger: Finger) -> None:
+    """The same hand (RULINGS L1, 18 福, seat 1 by 自摸) entered card by card and by total."""
+    from test_mobile_ui import L1_GROUPS, L1_HAND
+
+    f = finger
+    sized(f, (540, 960))
+    session(f, "taps")
+    start = f.taps
+    f.tap_text("manual")
+    ed = f.screen.ids.editor
+    for n, (state, cards) in enumerate(L1_GROUPS):
+        if n:
+            f.tap_text("new_group")
+        for c in cards:
+            f.tap(f.screen.ids.pad.keys[c])
+        target = f.app.state.editor.target
+        while f.app.state.draft.columns[target].state != state:
+            f.tap(ed.flips[target])
+    f.tap(ed.heads[f.app.state.draft.hand_column()])
+    for c in L1_HAND:
+        f.tap(f.screen.ids.pad.keys[c])
+    f.tap_text("next")
+    f.tap(f.screen.ids.winner.buttons[1])
+    f.tap(f.screen.ids.won_by.buttons["self_draw"])
+    f.tap_text("score_it")
+    f.tap(f.screen.ids.confirm)
+    by_cards = f.taps - start
+    assert f.screen.name == "ledger" and f.app.state.sstate.history[-1].score == 36
+    by_total = quick_hand(f, 1, None, "18")
+    assert f.app.state.sstate.history[-1].score == 36
+    print(f"taps per hand: by cards {by_cards}, by total {by_total}")
+    assert by_total == 5 and by_cards >= 25
