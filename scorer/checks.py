@@ -17,7 +17,7 @@ from zipai.engine import PRESETS, ZipaiError, get_rules
 
 from .errors import DamagedData, LedgerError
 from .settle import balances, minimal_transfers
-from .state import Event, Replayer, SessionInfo, SessionState
+from .state import Event, Replayer, SessionInfo, SessionState, active_voids
 
 # Bounds on what a user or a file may give: beyond them a session could never be settled
 # (money is points × stake in exact decimals) or a command could recurse without end.
@@ -207,7 +207,7 @@ def replay_checked(s: SessionInfo, events: Sequence[Event], prefix: str = "", st
     ``stored``: the events are all in the file, so any refusal means a damaged row. The
     error's ``event`` is the id of the row to leave out (an edit, when the edit broke it).
     """
-    voids = {e.target for e in events if e.kind == "void" and isinstance(e.target, int)}
+    voids = active_voids([e for e in events if e.kind != "void" or isinstance(e.target, int)])
     edits = {e.target: e for e in events if e.kind == "edit" and isinstance(e.target, int)}
     r = Replayer(s, voids, edits)
     tail = f"; {hint}" if hint else ""

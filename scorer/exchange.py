@@ -163,7 +163,7 @@ def _read_event(info: SessionInfo, i: int, e: Any, kinds: Mapping[int, str]) -> 
         raise LedgerError(f"{where} has unknown kind {short(kind)}", code="bad_import")
     target = e.get("target")
     if kind in ("void", "edit"):
-        allowed = ("hand",) if kind == "edit" else PLAY_KINDS
+        allowed = ("hand",) if kind == "edit" else (*PLAY_KINDS, "void")  # a redo voids an undo
         if isinstance(target, bool) or not isinstance(target, int) or kinds.get(target) not in allowed:
             raise LedgerError(f"{where} ({kind}) refers to event {short(target)}, which is no "
                               f"{' or '.join(allowed)} before it", code="bad_import")
