@@ -8,13 +8,13 @@ them from the i18n tables (``zipai score --text`` prints the same steps). An eng
 >>> r = {"points": 16, "score": 26, "specials": [], "steps": [
 ...     {"code": "points", "value": 16}, {"code": "minimum", "value": 15, "reached": True},
 ...     {"code": "normal", "value": 26, "how": "discard"}, {"code": "score", "value": 26, "from": "normal"},
-...     {"code": "discarder", "seat": 2, "value": -26}]}
+...     {"code": "discarder", "seat": 2, "value": -16}]}
 >>> for line in explain(r, "hunan", ("甲", "乙", "丙"), Translator()): print(line)
 七组合计 16福
 起胡 15：16够了
 点炮 +10 → 26
 得分 26（按平胡）
-丙 放炮：-26
+丙 放炮：-16
 """
 
 from __future__ import annotations

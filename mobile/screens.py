@@ -327,6 +327,8 @@ class ReviewScreen(EditScreen):
 class WinScreen(Base):
     """Winner, how (自摸 / stock / discard from whom / dealt), the winning card, minimum, 醒."""
 
+    asked = ""  # the layout the winning card was last asked for
+
     def refresh(self) -> None:
         st = self.state
         s = st.session
@@ -393,8 +395,12 @@ class WinScreen(Base):
         r = _app().guard(self.state.score)
         if r is None:
             return
-        if r.get("winning_card_matters") and self.state.win.winning_card is None:
-            self.refresh()  # the choices narrow to the cards that matter
+        key = self.state.layout_key()
+        if r.get("winning_card_matters") and self.state.win.winning_card is None and self.asked != key:
+            # asked once: the choices narrow to the cards that matter; 算分 again with 不指定
+            # scores it as the engine does when none of them won it
+            self.asked = key
+            self.refresh()
             _app().notify(tr("which_card"))
             return
         _app().go("result")

@@ -367,10 +367,11 @@ class AppState:
             self.result = score(obj, rules)
         except ZipaiError as exc:
             raise self.refusal(exc.code) from None
-        self._matters = (self._layout_key(), list(self.result.get("winning_card_matters") or []))
+        self._matters = (self.layout_key(), list(self.result.get("winning_card_matters") or []))
         return self.result
 
-    def _layout_key(self) -> str:
+    def layout_key(self) -> str:
+        """The layout and win as the engine gets them, to tell whether an answer still applies."""
         return json.dumps(self.check().layout, sort_keys=True)
 
     def winning_card_matters(self) -> list[str] | None:
@@ -380,7 +381,7 @@ class AppState:
         if not engine_explains():
             return None
         key, cards = getattr(self, "_matters", ("", []))
-        return cards if key == self._layout_key() else []
+        return cards if key == self.layout_key() else []
 
     def winning_choices(self) -> list[str]:
         """The cards the winning card can be: the free hand cards, each face once."""

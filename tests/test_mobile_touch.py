@@ -94,8 +94,9 @@ def win_and_score(ui: UI, winner: int, won_by: str, discarder: int | None = None
     if card is not None and ids.winning_box.shown:
         f.choose(ids.winning, card)
     f.tap_text("score_it")
-    if ui.screen.name == "win" and ids.winning_box.shown and card is not None:
-        f.choose(ids.winning, card)  # the engine asked for the winning card: it matters here
+    if ui.screen.name == "win" and ids.winning_box.shown:  # the engine asks: the card matters
+        if card is not None and card in ids.winning.buttons:
+            f.choose(ids.winning, card)
         f.tap_text("score_it")
     assert ui.screen.name == "result", ui.app.status
 
@@ -352,12 +353,12 @@ def test_the_score_is_explained_line_by_line(ui: UI) -> None:
     r["steps"] = [{"code": "points", "value": 16}, {"code": "minimum", "value": 15, "reached": True},
                   {"code": "normal", "value": 26, "how": "discard"},
                   {"code": "score", "value": 26, "from": "normal"},
-                  {"code": "discarder", "seat": 2, "value": -26}]
+                  {"code": "discarder", "seat": 2, "value": -16}]
     st.result = r
     ui.app.go("result")
     ui.pump(3)
     text = ui.labels()
-    for line in ("七组合计 16福", "起胡 15：16够了", "点炮 +10 → 26", "得分 26（按平胡）", "丙 放炮：-26"):
+    for line in ("七组合计 16福", "起胡 15：16够了", "点炮 +10 → 26", "得分 26（按平胡）", "丙 放炮：-16"):
         assert line in text, line
     from zipai.mobile.widgets import CardChip
 

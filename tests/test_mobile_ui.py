@@ -216,6 +216,16 @@ def score_self_draw(ui: UI) -> None:
     ui.tap_text("score_it")
 
 
+def score_it(ui: UI, card: str | None = None) -> None:
+    """Tap 算分; when the engine asks for the winning card, pick ``card`` (or leave 不指定) and
+    tap 算分 again."""
+    ui.tap_text("score_it")
+    if ui.screen.name == "win" and ui.screen.ids.winning_box.shown:
+        if card is not None:
+            ui.choose(ui.screen.ids.winning, card)
+        ui.tap_text("score_it")
+
+
 # ------------------------------------------------------------------ tests
 def test_starts_on_the_start_screen_with_the_cjk_font(ui: UI) -> None:
     assert ui.screen.name == "start" and ui.app.font and Path(ui.app.font).is_file()
@@ -236,16 +246,15 @@ def test_manual_entry_score_record_and_settle(ui: UI) -> None:
     ui.choose(ids.winner, 1)
     ui.choose(ids.won_by, "discard")
     ui.choose(ids.from_seat, 2)
-    ui.choose(ids.winning, "x9")
-    ui.tap_text("score_it")
+    score_it(ui, "x9")  # the engine says the winning card matters here, and the app asks
     assert ui.screen.name == "result"
     text = ui.labels()
-    for needle in ("碰", "坎", "一二三", "贰柒拾", ui.app.state.t("score", n=26), "乙: +26", "丙: -26"):
+    for needle in ("碰", "坎", "一二三", "贰柒拾", ui.app.state.t("score", n=26), "乙: +26", "丙: -16"):
         assert needle in text, needle
     ui.press(ui.screen.ids.confirm)
     assert ui.screen.name == "ledger"
     hist = ui.app.state.sstate.history
-    assert len(hist) == 1 and hist[0].score == 26 and hist[0].payouts == [0, 26, -26]
+    assert len(hist) == 1 and hist[0].score == 26 and hist[0].payouts == [0, 26, -16]
     ui.tap_text("settle")
     assert ui.screen.name == "settle"
     assert "乙 付" not in ui.labels() and "丙 付 乙" in ui.labels()
@@ -403,7 +412,7 @@ def test_review_corrections_by_tap(ui: UI) -> None:
     assert ui.screen.name == "manual" and st.pending.editing == 1
     ui.tap_text("next")
     ui.choose(ui.screen.ids.won_by, "stock")
-    ui.tap_text("score_it")
+    score_it(ui)
     shown = st.result["score"]
     ui.press(ui.screen.ids.confirm)
     hist = st.sstate.history
@@ -613,7 +622,7 @@ def _drive(data: str, mode: str) -> None:
         ui.tap_text("next")
         ui.choose(ui.screen.ids.winner, 1)
         ui.choose(ui.screen.ids.won_by, "stock")
-        ui.tap_text("score_it")
+        score_it(ui)
         ui.press(ui.screen.ids.confirm)
         print("CONFIRMED", len(st.sstate.history), flush=True)
         ui.tap_text("manual")
