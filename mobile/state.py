@@ -252,8 +252,8 @@ class AppState:
         scanner = self._scanner or _vision_scan
         try:
             sc = scanner(str(path))
-        except ValueError:  # vision's errors: the photo cannot be read
-            raise self.refusal("bad_photo") from None
+        except ValueError as exc:  # vision's errors carry a code, worded here
+            raise self.refusal(getattr(exc, "code", "bad_photo")) from None
         self.scan = sc
         self.pending = Pending(Draft.from_scan(sc.columns, sc.detections, str(path), (sc.width, sc.height)))
         self.changed()

@@ -156,7 +156,9 @@ def finger(tmp_path_factory: pytest.TempPathFactory) -> Any:
     def scanner(path: str) -> Any:
         shots.append(path)
         if path.endswith("broken.jpg"):
-            raise ValueError(f"{path}: cannot decode image (the file is truncated)")
+            from zipai.vision.errors import ImageError  # what vision raises, with its code
+
+            raise ImageError(f"{path}: cannot decode image (the file is truncated)", code="bad_image")
         return sc
 
     home = base / "home"
@@ -255,7 +257,9 @@ def test_the_picker_opens_the_pictures_folder_in_chinese(finger: Finger) -> None
                     and w.__class__.__name__ == "FileListEntry")
     f.tap(entry("broken.jpg"))
     f.tap_text("use_photo")
-    assert f.screen.name == "capture" and "truncated" in f.app.status  # refused in one line
+    # refused in one line, in the app's words for vision's code (never its English)
+    assert f.screen.name == "capture" and f.app.status == f.app.state.t(
+        "error", msg=f.app.state.t.error("bad_image"))
     f.tap(entry("table.jpg"))
     assert chooser.selection and chooser.selection[0].endswith("table.jpg")
     f.tap_text("use_photo")
