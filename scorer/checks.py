@@ -116,6 +116,22 @@ def preset_name(value: Any, where: str) -> str:
                       f"({', '.join(PRESETS)}); data never names a rules file", code="bad_rules")
 
 
+SESSION_ONLY = ("dealer_rotation", "rules_version")  # options a hand may not change for itself
+
+
+def check_hand_options(s: SessionInfo, options: Mapping[str, Any], where: str) -> None:
+    """A hand's own options: house options the session's rule set takes, none of those fixed
+    for the whole evening (the dealer's rotation, and the rules version the evening is scored by)."""
+    fixed = next((k for k in SESSION_ONLY if k in options), None)
+    if fixed is not None:
+        raise LedgerError(f"{where}: {fixed!r} is fixed for the session, not per hand", code="bad_rules")
+    try:
+        s.rules_for(options)
+    except ZipaiError as exc:
+        raise LedgerError(f"{where}: {exc} (session {s.name!r} plays {s.preset})",
+                          code="bad_rules") from None
+
+
 def check_depth(obj: Any, where: str, limit: int = MAX_DEPTH) -> None:
     """Refuse data nested deeper than ``limit`` (walked without recursion)."""
     stack: list[tuple[Any, int]] = [(obj, 1)]

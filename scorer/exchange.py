@@ -20,6 +20,7 @@ from .checks import (
     MAX_PATH,
     bad_char,
     check_adjustment,
+    check_hand_options,
     check_name,
     check_photo,
     check_seat,
@@ -187,13 +188,7 @@ def _read_event(info: SessionInfo, i: int, e: Any, kinds: Mapping[int, str]) -> 
             raise LedgerError(f"{where}: the hand is for {raw['rules']!r} rules, the session plays "
                               f"{info.preset}", code="bad_rules")
         if options:
-            if "dealer_rotation" in options:
-                raise LedgerError(f"{where}: 'dealer_rotation' is fixed for the session, not per hand",
-                                  code="bad_rules")
-            try:
-                info.rules_for(options)
-            except ZipaiError as exc:
-                raise LedgerError(f"{where}: {exc}", code="bad_rules") from None
+            check_hand_options(info, options, where)
     elif kind == "double":
         raws = data.get("inputs")
         if not isinstance(raws, list) or len(raws) != 2 or not all(isinstance(r, Mapping) for r in raws):

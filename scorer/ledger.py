@@ -23,6 +23,7 @@ from .checks import (
     SALVAGE_HINT,
     check_adjustment,
     check_depth,
+    check_hand_options,
     check_name,
     check_photo,
     check_seat,
@@ -389,14 +390,7 @@ class Ledger:
         merged = {**dict(raw.get("options") or {}), **dict(options or {})}
         if not merged:
             return None
-        if "dealer_rotation" in merged:
-            raise LedgerError(f"{where}: 'dealer_rotation' is fixed for the session, not per hand",
-                              code="bad_rules")
-        try:
-            s.rules_for(merged)
-        except ZipaiError as exc:
-            raise LedgerError(f"{where}: {exc} (session {s.name!r} plays {s.preset})",
-                              code="bad_rules") from None
+        check_hand_options(s, merged, where)
         return merged
 
     def record_hand(self, ref: SessionRef, engine_input: Mapping[str, Any], photo: str | None = None,

@@ -72,3 +72,21 @@ def test_session_show_names_the_rules_version(tmp_path: Path) -> None:
     old = led.new_session("旧", "hunan", ["甲", "乙", "丙"], options={"rules_version": 1})
     assert "rules_version=2" in state_text(led.state(new)).splitlines()[0]
     assert "rules_version=1" in state_text(led.state(old)).splitlines()[0]
+
+
+def test_a_hand_cannot_change_the_sessions_rules_version(tmp_path: Path) -> None:
+    import pytest
+
+    from zipai.scorer import LedgerError
+
+    led = new_ledger(tmp_path)
+    s = led.new_session("新", "hunan", ["甲", "乙", "丙"])
+    with pytest.raises(LedgerError, match="'rules_version' is fixed for the session"):
+        led.record_hand(s, l1(2, "discard", 0), options={"rules_version": 1})
+    data = led.export_json(led.new_session("旧", "hunan", ["甲", "乙", "丙"]))
+    other = Ledger(tmp_path / "other.db")
+    data["events"] = [{"id": 1, "kind": "hand", "target": None, "options": {"rules_version": 1},
+                       "photo": None, "created_at": "2026-12-05T00:00:00",
+                       "data": {"input": l1(2, "discard", 0), "dealer": 0}}]
+    with pytest.raises(LedgerError, match="'rules_version' is fixed for the session"):
+        other.import_json(data)
