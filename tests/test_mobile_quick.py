@@ -1,6 +1,6 @@
 """Quick score entry by total, driven by touches at window coordinates on three window sizes.
 
-``Finger`` presses and lifts a MotionEvent through the Window at a widget's window position, as a
+``touch.Finger`` presses and lifts a touch through the Window at a widget's window position, as a
 player's finger would (a disabled or covered widget takes the touch as it would on a phone), and
 counts the taps: the report's taps per hand come from these counts.
 """
@@ -11,54 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from touch import Finger
 
 SIZES = ((360, 780), (540, 960), (1280, 800))
 
 
-class Finger:
-    """Touches through the Window; ``taps`` counts them."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self.taps = 0
-
-    def pump(self, n: int = 3) -> None:
-        from kivy.base import EventLoop
-
-        for _ in range(n):
-            EventLoop.idle()
-
-    @property
-    def screen(self) -> Any:
-        return self.app.sm.current_screen
-
-    def tap(self, widget: Any) -> None:
-        from kivy.core.window import Window
-        from kivy.tests.common import UnitTestTouch
-
-        self.pump(2)
-        x, y = widget.to_window(*widget.center)
-        assert 0 <= x < Window.width and 0 <= y < Window.height, \
-            f"{getattr(widget, 'text', widget)!r} lies outside the {Window.size} window at {(x, y)}"
-        assert widget.width >= 30 and widget.height >= 30, f"{getattr(widget, 'text', widget)!r} is too small"
-        t = UnitTestTouch(x, y)
-        t.touch_down()
-        self.pump(1)
-        t.touch_up()
-        self.taps += 1
-        self.pump(3)
-
-    def button(self, text: str) -> Any:
-        found = [w for w in self.screen.walk() if hasattr(w, "on_release")
-                 and getattr(w, "text", None) == text and w.opacity > 0 and w.height > 0]
-        assert found, f"no button {text!r} on {self.screen.name}"
-        return found[0]
-
-    def tap_text(self, key: str) -> None:
-        self.tap(self.button(self.app.state.t(key)))
-
-    def labels(self) -> str:
-        return "\n".join(w.text for w in self.screen.walk() if isinstance(getattr(w, "text", None), str))
+def labels(f: Finger) -> str:
+    """Every text on the screen, for the words a player would read."""
+    return "\n".join(w.text for w in f.screen.walk() if isinstance(getattr(w, "text", None), str))
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +75,7 @@ def test_a_discard_and_a_self_draw_by_total(finger: Finger, size: tuple[int, int
     assert f.screen.name == "ledger", f.app.status
     e = f.app.state.sstate.history[-1]
     assert (e.entered_by, e.score, e.payouts, e.input["total"]) == ("total", 28, [0, 28, -18], 18)
-    assert f.app.state.t("by_total") in f.labels()
+    assert f.app.state.t("by_total") in labels(f)
     taps = quick_hand(f, 2, None, "18")  # 自摸 is the default choice
     assert taps == 5
     e = f.app.state.sstate.history[-1]
@@ -186,7 +146,7 @@ def test_guilin_counts_xing_and_edit_reopens_the_total(finger: Finger) -> None:
     line = next(w for w in f.screen.ids.history.children if f.app.state.t("by_total") in w.text)
     f.tap(line)
     assert f.screen.name == "hand"
-    assert f"{f.app.state.t('by_total')}: 18 胡" in f.labels()
+    assert f"{f.app.state.t('by_total')}: 18 胡" in labels(f)
     f.tap_text("edit")
     assert f.screen.name == "quick" and f.screen.total_text == "18"
     f.tap(f.screen.keys["del"])

@@ -3,8 +3,9 @@ Window, on a 360×780 phone, a 540×960 phone and a 1280×800 tablet (issue 47).
 
 * every shown button on every screen, for each rule set, is probed: a touch at its centre
   must reach it (a hidden panel lying over it fails the probe);
-* a scripted evening (4 hands, one 点炮 and one from a photo, one undone and redone, a draw,
-  then settle and lock) passes on each window size, and counts the taps per hand;
+* a scripted evening (4 hands, one 点炮, one from a photo and one entered by its total, one
+  undone and redone, a draw, then settle and lock) passes on each window size, and counts the
+  taps per hand;
 * no English sentence reaches a Chinese screen; the score is explained line by line.
 """
 
@@ -256,30 +257,18 @@ def test_a_scripted_evening_by_touch(ui: UI, size: tuple[int, int]) -> None:
     assert len(st.sstate.history) == 3
     answer(ui, "draw")
     assert st.sstate.history[-1].kind == "draw" and ui.app.status == st.t("draw_recorded", n=4)
-    # hand 4: typed, self-drawn by 甲; a trip to the ledger mid-entry keeps the typed cards
+    # hand 4: entered by its total on the ledger: 甲 self-draws 18 福 (RULINGS section 8: 36)
     t0 = f.taps
-    f.tap_text("manual")
-    type_layout(ui, L1_GROUPS[:1], ())
-    f.tap_text("ledger")
     assert ui.screen.name == "ledger"
-    f.tap(ui.screen.ids.manual_btn)
-    assert ui.screen.name == "manual" and st.draft.count() == 3
-    # the rest of the layout: the two other groups, then the hand
-    f.tap_text("new_group")
-    for c in L1_GROUPS[1][1]:
-        f.tap(ui.screen.ids.pad.keys[c])
-    target = st.editor.target
-    while st.draft.columns[target].state != "concealed":
-        f.tap(ui.screen.ids.editor.flips[target])
-    f.tap_text("new_group")
-    for c in L1_GROUPS[2][1]:
-        f.tap(ui.screen.ids.pad.keys[c])
-    f.tap(ui.screen.ids.editor.heads[st.draft.hand_column()])
-    for c in L1_HAND:
-        f.tap(ui.screen.ids.pad.keys[c])
-    win_and_score(ui, 0, "self_draw")
-    f.tap(ui.screen.ids.confirm)
-    count("typed with a trip to the ledger, self-drawn", t0)
+    f.tap_text("quick")
+    assert ui.screen.name == "quick"
+    f.tap(ui.screen.ids.winner.buttons[0])  # 自摸 is chosen already
+    for d in "18":
+        f.tap(ui.screen.keys[d])
+    f.tap(ui.screen.ids.record)
+    count("by total, self-drawn", t0)
+    last = st.sstate.history[-1]
+    assert (last.entered_by, last.score, last.payouts) == ("total", 36, [36, 0, 0])
     kinds = [e.kind for e in st.sstate.history]
     assert kinds == ["hand", "hand", "hand", "draw", "hand"]
     # settle and lock, asked first; the ledger then shows the lock and offers no entry
