@@ -127,7 +127,7 @@ class QuickScreen(Base):
         pad = self.ids.digits
         self.keys: dict[str, Button] = {}  # kv is applied inside __init__, before its own lines
         for k in ("1", "2", "3", "4", "5", "6", "7", "8", "9", "clear", "0", "del"):
-            label = {"del": "⌫", "clear": "C"}.get(k, k)
+            label = {"del": "←", "clear": "C"}.get(k, k)  # glyphs the CJK font draws
             b = Button(text=label, background_normal="", background_down="", font_size=sp(24),
                        background_color=GREEN if k.isdigit() else (0.4, 0.4, 0.38, 1))
             b.bind(on_release=lambda _b, k=k: self.key(k))

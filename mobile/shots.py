@@ -51,6 +51,7 @@ class Walker:
             ("ledger", "ledger", self._ledger),
             ("hand", "hand", self._hand),
             ("settle", "settle", lambda: None),
+            ("quick", "quick", self._quick),
         ]
 
     def start(self) -> None:
@@ -118,6 +119,13 @@ class Walker:
 
     def _hand(self) -> None:
         self.app.sm.get_screen("hand").no = 1
+
+    def _quick(self) -> None:
+        # a hand by its total, as typed: 乙 wins 18 福 on 丙's discard
+        from .quick import QuickEntry
+
+        entry = QuickEntry(winner=1, won_by="discard", discarder=2, digits="18")
+        self.app.sm.get_screen("quick").start(entry)
 
     # ---------------------------------------------------------------- machinery
     def _next(self, i: int) -> None:

@@ -565,7 +565,8 @@ def test_screenshots_walk_every_screen(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr[-2000:]
     shots = sorted((tmp_path / "shots").glob("*.png"))
     names = [p.stem.split("-", 1)[1] for p in shots]
-    for screen in ("start", "settings", "capture", "manual", "win", "result", "ledger", "hand", "settle"):
+    for screen in ("start", "settings", "capture", "manual", "win", "result", "ledger", "hand", "settle",
+                   "quick"):
         assert screen in names
     from zipai.mobile.state import sample_photo
     from zipai.vision.detector import default_manifest
