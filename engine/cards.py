@@ -94,6 +94,7 @@ class Card:
 
 
 ALL_CARDS: tuple[Card, ...] = tuple(Card(big, rank) for big in (False, True) for rank in range(1, 11))
+CARD_NAMES: tuple[str, ...] = tuple(c.text for c in ALL_CARDS)  # x1…x10, d1…d10: the one list of names
 
 _LOOKUP: dict[str, Card] = {}
 for _c in ALL_CARDS:

@@ -20,12 +20,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from zipai.engine import Card
+from zipai.engine import CARD_NAMES, Card
 from zipai.vision import Assembled, Column, Detection, Doubt, assemble
 
 TABLE, HAND = "table", "hand"
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"
-FACES: tuple[str, ...] = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)])
+FACES: tuple[str, ...] = CARD_NAMES
 KEYS: tuple[str, ...] = (*FACES, "back")
 NO_BOX = -1
 # doubts that leave the layout unscorable until the user fixes them

@@ -13,11 +13,13 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from zipai.engine import CARD_NAMES
+
 FINDER_STRIDE = 4
 FINDER_CLASSES = ("glyph", "back")
 # Reader classes: the 20 faces (engine index order), then back, then "none" (not a card glyph:
 # an upside-down bottom glyph, a pattern, a false find).
-READER_CLASSES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)] + ["back", "none"])
+READER_CLASSES = (*CARD_NAMES, "back", "none")
 
 
 def _cbr(cin: int, cout: int, k: int = 3, s: int = 1, groups: int = 1, dil: int = 1) -> nn.Sequential:

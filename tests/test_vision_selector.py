@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 from conftest import copy_model
 
+from zipai.engine import CARD_NAMES
 from zipai.models.selector import Examples, fit, labels
 from zipai.vision.detector import Detector, Raw, default_manifest
 from zipai.vision.errors import ModelError
 from zipai.vision.selector import FEATURES, Selector, SelectorError, features
 
-CLASSES = [f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)] + ["back", "none"]
+CLASSES = [*CARD_NAMES, "back", "none"]
 COL = {name: k for k, name in enumerate(FEATURES)}
 
 

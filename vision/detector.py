@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from zipai.engine import ZipaiError
+from zipai.engine import CARD_NAMES, ZipaiError
 from zipai.engine.files import read_file
 
 from .color import RED_THRESHOLD, redness
@@ -24,7 +24,7 @@ from .selector import RED, SYMMETRIC, Selector, SelectorError, covers, main_axis
 from .selector import features as selector_features
 from .session import Session, SessionFactory, ort_factory, signed_kernels_exact, unfused_ort_factory
 
-FACES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)])
+FACES = CARD_NAMES
 RESCUE_OFF = (1.0, 2.0)  # a second chance (peak floor, reader probability) that no find passes
 MAX_SPARE = 8  # weak finds offered to the layout, at most (each try re-clusters and splits the hand)
 CARD_GLYPHS = 4.0  # a card's length in glyph sizes, about: the margin around the finds of a second look

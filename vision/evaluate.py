@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zipai.engine import ZipaiError, score
+from zipai.engine import CARD_NAMES, ZipaiError, score
 
 from .decode import Decoded, load
 from .detector import Detection, Detector
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 # the label rows that make up the winner's layout; "loose" cards are distractors around it
 LAYOUT_ROWS = frozenset({"hand", "table"})
-CATEGORY_NAMES = tuple([f"x{r}" for r in range(1, 11)] + [f"d{r}" for r in range(1, 11)] + ["back"])
+CATEGORY_NAMES = (*CARD_NAMES, "back")
 
 
 def category_name(category_id: int) -> str:
