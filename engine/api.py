@@ -200,16 +200,18 @@ def _settle(hand: Hand, groups: list[Group], points: list[int], explain: bool = 
     name = hand.rules.name
     reds = sum(1 for g in groups for c in g.cards if c.is_red) if name == "hunan" else 0
     cards = [c.index for g in groups for c in g.cards] if name == "guilin" else []
-    return _settle_base(hand, sum(points), reds, cards, explain)
+    return settle_base(hand, sum(points), reds, cards, explain)
 
 
-def _settle_base(hand: Hand, base: int, reds: int, cards: list[int], explain: bool = False) -> Outcome:
+def settle_base(hand: Hand, base: int, reds: int, cards: list[int], explain: bool = False,
+                 xing: int | None = None) -> Outcome:
+    """The rule set's settlement of a base; ``xing`` is a Guilin 醒 already counted."""
     ctx, rules = hand.ctx, hand.rules
     if rules.name == "hunan":
         return settle_hunan(base, reds, ctx, rules, explain)
     if rules.name == "guangxi":
         return settle_guangxi(base, ctx, rules, explain)
-    return settle_guilin(base, cards, ctx, rules, explain=explain)
+    return settle_guilin(base, cards, ctx, rules, explain=explain, xing=xing)
 
 
 def layout_text(groups: Sequence[Group], table: int = 0) -> str:
@@ -290,10 +292,9 @@ class _Search:
 
     def splits(self, hand: Hand, w: int, beyond_held: bool = False) -> list[Split]:
         """Every split with ``w`` (an index, or -1) as the winning card."""
-        # only a lone winning card can be a table triple's fourth
-        triples = self.table_triples if w >= 0 and self.counts[w] == 1 else ()
         return hand_splits(self.counts, len(hand.groups), self.table_quads, w, hand.ctx.won_by,
-                           triples, self.table_pairs, hand.rules.options.rules_version, beyond_held)
+                           self.table_triples, self.table_pairs, hand.rules.options.rules_version,
+                           beyond_held)
 
 
 def evaluate(hand: Hand, search: _Search | None = None) -> tuple[Candidate | None, list[Candidate]]:
@@ -351,7 +352,7 @@ def _best_pays(hand: Hand, bases: set[int]) -> Pays:
     winner = hand.ctx.winner
     best: tuple[tuple[int, int, int], Pays] | None = None
     for base in bases:
-        o = _settle_base(hand, base, reds, cards)
+        o = settle_base(hand, base, reds, cards)
         key = (-int(o.winning), -(o.payouts[winner] if o.payouts else 0), -base)
         if best is None or key < best[0]:
             best = (key, (True, o.score, tuple(o.payouts)) if o.winning else NO_PAY)
@@ -363,6 +364,18 @@ def _group_json(g: Group, pts: int, region: str) -> dict[str, Any]:
     return {"cards": [c.text for c in g.cards], "kind": _KIND_TEXT[g.kind],
             "state": "open" if g.state is State.OPEN else "concealed",
             "name": g.name(region), "points": pts}
+
+
+def outcome_json(o: Outcome, region: str, players: int) -> dict[str, Any]:
+    """What a settled hand pays, in the contract's fields (a hand that does not win pays nothing)."""
+    out: dict[str, Any] = {
+        "specials": [{"id": s, "name": SPECIAL_NAMES[s]} for s in o.specials] if o.winning else [],
+        "score": o.score if o.winning else 0}
+    if region == "guilin":
+        out.update(zi=o.extra.get("zi", 0), xing=o.extra.get("xing", 0), fan=o.extra.get("fan", 1))
+    out["payouts"] = o.payouts if o.winning else [0] * players
+    out["transfers"] = o.transfers if o.winning and region != "hunan" else []
+    return out
 
 
 def result_json(hand: Hand, best: Candidate | None, cands: list[Candidate]) -> dict[str, Any]:
@@ -392,14 +405,7 @@ def result_json(hand: Hand, best: Candidate | None, cands: list[Candidate]) -> d
     out["text"] = best.text
     if best.leftover:
         out["leftover"] = [c.text for c in best.leftover]
-    out["specials"] = [{"id": s, "name": SPECIAL_NAMES[s]} for s in o.specials] if o.winning else []
-    out["score"] = o.score if o.winning else 0
-    if region == "guilin":
-        out.update(zi=o.extra.get("zi", 0), xing=o.extra.get("xing", 0), fan=o.extra.get("fan", 1))
-    out["payouts"] = o.payouts if o.winning else [0] * n
-    out["transfers"] = o.transfers if o.winning else []
-    if region == "hunan":
-        out["transfers"] = []
+    out.update(outcome_json(o, region, n))
     # the search settles every candidate without its working; the claimed one is worked out
     out["steps"] = o.steps or _settle(hand, best.groups, best.points, explain=True).steps
     out["alternatives"] = [

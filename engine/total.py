@@ -21,10 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .api import parse_input
+from .api import outcome_json, parse_input, settle_base
 from .errors import InputError
 from .rules import Rules
-from .scoring import SPECIAL_NAMES, settle_guangxi, settle_guilin, settle_hunan
 
 # No seven groups score more: six concealed big quads (72) and their pair, or seven big
 # concealed triples (42); a typed total above this is a typing slip.
@@ -66,23 +65,10 @@ def score_total(obj: Any, rules: str | Rules | None = None) -> dict[str, Any]:
     r, ctx = hand.rules, hand.ctx
     if xing and r.name != "guilin":
         raise InputError(f"醒 is a Guilin count; {r.name} has none", code="bad_total")
-    if r.name == "hunan":
-        out = settle_hunan(base, _NO_RED_SPECIAL, ctx, r, explain=True)
-    elif r.name == "guangxi":
-        out = settle_guangxi(base, ctx, r, explain=True)
-    else:
-        out = settle_guilin(base, [], ctx, r, explain=True, xing=xing)
-    steps = out.steps
-    n = ctx.players
+    out = settle_base(hand, base, _NO_RED_SPECIAL, [], explain=True, xing=xing)
     res: dict[str, Any] = {"rules": r.to_dict(), "winning": out.winning}
     if not out.winning and out.reason:
         res["reason"] = {"code": out.reason[0], "message": out.reason[1]}
-    res.update(groups=[], points=base, text="",
-               specials=[{"id": s, "name": SPECIAL_NAMES[s]} for s in out.specials] if out.winning else [],
-               score=out.score if out.winning else 0)
-    if r.name == "guilin":
-        res.update(zi=out.extra.get("zi", 0), xing=out.extra.get("xing", 0), fan=out.extra.get("fan", 1))
-    res["payouts"] = out.payouts if out.winning else [0] * n
-    res["transfers"] = out.transfers if out.winning and r.name != "hunan" else []
-    res.update(alternatives=[], steps=steps, entered_by="total", total=base)
+    res.update(groups=[], points=base, text="", **outcome_json(out, r.name, ctx.players))
+    res.update(alternatives=[], steps=out.steps, entered_by="total", total=base)
     return res
