@@ -29,6 +29,14 @@ def layout(text: str, rules: str = "hunan", **fields: Any) -> dict[str, Any]:
     return obj
 
 
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A ledger file for the CLI, named to every command through ``ZIPAI_DB``."""
+    path = tmp_path / "cli.db"
+    monkeypatch.setenv("ZIPAI_DB", str(path))
+    return path
+
+
 def copy_model(dest: Path) -> Path:
     """A copy of the shipped model in ``dest``: its manifest and every network file it names
     (the int8-weight twins too, which a CPU with VNNI loads); the copied manifest."""

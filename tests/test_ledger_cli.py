@@ -20,13 +20,6 @@ def run(capsys: pytest.CaptureFixture[str], main: Any, *argv: str) -> tuple[int,
     return rc, out, err
 
 
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "cli.db"
-    monkeypatch.setenv("ZIPAI_DB", str(path))
-    return path
-
-
 def write(tmp_path: Path, name: str, obj: Any) -> str:
     p = tmp_path / name
     p.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")

@@ -27,13 +27,6 @@ from zipai.scorer import db as dbmod
 from zipai.scorer.cli import hand_main, players_main, session_main
 
 
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "cli.db"
-    monkeypatch.setenv("ZIPAI_DB", str(path))
-    return path
-
-
 def one_line(rc: int, err: str, needle: str) -> None:
     assert rc == 2, err
     assert err.count("\n") == 1 and "Traceback" not in err, err
