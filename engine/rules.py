@@ -19,6 +19,14 @@ from typing import Any, ClassVar
 from .errors import RulesError, ZipaiError
 from .files import read_file, shown
 
+# The engine's readings of the sources, numbered so a ledger replays a session under the
+# rules it was recorded with. 1: before the corrections of 2026-12 (a fourth card may join
+# any table triple when it came from another player and never when self-drawn; a Hunan
+# discarder loses the whole score; 数审 takes half rounded to a point; 自摸 doubles uncapped).
+# 2: RULINGS sections 5 and 6 as they stand.
+RULES_VERSIONS = {1: "before 2026-12", 2: "2026-12"}
+CURRENT_RULES_VERSION = 2
+
 
 @dataclass(frozen=True)
 class Options:
@@ -31,7 +39,7 @@ class Options:
     xing: tuple[str, ...] = ("up", "down")
     fan_as_zi: bool = False
     dealer_rotation: str = "winner"
-    rules_version: int = 2
+    rules_version: int = CURRENT_RULES_VERSION
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -88,14 +96,6 @@ def _options_dict(options: Options) -> dict[str, Any]:
     out["xing"] = list(options.xing)  # the one list among the values
     return out
 
-
-# The engine's readings of the sources, numbered so a ledger replays a session under the
-# rules it was recorded with. 1: before the corrections of 2026-12 (a fourth card may join
-# any table triple when it came from another player and never when self-drawn; a Hunan
-# discarder loses the whole score; 数审 takes half rounded to a point; 自摸 doubles uncapped).
-# 2: RULINGS sections 5 and 6 as they stand.
-RULES_VERSIONS = {1: "before 2026-12", 2: "2026-12"}
-CURRENT_RULES_VERSION = 2
 
 PRESETS: dict[str, Rules] = {
     "hunan": Rules("hunan", Options(), source="hunan"),  # minimum follows the seat count
