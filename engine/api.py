@@ -11,27 +11,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .cards import ALL_CARDS, Card, check_deck_limits
 from .decompose import Split, TableTriple, fourth_card_moves, hand_splits
 from .errors import CardError, GroupError, InputError, ZipaiError
 from .groups import Group, Kind, State
+from .result import Alternative, Reason, Result, ScoredGroup, Special, transfers_of
 from .rules import Rules, get_rules
-from .scoring import (
-    SPECIAL_NAMES,
-    Context,
-    Outcome,
-    group_points,
-    piece_points,
-    settle_guangxi,
-    settle_guangxi_instant,
-    settle_guilin,
-    settle_hunan,
-)
+from .scoring import Context, Outcome
+from .variants import Variant, variant_names
 
 WON_BY = ("self_draw", "stock", "discard", "dealt")
 _KEYS = {"rules", "options", "players", "dealer", "winner", "won_by", "from", "first_discard",
@@ -65,6 +59,15 @@ def _card(value: Any, where: str, n: int | None = None) -> Card:
     raise CardError(f"{place}: unknown card {value!r} (use x1…x10, d1…d10 or a Chinese numeral)")
 
 
+def _cards(raw: list[Any], where: str) -> list[Card]:
+    """Cards from their texts: a lookup each in the common case, else each parsed or refused."""
+    try:
+        return list(map(_CARD_BY_TEXT.__getitem__, raw))
+    except (KeyError, TypeError):  # a Chinese numeral, another spelling, or not a card at all
+        return [_CARD_BY_TEXT[c] if isinstance(c, str) and c in _CARD_BY_TEXT else _card(c, where, n)
+                for n, c in enumerate(raw)]
+
+
 def _int(obj: Mapping[str, Any], key: str, default: int | None = None) -> int:
     v = obj.get(key, default)
     if v is None:
@@ -84,11 +87,12 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
                          code="unknown_field")
     rule_name = rules if rules is not None else obj.get("rules")
     if rule_name is None:
-        raise InputError("missing field 'rules' (hunan, guangxi or guilin)",
-                         code="missing_field")
+        *most, last = variant_names()
+        raise InputError(f"missing field 'rules' ({', '.join(most)} or {last})", code="missing_field")
     r = get_rules(rule_name, obj.get("options") or {})
+    variant = r.variant
     players = _int(obj, "players", 3)
-    lo, hi = Rules.PLAYERS[r.name]
+    lo, hi = variant.seats
     if not lo <= players <= hi:
         raise InputError(f"{r.name} is played by {lo} to {hi} players, not {players}",
                          code="bad_seat")
@@ -114,11 +118,10 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
     first_discard = obj.get("first_discard", False)
     if not isinstance(first_discard, bool):
         raise InputError(f"field 'first_discard' must be true or false, got {first_discard!r}")
-    idle = (dealer + 2) % 4 if players == 4 else None
+    idle = variant.idle(players, dealer)
     if idle is not None and idle in (winner, discarder):
         raise InputError(f"seat {idle} is 数审 (sits out this hand) and cannot win or discard",
                          code="bad_seat")
-    known = _CARD_BY_TEXT
     raw_groups = obj.get("groups") or []
     if not isinstance(raw_groups, list):
         raise InputError("field 'groups' must be a list of {cards, state} objects")
@@ -126,8 +129,7 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
     for n, g in enumerate(raw_groups):
         if not isinstance(g, Mapping) or not isinstance(g.get("cards"), list):
             raise InputError(f"groups[{n}] must be an object with a 'cards' list")
-        cards = [known[c] if isinstance(c, str) and c in known else _card(c, f"groups[{n}].cards", k)
-                 for k, c in enumerate(g["cards"])]
+        cards = _cards(g["cards"], f"groups[{n}].cards")
         try:
             groups.append(Group(cards, g.get("state", "open")))
         except GroupError as exc:
@@ -135,8 +137,7 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
     raw_hand = obj.get("hand") or []
     if not isinstance(raw_hand, list):
         raise InputError("field 'hand' must be a list of cards")
-    hand = tuple([known[c] if isinstance(c, str) and c in known else _card(c, "hand", n)
-                  for n, c in enumerate(raw_hand)])
+    hand = tuple(_cards(raw_hand, "hand"))
     check_deck_limits([c for g in groups for c in g.cards] + list(hand))
     winning = None
     if obj.get("winning_card") is not None:
@@ -150,7 +151,7 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
     if not isinstance(raw_xing, list):
         raise InputError("field 'xing' must be a list of cards")
     xing = tuple(_card(c, "xing").index for c in raw_xing)
-    ctx = Context(players, dealer, winner, won_by, discarder, first_discard, xing)
+    ctx = Context(players, dealer, winner, won_by, discarder, first_discard, xing, idle)
     return Hand(r, ctx, tuple(groups), hand, winning)
 
 
@@ -197,21 +198,17 @@ def _build(hand: Hand, split: Split) -> tuple[list[Group], int]:
 
 
 def _settle(hand: Hand, groups: list[Group], points: list[int], explain: bool = False) -> Outcome:
-    name = hand.rules.name
-    reds = sum(1 for g in groups for c in g.cards if c.is_red) if name == "hunan" else 0
-    cards = [c.index for g in groups for c in g.cards] if name == "guilin" else []
-    return settle_base(hand, sum(points), reds, cards, explain)
+    v = hand.rules.variant
+    reds = sum(1 for g in groups for c in g.cards if c.is_red) if v.counts_reds else 0
+    cards = [c.index for g in groups for c in g.cards] if v.counts_cards else []
+    return v.settle(sum(points), hand.ctx, hand.rules, reds=reds, cards=cards, explain=explain)
 
 
 def settle_base(hand: Hand, base: int, reds: int, cards: list[int], explain: bool = False,
-                 xing: int | None = None) -> Outcome:
-    """The rule set's settlement of a base; ``xing`` is a Guilin 醒 already counted."""
-    ctx, rules = hand.ctx, hand.rules
-    if rules.name == "hunan":
-        return settle_hunan(base, reds, ctx, rules, explain)
-    if rules.name == "guangxi":
-        return settle_guangxi(base, ctx, rules, explain)
-    return settle_guilin(base, cards, ctx, rules, explain=explain, xing=xing)
+                xing: int | None = None) -> Outcome:
+    """The rule set's settlement of a base; ``xing`` is a 醒 already counted."""
+    return hand.rules.variant.settle(base, hand.ctx, hand.rules, reds=reds, cards=cards, explain=explain,
+                                     xing=xing)
 
 
 def layout_text(groups: Sequence[Group], table: int = 0) -> str:
@@ -222,8 +219,10 @@ def layout_text(groups: Sequence[Group], table: int = 0) -> str:
 
 
 def _instant(hand: Hand) -> Candidate | None:
-    """Guangxi 起手胡 / Guilin 三笼五坎: at least three quads or five triples after the deal."""
-    if hand.ctx.won_by != "dealt" or hand.rules.name == "hunan":
+    """An instant win (Guangxi 起手胡 / Guilin 三笼五坎): at least three quads or five triples
+    after the deal, where the rule set has them."""
+    variant = hand.rules.variant
+    if hand.ctx.won_by != "dealt" or not variant.instant_specials:
         return None
     dealt = [c.index for c in hand.hand]
     dealt += [c.index for g in hand.groups if g.state is State.CONCEALED for c in g.cards]
@@ -241,15 +240,9 @@ def _instant(hand: Hand) -> Candidate | None:
     groups += runs
     groups += [g for g in hand.groups if g.state is State.OPEN]
     leftover = tuple(ALL_CARDS[i] for i in range(20) for _ in range(rest[i]))
-    points = [group_points(g, hand.rules) for g in groups]
-    total = sum(points)
-    if hand.rules.name == "guangxi":
-        ids = (["sanlong"] if len(quads) >= 3 else []) + (["wukan"] if len(triples) >= 5 else [])
-        outcome = settle_guangxi_instant(total, ids, hand.ctx)
-    else:
-        outcome = settle_guilin(total, [c.index for c in hand.hand] +
-                                [c.index for g in hand.groups for c in g.cards],
-                                hand.ctx, hand.rules, instant=True, explain=True)
+    points = [variant.group_points(g) for g in groups]
+    cards = [c.index for c in hand.hand] + [c.index for g in hand.groups for c in g.cards]
+    outcome = variant.settle_instant(sum(points), len(quads), len(triples), cards, hand.ctx, hand.rules)
     text = layout_text(groups) + (" + " + " ".join(c.text for c in leftover) if leftover else "")
     return Candidate(groups, points, outcome, -1, text, leftover)
 
@@ -302,6 +295,7 @@ def evaluate(hand: Hand, search: _Search | None = None) -> tuple[Candidate | Non
     cands: list[Candidate] = []
     seen: set[tuple[Any, ...]] = set()
     w = hand.winning_card.index if hand.winning_card is not None else -1
+    variant = hand.rules.variant
     for split in (search or _Search.of(hand)).splits(hand, w):
         # the same groups reached twice (a pair taken before or after a run of its card): sets
         # and pieces never look alike, so their sorted indices name the groups
@@ -311,7 +305,7 @@ def evaluate(hand: Hand, search: _Search | None = None) -> tuple[Candidate | Non
             continue
         seen.add(sig)
         groups, win_at = _build(hand, split)
-        points = [group_points(g, hand.rules) for g in groups]
+        points = [variant.group_points(g) for g in groups]
         cands.append(Candidate(groups, points, _settle(hand, groups, points), win_at,
                                layout_text(groups, len(hand.groups))))
     inst = _instant(hand)
@@ -326,17 +320,16 @@ def evaluate(hand: Hand, search: _Search | None = None) -> tuple[Candidate | Non
 
 def _split_bases(hand: Hand, splits: list[Split]) -> set[int]:
     """The points of each split, without building its groups."""
-    rules = hand.rules
-    table = [piece_points(tuple(c.index for c in g.cards), g.state is State.OPEN, rules)
-             for g in hand.groups]
+    piece_points = hand.rules.variant.piece_points
+    table = [piece_points(tuple(c.index for c in g.cards), g.state is State.OPEN) for g in hand.groups]
     bases = set()
     for split in splits:
         base = sum(table)
         if split.upgrade >= 0:
             t = hand.groups[split.upgrade].cards[0].index
-            base += piece_points((t,) * 4, split.upgrade_open, rules) - table[split.upgrade]
-        base += sum(piece_points(p, n == split.open_set, rules) for n, p in enumerate(split.sets))
-        base += sum(piece_points(p, False, rules) for p in split.pieces)
+            base += piece_points((t,) * 4, split.upgrade_open) - table[split.upgrade]
+        base += sum(piece_points(p, n == split.open_set) for n, p in enumerate(split.sets))
+        base += sum(piece_points(p, False) for p in split.pieces)
         bases.add(base)
     return bases
 
@@ -360,62 +353,57 @@ def _best_pays(hand: Hand, bases: set[int]) -> Pays:
     return best[1]
 
 
-def _group_json(g: Group, pts: int, region: str) -> dict[str, Any]:
-    return {"cards": [c.text for c in g.cards], "kind": _KIND_TEXT[g.kind],
-            "state": "open" if g.state is State.OPEN else "concealed",
-            "name": g.name(region), "points": pts}
+def _scored(groups: Sequence[Group], points: Sequence[int], variant: Variant) -> tuple[ScoredGroup, ...]:
+    """The groups as the result gives them; one immutable ``ScoredGroup`` serves every hand
+    that has the group (keyed by card indices, which hash without a call per card)."""
+    return tuple([_scored_group(tuple([c.index for c in g.cards]), g.state is State.OPEN, p, variant)
+                  for g, p in zip(groups, points, strict=True)])
 
 
-def outcome_json(o: Outcome, region: str, players: int) -> dict[str, Any]:
-    """What a settled hand pays, in the contract's fields (a hand that does not win pays nothing)."""
-    out: dict[str, Any] = {
-        "specials": [{"id": s, "name": SPECIAL_NAMES[s]} for s in o.specials] if o.winning else [],
-        "score": o.score if o.winning else 0}
-    if region == "guilin":
-        out.update(zi=o.extra.get("zi", 0), xing=o.extra.get("xing", 0), fan=o.extra.get("fan", 1))
-    out["payouts"] = o.payouts if o.winning else [0] * players
-    out["transfers"] = o.transfers if o.winning and region != "hunan" else []
-    return out
+@lru_cache(maxsize=8192)
+def _scored_group(indices: tuple[int, ...], open_: bool, points: int, variant: Variant) -> ScoredGroup:
+    g = Group.of(indices, State.OPEN if open_ else State.CONCEALED)
+    return ScoredGroup(tuple([c.text for c in g.cards]), _KIND_TEXT[g.kind], "open" if open_ else "concealed",
+                       variant.group_name(g), points)
 
 
-def result_json(hand: Hand, best: Candidate | None, cands: list[Candidate]) -> dict[str, Any]:
-    """The output object of the JSON contract."""
+def outcome_fields(o: Outcome, variant: Variant, players: int) -> dict[str, Any]:
+    """What a settled hand pays, as ``Result`` fields (a hand that does not win pays nothing)."""
+    win = o.winning
+    return {"specials": tuple([Special(s, variant.specials[s]) for s in o.specials]) if win else (),
+            "score": o.score if win else 0, "extra": tuple(variant.outcome_extra(o.extra)),
+            "payouts": tuple(o.payouts) if win else (0,) * players,
+            "transfers": transfers_of(o.transfers) if win and variant.lists_transfers else (),
+            "reason": Reason(*o.reason) if not win and o.reason else None}
+
+
+def _result(hand: Hand, best: Candidate | None, cands: list[Candidate], matters: Sequence[Card]) -> Result:
+    """The typed result of a hand laid out card by card."""
     n = hand.ctx.players
-    region = hand.rules.name
-    out: dict[str, Any] = {"rules": hand.rules.to_dict()}
+    variant = hand.rules.variant
     if best is None:
         total = len(hand.hand) + sum(len(g.cards) for g in hand.groups)
-        out.update(winning=False, reason={
-            "code": "not_seven_groups",
-            "message": f"the {total} cards do not form seven groups "
-                       "(one pair exactly when there is a quad)"},
-            groups=[], points=0, specials=[], score=0, payouts=[0] * n, transfers=[],
-            alternatives=[], steps=[])
-        return out
+        return Result(hand.rules, False, 0, 0, (0,) * n, reason=Reason(
+            "not_seven_groups", f"the {total} cards do not form seven groups "
+                                "(one pair exactly when there is a quad)"),
+                      winning_card_matters=tuple([c.text for c in matters]))
     o = best.outcome
-    out["winning"] = o.winning
-    if not o.winning and o.reason:
-        out["reason"] = {"code": o.reason[0], "message": o.reason[1]}
-    alt_groups = [[_group_json(g, p, region) for g, p in zip(c.groups, c.points, strict=True)]
-                  for c in cands[:MAX_ALTERNATIVES]]
-    # the claimed decomposition is the first alternative: its groups are copied, not built again
-    out["groups"] = [{**d, "cards": list(d["cards"]), "winning_card": True} if i == best.winning_group
-                     else {**d, "cards": list(d["cards"])} for i, d in enumerate(alt_groups[0])]
-    out["points"] = sum(best.points)
-    out["text"] = best.text
-    if best.leftover:
-        out["leftover"] = [c.text for c in best.leftover]
-    out.update(outcome_json(o, region, n))
+    alternatives = tuple([
+        Alternative(c.text, sum(c.points), c.outcome.winning, c.outcome.score if c.outcome.winning else 0,
+                    tuple(c.outcome.payouts) if c.outcome.winning else (0,) * n,
+                    _scored(c.groups, c.points, variant))
+        for c in cands[:MAX_ALTERNATIVES]])
+    # the claimed decomposition is the first alternative: its groups are shared, one marked
+    groups = alternatives[0].groups
+    if best.winning_group >= 0:
+        w = best.winning_group
+        groups = (*groups[:w], dataclasses.replace(groups[w], winning_card=True), *groups[w + 1:])
     # the search settles every candidate without its working; the claimed one is worked out
-    out["steps"] = o.steps or _settle(hand, best.groups, best.points, explain=True).steps
-    out["alternatives"] = [
-        {"text": c.text, "points": sum(c.points), "winning": c.outcome.winning,
-         "score": c.outcome.score if c.outcome.winning else 0,
-         "payouts": c.outcome.payouts if c.outcome.winning else [0] * n,
-         "groups": groups}
-        for c, groups in zip(cands, alt_groups, strict=False)
-    ]
-    return out
+    steps = o.steps or _settle(hand, best.groups, best.points, explain=True).steps
+    return Result(hand.rules, o.winning, sum(best.points), groups=groups, text=best.text,
+                  leftover=tuple([c.text for c in best.leftover]), steps=tuple(steps),
+                  alternatives=alternatives, winning_card_matters=tuple([c.text for c in matters]),
+                  **outcome_fields(o, variant, n))
 
 
 Pays = tuple[bool, int, tuple[int, ...]]  # whether a layout wins, its score and its payouts
@@ -442,11 +430,12 @@ def winning_card_matters(hand: Hand, cands: list[Candidate], search: _Search | N
     held = (True, o.score, tuple(o.payouts)) if o is not None and o.winning else NO_PAY
     held_bases = {sum(c.points) for c in cands}
     rules = hand.rules
+    piece_points = rules.variant.piece_points
     out = []
     for i in places:
         n = counts[i]
         if n >= 3:  # the held set opened by the card: every held split, its set worth less
-            delta = piece_points((i,) * n, False, rules) - piece_points((i,) * n, True, rules)
+            delta = piece_points((i,) * n, False) - piece_points((i,) * n, True)
             bases = {b - delta for b in held_bases}
         elif "free" in fourth_card_moves(hand.ctx.won_by, on_table[i], rules.options.rules_version):
             bases = set(held_bases)  # the card left free splits the hand as held
@@ -458,20 +447,22 @@ def winning_card_matters(hand: Hand, cands: list[Candidate], search: _Search | N
     return out
 
 
-def score(obj: Any, rules: str | Rules | None = None) -> dict[str, Any]:
-    """Score one input object; raises a ``ZipaiError`` (a ValueError) on bad input."""
+def score_hand(obj: Any, rules: str | Rules | None = None) -> Result:
+    """Score one input object into a typed ``Result``; raises a ``ZipaiError`` (a ValueError)
+    on bad input."""
     if isinstance(obj, Mapping) and "total" in obj:  # entered by total: no cards to lay out
-        from .total import score_total
+        from .total import total_result
 
-        return score_total(obj, rules)
+        return total_result(obj, rules)
     hand = parse_input(obj, rules)
     search = _Search.of(hand)
     best, cands = evaluate(hand, search)
-    out = result_json(hand, best, cands)
-    matters = winning_card_matters(hand, cands, search)
-    if matters:
-        out["winning_card_matters"] = [c.text for c in matters]
-    return out
+    return _result(hand, best, cands, winning_card_matters(hand, cands, search))
+
+
+def score(obj: Any, rules: str | Rules | None = None) -> dict[str, Any]:
+    """Score one input object into the JSON contract's object (``score_hand(...).to_json()``)."""
+    return score_hand(obj, rules).to_json()
 
 
 def score_json(text: str | bytes, rules: str | None = None) -> dict[str, Any]:
@@ -493,30 +484,31 @@ def score_simultaneous(objs: Sequence[Any], rules: str | Rules | None = None) ->
     """
     if len(objs) != 2:
         raise InputError("a simultaneous instant win has exactly two layouts")
-    results = [score(o, rules) for o in objs]
+    results = [score_hand(o, rules) for o in objs]
     hands = [parse_input(o, rules) for o in objs]
-    if hands[0].rules.name != "guangxi":
+    variant = hands[0].rules.variant
+    if not variant.simultaneous_instant:
         raise InputError("simultaneous instant wins are a Guangxi rule")
     if hands[0].ctx.winner == hands[1].ctx.winner:
         raise InputError("the two instant wins must be by different seats")
     for r, h in zip(results, hands, strict=True):
-        if not (r["winning"] and h.ctx.won_by == "dealt" and any(
-                s["id"] in ("sanlong", "wukan") for s in r["specials"])):
+        if not (r.winning and h.ctx.won_by == "dealt" and any(
+                s.id in variant.instant_specials for s in r.specials)):
             raise InputError(f"seat {h.ctx.winner}'s layout is not an instant win")
     n = hands[0].ctx.players
-    a, b = results[0]["score"], results[1]["score"]
+    a, b = results[0].score, results[1].score
     if a != b:
         win = 0 if a > b else 1
-        return {"winners": [hands[win].ctx.winner], "results": results,
-                "payouts": results[win]["payouts"], "transfers": results[win]["transfers"]}
+        return {"winners": [hands[win].ctx.winner], "results": [r.to_json() for r in results],
+                "payouts": list(results[win].payouts), "transfers": [list(t) for t in results[win].transfers]}
     winners = {hands[0].ctx.winner, hands[1].ctx.winner}
     payouts = [0] * n
     transfers = []
     for h, r in zip(hands, results, strict=True):
         for s in range(n):
             if s not in winners:
-                transfers.append([s, h.ctx.winner, r["score"]])
-                payouts[s] -= r["score"]
-                payouts[h.ctx.winner] += r["score"]
-    return {"winners": sorted(winners), "results": results, "payouts": payouts,
+                transfers.append([s, h.ctx.winner, r.score])
+                payouts[s] -= r.score
+                payouts[h.ctx.winner] += r.score
+    return {"winners": sorted(winners), "results": [r.to_json() for r in results], "payouts": payouts,
             "transfers": transfers}

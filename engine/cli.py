@@ -16,7 +16,7 @@ from .files import open_regular, read_file, shown, size_text
 from .groups import TRADITIONAL
 from .notation import format_layout, parse_layout
 from .rules import Rules, rules_from_flag
-from .scoring import SPECIAL_NAMES
+from .variants import Variant
 
 MAX_JSON_BYTES = 1 << 20
 """One hand is under 2 KB of JSON; a megabyte (per file, or per line of JSON Lines) leaves room
@@ -164,12 +164,13 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
     hand = parse_input({k: v for k, v in obj.items() if k != "total" and not (by_total and k == "xing")},
                        rules)
     rules = hand.rules
-    unit = Rules.UNIT[rules.name]
+    variant = rules.variant
+    unit = variant.unit
     ctx = hand.ctx
     how = f"{WON_BY_NAMES[ctx.won_by]} ({ctx.won_by})"
     if ctx.won_by == "discard":
         how += f" from seat {ctx.discarder}"
-    lines = [f"{Rules.TITLE[rules.name]} ({rules.name}) · {ctx.players} players · dealer seat "
+    lines = [f"{variant.title} ({rules.name}) · {ctx.players} players · dealer seat "
              f"{ctx.dealer} · seat {ctx.winner} wins by {how}",
              f"entered by total: {result['points']} {unit} (minimum {rules.minimum(ctx.players)})"
              if by_total else "layout: " + format_layout(hand.groups, hand.hand, hand.winning_card)]
@@ -190,16 +191,12 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
     else:
         if result["specials"]:
             lines.append("specials: " + ", ".join(f"{s['name']} ({s['id']})" for s in result["specials"]))
-        working = [t for t in (step_text(st, unit) for st in result.get("steps", [])) if t]
+        working = [t for t in (step_text(st, variant) for st in result.get("steps", [])) if t]
         if working:
             lines.append("working: " + "; ".join(working))
-        if rules.name == "guilin":
-            lines.append(f"score: ({result['zi']} 子 + {result['xing']} 醒) × {result['fan']} 番 = "
-                         f"{result['score']} per share")
-        else:
-            lines.append(f"score: {result['score']}")
+        lines.append(f"score: {variant.score_text(result['score'], result)}")
     pays = ", ".join(f"seat {i}: {p:+d}" if p else f"seat {i}: 0" for i, p in enumerate(result["payouts"]))
-    lines.append(("round totals: " if rules.name == "hunan" else "payouts: ") + pays)
+    lines.append(("round totals: " if variant.plays_rounds else "payouts: ") + pays)
     for f, t, amount in result.get("transfers", []):
         lines.append(f"  seat {f} pays seat {t}: {amount}")
     if result.get("winning_card_matters"):
@@ -215,16 +212,17 @@ _HOW = {"held": "翻牌 {v}", "double": "自摸 ×2 = {v}", "double_capped": "�
         "plus_ten": "自摸 +10 = {v}", "discard": "点炮 +10 = {v}"}
 
 
-def step_text(st: dict[str, Any], unit: str) -> str:
+def step_text(st: dict[str, Any], variant: Variant) -> str:
     """One step of the working in words, as a player would say it ('' for the plain ones)."""
     code, v = st["code"], st["value"]
+    unit, names = variant.unit, variant.specials
     if code == "special":
-        name = SPECIAL_NAMES.get(st["id"], st["id"])
+        name = names.get(st["id"], st["id"])
         return f"{name} {v}" + (f" (×{st['times']})" if "times" in st else "")
     if code == "normal":
         return _HOW[st["how"]].format(v=v)
     if code == "bonus":
-        return f"+{v} on {SPECIAL_NAMES.get(st['on'], st['on'])}"
+        return f"+{v} on {names.get(st['on'], st['on'])}"
     if code == "discarder":
         return f"discarder seat {st['seat']} {v:+d}"
     if code == "idle":
@@ -234,7 +232,7 @@ def step_text(st: dict[str, Any], unit: str) -> str:
     if code == "xing":
         return f"{v} 醒"
     if code == "fan":
-        names = "+".join(SPECIAL_NAMES.get(i, i) for i in st["items"]) or "none"
+        names = "+".join(names.get(i, i) for i in st["items"]) or "none"
         return f"+{v} 子 ({names})" if st.get("as_zi") else f"{v} 番 ({names})"
     if code == "pay":
         who = ", ".join(f"seat {s}" for s in st["seats"])

@@ -31,16 +31,6 @@ class State(StrEnum):
     CONCEALED = "concealed"
 
 
-# Native names per region, RULINGS section 2 and the seeds (simplified script).
-_NAMES: dict[tuple[Kind, State | None], dict[str, str]] = {
-    (Kind.RUN, None): {"hunan": "顺子", "guangxi": "顺子", "guilin": "一句话"},
-    (Kind.MIXED, None): {"hunan": "半边", "guangxi": "绞", "guilin": "搭子"},
-    (Kind.TRIPLE, State.OPEN): {"hunan": "碰", "guangxi": "碰", "guilin": "碰"},
-    (Kind.TRIPLE, State.CONCEALED): {"hunan": "坎", "guangxi": "罩", "guilin": "扫"},
-    (Kind.QUAD, State.OPEN): {"hunan": "跑", "guangxi": "开招", "guilin": "开舵"},
-    (Kind.QUAD, State.CONCEALED): {"hunan": "提", "guangxi": "龙", "guilin": "扫穿"},
-    (Kind.PAIR, None): {"hunan": "对子", "guangxi": "眼睛", "guilin": "将"},
-}
 TRADITIONAL = str.maketrans("顺边绞扫开龙将对贰叁陆", "順邊絞掃開龍將對貳參陸")
 
 
@@ -107,8 +97,10 @@ class Group:
         return all(c.big for c in self.cards)
 
     def name(self, region: str = "hunan", traditional: bool = False) -> str:
-        """The group's native name in that region."""
-        return _name(self.cards, self.kind, self.state, region, traditional)
+        """The group's native name in that region (the rule set's ``group_name``)."""
+        from .variants import get_variant  # the rule sets know the names; they import this module
+
+        return get_variant(region).group_name(self, traditional)
 
 
 
@@ -126,16 +118,6 @@ class Group:
 
     def __hash__(self) -> int:
         return hash((self.cards, self.state))
-
-
-@lru_cache(maxsize=4096)
-def _name(cards: tuple[Card, ...], kind: Kind, state: State, region: str, traditional: bool) -> str:
-    if kind is Kind.ONE_TWO_THREE or kind is Kind.TWO_SEVEN_TEN:
-        name = "".join(c.chinese() for c in cards)
-    else:
-        names = _NAMES[(kind, state if kind in (Kind.TRIPLE, Kind.QUAD) else None)]
-        name = names.get(region, names["hunan"])
-    return name.translate(TRADITIONAL) if traditional else name
 
 
 @lru_cache(maxsize=4096)

@@ -1,4 +1,5 @@
-"""Rule sets as data: a typed options object per preset and a registry looked up by name.
+"""A rule set with its house options: the region's type (engine/variants/) and the options chosen,
+from a preset name or a house-rules file.
 
 >>> get_rules("guangxi").options.minimum
 15
@@ -14,68 +15,34 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from .errors import RulesError, ZipaiError
 from .files import read_file, shown
+from .options import CURRENT_RULES_VERSION, RULES_VERSIONS, Options
+from .variants import Variant, find_variant, get_variant, variant_names, variants
 
-# The engine's readings of the sources, numbered so a ledger replays a session under the
-# rules it was recorded with. 1: before the corrections of 2026-12 (a fourth card may join
-# any table triple when it came from another player and never when self-drawn; a Hunan
-# discarder loses the whole score; 数审 takes half rounded to a point; 自摸 doubles uncapped).
-# 2: RULINGS sections 5 and 6 as they stand.
-RULES_VERSIONS = {1: "before 2026-12", 2: "2026-12"}
-CURRENT_RULES_VERSION = 2
-
-
-@dataclass(frozen=True)
-class Options:
-    """House options, RULINGS section 9. ``minimum=None`` means the preset's default."""
-
-    minimum: int | None = None
-    self_draw: str = "double"
-    piao: int = 30
-    tianhu_multiplier: int = 2
-    xing: tuple[str, ...] = ("up", "down")
-    fan_as_zi: bool = False
-    dealer_rotation: str = "winner"
-    rules_version: int = CURRENT_RULES_VERSION
-
-    def to_dict(self) -> dict[str, Any]:
-        out = dataclasses.asdict(self)
-        out["xing"] = list(self.xing)
-        return out
-
-    @cached_property
-    def items(self) -> tuple[tuple[str, Any], ...]:
-        """The options as (key, value) pairs, computed once per options object."""
-        return tuple((f.name, getattr(self, f.name)) for f in dataclasses.fields(self))
+__all__ = ["CURRENT_RULES_VERSION", "PRESETS", "RULES_VERSIONS", "Options", "Rules", "get_rules",
+           "input_options", "load_rules_file", "parse_rules_toml", "preset", "rules_from_flag"]
 
 
 @dataclass(frozen=True)
 class Rules:
-    """One rule set: its preset name, the keys it accepts, and the chosen options."""
+    """One rule set with its chosen options: the preset's name (its ``variant`` in the
+    registry), the options, and where they came from."""
 
     name: str
     options: Options = field(default_factory=Options)
     source: str = ""  # where it came from: a preset name or a TOML path
 
-    KEYS: ClassVar[dict[str, frozenset[str]]] = {
-        "hunan": frozenset({"minimum", "self_draw", "piao", "dealer_rotation", "rules_version"}),
-        "guangxi": frozenset({"minimum", "tianhu_multiplier", "dealer_rotation", "rules_version"}),
-        "guilin": frozenset({"minimum", "xing", "fan_as_zi", "dealer_rotation", "rules_version"}),
-    }
-    PLAYERS: ClassVar[dict[str, tuple[int, int]]] = {
-        "hunan": (2, 4), "guangxi": (2, 3), "guilin": (2, 3),
-    }
-    UNIT: ClassVar[dict[str, str]] = {"hunan": "福", "guangxi": "油", "guilin": "胡"}
-    TITLE: ClassVar[dict[str, str]] = {"hunan": "湖南字牌", "guangxi": "广西大字牌", "guilin": "桂林字牌"}
+    @cached_property
+    def variant(self) -> Variant:
+        """The rule set's type, looked up once per rules object."""
+        return get_variant(self.name)
 
     def minimum(self, players: int) -> int:
         """起胡: the least points that win (RULINGS section 4)."""
-        if self.options.minimum is not None:
-            return self.options.minimum
-        return 20 if players == 2 else 15  # Hunan: 15 福, 20 with two players
+        return self.variant.minimum(players, self.options)
 
     def with_options(self, overrides: Mapping[str, Any], where: str = "options") -> Rules:
         """A copy with some options replaced; every key and value is checked."""
@@ -83,7 +50,8 @@ class Rules:
             return self
         if not isinstance(overrides, Mapping):
             raise RulesError(f"{where} must be a table of option keys, not {type(overrides).__name__}")
-        changes = {k: _check_option(self.name, k, v, where) for k, v in overrides.items()}
+        v = self.variant
+        changes = {k: v.check_option(k, value, where) for k, value in overrides.items()}
         return dataclasses.replace(self, options=dataclasses.replace(self.options, **changes))
 
     def to_dict(self) -> dict[str, Any]:
@@ -97,62 +65,23 @@ def _options_dict(options: Options) -> dict[str, Any]:
     return out
 
 
-PRESETS: dict[str, Rules] = {
-    "hunan": Rules("hunan", Options(), source="hunan"),  # minimum follows the seat count
-    "guangxi": Rules("guangxi", Options(minimum=15), source="guangxi"),
-    "guilin": Rules("guilin", Options(minimum=10), source="guilin"),
-}
-_ALIASES = {"湖南": "hunan", "广西": "guangxi", "廣西": "guangxi", "桂林": "guilin"}
+_PRESETS: dict[Variant, Rules] = {}
 
 
-def _check_option(preset: str, key: str, value: Any, where: str) -> Any:
-    """Validate one option value; the error names the key."""
-    known = Rules.KEYS[preset]
-    if key not in Options.__dataclass_fields__:
-        raise RulesError(f"unknown option {key!r} in {where} (known: {', '.join(sorted(known))})")
-    if key not in known:
-        raise RulesError(f"option {key!r} does not apply to {preset} (it takes: {', '.join(sorted(known))})")
+def preset(variant: Variant) -> Rules:
+    """The rule set's preset: its default options, built once."""
+    r = _PRESETS.get(variant)
+    if r is None:
+        r = _PRESETS[variant] = Rules(variant.name, variant.defaults, source=variant.name)
+    return r
 
-    def need_int(lo: int) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-            raise RulesError(f"option {key!r} must be a whole number >= {lo}, got {value!r}")
-        return value
 
-    if key == "minimum":
-        allowed = {"guangxi": (15, 20, 25, 30), "guilin": (10, 15)}.get(preset)
-        v = need_int(0)
-        if allowed and v not in allowed:
-            raise RulesError(f"option 'minimum' for {preset} must be one of {allowed}, got {v}")
-        return v
-    if key == "self_draw":
-        if value not in ("double", "plus_ten"):
-            raise RulesError(f"option 'self_draw' must be 'double' or 'plus_ten', got {value!r}")
-        return value
-    if key == "piao":
-        if isinstance(value, bool) or value not in (30, 100):
-            raise RulesError(f"option 'piao' must be 30 or 100, got {value!r}")
-        return value
-    if key == "tianhu_multiplier":
-        return need_int(1)
-    if key == "xing":
-        if isinstance(value, str) or not isinstance(value, list | tuple) or not all(
-            v in ("up", "same", "down") for v in value
-        ):
-            raise RulesError(f"option 'xing' must be a list of 'up', 'same', 'down', got {value!r}")
-        return tuple(v for v in ("up", "same", "down") if v in value)
-    if key == "fan_as_zi":
-        if not isinstance(value, bool):
-            raise RulesError(f"option 'fan_as_zi' must be true or false, got {value!r}")
-        return value
-    if key == "rules_version":
-        if isinstance(value, bool) or not isinstance(value, int) or value not in RULES_VERSIONS:
-            raise RulesError(f"option 'rules_version' must be one of {sorted(RULES_VERSIONS)}, got {value!r}")
-        return value
-    if key == "dealer_rotation":
-        if value not in ("winner", "next_seat"):
-            raise RulesError(f"option 'dealer_rotation' must be 'winner' or 'next_seat', got {value!r}")
-        return value
-    raise RulesError(f"unknown option {key!r} in {where}")  # pragma: no cover
+PRESETS: dict[str, Rules] = {v.name: preset(v) for v in variants()}
+"""The regions the product ships, by name (``get_rules`` also finds any registered later)."""
+
+
+def _names() -> str:
+    return ", ".join(variant_names())
 
 
 MAX_RULES_BYTES = 64 * 1024
@@ -214,10 +143,11 @@ def parse_rules_toml(text: str, where: str) -> Rules:
     unknown = set(data) - {"preset", "options"}
     if unknown:
         raise RulesError(f"unknown key {sorted(unknown)[0]!r} in {where} (expected 'preset' and [options])")
-    preset = data.get("preset")
-    if not isinstance(preset, str) or _canonical(preset) not in PRESETS:
-        raise RulesError(f"'preset' in {where} must be one of {', '.join(PRESETS)}, got {preset!r}")
-    base = dataclasses.replace(PRESETS[_canonical(preset)], source=where)
+    name = data.get("preset")
+    variant = find_variant(name) if isinstance(name, str) else None
+    if variant is None:
+        raise RulesError(f"'preset' in {where} must be one of {_names()}, got {name!r}")
+    base = dataclasses.replace(preset(variant), source=where)
     return base.with_options(data.get("options", {}), where=where)
 
 
@@ -238,19 +168,14 @@ def load_rules_file(path: str | Path) -> Rules:
 def input_options(rules: Rules) -> dict[str, Any]:
     """The options of ``rules`` as an input's ``"options"`` table: what a house-rules file set
     travels in the data as values, so the data never needs the file again."""
-    return {k: v for k, v in rules.options.to_dict().items()
-            if k in Rules.KEYS[rules.name] and v is not None}
+    keys = rules.variant.option_keys
+    return {k: v for k, v in rules.options.to_dict().items() if k in keys and v is not None}
 
 
 def rules_from_flag(value: str) -> Rules:
     """A ``--rules`` value typed by the user: a preset name or alias, otherwise a file path."""
-    if _canonical(value) in PRESETS:
-        return PRESETS[_canonical(value)]
-    return load_rules_file(value)
-
-
-def _canonical(name: str) -> str:
-    return _ALIASES.get(name.strip(), name.strip().lower())
+    variant = find_variant(value)
+    return preset(variant) if variant is not None else load_rules_file(value)
 
 
 def get_rules(name: str | Rules, overrides: Mapping[str, Any] | None = None) -> Rules:
@@ -260,11 +185,11 @@ def get_rules(name: str | Rules, overrides: Mapping[str, Any] | None = None) -> 
     if isinstance(name, Rules):
         rules = name
     elif not isinstance(name, str):
-        raise RulesError(f"'rules' must be a preset name ({', '.join(PRESETS)}), got {name!r}")
-    elif _canonical(name) in PRESETS:
-        rules = PRESETS[_canonical(name)]
+        raise RulesError(f"'rules' must be a preset name ({_names()}), got {name!r}")
+    elif (variant := find_variant(name)) is not None:
+        rules = preset(variant)
     else:
         shown = name if len(name) <= 60 else name[:60] + "…"
-        raise RulesError(f"unknown rule set {shown!r} (use {', '.join(PRESETS)}; a house-rules file "
+        raise RulesError(f"unknown rule set {shown!r} (use {_names()}; a house-rules file "
                          "is given with --rules FILE)")
     return rules.with_options(overrides or {})

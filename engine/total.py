@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .api import outcome_json, parse_input, settle_base
+from .api import outcome_fields, parse_input, settle_base
 from .errors import InputError
+from .result import Result
 from .rules import Rules
 
 # No seven groups score more: six concealed big quads (72) and their pair, or seven big
@@ -46,6 +47,11 @@ _NO_RED_SPECIAL = 1
 
 def score_total(obj: Any, rules: str | Rules | None = None) -> dict[str, Any]:
     """Score an input object whose ``total`` stands for the seven groups' points."""
+    return total_result(obj, rules).to_json()
+
+
+def total_result(obj: Any, rules: str | Rules | None = None) -> Result:
+    """The typed result of a hand entered by its total."""
     if not isinstance(obj, Mapping):
         raise InputError(f"a hand must be a JSON object, got {type(obj).__name__}")
     given = [k for k in CARD_FIELDS if obj.get(k)]
@@ -63,12 +69,8 @@ def score_total(obj: Any, rules: str | Rules | None = None) -> dict[str, Any]:
         raise InputError("a hand entered by total takes 醒 as a count: 'xing' must be a whole number")
     hand = parse_input(seats, rules)
     r, ctx = hand.rules, hand.ctx
-    if xing and r.name != "guilin":
+    if xing and not r.variant.turned_cards:
         raise InputError(f"醒 is a Guilin count; {r.name} has none", code="bad_total")
     out = settle_base(hand, base, _NO_RED_SPECIAL, [], explain=True, xing=xing)
-    res: dict[str, Any] = {"rules": r.to_dict(), "winning": out.winning}
-    if not out.winning and out.reason:
-        res["reason"] = {"code": out.reason[0], "message": out.reason[1]}
-    res.update(groups=[], points=base, text="", **outcome_json(out, r.name, ctx.players))
-    res.update(alternatives=[], steps=out.steps, entered_by="total", total=base)
-    return res
+    return Result(r, out.winning, base, text="", steps=tuple(out.steps), total=base,
+                  **outcome_fields(out, r.variant, ctx.players))

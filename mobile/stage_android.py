@@ -18,7 +18,7 @@ from pathlib import Path
 # package -> source folder, and which files of it go into the APK
 PACKAGES: dict[str, tuple[str, ...]] = {
     "zipai": ("__init__.py",),
-    "zipai.engine": ("*.py",),
+    "zipai.engine": ("*.py", "variants/*.py"),
     "zipai.scorer": ("*.py",),
     "zipai.vision": ("*.py",),
     "zipai.models": ("__init__.py", "*.onnx", "manifest.json", "sample.jpg"),

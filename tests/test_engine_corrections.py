@@ -15,7 +15,7 @@ import pytest
 from conftest import layout
 
 from zipai.engine import RulesError, get_rules, score
-from zipai.engine.scoring import idle_share
+from zipai.engine.variants.hunan import idle_share
 
 HANDS: list[dict[str, Any]] = tomllib.loads(
     (Path(__file__).parent / "golden" / "rules_2026_12.toml").read_text(encoding="utf-8"))["hand"]

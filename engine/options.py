@@ -1,0 +1,94 @@
+"""House options (RULINGS section 9): one typed object, and the check of each value.
+
+Which keys a rule set takes, and which minimums, is the rule set's to say (engine/variants/);
+this module knows only what a value of each key may be.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from .errors import RulesError
+
+# The engine's readings of the sources, numbered so a ledger replays a session under the
+# rules it was recorded with. 1: before the corrections of 2026-12 (a fourth card may join
+# any table triple when it came from another player and never when self-drawn; a Hunan
+# discarder loses the whole score; 数审 takes half rounded to a point; 自摸 doubles uncapped).
+# 2: RULINGS sections 5 and 6 as they stand.
+RULES_VERSIONS = {1: "before 2026-12", 2: "2026-12"}
+CURRENT_RULES_VERSION = 2
+
+
+@dataclass(frozen=True)
+class Options:
+    """House options, RULINGS section 9. ``minimum=None`` means the preset's default."""
+
+    minimum: int | None = None
+    self_draw: str = "double"
+    piao: int = 30
+    tianhu_multiplier: int = 2
+    xing: tuple[str, ...] = ("up", "down")
+    fan_as_zi: bool = False
+    dealer_rotation: str = "winner"
+    rules_version: int = CURRENT_RULES_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["xing"] = list(self.xing)
+        return out
+
+    @cached_property
+    def items(self) -> tuple[tuple[str, Any], ...]:
+        """The options as (key, value) pairs, computed once per options object."""
+        return tuple((f.name, getattr(self, f.name)) for f in dataclasses.fields(self))
+
+
+OPTION_KEYS = frozenset(Options.__dataclass_fields__)
+
+
+def check_value(key: str, value: Any, preset: str, minimums: tuple[int, ...] | None) -> Any:
+    """One option value checked (and normalised); ``minimums`` are the allowed minimums of the
+    rule set ``preset``, None when any whole number is allowed. The error names the key."""
+
+    def need_int(lo: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+            raise RulesError(f"option {key!r} must be a whole number >= {lo}, got {value!r}")
+        return value
+
+    if key == "minimum":
+        v = need_int(0)
+        if minimums is not None and v not in minimums:
+            raise RulesError(f"option 'minimum' for {preset} must be one of {minimums}, got {v}")
+        return v
+    if key == "self_draw":
+        if value not in ("double", "plus_ten"):
+            raise RulesError(f"option 'self_draw' must be 'double' or 'plus_ten', got {value!r}")
+        return value
+    if key == "piao":
+        if isinstance(value, bool) or value not in (30, 100):
+            raise RulesError(f"option 'piao' must be 30 or 100, got {value!r}")
+        return value
+    if key == "tianhu_multiplier":
+        return need_int(1)
+    if key == "xing":
+        if isinstance(value, str) or not isinstance(value, list | tuple) or not all(
+            v in ("up", "same", "down") for v in value
+        ):
+            raise RulesError(f"option 'xing' must be a list of 'up', 'same', 'down', got {value!r}")
+        return tuple(v for v in ("up", "same", "down") if v in value)
+    if key == "fan_as_zi":
+        if not isinstance(value, bool):
+            raise RulesError(f"option 'fan_as_zi' must be true or false, got {value!r}")
+        return value
+    if key == "rules_version":
+        if isinstance(value, bool) or not isinstance(value, int) or value not in RULES_VERSIONS:
+            raise RulesError(f"option 'rules_version' must be one of {sorted(RULES_VERSIONS)}, got {value!r}")
+        return value
+    if key == "dealer_rotation":
+        if value not in ("winner", "next_seat"):
+            raise RulesError(f"option 'dealer_rotation' must be 'winner' or 'next_seat', got {value!r}")
+        return value
+    raise RulesError(f"unknown option {key!r}")  # pragma: no cover - callers check the key first

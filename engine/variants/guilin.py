@@ -1,0 +1,118 @@
+"""桂林字牌 (Guilin, 胡): each loser pays (子 + 醒) × 番; a turned card (醒) counts the
+winner's cards beside it; 三笼五坎 wins after the deal. RULINGS sections 3, 4 and 6."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from ..groups import Kind, State
+from ..options import Options
+from ..scoring import Context, Outcome, below_minimum, pay_each, step
+from .base import COMMON_OPTIONS, Variant
+from .registry import register
+
+if TYPE_CHECKING:
+    from ..rules import Rules
+
+
+def zi_of(base: int, minimum: int) -> int:
+    """子: 1 at 10 胡, one more every 3 胡 (minimum 10) or every 5 胡 (minimum 15)."""
+    step = 5 if minimum >= 15 else 3
+    return (base - 10) // step + 1
+
+
+def xing_count(cards: Sequence[int], ctx: Context, options: Options) -> int:
+    """醒: the winner's cards matching each turned card's 上/本/下 neighbours."""
+    total = 0
+    for t in ctx.xing:
+        form, r = t // 10, t % 10
+        targets = {"up": form * 10 + (r - 1) % 10, "same": t, "down": form * 10 + (r + 1) % 10}
+        for kind in options.xing:
+            total += cards.count(targets[kind])
+    return total
+
+
+def fan_items(ctx: Context, instant: bool) -> list[str]:
+    """番 factors: 自摸, 天胡, 地胡, 三笼五坎."""
+    items = []
+    if ctx.won_by == "self_draw":
+        items.append("zimo")
+    if ctx.won_by == "dealt" and ctx.winner == ctx.dealer:
+        items.append("tianhu")
+    if ctx.won_by == "discard" and ctx.first_discard and ctx.discarder == ctx.dealer:
+        items.append("dihu")
+    if instant:
+        items.append("sanlong_wukan")
+    return items
+
+
+@register
+class Guilin(Variant):
+    name = "guilin"
+    aliases = ("桂林",)
+    title = "桂林字牌"
+    unit = "胡"
+    minimums = (10, 15)
+    option_keys = COMMON_OPTIONS | {"xing", "fan_as_zi"}
+    defaults = Options(minimum=10)
+    group_names = MappingProxyType({
+        (Kind.RUN, None): "一句话", (Kind.MIXED, None): "搭子", (Kind.PAIR, None): "将",
+        (Kind.TRIPLE, State.OPEN): "碰", (Kind.TRIPLE, State.CONCEALED): "扫",
+        (Kind.QUAD, State.OPEN): "开舵", (Kind.QUAD, State.CONCEALED): "扫穿",
+    })
+    specials = MappingProxyType({"tianhu": "天胡", "dihu": "地胡", "zimo": "自摸",
+                                 "sanlong_wukan": "三笼五坎"})
+    extra_fields = (("zi", 0), ("xing", 0), ("fan", 1))
+    counts_cards = True
+    turned_cards = True
+    instant_specials = ("sanlong_wukan",)
+
+    def settle(self, base: int, ctx: Context, rules: Rules, *, reds: int = 0, cards: Sequence[int] = (),
+               explain: bool = False, xing: int | None = None) -> Outcome:
+        """Each loser's share (子 + 醒) × 番; ``xing`` is a 醒 already counted (a hand entered
+        by its total), else it is counted on ``cards`` against the turned cards."""
+        return self._settle(base, cards, ctx, rules, False, explain, xing)
+
+    def settle_instant(self, points: int, quads: int, triples: int, cards: Sequence[int], ctx: Context,
+                       rules: Rules) -> Outcome:
+        """三笼五坎: scores whatever its points, and doubles as a 番."""
+        return self._settle(points, cards, ctx, rules, True, True, None)
+
+    def score_text(self, score: int, fields: Mapping[str, Any]) -> str:
+        return f"({fields['zi']} 子 + {fields['xing']} 醒) × {fields['fan']} 番 = {score} per share"
+
+    def _settle(self, base: int, cards: Sequence[int], ctx: Context, rules: Rules, instant: bool,
+                explain: bool, xing: int | None) -> Outcome:
+        options = rules.options
+        minimum = self.minimum(ctx.players, options)
+        steps = [step("points", base), step("minimum", minimum, reached=instant or base >= minimum)
+                 ] if explain else []
+        if not instant and base < minimum:
+            return below_minimum(base, minimum, self.unit, steps)
+        zi = zi_of(base, minimum)
+        if instant:
+            zi = max(zi, 1)
+        if xing is None:
+            xing = xing_count(cards, ctx, options)
+        items = fan_items(ctx, instant)
+        if options.fan_as_zi:
+            fan = 1
+            share = zi + xing + len(items)
+        else:
+            fan = 2 ** len(items)
+            share = (zi + xing) * fan
+        payer = ctx.discarder if ctx.won_by == "discard" else None
+        payouts, transfers = pay_each(ctx, share, payer)
+        if explain:
+            steps += [step("zi", zi, step=5 if minimum >= 15 else 3), step("xing", xing),
+                      step("fan", len(items), items=items, as_zi=True) if options.fan_as_zi
+                      else step("fan", fan, items=items), step("score", share)]
+            losers = [s for s in range(ctx.players) if s != ctx.winner]
+            if payer is not None:
+                steps.append(step("pay", share * len(losers), seats=[payer], times=len(losers)))
+            else:
+                steps.append(step("pay", share, seats=losers, times=1))
+        return Outcome(True, share, items, payouts, transfers, extra={"zi": zi, "xing": xing, "fan": fan},
+                       steps=steps)

@@ -1,0 +1,168 @@
+"""湖南字牌 (Hunan, 福): specials on red cards and the 30 rule, 数审 with four players, and
+round totals played to 100 (冲百福). RULINGS sections 3, 4 and 6."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from ..groups import Kind, State
+from ..options import Options
+from ..scoring import Context, Outcome, below_minimum, step
+from .base import COMMON_OPTIONS, Variant
+from .registry import register
+
+if TYPE_CHECKING:
+    from ..rules import Rules
+
+
+def tianfu(ctx: Context) -> int | None:
+    """天福: the dealer's dealt hand is complete and reaches the minimum: 100 + 10."""
+    return 110 if ctx.won_by == "dealt" and ctx.winner == ctx.dealer else None
+
+
+def wufu(reds: int) -> int | None:
+    """乌福: no red card anywhere in the seven groups: 100."""
+    return 100 if reds == 0 else None
+
+
+def hongfu(reds: int, base: int) -> int | None:
+    """红福: 13 or more red cards score 100; 10 to 12 score twice the base, at most 100."""
+    if reds >= 13:
+        return 100
+    return min(2 * base, 100) if reds >= 10 else None
+
+
+def piaofu(base: int, options: Options) -> int | None:
+    """飘福 (飘胡): a winning layout with no 福 at all: 30 (house option 100)."""
+    return options.piao if base == 0 else None
+
+
+def thirty(base: int) -> int | None:
+    """三十福: a base of 30 or more scores twice the base, at most 100."""
+    return min(2 * base, 100) if base >= 30 else None
+
+
+def difu(ctx: Context) -> bool:
+    """地福: the dealer's first discard completes another player's hand."""
+    return (ctx.won_by == "discard" and ctx.first_discard and ctx.discarder == ctx.dealer
+            and ctx.winner != ctx.dealer)
+
+
+def idle_share(score: int, version: int = 2) -> int:
+    """数审's half of the score, 四舍五入 to tens with halves up (the seed's 地福: 110 → 60).
+
+    >>> [idle_share(s) for s in (26, 30, 110)]
+    [10, 20, 60]
+    """
+    if version < 2:
+        return (score + 1) // 2
+    return (score + 10) // 20 * 10
+
+
+def hunan_normal(base: int, won_by: str, options: Options) -> tuple[int, str]:
+    """The normal score and how it was reached (RULINGS section 6)."""
+    if won_by == "self_draw":
+        if options.self_draw == "plus_ten":
+            return base + 10, "plus_ten"
+        if options.rules_version >= 2 and base >= 30:
+            return min(2 * base, 100), "double_capped"  # the capped doubling of the 30 rule
+        return 2 * base, "double"
+    if won_by == "discard":
+        return base + 10, "discard"
+    return base, "held"
+
+
+@register
+class Hunan(Variant):
+    name = "hunan"
+    aliases = ("湖南",)
+    title = "湖南字牌"
+    unit = "福"
+    seats = (2, 4)
+    minimums = (15, 20)
+    any_minimum = True
+    option_keys = COMMON_OPTIONS | {"self_draw", "piao"}
+    defaults = Options()  # the minimum follows the seat count
+    group_names = MappingProxyType({
+        (Kind.RUN, None): "顺子", (Kind.MIXED, None): "半边", (Kind.PAIR, None): "对子",
+        (Kind.TRIPLE, State.OPEN): "碰", (Kind.TRIPLE, State.CONCEALED): "坎",
+        (Kind.QUAD, State.OPEN): "跑", (Kind.QUAD, State.CONCEALED): "提",
+    })
+    specials = MappingProxyType({"tianfu": "天福", "difu": "地福", "wufu": "乌福", "hongfu": "红福",
+                                 "piaofu": "飘福", "thirty": "三十福"})
+    lists_transfers = False
+    plays_rounds = True
+    counts_reds = True
+
+    def default_minimum(self, players: int) -> int:
+        return 20 if players == 2 else 15  # 15 福, 20 with two players
+
+    def idle(self, players: int, dealer: int) -> int | None:
+        """数审: with four players the dealer's opposite sits the hand out."""
+        return (dealer + 2) % 4 if players == 4 else None
+
+    def settle(self, base: int, ctx: Context, rules: Rules, *, reds: int = 0, cards: Sequence[int] = (),
+               explain: bool = False, xing: int | None = None) -> Outcome:
+        """The hand score and round-total changes (the search settles every candidate, but
+        only the claimed one is explained)."""
+        options = rules.options
+        minimum = self.minimum(ctx.players, options)
+        version = options.rules_version
+        reached = base >= minimum
+        bonus = 10 if ctx.won_by in ("self_draw", "discard") else 0
+        steps = [step("points", base), step("minimum", minimum, reached=reached)] if explain else []
+        specials: dict[str, tuple[int, int]] = {}  # id: (its own value, the +10 on top)
+        if reached and tianfu(ctx) is not None:
+            specials["tianfu"] = (100, 10)
+        for name, v, below_ok in (
+            ("wufu", wufu(reds), True),
+            ("hongfu", hongfu(reds, base), reds >= 13),
+            ("piaofu", piaofu(base, options), True),
+            ("thirty", thirty(base), False),
+        ):
+            if v is not None and (reached or below_ok):
+                specials[name] = (v, bonus)
+        if reached and difu(ctx):
+            specials = MappingProxyType({"difu": (100, 10), **specials})
+        if explain:
+            steps += [step("special", v, id=name) for name, (v, _) in specials.items()]
+        if not reached and not specials:
+            return below_minimum(base, minimum, self.unit, steps)
+        payouts = [0] * ctx.players
+        if "difu" in specials:  # the seed's own numbers: dealer −100, winner +110, 数审 +60
+            payouts[ctx.dealer] -= 100
+            payouts[ctx.winner] += 110
+            if explain:
+                steps += [step("bonus", 10, on="difu"), step("score", 110, **{"from": "difu"}),
+                          step("discarder", -100, seat=ctx.dealer)]
+            if ctx.idle is not None:
+                payouts[ctx.idle] += 60
+                if explain:
+                    steps.append(step("idle", 60, seat=ctx.idle, of=110))
+            return Outcome(True, 110, list(specials), payouts, steps=steps)
+        normal, how = hunan_normal(base, ctx.won_by, options)
+        score, source, extra = normal, "normal", 0
+        for name, (v, plus) in specials.items():
+            if v + plus > score:
+                score, source, extra = v + plus, name, plus
+        payouts[ctx.winner] += score
+        loss = half = 0
+        if ctx.won_by == "discard" and ctx.discarder is not None:
+            # the discarder loses the hand's 福, not the winner's +10 ("扣除放炮的福头数")
+            loss = score - 10 if version >= 2 else score
+            payouts[ctx.discarder] -= loss
+        if ctx.idle is not None:
+            half = idle_share(score, version)
+            payouts[ctx.idle] += half
+        if explain:
+            steps.append(step("normal", normal, how=how))
+            if extra:
+                steps.append(step("bonus", extra, on=source))
+            steps.append(step("score", score, **{"from": source}))
+            if loss:
+                steps.append(step("discarder", -loss, seat=ctx.discarder))
+            if ctx.idle is not None:
+                steps.append(step("idle", half, seat=ctx.idle, of=score))
+        return Outcome(True, score, list(specials), payouts, steps=steps)
