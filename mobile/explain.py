@@ -22,16 +22,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .i18n import Translator
+from zipai.engine.variants import find_variant
 
-UNITS = {"hunan": "福", "guangxi": "油", "guilin": "胡"}
+from .i18n import Translator
 
 
 def explain(result: Mapping[str, Any], preset: str, players: Sequence[str], t: Translator) -> list[str]:
     """One line a step: the groups' points, the total against the minimum, each special by name,
     each step to the hand score, what the discarder and 数审 get, and who pays."""
     steps = result.get("steps") or []
-    unit = t.script(UNITS.get(preset, ""))
+    variant = find_variant(preset)
+    unit = t.script(variant.unit if variant is not None else "")
     if not steps:
         lines = [t("step_points", n=result.get("points", 0), unit=unit)]
         lines += [t.special(x["id"], x.get("name", "")) for x in result.get("specials") or []]

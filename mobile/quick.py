@@ -16,7 +16,8 @@ from kivy.metrics import sp
 from kivy.properties import StringProperty
 from kivy.uix.button import Button
 
-from zipai.engine import Rules, ZipaiError, score
+from zipai.engine import ZipaiError, score
+from zipai.engine.variants import get_variant
 from zipai.scorer import LedgerError
 from zipai.scorer.state import engine_input
 
@@ -60,7 +61,7 @@ class QuickEntry:
             obj["from"] = self.discarder
             if self.first_discard:
                 obj["first_discard"] = True
-        if preset == "guilin" and self.xing:
+        if get_variant(preset).turned_cards and self.xing:
             obj["xing"] = self.xing
         return obj
 
@@ -152,10 +153,10 @@ class QuickScreen(Base):
         ids.from_seat.set_options(others, q.discarder)
         ids.first.set_options([(False, t("no")), (True, t("yes"))], q.first_discard)
         self._show(ids.from_box, show_from)
-        gl = s.preset == "guilin"
+        gl = s.variant.turned_cards
         ids.xing.set_options([(n, str(n)) for n in XING_CHOICES], q.xing)
         self._show(ids.xing_box, gl)
-        ids.total_head.text = t("total_label") + f" ({Rules.UNIT[s.preset]})"
+        ids.total_head.text = t("total_label") + f" ({s.variant.unit})"
         self.total_text = q.digits or "–"
         self.preview_text = self._preview_line()
 

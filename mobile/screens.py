@@ -20,7 +20,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.textinput import TextInput
 from kivy.uix.widget import Widget
 
-from zipai.engine import Card, Group, Rules
+from zipai.engine.variants import get_variant
 
 from .explain import explain, round_working
 from .i18n import LANG_NAMES, LANGS
@@ -81,8 +81,6 @@ class StartScreen(Base):
         "fan_as_zi": [False, True], "dealer_rotation": ["winner", "next_seat"],
         "xing": [("up", "down"), ("up", "same", "down"), ("same",), ("up",), ("down",)],
     }
-    MINIMUMS: ClassVar[dict[str, list[int | None]]] = {"hunan": [None, 15, 20], "guangxi": [15, 20, 25, 30],
-                                             "guilin": [10, 15]}
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
@@ -132,7 +130,7 @@ class StartScreen(Base):
 
     def build_players(self) -> None:
         ids = self.ids
-        lo, hi = Rules.PLAYERS[self.preset]
+        lo, hi = get_variant(self.preset).seats
         self.nplayers = min(max(self.nplayers, lo), hi)
         ids.count.set_options([(n, str(n)) for n in range(lo, hi + 1)], self.nplayers)
         old = [w.text for w in getattr(self, "name_inputs", [])]
@@ -171,10 +169,11 @@ class StartScreen(Base):
     def build_options(self) -> None:
         box = self.ids.options
         box.clear_widgets()
+        variant = get_variant(self.preset)
         keys = [k for k in ("minimum", "self_draw", "piao", "tianhu_multiplier", "xing", "fan_as_zi",
-                            "dealer_rotation") if k in Rules.KEYS[self.preset]]
+                            "dealer_rotation") if k in variant.option_keys]
         for key in keys:
-            values = self.MINIMUMS[self.preset] if key == "minimum" else self.OPTION_VALUES[key]
+            values = variant.minimum_choices() if key == "minimum" else self.OPTION_VALUES[key]
             label = {"minimum": "minimum", "self_draw": "opt_self_draw", "piao": "opt_piao",
                      "tianhu_multiplier": "opt_tianhu", "xing": "opt_xing", "fan_as_zi": "opt_fan_as_zi",
                      "dealer_rotation": "opt_rotation"}[key]
@@ -185,10 +184,11 @@ class StartScreen(Base):
             ch.bind(on_choice=lambda _w, v, key=key: self.options.__setitem__(key, v))
             box.add_widget(ch)
 
-    @staticmethod
-    def _option_text(key: str, v: Any) -> str:
-        if v is None:
-            return "15/20"
+    def _option_text(self, key: str, v: Any) -> str:
+        if v is None:  # the minimum that follows the seat count: each the seats give
+            variant = get_variant(self.preset)
+            lo, hi = variant.seats
+            return "/".join(str(m) for m in sorted({variant.default_minimum(n) for n in range(lo, hi + 1)}))
         if key == "xing":
             return "+".join(tr(x) for x in v)
         if key == "dealer_rotation":
@@ -355,12 +355,12 @@ class WinScreen(Base):
         ids.winning_box.shown = w.won_by in ("stock", "discard") and bool(choices)
         ids.winning.set_options([(None, tr("none"))] + [(c, face_text(c)) for c in choices],
                                 w.winning_card if w.winning_card in choices else None)
-        gx = s.preset == "guangxi"
-        ids.min_box.shown = gx
-        if gx:
+        variant = s.variant
+        ids.min_box.shown = variant.hand_minimum
+        if variant.hand_minimum:
             default = s.rules.minimum(s.n)
-            ids.minimum.set_options([(m, str(m)) for m in (15, 20, 25, 30)], w.minimum or default)
-        ids.xing_box.shown = s.preset == "guilin"
+            ids.minimum.set_options([(m, str(m)) for m in variant.minimums], w.minimum or default)
+        ids.xing_box.shown = variant.turned_cards
         ids.xing_now.text = f"{tr('xing_card')}: {face_text(w.xing) if w.xing else tr('none')}"
         first = st.pending.first
         ids.held.text = tr("double_held", name=names[first["winner"]]) if first else ""
@@ -423,7 +423,6 @@ class ResultScreen(Base):
             return
         s = st.session
         t = st.t
-        region = s.preset
         if r.get("double"):
             self.show_double(r)
             return
@@ -431,11 +430,11 @@ class ResultScreen(Base):
         if not r["winning"]:
             reason = (r.get("reason") or {}).get("code", "not_winning")
             box.add_widget(Txt(text=t("not_winning", msg=t.error(reason)), color=(0.75, 0.1, 0.1, 1)))
-        self.explanation = explain(r, region, s.players, t) if r["winning"] else []
+        self.explanation = explain(r, s.preset, s.players, t) if r["winning"] else []
         for line in self.explanation:
             box.add_widget(Txt(text=line, font_size=sp(18)))
         box.add_widget(Txt(text=t("score", n=r["score"]), font_size=sp(26), bold=True))
-        if region == "guilin" and r["winning"] and not r.get("steps"):
+        if r["winning"] and not r.get("steps") and "zi" in r:  # a result stored without its working
             box.add_widget(Txt(text=t("zi_xing_fan", zi=r["zi"], xing=r["xing"], fan=r["fan"])))
         alts = [a for a in r.get("alternatives") or [] if a.get("text") != r.get("text")]
         if alts:
@@ -444,7 +443,7 @@ class ResultScreen(Base):
             if self.show_alts:
                 for i, a in enumerate(alts, 1):
                     box.add_widget(Txt(text=t("alternative_n", n=i, points=a["points"],
-                                              unit=Rules.UNIT[region], score=a["score"]), bold=True))
+                                              unit=s.variant.unit, score=a["score"]), bold=True))
                     self.add_groups(a["groups"], None)
         box.add_widget(Txt(text=t("payouts"), font_size=sp(19)))
         for seat, amount in enumerate(r["payouts"]):
@@ -454,10 +453,10 @@ class ResultScreen(Base):
 
     def add_groups(self, groups: list[dict[str, Any]], winning: str | None) -> None:
         """One row a group: its name, its cards (the one winning card marked) and its points."""
-        s, t, box = self.state.session, self.state.t, self.ids.body
+        t, box = self.state.t, self.ids.body
         marked = False
         for g in groups:
-            name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(s.preset, t.traditional)
+            name = t.script(g["name"])
             row = BoxLayout(size_hint_y=None, height=dp(50), spacing=dp(4))
             row.add_widget(Cell(text=name, size_hint_x=None, width=dp(86), font_size=sp(19)))
             for c in g["cards"]:
@@ -485,7 +484,7 @@ class ResultScreen(Base):
                                     + " ".join(t.special(x["id"], x["name"]) for x in res["specials"]),
                                font_size=sp(18)))
             for g in res["groups"]:
-                name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(s.preset, t.traditional)
+                name = t.script(g["name"])
                 box.add_widget(Txt(text=f"  {name}  {_cards_text(g['cards'])}  {t('points', n=g['points'])}"))
         box.add_widget(Txt(text=t("payouts"), font_size=sp(19)))
         for seat, amount in enumerate(r["payouts"]):
@@ -544,7 +543,7 @@ class LedgerScreen(Base):
         projected = sst.projected()[0]
         head = BoxLayout(size_hint_y=None, height=dp(32))
         head.add_widget(Cell(text=t("players"), font_size=sp(15), color=(0.35, 0.35, 0.35, 1)))
-        if sst.hunan:
+        if sst.plays_rounds:
             head.add_widget(Cell(text=t("round_totals", n=sst.round_number), font_size=sp(15),
                                  halign="right", color=(0.35, 0.35, 0.35, 1)))
         head.add_widget(Cell(text=t("net"), font_size=sp(15), halign="right", color=(0.35, 0.35, 0.35, 1)))
@@ -553,7 +552,7 @@ class LedgerScreen(Base):
             row = BoxLayout(size_hint_y=None, height=dp(44))
             tag = f" ({t('dealer')})" if i == sst.dealer else (f" ({t('idle')})" if i == sst.idle else "")
             row.add_widget(Cell(text=name + tag, font_size=sp(19)))
-            if sst.hunan:
+            if sst.plays_rounds:
                 row.add_widget(Cell(text=f"{sst.round_totals[i]:+d}", font_size=sp(19), halign="right"))
             row.add_widget(Cell(text=f"{projected[i]:+d}", font_size=sp(21), halign="right", bold=True))
             ids.totals.add_widget(row)
@@ -565,7 +564,7 @@ class LedgerScreen(Base):
         ids.redo_box.shown = not locked and st.can_redo()
         typed = st.typed_cards()
         ids.manual_btn.text = t("continue_short", n=typed) if typed else t("manual")
-        ids.working_box.shown = sst.hunan and bool(sst.rounds or any(sst.round_totals))
+        ids.working_box.shown = sst.plays_rounds and bool(sst.rounds or any(sst.round_totals))
         ids.working.text = "\n".join(round_working(sst.rounds, s.players, t, sst.projected()[1])) \
             if self.show_working else ""
         for e in reversed(sst.history):
@@ -661,9 +660,9 @@ class HandScreen(Base):
         if e.photo and not photo:
             box.add_widget(Txt(text=t("photo_deleted")))
         if e.entered_by == "total":
-            box.add_widget(Txt(text=f"{t('by_total')}: {e.points} {Rules.UNIT[s.preset]}"))
+            box.add_widget(Txt(text=f"{t('by_total')}: {e.points} {s.variant.unit}"))
         for g in e.groups:
-            name = Group([Card.parse(c) for c in g["cards"]], g["state"]).name(s.preset, t.traditional)
+            name = t.script(g["name"])
             box.add_widget(Txt(text=f"{name}  {_cards_text(g['cards'])}  {t('points', n=g['points'])}"))
         if e.specials:
             box.add_widget(Txt(text=" · ".join(t.special(x["id"], x["name"]) for x in e.specials)))

@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from zipai.engine import Card, Rules, ZipaiError, score, score_simultaneous
+from zipai.engine.variants import variant_names
 from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, Settlement, UnknownSession
 
 from .draft import Check, Draft, DraftError, Editor
 from .i18n import LANGS, Translator
 
 WON_BY = ("self_draw", "stock", "discard", "dealt")
-PRESETS = ("hunan", "guangxi", "guilin")
+PRESETS = variant_names()  # the rule sets offered, in the registry's order
 CAMERA_RESOLUTIONS = ("640x480", "1280x720", "1920x1080")
 
 
@@ -286,7 +287,7 @@ class AppState:
             obj["from"] = w.discarder
         if w.winning_card:
             obj["winning_card"] = w.winning_card
-        if w.xing and s.preset == "guilin":
+        if w.xing and s.variant.turned_cards:
             obj["xing"] = [w.xing]
         if w.first_discard and w.won_by == "discard":
             obj["first_discard"] = True
@@ -311,7 +312,7 @@ class AppState:
         """Per-hand options for the ledger: the Guangxi minimum when the dealer changed it."""
         s = self.need_session()
         m = self.win.minimum
-        if m is None or s.preset != "guangxi" or m == s.rules.minimum(s.n):
+        if m is None or not s.variant.hand_minimum or m == s.rules.minimum(s.n):
             return None
         return {"minimum": m}
 
@@ -333,7 +334,7 @@ class AppState:
     def can_double(self) -> bool:
         """Guangxi: a second instant win after the same deal may be entered (RULINGS section 6)."""
         s = self.session
-        return (s is not None and s.preset == "guangxi" and self.win.won_by == "dealt"
+        return (s is not None and s.variant.simultaneous_instant and self.win.won_by == "dealt"
                 and self.pending.first is None and self.pending.editing is None)
 
     def hold_instant(self) -> None:

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from zipai.engine import PRESETS, ZipaiError, get_rules
+from zipai.engine import ZipaiError
+from zipai.engine.variants import find_variant, variant_names
 
 from .errors import DamagedData, LedgerError
 from .settle import balances, minimal_transfers
@@ -106,14 +107,11 @@ def preset_name(value: Any, where: str) -> str:
     parsed options, so nothing read from data is ever handed to the engine as a path.
     """
     if isinstance(value, str) and 0 < len(value) <= 20 and not any(c in value for c in "/\\.:~"):
-        try:
-            name = get_rules(value).name
-        except ZipaiError:
-            name = ""
-        if name in PRESETS:
-            return name
+        variant = find_variant(value)
+        if variant is not None:
+            return variant.name
     raise LedgerError(f"{where}: rules {short(value)} is not one of the presets "
-                      f"({', '.join(PRESETS)}); data never names a rules file", code="bad_rules")
+                      f"({', '.join(variant_names())}); data never names a rules file", code="bad_rules")
 
 
 SESSION_ONLY = ("dealer_rotation", "rules_version")  # options a hand may not change for itself
@@ -205,7 +203,7 @@ def session_from_row(sid: Any, name: Any, rules_json: Any, stake: Any, dealer: A
     try:
         rules = json.loads(rules_json)
         preset, options = rules["preset"], rules["options"]
-        if preset not in PRESETS or not isinstance(options, dict):
+        if not isinstance(preset, str) or preset not in variant_names() or not isinstance(options, dict):
             raise ValueError(f"rules {short(preset)} are of no known preset")
         info = SessionInfo(int(sid), str(name), preset, options, str(rules.get("source") or preset),
                            tuple(str(p) for p in players), Decimal(stake), int(dealer), str(created))
@@ -259,7 +257,7 @@ def check_adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
         raise LedgerError("an adjustment needs exactly one of deltas, transfers or offender",
                           code="bad_adjustment")
     if offender is not None:
-        if s.preset != "guangxi":
+        if not s.variant.misdeal_penalty:
             raise LedgerError(f"the 下夥 penalty is a Guangxi rule; session {s.name!r} plays {s.preset}",
                               code="bad_rules")
         seat = check_seat(offender, s.players, "offender")
@@ -295,8 +293,9 @@ def check_adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
         if any(abs(x) > MAX_POINTS for x in d):
             raise LedgerError(f"an adjustment changes a seat by at most {MAX_POINTS} points, got "
                               f"{short(d)}", code="bad_adjustment")
-        clean = [list(t) for t in minimal_transfers(d)] if s.preset != "hunan" and sum(d) == 0 else []
-        if s.preset != "hunan" and sum(d) != 0:
+        balanced = not s.variant.plays_rounds  # round totals need not sum to zero
+        clean = [list(t) for t in minimal_transfers(d)] if balanced and sum(d) == 0 else []
+        if balanced and sum(d) != 0:
             raise LedgerError(f"{s.preset} adjustments must sum to zero, these sum to {sum(d)}",
                               code="bad_adjustment")
     if not any(d):

@@ -21,6 +21,7 @@ from typing import Any
 
 from zipai.engine import ZipaiError, rules_from_flag
 from zipai.engine.files import read_file
+from zipai.engine.variants import find_variant
 
 from . import db
 from .checks import parse_json
@@ -31,7 +32,6 @@ from .state import Entry, SessionState
 
 WON_BY = {"self_draw": "自摸", "stock": "翻牌", "discard": "点炮", "dealt": "起手"}
 KIND = {"hand": "胡", "draw": "流局", "double": "双起手", "adjust": "调整"}
-RULES = {"hunan": "湖南字牌", "guangxi": "广西大字牌", "guilin": "桂林字牌"}
 
 
 class UsageError(LedgerError):
@@ -144,7 +144,7 @@ def _entry_line(st: SessionState, e: Entry) -> list[Any]:
     row = [e.no, p[e.dealer], what, e.points if e.kind in ("hand", "double") else "",
            e.score if e.kind in ("hand", "double") else "", specials]
     row += [_signed(v) for v in e.payouts] if e.payouts else [""] * len(p)
-    row += [f"第{e.round_closed.number}轮结算" if e.round_closed else ""] if st.hunan else []
+    row += [f"第{e.round_closed.number}轮结算" if e.round_closed else ""] if st.plays_rounds else []
     if e.edited_by:
         row[2] = f"{row[2]} (改)"
     return row
@@ -152,31 +152,32 @@ def _entry_line(st: SessionState, e: Entry) -> list[Any]:
 
 def history_text(st: SessionState) -> str:
     p = st.session.players
-    headers = ["#", "庄", "胡", "息", "分", "特殊", *p] + (["冲百"] if st.hunan else [])
+    headers = ["#", "庄", "胡", "息", "分", "特殊", *p] + (["冲百"] if st.plays_rounds else [])
     return table(headers, [_entry_line(st, e) for e in st.history]) if st.history else "(no hands yet)"
 
 
 def state_text(st: SessionState, history: bool = True) -> str:
     s = st.session
     shown = {**s.options, "rules_version": s.rules_version}
-    opts = ", ".join(f"{k}={v}" for k, v in shown.items() if v is not None and k in _keys(s.preset))
-    lines = [f"session {s.id} {s.name!r}: {RULES.get(s.preset, s.preset)} ({s.source}; {opts}), "
+    keys = s.variant.option_keys
+    opts = ", ".join(f"{k}={v}" for k, v in shown.items() if v is not None and k in keys)
+    lines = [f"session {s.id} {s.name!r}: {s.variant.title} ({s.source}; {opts}), "
              f"stake {s.stake} per point, {st.hands} hands" + ("  [settled]" if st.locked else "")]
     rows = []
     projected, closing = st.projected()
     for i, name in enumerate(s.players):
         role = "庄" if i == st.dealer else ("数审" if i == st.idle else "")
         row: list[Any] = [i, name, role]
-        if st.hunan:
+        if st.plays_rounds:
             row += [st.round_totals[i], _signed(st.net[i])]
         row += [_signed(projected[i]), f"{money(projected[i], s.stake):+.2f}"]
         rows.append(row)
     headers = ["seat", "player", "role"]
-    if st.hunan:
+    if st.plays_rounds:
         headers += [f"round {st.round_number}", "closed rounds"]
     headers += ["net", "money"]
     lines.append(table(headers, rows))
-    if st.hunan and closing:
+    if st.plays_rounds and closing:
         lines.append(f"(net includes closing the open round {closing.number}: "
                      f"rounded {closing.rounded}, paid {closing.payments})")
     if history:
@@ -184,10 +185,10 @@ def state_text(st: SessionState, history: bool = True) -> str:
     return "\n".join(lines)
 
 
-def _keys(preset: str) -> frozenset[str]:
-    from zipai.engine import Rules
-
-    return Rules.KEYS.get(preset, frozenset())
+def _title(preset: str) -> str:
+    """A rule set's title (a damaged session's unknown name as it stands)."""
+    variant = find_variant(preset) if isinstance(preset, str) else None
+    return variant.title if variant is not None else str(preset)
 
 
 def settlement_text(res: Settlement) -> str:
@@ -213,10 +214,10 @@ def settlement_text(res: Settlement) -> str:
 def entry_text(st: SessionState, e: Entry) -> str:
     p = st.session.players
     head = f"recorded #{e.no} (event {e.event})"
-    body = table(["#", "庄", "胡", "息", "分", "特殊", *p] + (["冲百"] if st.hunan else []),
+    body = table(["#", "庄", "胡", "息", "分", "特殊", *p] + (["冲百"] if st.plays_rounds else []),
                  [_entry_line(st, e)])
     nxt = f"next dealer: {p[st.dealer]}" + (f", 数审: {p[st.idle]}" if st.idle is not None else "")
-    if st.hunan:
+    if st.plays_rounds:
         tot = f"round {st.round_number} totals: " + ", ".join(
             f"{n} {v}" for n, v in zip(p, st.round_totals, strict=True))
     else:
@@ -299,7 +300,7 @@ def _session_list(led: Ledger, a: argparse.Namespace) -> int:
     rows = led.sessions()
     _emit(a, rows, lambda: table(
         ["", "id", "name", "rules", "players", "hands", "state", "created"],
-        [["*" if r["current"] else "", r["id"], r["name"], RULES.get(r["rules"], r["rules"]),
+        [["*" if r["current"] else "", r["id"], r["name"], _title(r["rules"]),
           "、".join(r["players"]), r["hands"],
           "damaged" if r.get("damaged") else "settled" if r["locked"] else "open", r["created_at"]]
          for r in rows]) if rows else "(no sessions)")

@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from zipai.engine import Rules, ZipaiError, get_rules
+from zipai.engine import ZipaiError, get_rules
+from zipai.engine.variants import get_variant
 
 from . import db
 from .checks import (
@@ -61,12 +62,12 @@ def csv_text(st: SessionState) -> str:
     s = st.session
     buf = io.StringIO()
     w = csv.writer(buf)
-    total_label = "round total" if st.hunan else "total"
+    total_label = "round total" if st.plays_rounds else "total"
     w.writerow([_cell(c) for c in [
         "no", "event", "kind", "dealer", "winner", "won_by", "from", "points", "score",
         "specials", "layout", "reason", "photo", "created_at",
         *[f"{p} change" for p in s.players], *[f"{p} {total_label}" for p in s.players],
-        *([f"{p} round payment" for p in s.players] if st.hunan else [])]])
+        *([f"{p} round payment" for p in s.players] if st.plays_rounds else [])]])
     for e in st.history:
         w.writerow([_cell(c) for c in [
             e.no, e.event, e.kind, s.players[e.dealer],
@@ -74,7 +75,7 @@ def csv_text(st: SessionState) -> str:
             s.players[e.discarder] if e.discarder is not None else "", e.points, e.score,
             " ".join(str(sp.get("name", "")) for sp in e.specials), e.text, e.reason, e.photo or "",
             e.created_at, *e.payouts, *e.totals_after,
-            *((e.round_closed.payments if e.round_closed else [""] * s.n) if st.hunan else [])]])
+            *((e.round_closed.payments if e.round_closed else [""] * s.n) if st.plays_rounds else [])]])
     return buf.getvalue()
 
 
@@ -108,7 +109,8 @@ def read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]:
     new_name = check_name(name if name is not None else meta.get("name"), "session name")
     players = [check_name(p, "player name") for p in _field(meta, "players", list, "the export's session")]
     preset = preset_name(rules.get("preset"), "the export's session")
-    lo, hi = Rules.PLAYERS[preset]
+    variant = get_variant(preset)
+    lo, hi = variant.seats
     if not lo <= len(players) <= hi:
         raise LedgerError(f"the export's session: {preset} is played by {lo} to {hi} players, "
                           f"not {len(players)}", code="bad_seat")
@@ -121,7 +123,7 @@ def read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]:
                           code="bad_rules")
     try:
         r = get_rules(preset, {k: v for k, v in options.items()
-                               if k in Rules.KEYS[preset] and v is not None})
+                               if k in variant.option_keys and v is not None})
     except ZipaiError as exc:
         raise LedgerError(f"the export's rules are invalid: {exc}", code="bad_rules") from None
     frozen = r.options.to_dict()

@@ -197,7 +197,7 @@ class Ledger:
         except ZipaiError as exc:
             raise LedgerError(str(exc), code="bad_rules") from None
         names = [check_name(p, "player name") for p in players]
-        lo, hi = Rules.PLAYERS[r.name]
+        lo, hi = r.variant.seats
         if not lo <= len(names) <= hi:
             raise LedgerError(f"{r.name} is played by {lo} to {hi} players, not {len(names)}",
                               code="bad_seat")

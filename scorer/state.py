@@ -19,7 +19,8 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any
 
-from zipai.engine import Rules, ZipaiError, get_rules, score, score_simultaneous
+from zipai import engine
+from zipai.engine import Rules, Variant, ZipaiError, get_rules, get_variant, score_simultaneous
 
 from .errors import LedgerError
 from .settle import add_flows, round_flows, round_payments
@@ -48,6 +49,11 @@ class SessionInfo:
         return len(self.players)
 
     @cached_property
+    def variant(self) -> Variant:
+        """The session's rule set: what it plays to, who sits out, what it allows."""
+        return get_variant(self.preset)
+
+    @cached_property
     def rules(self) -> Rules:
         """The frozen rule set, rebuilt from the stored options (never from the TOML file).
 
@@ -55,7 +61,7 @@ class SessionInfo:
         (after an edit moves the dealer, or on import) never changes its evening; a session
         stored before versions were recorded reads as version 1.
         """
-        keys = Rules.KEYS[self.preset]
+        keys = self.variant.option_keys
         opts = {k: v for k, v in self.options.items() if k in keys and v is not None}
         opts.setdefault("rules_version", 1)
         return get_rules(self.preset, opts)
@@ -72,8 +78,8 @@ class SessionInfo:
         return str(self.options.get("dealer_rotation", "winner"))
 
     def idle(self, dealer: int) -> int | None:
-        """数审: four Hunan players, the dealer's opposite sits the hand out."""
-        return (dealer + 2) % 4 if self.n == 4 and self.preset == "hunan" else None
+        """数审: the seat the rule set sits out under this dealer, if any."""
+        return self.variant.idle(self.n, dealer)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name,
@@ -171,8 +177,9 @@ class SessionState:
     events: int = 0
 
     @property
-    def hunan(self) -> bool:
-        return self.session.preset == "hunan"
+    def plays_rounds(self) -> bool:
+        """冲百福: totals run in rounds closed at 100 (the rule set says)."""
+        return self.session.variant.plays_rounds
 
     @property
     def idle(self) -> int | None:
@@ -184,7 +191,7 @@ class SessionState:
 
     def projected(self) -> tuple[list[int], Round | None]:
         """Net points if the session were settled now: Hunan closes the open round."""
-        if not self.hunan or not any(self.round_totals):
+        if not self.plays_rounds or not any(self.round_totals):
             return list(self.net), None
         rounded, pay = round_payments(self.round_totals)
         rnd = Round(self.round_number, list(self.round_totals), rounded, pay, self.last_event, True)
@@ -192,7 +199,7 @@ class SessionState:
 
     def pair_flows(self) -> dict[tuple[int, int], int]:
         """Who paid whom over the evening, before netting (Hunan: from each round's payments)."""
-        if not self.hunan:
+        if not self.plays_rounds:
             return dict(self.flows)
         flows: dict[tuple[int, int], int] = defaultdict(int)
         closing = self.projected()[1]
@@ -208,7 +215,7 @@ class SessionState:
             "dealer": self.dealer, "dealer_name": s.players[self.dealer], "idle": self.idle,
             "net": self.net, "projected": projected,
         }
-        if self.hunan:
+        if self.plays_rounds:
             d.update(round={"number": self.round_number, "totals": self.round_totals},
                      rounds=[r.to_dict() for r in self.rounds],
                      closing_round=closing.to_dict() if closing else None)
@@ -239,19 +246,19 @@ def score_hand(session: SessionInfo, raw: Mapping[str, Any], dealer: int,
                per_hand: Mapping[str, Any] | None, where: str) -> dict[str, Any]:
     """Score one hand under the session's rules; a bad or non-winning hand is a LedgerError."""
     try:
-        out = score(engine_input(session, raw, dealer, per_hand), session.rules)
+        res = engine.score_hand(engine_input(session, raw, dealer, per_hand), session.rules)
     except ZipaiError as exc:
         raise LedgerError(f"{where}: {exc}", code=getattr(exc, "code", "bad_input")) from None
-    if not out["winning"]:
-        msg = (out.get("reason") or {}).get("message", "not a winning hand")
+    if not res.winning:
+        msg = res.reason.message if res.reason else "not a winning hand"
         raise LedgerError(f"{where}: not a winning hand ({msg})", code="not_winning")
-    return strip_output(out)
+    return strip_output(res.to_json())
 
 
 def score_double(session: SessionInfo, raws: Sequence[Mapping[str, Any]], dealer: int,
                  where: str) -> dict[str, Any]:
     """Guangxi simultaneous instant win: two layouts, one event."""
-    if session.preset != "guangxi":
+    if not session.variant.simultaneous_instant:
         raise LedgerError(f"{where}: a simultaneous instant win is a Guangxi rule, "
                           f"this session plays {session.preset}", code="bad_rules")
     try:
@@ -363,7 +370,7 @@ class Replayer:
     # ------------------------------------------------------------ effects
     def _apply(self, entry: Entry) -> None:
         st = self.state
-        if st.hunan:
+        if st.plays_rounds:
             entry.round = st.round_number
             st.round_totals = [a + b for a, b in zip(st.round_totals, entry.payouts, strict=True)]
             entry.totals_after = list(st.round_totals)
@@ -378,7 +385,7 @@ class Replayer:
 
     def _close_round(self, event_id: int, at_settle: bool = False) -> Round | None:
         st = self.state
-        if not any(st.round_totals) or not st.hunan:
+        if not any(st.round_totals) or not st.plays_rounds:
             return None
         rounded, pay = round_payments(st.round_totals)
         rnd = Round(st.round_number, list(st.round_totals), rounded, pay, event_id, at_settle)
