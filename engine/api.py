@@ -11,11 +11,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from .cards import ALL_CARDS, Card, check_deck_limits
@@ -33,6 +33,7 @@ _KEYS = {"rules", "options", "players", "dealer", "winner", "won_by", "from", "f
 MAX_ALTERNATIVES = 64
 _KIND_TEXT = {k: str(k.value) for k in Kind}
 _CARD_BY_TEXT: dict[str, Card] = {str(c): c for c in ALL_CARDS}
+_INDEX = attrgetter("index")
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,17 +297,20 @@ def evaluate(hand: Hand, search: _Search | None = None) -> tuple[Candidate | Non
     seen: set[tuple[Any, ...]] = set()
     w = hand.winning_card.index if hand.winning_card is not None else -1
     variant = hand.rules.variant
-    for split in (search or _Search.of(hand)).splits(hand, w):
-        # the same groups reached twice (a pair taken before or after a run of its card): sets
-        # and pieces never look alike, so their sorted indices name the groups
-        sig = (tuple(sorted((s, n == split.open_set) for n, s in enumerate(split.sets))),
-               tuple(sorted(split.pieces)), split.upgrade, split.upgrade_open)
-        if sig in seen:
-            continue
-        seen.add(sig)
+    splits = (search or _Search.of(hand)).splits(hand, w)
+    alone = len(splits) == 1  # the claim already: settled once, with its working
+    for split in splits:
+        if not alone:
+            # the same groups reached twice (a pair taken before or after a run of its card):
+            # sets and pieces never look alike, so their sorted indices name the groups
+            sig = (tuple(sorted((s, n == split.open_set) for n, s in enumerate(split.sets))),
+                   tuple(sorted(split.pieces)), split.upgrade, split.upgrade_open)
+            if sig in seen:
+                continue
+            seen.add(sig)
         groups, win_at = _build(hand, split)
         points = [variant.group_points(g) for g in groups]
-        cands.append(Candidate(groups, points, _settle(hand, groups, points), win_at,
+        cands.append(Candidate(groups, points, _settle(hand, groups, points, alone), win_at,
                                layout_text(groups, len(hand.groups))))
     inst = _instant(hand)
     if inst is not None:
@@ -353,18 +357,20 @@ def _best_pays(hand: Hand, bases: set[int]) -> Pays:
     return best[1]
 
 
-def _scored(groups: Sequence[Group], points: Sequence[int], variant: Variant) -> tuple[ScoredGroup, ...]:
-    """The groups as the result gives them; one immutable ``ScoredGroup`` serves every hand
-    that has the group (keyed by card indices, which hash without a call per card)."""
-    return tuple([_scored_group(tuple([c.index for c in g.cards]), g.state is State.OPEN, p, variant)
-                  for g, p in zip(groups, points, strict=True)])
+def _scored(groups: Sequence[Group], points: Sequence[int], variant: Variant,
+            win_at: int = -1) -> tuple[ScoredGroup, ...]:
+    """The groups as the result gives them, ``win_at`` marked; one immutable ``ScoredGroup``
+    serves every hand that has the group (keyed by card indices: they hash without a call)."""
+    return tuple([_scored_group(tuple(map(_INDEX, g.cards)), g.state is State.OPEN, p, variant, i == win_at)
+                  for i, (g, p) in enumerate(zip(groups, points, strict=True))])
 
 
 @lru_cache(maxsize=8192)
-def _scored_group(indices: tuple[int, ...], open_: bool, points: int, variant: Variant) -> ScoredGroup:
+def _scored_group(indices: tuple[int, ...], open_: bool, points: int, variant: Variant,
+                  winning_card: bool) -> ScoredGroup:
     g = Group.of(indices, State.OPEN if open_ else State.CONCEALED)
     return ScoredGroup(tuple([c.text for c in g.cards]), _KIND_TEXT[g.kind], "open" if open_ else "concealed",
-                       variant.group_name(g), points)
+                       variant.group_name(g), points, winning_card)
 
 
 def outcome_fields(o: Outcome, variant: Variant, players: int) -> dict[str, Any]:
@@ -397,7 +403,8 @@ def _result(hand: Hand, best: Candidate | None, cands: list[Candidate], matters:
     groups = alternatives[0].groups
     if best.winning_group >= 0:
         w = best.winning_group
-        groups = (*groups[:w], dataclasses.replace(groups[w], winning_card=True), *groups[w + 1:])
+        groups = (*groups[:w], *_scored(best.groups[w:w + 1], best.points[w:w + 1], variant, 0),
+                  *groups[w + 1:])
     # the search settles every candidate without its working; the claimed one is worked out
     steps = o.steps or _settle(hand, best.groups, best.points, explain=True).steps
     return Result(hand.rules, o.winning, sum(best.points), groups=groups, text=best.text,
