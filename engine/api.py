@@ -14,26 +14,21 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from operator import attrgetter
 from typing import Any
 
 from .cards import ALL_CARDS, Card, check_deck_limits
 from .decompose import Split, TableTriple, fourth_card_moves, hand_splits
 from .errors import CardError, GroupError, InputError, ZipaiError
 from .groups import Group, Kind, State
-from .result import Alternative, Reason, Result, ScoredGroup, Special, transfers_of
+from .result import Candidate, Reason, Result
 from .rules import Rules, get_rules
 from .scoring import Context, Outcome
-from .variants import Variant, variant_names
+from .variants import variant_names
 
 WON_BY = ("self_draw", "stock", "discard", "dealt")
 _KEYS = {"rules", "options", "players", "dealer", "winner", "won_by", "from", "first_discard",
          "winning_card", "xing", "groups", "hand"}
-MAX_ALTERNATIVES = 64
-_KIND_TEXT = {k: str(k.value) for k in Kind}
 _CARD_BY_TEXT: dict[str, Card] = {str(c): c for c in ALL_CARDS}
-_INDEX = attrgetter("index")
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,21 +152,6 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
 
 
 # ------------------------------------------------------------------ evaluation
-
-@dataclass(slots=True)
-class Candidate:
-    groups: list[Group]
-    points: list[int]
-    outcome: Outcome
-    winning_group: int
-    text: str
-    leftover: tuple[Card, ...] = ()  # cards outside the groups (instant wins only)
-
-    def key(self, winner: int) -> tuple[int, int, int]:
-        o = self.outcome
-        pay = o.payouts[winner] if o.payouts else 0
-        return (-int(o.winning), -pay, -sum(self.points))
-
 
 def _build(hand: Hand, split: Split) -> tuple[list[Group], int]:
     """Groups of one split: table first, then sets, then free pieces; and the winning group."""
@@ -357,60 +337,18 @@ def _best_pays(hand: Hand, bases: set[int]) -> Pays:
     return best[1]
 
 
-def _scored(groups: Sequence[Group], points: Sequence[int], variant: Variant,
-            win_at: int = -1) -> tuple[ScoredGroup, ...]:
-    """The groups as the result gives them, ``win_at`` marked; one immutable ``ScoredGroup``
-    serves every hand that has the group (keyed by card indices: they hash without a call)."""
-    return tuple([_scored_group(tuple(map(_INDEX, g.cards)), g.state is State.OPEN, p, variant, i == win_at)
-                  for i, (g, p) in enumerate(zip(groups, points, strict=True))])
-
-
-@lru_cache(maxsize=8192)
-def _scored_group(indices: tuple[int, ...], open_: bool, points: int, variant: Variant,
-                  winning_card: bool) -> ScoredGroup:
-    g = Group.of(indices, State.OPEN if open_ else State.CONCEALED)
-    return ScoredGroup(tuple([c.text for c in g.cards]), _KIND_TEXT[g.kind], "open" if open_ else "concealed",
-                       variant.group_name(g), points, winning_card)
-
-
-def outcome_fields(o: Outcome, variant: Variant, players: int) -> dict[str, Any]:
-    """What a settled hand pays, as ``Result`` fields (a hand that does not win pays nothing)."""
-    win = o.winning
-    return {"specials": tuple([Special(s, variant.specials[s]) for s in o.specials]) if win else (),
-            "score": o.score if win else 0, "extra": tuple(variant.outcome_extra(o.extra)),
-            "payouts": tuple(o.payouts) if win else (0,) * players,
-            "transfers": transfers_of(o.transfers) if win and variant.lists_transfers else (),
-            "reason": Reason(*o.reason) if not win and o.reason else None}
-
-
 def _result(hand: Hand, best: Candidate | None, cands: list[Candidate], matters: Sequence[Card]) -> Result:
-    """The typed result of a hand laid out card by card."""
+    """The result of a hand laid out card by card."""
     n = hand.ctx.players
-    variant = hand.rules.variant
+    shown = tuple([c.text for c in matters])
     if best is None:
         total = len(hand.hand) + sum(len(g.cards) for g in hand.groups)
-        return Result(hand.rules, False, 0, 0, (0,) * n, reason=Reason(
+        return Result(hand.rules, n, unlaid=Reason(
             "not_seven_groups", f"the {total} cards do not form seven groups "
-                                "(one pair exactly when there is a quad)"),
-                      winning_card_matters=tuple([c.text for c in matters]))
-    o = best.outcome
-    alternatives = tuple([
-        Alternative(c.text, sum(c.points), c.outcome.winning, c.outcome.score if c.outcome.winning else 0,
-                    tuple(c.outcome.payouts) if c.outcome.winning else (0,) * n,
-                    _scored(c.groups, c.points, variant))
-        for c in cands[:MAX_ALTERNATIVES]])
-    # the claimed decomposition is the first alternative: its groups are shared, one marked
-    groups = alternatives[0].groups
-    if best.winning_group >= 0:
-        w = best.winning_group
-        groups = (*groups[:w], *_scored(best.groups[w:w + 1], best.points[w:w + 1], variant, 0),
-                  *groups[w + 1:])
+                                "(one pair exactly when there is a quad)"), winning_card_matters=shown)
     # the search settles every candidate without its working; the claimed one is worked out
-    steps = o.steps or _settle(hand, best.groups, best.points, explain=True).steps
-    return Result(hand.rules, o.winning, sum(best.points), groups=groups, text=best.text,
-                  leftover=tuple([c.text for c in best.leftover]), steps=tuple(steps),
-                  alternatives=alternatives, winning_card_matters=tuple([c.text for c in matters]),
-                  **outcome_fields(o, variant, n))
+    steps = best.outcome.steps or _settle(hand, best.groups, best.points, explain=True).steps
+    return Result(hand.rules, n, best.outcome, tuple(cands), tuple(steps), shown)
 
 
 Pays = tuple[bool, int, tuple[int, ...]]  # whether a layout wins, its score and its payouts

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .api import outcome_fields, parse_input, settle_base
+from .api import parse_input, settle_base
 from .errors import InputError
 from .result import Result
 from .rules import Rules
@@ -72,5 +72,4 @@ def total_result(obj: Any, rules: str | Rules | None = None) -> Result:
     if xing and not r.variant.turned_cards:
         raise InputError(f"醒 is a Guilin count; {r.name} has none", code="bad_total")
     out = settle_base(hand, base, _NO_RED_SPECIAL, [], explain=True, xing=xing)
-    return Result(r, out.winning, base, text="", steps=tuple(out.steps), total=base,
-                  **outcome_fields(out, r.variant, ctx.players))
+    return Result(r, ctx.players, out, working=tuple(out.steps), total=base)
