@@ -233,7 +233,10 @@ class Result:
             out.update(alternatives=[], steps=steps, entered_by="total", total=self.total)
             return out
         cands = self.decompositions
-        alt_groups = [[_group_json(g, p, v) for g, p in zip(c.groups, c.points, strict=True)]
+        # a call per group saved (this is most of scoring's JSON): the cached group, copied
+        index, scored, opened = _INDEX, _scored_group, State.OPEN
+        alt_groups = [[{**(sg := scored(tuple(map(index, g.cards)), g.state is opened, p, v, False))._json,
+                        "cards": list(sg.cards)} for g, p in zip(c.groups, c.points, strict=True)]
                       for c in cands[:MAX_ALTERNATIVES]]
         best = cands[0]
         # the claim is the first alternative: its groups' objects are copied, not built again
@@ -285,8 +288,3 @@ def _scored_group(indices: tuple[int, ...], open_: bool, points: int, variant: V
     g = Group.of(indices, State.OPEN if open_ else State.CONCEALED)
     return ScoredGroup(tuple([c.text for c in g.cards]), _KIND_TEXT[g.kind], "open" if open_ else "concealed",
                        variant.group_name(g), points, winning_card)
-
-
-def _group_json(g: Group, points: int, variant: Variant) -> dict[str, Any]:
-    sg = _scored_group(tuple(map(_INDEX, g.cards)), g.state is State.OPEN, points, variant, False)
-    return {**sg._json, "cards": list(sg.cards)}
