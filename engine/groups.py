@@ -11,9 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from .cards import ALL_CARDS, Card, parse_cards
 from .errors import GroupError
+
+if TYPE_CHECKING:
+    from .variants import Variant
 
 
 class Kind(StrEnum):
@@ -96,7 +100,7 @@ class Group:
         """True when every card is big (大), the form that scores the higher column."""
         return all(c.big for c in self.cards)
 
-    def name(self, region: str = "hunan", traditional: bool = False) -> str:
+    def name(self, region: str | Variant = "hunan", traditional: bool = False) -> str:
         """The group's native name in that region (the rule set's ``group_name``)."""
         from .variants import get_variant  # the rule sets know the names; they import this module
 

@@ -16,7 +16,7 @@ from kivy.metrics import sp
 from kivy.properties import StringProperty
 from kivy.uix.button import Button
 
-from zipai.engine import ZipaiError, score
+from zipai.engine import Result, ZipaiError, score_hand
 from zipai.engine.variants import get_variant
 from zipai.scorer import LedgerError
 from zipai.scorer.state import engine_input
@@ -76,12 +76,12 @@ class QuickEntry:
         return None
 
 
-def preview(state: AppState, q: QuickEntry) -> dict[str, Any]:
+def preview(state: AppState, q: QuickEntry) -> Result:
     """The engine's result for the entry under the session's rules and current dealer."""
     s = state.need_session()
     st = state.ledger.state(s)
     try:
-        return score(engine_input(s, q.raw(s.preset), st.dealer, None), s.rules)
+        return score_hand(engine_input(s, q.raw(s.preset), st.dealer, None), s.rules)
     except ZipaiError as exc:
         raise AppError(str(exc)) from None
 
@@ -182,11 +182,11 @@ class QuickScreen(Base):
             r = preview(st, q)
         except AppError as exc:
             return t("error", msg=str(exc))
-        if not r["winning"]:
-            return t("not_winning", msg=(r.get("reason") or {}).get("message", ""))
+        if not r.winning:
+            return t("not_winning", msg=r.reason.message if r.reason else "")
         names = st.need_session().players
-        pays = "  ".join(f"{n} {v:+d}" for n, v in zip(names, r["payouts"], strict=True))
-        head = " · ".join([t("score", n=r["score"]), *(t.special(x["id"], x["name"]) for x in r["specials"])])
+        pays = "  ".join(f"{n} {v:+d}" for n, v in zip(names, r.payouts, strict=True))
+        head = " · ".join([t("score", n=r.score), *(t.special(x.id, x.name) for x in r.specials)])
         return f"{head}\n{pays}"
 
     def set(self, field: str, value: Any) -> None:

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zipai.engine import Card, Rules, ZipaiError, score, score_simultaneous
+from zipai.engine import Card, Rules, ZipaiError, score, score_hand, score_simultaneous
 from zipai.engine.variants import variant_names
 from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, Settlement, UnknownSession
 
@@ -303,10 +303,9 @@ class AppState:
         if not chk.ready or self.session is None:
             return None
         try:
-            out = score(dict(chk.layout), self.rules())
+            return bool(score_hand(dict(chk.layout), self.rules()).decompositions)
         except ZipaiError:
             return False
-        return bool(out["groups"])
 
     def hand_options(self) -> dict[str, Any] | None:
         """Per-hand options for the ledger: the Guangxi minimum when the dealer changed it."""
