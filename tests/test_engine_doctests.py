@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["api", "cards", "decompose", "files", "generate", "groups", "notation", "rules", "total"]
+MODULES = ["api", "cards", "decompose", "files", "generate", "groups", "notation", "rules", "total",
+           "variants", "variants.hunan"]
 
 
 @pytest.mark.parametrize("name", MODULES)
