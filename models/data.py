@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
-from zipai.vision.evaluate import card_down
+from zipai.vision.constants import BACK_ID, N_FACES
 from zipai.vision.preprocess import cut_crops, input_size
 
-BACK_ID = 21
+from .evaluate import card_down
+
 FINDER_SET_VERSION = 2  # 2: backs boxed by back_box
-N_FACES = 20
 PEAK_TAUGHT = 0.05  # the part of a labelled peak that keeps its loss weight inside ignored boxes
 
 

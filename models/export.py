@@ -14,10 +14,18 @@ from typing import Any
 import numpy as np
 
 from zipai.vision.color import RED_THRESHOLD
+from zipai.vision.constants import (
+    FINDER_CLASSES,
+    FINDER_LONG_SIDE,
+    FINDER_STRIDE,
+    READER_CLASSES,
+    READER_CROP,
+    READER_MARGIN,
+)
 from zipai.vision.preprocess import MEAN, STD, normalise
 
 from .manifest import write_manifest
-from .nets import FINDER_CLASSES, FINDER_STRIDE, READER_CLASSES, FinderExport, ReaderExport
+from .nets import FinderExport, ReaderExport
 
 FINDER_FILE = "finder.onnx"
 READER_FILE = "reader.onnx"
@@ -140,7 +148,8 @@ def calibration_inputs(photos: Sequence[np.ndarray], crops: np.ndarray,
 
 
 def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: dict[str, Any],
-               figures: dict[str, Any], long_side: int = 416, crop: int = 48, margin: float = 1.3,
+               figures: dict[str, Any], long_side: int = FINDER_LONG_SIDE, crop: int = READER_CROP,
+               margin: float = READER_MARGIN,
                flip: bool = True, calibration: tuple[Sequence[np.ndarray], np.ndarray] | None = None) -> Path:
     """Write finder.onnx, reader.onnx and manifest.json into ``out_dir``; returns the manifest.
     ``flip``: the finder graph averages the photo and its mirror. ``calibration`` (finder-scale
@@ -215,7 +224,7 @@ def _swap_in(out_dir: Path, part: str, name: str, write: Callable[[Path, dict[st
 
 
 def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, Any], figures: dict[str, Any],
-                  calibration: np.ndarray | None = None, crop: int = 48) -> Path:
+                  calibration: np.ndarray | None = None, crop: int = READER_CROP) -> Path:
     """A new reader.onnx behind the finder already in ``out_dir`` (``_swap_in``).
     ``calibration`` (uint8 crops): int8."""
 
@@ -281,7 +290,7 @@ def join_readers(parts: Sequence[Path], out: Path) -> None:
 
 
 def export_reader_file(torch: Any, reader: Any, path: Path, calibration: np.ndarray | None = None,
-                       crop: int = 48, int8_copy: Path | None = None) -> None:
+                       crop: int = READER_CROP, int8_copy: Path | None = None) -> None:
     """``reader`` exported alone to ``path`` (int8 with ``calibration``, and its int8-weight twin
     at ``int8_copy`` when given), as the manifest's would be."""
     export_reader_onnx(torch, reader, path, crop)
@@ -420,7 +429,7 @@ def freeze_batchnorm(torch: Any, module: Any) -> Any:
 
 
 def export_finder(torch: Any, finder: Any, out_dir: Path, training: dict[str, Any], figures: dict[str, Any],
-                  photos: Sequence[np.ndarray] | None = None, long_side: int = 416) -> Path:
+                  photos: Sequence[np.ndarray] | None = None, long_side: int = FINDER_LONG_SIDE) -> Path:
     """A new finder.onnx behind the reader already in ``out_dir`` (``_swap_in``), its graph
     mirror-averaged when the manifest's is. ``photos`` (uint8, at the finder's scale): int8."""
 
@@ -429,6 +438,7 @@ def export_finder(torch: Any, finder: Any, out_dir: Path, training: dict[str, An
         export_onnx(torch, FinderExport(finder, flip=flip), torch.zeros(1, 3, 320, long_side), tmp, "image",
                     ["heat", "reg"], {"image": {2: "height", 3: "width"}})
         if photos is not None:
-            quantize(tmp, calibration_inputs(photos, np.zeros((0, 48, 48, 3), np.uint8))[0], int8_twin(tmp))
+            no_crops = np.zeros((0, READER_CROP, READER_CROP, 3), np.uint8)
+            quantize(tmp, calibration_inputs(photos, no_crops)[0], int8_twin(tmp))
 
     return _swap_in(out_dir, "finder", FINDER_FILE, write, training, figures)

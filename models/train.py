@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from zipai.engine import CARD_NAMES
+from zipai.vision import constants as C
 from zipai.vision.preprocess import MEAN, STD
 
 from . import data as D
@@ -33,11 +35,11 @@ from .manifest import update_manifest
 
 DEFAULT_DATA = Path("data/detector")
 DEFAULT_RUNS = Path("runs/detector")
-LONG_SIDE = 416
-STRIDE = 4
-CROP = 48
-MARGIN = 1.3
-SYMMETRIC = (0, 1, 2, 9)  # x1 x2 x3 x10
+LONG_SIDE = C.FINDER_LONG_SIDE
+STRIDE = C.FINDER_STRIDE
+CROP = C.READER_CROP
+MARGIN = C.READER_MARGIN
+SYMMETRIC = tuple(sorted(CARD_NAMES.index(c) for c in C.SYMMETRIC))  # class indices: x1 x2 x3 x10
 ZOOM = (0.6, 1.7)  # finder window rescaling range
 FINDER_THICK, FINDER_THIN = 0.2, 0.2  # shares of finder crops with heavier or lighter strokes
 NIB = (0.3, 2.5)  # reader crops drawn as with a nib: share, reach in pixels
@@ -1206,7 +1208,7 @@ def fit_selector(args: argparse.Namespace, out_dir: Path) -> None:
     import json
 
     from zipai.datasets.sets import SETS
-    from zipai.vision.evaluate import results_key
+    from zipai.models.evaluate import results_key
 
     from .selector import fit_into
 

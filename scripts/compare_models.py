@@ -18,8 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from zipai.vision.detector import Detector
-from zipai.vision.evaluate import (
+from zipai.models.evaluate import (
     PairedScenes,
     labelled_scenes,
     match_scene,
@@ -28,6 +27,7 @@ from zipai.vision.evaluate import (
     results_key,
     sign_test_p,
 )
+from zipai.vision.detector import Detector
 from zipai.vision.scan import scan_decoded
 
 

@@ -7,7 +7,7 @@ OCR returns text lines with a quadrilateral each. Every character of a line that
 numeral (一…十, 壹…拾 with their variant forms) becomes one prediction, its box the matching
 slice of the line's quadrilateral. A card counts as read when a prediction of the right class
 has its box centre inside the card's visible polygon, matched one to one
-(``zipai.vision.evaluate``, the rule of scripts/eval_detector.py). OCR cannot read card backs,
+(``zipai.models.evaluate``, the rule of scripts/eval_detector.py). OCR cannot read card backs,
 so backs are left out and the figure is over face cards only.
 
     pip install -e ".[ocr]"
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from zipai.engine import Card, CardError
-from zipai.vision.evaluate import Totals, labelled_scenes, match_scene
+from zipai.models.evaluate import Totals, labelled_scenes, match_scene
 
 BACK = 21
 

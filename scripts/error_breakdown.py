@@ -27,9 +27,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from zipai.models.evaluate import SceneMatch, category_name, labelled_scenes, layout_base, match_scene
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector
-from zipai.vision.evaluate import SceneMatch, category_name, labelled_scenes, layout_base, match_scene
 from zipai.vision.scan import scan_decoded
 
 VISIBLE_EDGES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.99)

@@ -2,7 +2,7 @@
 on a rendered, labelled split (the held-out-font split for the README figures).
 
 A card counts as read when a detection of the right class has its box centre inside the card's
-visible polygon, matched one to one (zipai.vision.evaluate). Runs the same code as `zipai scan`.
+visible polygon, matched one to one (zipai.models.evaluate). Runs the same code as `zipai scan`.
 
     zipai data render --out data/detector/heldout --count 300 --seed 7 --split heldout
     python scripts/eval_detector.py data/detector/heldout [--limit N] [--write-manifest]
@@ -22,9 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zipai.vision.decode import Decoded, load
-from zipai.vision.detector import SYMMETRIC, Detection, Detector, default_manifest
-from zipai.vision.evaluate import (
+from zipai.models.evaluate import (
     LAYOUT_ROWS,
     Scene,
     SceneMatch,
@@ -41,6 +39,8 @@ from zipai.vision.evaluate import (
     same_layout,
     same_score,
 )
+from zipai.vision.decode import Decoded, load
+from zipai.vision.detector import SYMMETRIC, Detection, Detector, default_manifest
 from zipai.vision.layout import Column
 from zipai.vision.scan import scan_decoded, scan_detections
 

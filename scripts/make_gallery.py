@@ -16,9 +16,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from zipai.vision.decode import load
-from zipai.vision.detector import Detector
-from zipai.vision.evaluate import (
+from zipai.models.evaluate import (
     SceneMatch,
     _polygon,
     category_name,
@@ -27,6 +25,8 @@ from zipai.vision.evaluate import (
     match_scene,
     same_score,
 )
+from zipai.vision.decode import load
+from zipai.vision.detector import Detector
 from zipai.vision.scan import DEFAULT_BASE, Scan, _font, overlay, scan_decoded
 
 MISSED = (255, 0, 255)

@@ -27,9 +27,9 @@ from collections import Counter
 from pathlib import Path
 
 from zipai.datasets.cli import main as data_main
+from zipai.models.evaluate import category_name, match_scene, same_layout
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector, models_dir
-from zipai.vision.evaluate import category_name, match_scene, same_layout
 from zipai.vision.scan import scan_decoded
 
 

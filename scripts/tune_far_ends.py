@@ -27,6 +27,7 @@ from dataclasses import asdict
 
 import numpy as np
 
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, rules_only, tuning_parser
 from zipai.vision.detector import (
     BODY_SUMMARIES,
     FAR_ENDS,
@@ -36,7 +37,6 @@ from zipai.vision.detector import (
     drop_back_doubles,
     drop_far_ends,
 )
-from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, rules_only, tuning_parser
 from zipai.vision.scan import scan_detections
 
 MAX_SIN = (0.2, 0.3)

@@ -28,8 +28,8 @@ import math
 import sys
 from dataclasses import asdict
 
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.detector import PREFER, Detector, Raw, SelectedFarEnds, default_manifest
-from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import scan_detections
 
 PROTECT = (0.9, 0.95, math.inf)  # inf: the selector's confidence protects no find

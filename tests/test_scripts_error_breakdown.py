@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import load_script
 
-from zipai.vision.evaluate import SceneMatch, match_scene
+from zipai.models.evaluate import SceneMatch, match_scene
 
 mod = load_script("error_breakdown")
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from conftest import load_script
 
+from zipai.models.evaluate import match_scene
 from zipai.vision.decode import load
 from zipai.vision.detector import Detection, Detector, models_dir
-from zipai.vision.evaluate import match_scene
 
 mod = load_script("eval_detector")
 
