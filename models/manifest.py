@@ -1,6 +1,6 @@
 """Writing the shipped manifest (models/manifest.json) safely, without torch.
 
-The tuners and ``scripts/eval_detector.py --write-manifest`` record their choices here; they run
+The tuners and ``zipai eval detector --write-manifest`` record their choices here; they run
 where the runtime runs, and the ``[train]`` extra (torch) must not be needed to store a number.
 """
 

@@ -1212,7 +1212,7 @@ def fit_selector(args: argparse.Namespace, out_dir: Path) -> None:
 
     from .selector import fit_into
 
-    # at the size `zipai data render` gives by default, as scripts/render_scenes.py renders them
+    # at the size `zipai data render` gives by default, as zipai data sets renders them
     folders = [ensure_split(args.selector_data, s.split, s.count, s.seed, "1600x1200", s.folder,
                             s.style, s.start) for s in SETS["selector"]]
     data = json.loads(manifest.read_text(encoding="utf-8"))

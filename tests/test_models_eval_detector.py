@@ -6,13 +6,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import load_script
 
+from zipai.models import eval_detector as mod
 from zipai.models.evaluate import match_scene
 from zipai.vision.decode import load
 from zipai.vision.detector import Detection, Detector, models_dir
-
-mod = load_script("eval_detector")
 
 SAMPLE = models_dir() / "sample.jpg"
 if not SAMPLE.exists():

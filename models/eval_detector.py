@@ -5,7 +5,7 @@ A card counts as read when a detection of the right class has its box centre ins
 visible polygon, matched one to one (zipai.models.evaluate). Runs the same code as `zipai scan`.
 
     zipai data render --out data/detector/heldout --count 300 --seed 7 --split heldout
-    python scripts/eval_detector.py data/detector/heldout [--limit N] [--write-manifest]
+    zipai eval detector data/detector/heldout [--limit N] [--write-manifest]
 
 Several folders are pooled into one set of figures (the 800 validation scenes are three), as the
 tuners pool them; only a single whole split is recorded in the manifest.
@@ -197,7 +197,9 @@ def figures_key(scenes: list[Scene], data: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="zipai eval detector", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", type=Path, nargs="+",
                    help="rendered COCO folders (annotations.json, images/), pooled")
     p.add_argument("--limit", type=int, default=0, help="only the first N images of each folder")
@@ -217,13 +219,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         scenes = labelled_scenes(args.data, args.limit)
     except ValueError as exc:
-        print(f"eval_detector: {exc}", file=sys.stderr)
+        print(f"zipai eval detector: {exc}", file=sys.stderr)
         return 2
     if args.labelled_cards:
         return layout_only(scenes)
     if args.write_manifest and (args.limit or len(args.data) > 1):
         # A part of a split recorded under the split's name once replaced the held-out figures.
-        print("eval_detector: --write-manifest records one whole split; drop --limit and other folders",
+        print("zipai eval detector: --write-manifest records one whole split; drop --limit and other folders",
               file=sys.stderr)
         return 2
     det = Detector(args.model, threads=args.threads)
