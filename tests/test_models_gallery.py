@@ -41,4 +41,5 @@ def test_a_folder_without_labels_is_one_clear_line(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     assert mod.main([str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"zipai eval gallery: {tmp_path}: no readable annotations.json") and err.count("\n") == 1
+    assert err.startswith(f"zipai eval gallery: {tmp_path}: no readable annotations.json")
+    assert err.count("\n") == 1
