@@ -1,5 +1,5 @@
-"""ONNX export and the manifest that the runtime checks (classes, input sizes, normalisation,
-SHA-256 of each file, training data seed and figures)."""
+"""ONNX export, the manifest that the runtime checks (classes, input sizes, normalisation,
+SHA-256 of each file) and the provenance beside it (training data seed and recipe, figures)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from zipai.vision.constants import (
 )
 from zipai.vision.preprocess import MEAN, STD, normalise
 
-from .manifest import write_manifest
+from .manifest import PROVENANCE_SECTIONS, provenance_path, read_provenance, write_manifest
 from .nets import FinderExport, ReaderExport
 
 FINDER_FILE = "finder.onnx"
@@ -151,7 +151,8 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
                figures: dict[str, Any], long_side: int = FINDER_LONG_SIDE, crop: int = READER_CROP,
                margin: float = READER_MARGIN,
                flip: bool = True, calibration: tuple[Sequence[np.ndarray], np.ndarray] | None = None) -> Path:
-    """Write finder.onnx, reader.onnx and manifest.json into ``out_dir``; returns the manifest.
+    """Write finder.onnx, reader.onnx, manifest.json and provenance.json (``training``,
+    ``figures``) into ``out_dir``; returns the manifest.
     ``flip``: the finder graph averages the photo and its mirror. ``calibration`` (finder-scale
     photos, reader crops, both uint8): quantize both networks to int8 on them."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -180,8 +181,6 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
         "color": {"red_threshold": RED_THRESHOLD},
         "postprocess": {"drop_far_ends": True},
         "int8": int8,
-        "training": training,
-        "figures": figures,
     }
     if int8 is not None:
         for part, path in (("finder", fpath), ("reader", rpath)):
@@ -195,6 +194,7 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
         except (OSError, json.JSONDecodeError):
             pass
     write_manifest(old, manifest)
+    write_manifest(provenance_path(old), {"training": training, "figures": figures})
     return old
 
 
@@ -202,8 +202,8 @@ def _swap_in(out_dir: Path, part: str, name: str, write: Callable[[Path, dict[st
              training: dict[str, Any], figures: dict[str, Any]) -> Path:
     """Write one network anew behind the other one already in ``out_dir`` (``write`` makes
     the file): its manifest entry gets the new hash, ``training`` and ``figures`` are merged
-    in, and every other setting stays. The file is written beside the old one and renamed over
-    it, the manifest last: a run stopped in between leaves a network whose hash the manifest
+    into the provenance, and every other setting stays. The file is written beside the old one
+    and renamed over it, the manifest last: a run stopped in between leaves a network whose hash the manifest
     refuses at load, never a half-written file."""
     manifest = out_dir / "manifest.json"
     data = json.loads(manifest.read_text(encoding="utf-8"))
@@ -212,13 +212,17 @@ def _swap_in(out_dir: Path, part: str, name: str, write: Callable[[Path, dict[st
     twin.unlink(missing_ok=True)
     write(tmp, data)
     data[part]["sha256"] = sha256(tmp)
-    data.setdefault("training", {}).update(training)
-    data.setdefault("figures", {}).update(figures)
+    provenance = read_provenance(manifest)
+    provenance["training"].update(training)
+    provenance["figures"].update(figures)
+    for section in PROVENANCE_SECTIONS:  # a manifest from before provenance moved out sheds it
+        data.pop(section, None)
     if twin.exists():
         data[part]["int8_file"] = int8_entry(twin.replace(int8_twin(out_dir / name)))
     else:  # the old network's twin must not stand in for the new one
         data[part].pop("int8_file", None)
     tmp.replace(out_dir / name)
+    write_manifest(provenance_path(manifest), provenance)
     write_manifest(manifest, data)
     return manifest
 

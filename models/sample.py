@@ -28,6 +28,7 @@ from pathlib import Path
 
 from zipai.datasets.cli import main as data_main
 from zipai.models.evaluate import category_name, match_scene, same_layout
+from zipai.models.manifest import read_provenance
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector, models_dir
 from zipai.vision.scan import scan_decoded
@@ -43,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=models_dir())
     args = p.parse_args(argv)
     det = Detector(args.out / "manifest.json")
-    train_seed = det.manifest.data["training"]["data_seed"]
+    train_seed = read_provenance(det.manifest.path)["training"]["data_seed"]
     with tempfile.TemporaryDirectory() as tmp:
         for index in range(args.start, args.start + args.tries):
             d = Path(tmp) / str(index)

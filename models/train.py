@@ -31,7 +31,7 @@ from zipai.vision import constants as C
 from zipai.vision.preprocess import MEAN, STD
 
 from . import data as D
-from .manifest import update_manifest
+from .manifest import PROVENANCE_SECTIONS, read_provenance, update_provenance
 
 DEFAULT_DATA = Path("data/detector")
 DEFAULT_RUNS = Path("runs/detector")
@@ -1216,7 +1216,7 @@ def fit_selector(args: argparse.Namespace, out_dir: Path) -> None:
     folders = [ensure_split(args.selector_data, s.split, s.count, s.seed, "1600x1200", s.folder,
                             s.style, s.start) for s in SETS["selector"]]
     data = json.loads(manifest.read_text(encoding="utf-8"))
-    for section in ("figures", "training"):  # neither changes a find
+    for section in PROVENANCE_SECTIONS:  # a manifest from before provenance moved out: no find changes
         data.pop(section, None)
     data.get("postprocess", {}).pop("selector", None)
     # the examples are finds: the code that makes them (zipai.vision) is in the key too
@@ -1258,15 +1258,14 @@ def _check_start(torch: Any, path: Path | None, flag: str, load: Any) -> str:
 
 def on_record(info: dict[str, Any], manifest: Path, key: str, args: argparse.Namespace) -> dict[str, Any]:
     """A warm run's record with the command that made it, and the record of the warm run before
-    it (``training[key]`` of ``manifest``) kept under ``{key}_before``, so that a model trained
+    it (``training[key]`` of the manifest's provenance) kept under ``{key}_before``, so that a model trained
     on round after round still says every round it came from."""
-    import json
     import shlex
 
     out = dict(info)
     if getattr(args, "argv", None) is not None:
         out["command"] = shlex.join(["zipai", "train", *args.argv])
-    before = json.loads(manifest.read_text(encoding="utf-8")).get("training", {}).get(key)
+    before = read_provenance(manifest)["training"].get(key)
     if before:
         out[f"{key}_before"] = before
     return out
@@ -1364,7 +1363,7 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
         E.join_into(out_dir, partner, part, {"reader_join": on_record(info, manifest, "reader_join", args)})
         pred = E.reader_predictions(out_dir / E.READER_FILE, val_bank[0])
         acc = confusion_figure(pred, val_bank[1], out_dir, "joined readers")
-        update_manifest(manifest, "figures", {"reader_val_crop_accuracy": round(acc, 4)})
+        update_provenance(manifest, "figures", {"reader_val_crop_accuracy": round(acc, 4)})
         print(f"reader joined with {args.reader_join} into {out_dir} (val crop accuracy {acc:.4f}; "
               f"alone {info['reader_val_crop_accuracy']:.4f}); the finder is unchanged", file=sys.stderr)
         fit_selector(args, out_dir)

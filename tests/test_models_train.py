@@ -29,6 +29,7 @@ from zipai.models.export import (  # noqa: E402
     sha256,
     unsigned_weights,
 )
+from zipai.models.manifest import read_provenance  # noqa: E402
 from zipai.models.nets import READER_CLASSES, Finder, FinderExport, Reader, n_params  # noqa: E402
 from zipai.vision.decode import decode  # noqa: E402
 from zipai.vision.detector import Detector  # noqa: E402
@@ -331,8 +332,8 @@ def test_reader_only_trains_a_reader_behind_the_shipped_finder(tmp_path: Path) -
     new = json.loads(manifest.read_text())
     assert (out / "finder.onnx").read_bytes() == finder_bytes
     assert (out / "reader.onnx").read_bytes() != reader_bytes
-    assert new["reader"]["none_threshold"] == 0.42 and new["training"]["data_seed"] == 5
-    t = new["training"]
+    assert new["reader"]["none_threshold"] == 0.42 and read_provenance(manifest)["training"]["data_seed"] == 5
+    t = read_provenance(manifest)["training"]
     assert t["reader_only"] is True and t["reader_train_scenes"] == 2 and t["reader_train_style2_scenes"] == 1
     assert t["reader_brush"] == {"nib": list(T.NIB), "warp": list(T.WARP)}
     assert t["mined_with_finder"] == new["finder"]["sha256"]
@@ -343,17 +344,17 @@ def test_reader_only_trains_a_reader_behind_the_shipped_finder(tmp_path: Path) -
     start = tmp_path / "start.onnx"
     start.write_bytes((out / "reader.onnx").read_bytes())
     assert T.main([*args, "--fresh", "--reader-from", str(start)]) == 0
-    again = json.loads(manifest.read_text())
-    warm = again["training"]["reader_warm"]
+    again = read_provenance(manifest)["training"]
+    warm = again["reader_warm"]
     assert warm["reader_from_sha256"] == hashlib.sha256(start.read_bytes()).hexdigest()
-    assert warm["reader_lr"] == 5e-4 and again["training"]["reader_brush"] == t["reader_brush"]
+    assert warm["reader_lr"] == 5e-4 and again["reader_brush"] == t["reader_brush"]
     assert (out / "reader.onnx").read_bytes() != start.read_bytes()
     assert warm["command"].startswith("zipai train --reader-only") and "reader_warm_before" not in warm
     Detector(manifest)
     # a second warm round keeps the first one's record under it
     start.write_bytes((out / "reader.onnx").read_bytes())
     assert T.main([*args, "--fresh", "--reader-from", str(start)]) == 0
-    third = json.loads(manifest.read_text())["training"]["reader_warm"]
+    third = read_provenance(manifest)["training"]["reader_warm"]
     assert third["reader_warm_before"] == warm and third["reader_from_sha256"] != warm["reader_from_sha256"]
 
 
@@ -504,7 +505,8 @@ def test_export_load_detect_and_tamper(tmp_path: Path) -> None:
     out = tmp_path / "model"
     manifest = export_all(torch, Finder().eval(), Reader().eval(), out, {"data_seed": 1}, {})
     data = json.loads(manifest.read_text())
-    assert data["classes"] == list(READER_CLASSES) and data["training"]["data_seed"] == 1
+    assert data["classes"] == list(READER_CLASSES) and "training" not in data
+    assert read_provenance(manifest)["training"]["data_seed"] == 1
     det = Detector(manifest)
     img = Image.new("RGB", (640, 480), (30, 120, 40))
     import io
@@ -847,12 +849,12 @@ def test_reader_join_ships_the_average_and_keeps_the_record_of_the_reader_it_joi
             "--reader-extra-size", "320x240", "--reader-minutes", "0.01", "--paper", "8", "--no-int8"]
     assert T.main(args) == 0
     new = json.loads(manifest.read_text())
-    t = new["training"]
+    t = read_provenance(manifest)["training"]
     assert t["data_seed"] == 5 and "reader_only" not in t and new["reader"]["none_threshold"] == 0.42
     join = t["reader_join"]
     assert join["joined_with_sha256"] == hashlib.sha256(old_reader).hexdigest()
     assert join["reader_only"] is True and join["command"].startswith("zipai train --reader-only")
-    assert 0 <= new["figures"]["reader_val_crop_accuracy"] <= 1
+    assert 0 <= read_provenance(manifest)["figures"]["reader_val_crop_accuracy"] <= 1
     part = tmp_path / "runs" / "reader_part.onnx"
     assert part.is_file() and (out / "reader.onnx").read_bytes() not in (old_reader, part.read_bytes())
     Detector(manifest)  # the hash checks out and the runtime reads the joined graph
@@ -913,8 +915,9 @@ def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Pa
     assert (out / "reader.onnx").read_bytes() == reader_bytes
     assert (out / "finder.onnx").read_bytes() != start.read_bytes()
     assert new["finder"]["threshold"] == 0.42 and new["finder"]["mirror_averaged"] is True
-    t = new["training"]["finder_warm"]
-    assert t["finder_only"] is True and t["finder_extra_scenes"] == 2 and new["training"]["data_seed"] == 5
+    t = read_provenance(manifest)["training"]["finder_warm"]
+    assert t["finder_only"] is True and t["finder_extra_scenes"] == 2
+    assert read_provenance(manifest)["training"]["data_seed"] == 5
     assert t["finder_from_sha256"] == hashlib.sha256(start.read_bytes()).hexdigest()
     seen = {"scenes": 1, "split": "reader", "size": "160x120"}
     assert t["finder_more_faces"] == (seen if more_faces else None)
