@@ -226,8 +226,7 @@ def _objs(items: list[np.ndarray]) -> np.ndarray:
 
 
 def finder_targets(boxes: np.ndarray, kinds: np.ndarray, ignore: np.ndarray, out_w: int, out_h: int,
-                   stride: int, n_kinds: int = 2,
-                   boost: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+                   stride: int, n_kinds: int = 2) -> tuple[np.ndarray, ...]:
     """Heatmap [K, h, w] (elliptical Gaussians at box centres), loss weight [K, h, w] (0 on
     ignored cards, but never on a labelled card's own peak), regression [4, h, w] (log w, log h,
     dx, dy) and its mask [h, w].
@@ -235,18 +234,14 @@ def finder_targets(boxes: np.ndarray, kinds: np.ndarray, ignore: np.ndarray, out
     Why the peaks win over the ignored boxes: the cards under a stock pile's top card are
     ignored slivers whose boxes span the whole pile, so zeroing them blanked the top card's
     centre too, and the finder was never taught that a pile's top back is a find (746 of the
-    3,493 labelled training backs had their centre inside an ignored back's box).
-
-    ``boost`` (per box) multiplies the loss weight around that box's peak: the cards lying apart
-    are a tenth of the cards but a third of those the finder loses (docs/lab/finder.md)."""
+    3,493 labelled training backs had their centre inside an ignored back's box)."""
     heat = np.zeros((n_kinds, out_h, out_w), np.float32)
     weight = np.ones((n_kinds, out_h, out_w), np.float32)
     reg = np.zeros((4, out_h, out_w), np.float32)
     mask = np.zeros((out_h, out_w), np.float32)
     ys = np.arange(out_h, dtype=np.float32)[:, None]
     xs = np.arange(out_w, dtype=np.float32)[None, :]
-    boosted: list[tuple[int, np.ndarray, float]] = []
-    for j, (b, k, ig) in enumerate(zip(boxes, kinds, ignore, strict=True)):
+    for b, k, ig in zip(boxes, kinds, ignore, strict=True):
         x0, y0, x1, y1 = (float(v) / stride for v in b)
         if ig:
             weight[k, max(0, int(y0)):math.ceil(y1) + 1, max(0, int(x0)):math.ceil(x1) + 1] = 0.0
@@ -263,11 +258,7 @@ def finder_targets(boxes: np.ndarray, kinds: np.ndarray, ignore: np.ndarray, out
         heat[k, iy, ix] = 1.0
         reg[:, iy, ix] = (math.log(w), math.log(h), cx - ix, cy - iy)
         mask[iy, ix] = 1.0
-        if boost is not None and boost[j] != 1.0:
-            boosted.append((int(k), g > PEAK_TAUGHT, float(boost[j])))
     weight[heat > PEAK_TAUGHT] = 1.0
-    for k, near, f in boosted:
-        weight[k][near] = np.maximum(weight[k][near], f)
     return heat, weight, reg, mask
 
 

@@ -238,59 +238,7 @@ def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, An
     return _swap_in(out_dir, "reader", READER_FILE, write, training, figures)
 
 
-JOINED = "zipai_joined_readers"  # metadata key of a joined reader: how many readers it averages
-
-
-def join_readers(parts: Sequence[Path], out: Path) -> None:
-    """One reader graph that runs every reader in ``parts`` on the same crops and averages them:
-    the class probabilities, and the down directions summed and made unit again. Readers
-    trained apart misread different crops of a face none of them has seen, and the runtime
-    reads the joined file as it reads one reader (same input, same two outputs)."""
-    import onnx
-    from onnx import compose, helper
-
-    if len(parts) < 2:
-        raise ValueError("joining readers needs at least two reader files")
-    graphs = []
-    for k, path in enumerate(parts):
-        try:
-            model = onnx.load(str(path))
-        except Exception as e:  # onnx raises its own DecodeError types
-            raise ValueError(f"{path}: not an ONNX model ({e})") from e
-        if any(p.key == JOINED for p in model.metadata_props):
-            raise ValueError(f"{path}: already a joined reader; join the readers it was made of")
-        g = model.graph
-        if len(g.input) != 1 or len(g.output) != 2:
-            raise ValueError(f"{path}: not a reader graph (one input of crops, probabilities and "
-                             f"the down direction out)")
-        if k == 0:
-            first = model
-        model = compose.add_prefix(model, prefix=f"r{k}_")
-        for node in model.graph.node:  # every reader reads the one shared input
-            node.input[:] = [first.graph.input[0].name if x == model.graph.input[0].name else x
-                             for x in node.input]
-        graphs.append(model.graph)
-    n = len(graphs)
-    nodes = [node for g in graphs for node in g.node]
-    inits = [t for g in graphs for t in g.initializer]
-    inits += [helper.make_tensor("join_share", onnx.TensorProto.FLOAT, [], [1.0 / n]),
-              helper.make_tensor("join_eps", onnx.TensorProto.FLOAT, [], [1e-6])]
-    probs, down = first.graph.output[0].name, first.graph.output[1].name
-    nodes += [
-        helper.make_node("Sum", [g.output[0].name for g in graphs], ["join_probs_sum"]),
-        helper.make_node("Mul", ["join_probs_sum", "join_share"], [probs]),
-        helper.make_node("Sum", [g.output[1].name for g in graphs], ["join_down_sum"]),
-        helper.make_node("ReduceL2", ["join_down_sum"], ["join_down_norm"], axes=[1], keepdims=1),
-        helper.make_node("Max", ["join_down_norm", "join_eps"], ["join_down_safe"]),
-        helper.make_node("Div", ["join_down_sum", "join_down_safe"], [down]),
-    ]
-    graph = helper.make_graph(nodes, "joined_readers", [first.graph.input[0]], list(first.graph.output),
-                              inits, value_info=[v for g in graphs for v in g.value_info])
-    joined = helper.make_model(graph, opset_imports=first.opset_import)
-    joined.ir_version = first.ir_version
-    helper.set_model_props(joined, {JOINED: str(n)})
-    onnx.checker.check_model(joined)
-    onnx.save(joined, str(out))
+JOINED = "zipai_joined_readers"  # metadata of a reader file joined from several: trained on no further
 
 
 def export_reader_file(torch: Any, reader: Any, path: Path, calibration: np.ndarray | None = None,
@@ -300,34 +248,6 @@ def export_reader_file(torch: Any, reader: Any, path: Path, calibration: np.ndar
     export_reader_onnx(torch, reader, path, crop)
     if calibration is not None:
         quantize(path, calibration_inputs([], calibration)[1], int8_copy)
-
-
-def join_into(out_dir: Path, partner: bytes, part: Path, training: dict[str, Any]) -> Path:
-    """A new reader.onnx behind the finder already in ``out_dir`` (``_swap_in``): the exported
-    reader ``partner`` (its bytes, read before anything was written, so it may have been this
-    very file) joined with the exported reader ``part`` (``join_readers``)."""
-
-    def write(tmp: Path, data: dict[str, Any]) -> None:
-        first = tmp.with_name("new.partner.onnx")
-        try:
-            first.write_bytes(partner)
-            join_readers([first, part], tmp)
-            unsigned_weights(tmp)  # a partner exported before weights were stored as uint8
-        finally:
-            first.unlink(missing_ok=True)
-
-    return _swap_in(out_dir, "reader", READER_FILE, write, training, {})
-
-
-def reader_predictions(path: Path, crops: np.ndarray, batch: int = 1000) -> np.ndarray:
-    """The class each uint8 crop [N, H, W, 3] is read as by the exported reader in ``path``, as
-    the runtime runs it (int8, joined or not)."""
-    import onnxruntime as ort
-
-    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    name = sess.get_inputs()[0].name
-    return np.concatenate([sess.run(None, {name: normalise(crops[i:i + batch])})[0].argmax(1)
-                           for i in range(0, len(crops), batch)]) if len(crops) else np.zeros(0, np.int64)
 
 
 def onnx_layers(path: Path) -> list[tuple[str, np.ndarray, np.ndarray | None]]:
@@ -410,8 +330,7 @@ def reader_from_onnx(torch: Any, path: Path) -> Any:
         raise ValueError(f"{path}: not an ONNX model ({e})") from e
     if JOINED in props:
         raise ValueError(f"{path}: a joined reader ({props[JOINED]} readers averaged), not one "
-                         "reader to train on; start from one of the files it joined (a joining "
-                         "run keeps its own as reader_part.onnx in its --runs)")
+                         "reader to train on; start from one of the files it joined")
     return _load_folded(torch, Reader(), path, "reader")
 
 

@@ -51,7 +51,7 @@ RECIPE: tuple[tuple[str, str], ...] = (  # the recipe's top-level facts: (key, l
     ("finder_params", "finder parameters"),
     ("reader_params", "reader parameters"),
 )
-WARM = ("reader_warm", "finder_warm", "reader_join")  # rounds trained on after the recipe
+WARM = ("reader_warm", "finder_warm")  # rounds trained on after the recipe
 
 
 def _cell(value: Any, percent: bool) -> str:
