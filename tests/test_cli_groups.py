@@ -46,7 +46,7 @@ def test_a_wrong_subcommand_is_one_clear_line_and_exit_2(argv: list[str], messag
 
 def test_every_subcommand_names_a_module_and_function_that_exist() -> None:
     """Checked without importing them (torch and Kivy may be absent): the module's file defines
-    the function."""
+    the function, taking the arguments the command line gives it."""
     import importlib.util
 
     for group in cli.GROUPS.values():
@@ -54,7 +54,7 @@ def test_every_subcommand_names_a_module_and_function_that_exist() -> None:
             spec = importlib.util.find_spec(module)
             assert spec is not None and spec.origin is not None, module
             with open(spec.origin, encoding="utf-8") as f:
-                assert f"\ndef {func}(" in f.read(), (module, func)
+                assert f"\ndef {func}(argv: list[str] | None = None) -> int:" in f.read(), (module, func)
 
 
 def test_a_missing_extra_is_named(capsys: pytest.CaptureFixture[str],
