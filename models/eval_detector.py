@@ -42,8 +42,9 @@ from zipai.models.evaluate import (
 )
 from zipai.models.manifest import read_provenance, update_manifest, update_provenance
 from zipai.models.model_card import write_card
+from zipai.vision.constants import SYMMETRIC
 from zipai.vision.decode import Decoded, load
-from zipai.vision.detector import SYMMETRIC, Detection, Detector, default_manifest
+from zipai.vision.detector import Detection, Detector, default_manifest
 from zipai.vision.layout import Column
 from zipai.vision.scan import scan_decoded, scan_detections
 
