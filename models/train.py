@@ -1,9 +1,9 @@
 """``zipai train``: the whole recipe that produced the shipped model, on CPU.
 
 render scenes (if missing) -> finder data -> train the finder -> mine its false finds ->
-reader crop bank -> train the reader -> export both to ONNX -> manifest (SHA-256, data seed,
-figures), training-curve and confusion-matrix PNGs under models/ -> fit the selector to the
-new networks' finds (numpy; ``zipai.models.selector``).
+reader crop bank -> train the reader -> export both to ONNX -> manifest (files, SHA-256,
+settings) and provenance (data seeds, recipe, figures), training-curve and confusion-matrix PNGs
+under models/ -> fit the selector to the new networks' finds (numpy; ``zipai.models.selector``).
 
 Each stage checkpoints to ``--runs`` every minute and on Ctrl-C; running the command again
 resumes where it stopped (``--fresh`` starts over). Time budgets are wall-clock minutes, and the
