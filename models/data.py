@@ -37,7 +37,6 @@ class Ann:
     glyphs: list[tuple[tuple[float, float, float, float], float, tuple[float, float]]] = field(
         default_factory=list)
     corners: list[tuple[float, float]] = field(default_factory=list)  # the whole card's outline
-    loose: bool = False  # a card lying apart from the layout (row "loose"), where the finder misses most
 
     def shown_glyphs(self, min_visible: float = 0.5) -> list[tuple[tuple[float, float, float, float],
                                                                  tuple[float, float]]]:
@@ -75,8 +74,7 @@ def load_coco(root: str | Path) -> list[Scene]:
             glyphs.append(((gx, gy, gx + gw, gy + gh), float(g.get("visible", 1.0)), gd))
         corners = [(float(c[0]), float(c[1])) for c in a.get("card_corners") or []]
         ann = Ann(int(a["category_id"]) - 1, (x, y, x + w, y + h), bool(a.get("ignore", False)),
-                  [tuple(p) for p in poly], a.get("color"), down, glyphs, corners,
-                  a.get("row") == "loose")
+                  [tuple(p) for p in poly], a.get("color"), down, glyphs, corners)
         by_img.setdefault(int(a["image_id"]), []).append(ann)
     scenes = []
     for im in coco["images"]:
@@ -147,16 +145,6 @@ class FinderSet:
     boxes: list[np.ndarray]  # per image [K, 4] in canvas pixels
     kinds: list[np.ndarray]  # per image [K] 0 glyph, 1 back
     ignore: list[np.ndarray]  # per image [K] bool
-    loose: list[np.ndarray] = field(default_factory=list)  # per image [K] bool: lying apart
-
-    def __post_init__(self) -> None:
-        if not self.loose:  # a set built without the flag: none of its cards lie apart
-            self.loose = [np.zeros(len(b), bool) for b in self.boxes]
-
-
-def scene_loose(scenes: list[Scene]) -> list[np.ndarray]:
-    """Per scene, which of its cards lie apart (in annotation order, as the finder set's boxes)."""
-    return [np.asarray([a.loose for a in sc.anns], bool) for sc in scenes]
 
 
 def join_finder_sets(*sets: FinderSet) -> FinderSet:
@@ -166,8 +154,7 @@ def join_finder_sets(*sets: FinderSet) -> FinderSet:
         return sets[0]
     return FinderSet(np.concatenate([s.images for s in sets]), np.concatenate([s.sizes for s in sets]),
                      [b for s in sets for b in s.boxes], [k for s in sets for k in s.kinds],
-                     [g for s in sets for g in s.ignore],
-                     [g for s in sets for g in s.loose])
+                     [g for s in sets for g in s.ignore])
 
 
 def build_finder_set(scenes: list[Scene], long_side: int, cache: Path | None = None,
@@ -177,9 +164,7 @@ def build_finder_set(scenes: list[Scene], long_side: int, cache: Path | None = N
     if cache is not None and cache.exists():
         z = np.load(cache, allow_pickle=True)
         if len(z["sizes"]) == n and int(z.get("version", 1)) == FINDER_SET_VERSION:
-            # which cards lie apart comes from the labels, so caches written before it still serve
-            return FinderSet(z["images"], z["sizes"], list(z["boxes"]), list(z["kinds"]), list(z["ignore"]),
-                             scene_loose(scenes))
+            return FinderSet(z["images"], z["sizes"], list(z["boxes"]), list(z["kinds"]), list(z["ignore"]))
     images = np.zeros((n, canvas, canvas, 3), np.uint8)
     sizes = np.zeros((n, 2), np.int32)
     boxes, kinds, ignore = [], [], []
@@ -210,7 +195,7 @@ def build_finder_set(scenes: list[Scene], long_side: int, cache: Path | None = N
         ignore.append(np.asarray(il, bool))
         if i % 20 == 0 or i == n - 1:
             progress(label, i + 1, n, t0)
-    fs = FinderSet(images, sizes, boxes, kinds, ignore, scene_loose(scenes))
+    fs = FinderSet(images, sizes, boxes, kinds, ignore)
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         np.savez(cache, images=images, sizes=sizes, boxes=_objs(boxes), kinds=_objs(kinds),

@@ -372,24 +372,17 @@ def test_coco_loading_and_reader_crops(tmp_path: Path) -> None:
     assert np.all(np.isnan(downs[labels == 21]))
     fs = D.build_finder_set(scenes, 160)
     assert fs.images.shape == (1, 160, 160, 3) and np.allclose(fs.boxes[0], [[57.5, 27.5, 72.5, 42.5]])
-    assert fs.loose[0].tolist() == [False]  # no row "loose" in its label
 
 
-def test_the_finder_set_knows_the_loose_cards_even_from_an_older_cache(tmp_path: Path) -> None:
-    root = _coco(tmp_path / "scenes")
-    coco = json.loads((root / "annotations.json").read_text())
-    coco["annotations"][0]["row"] = "loose"
-    (root / "annotations.json").write_text(json.dumps(coco))
-    scenes = D.load_coco(root)
-    assert scenes[0].anns[0].loose
+def test_a_finder_set_comes_back_from_its_cache_as_built(tmp_path: Path) -> None:
+    scenes = D.load_coco(_coco(tmp_path / "scenes"))
     cache = tmp_path / "finder.npz"
     fs = D.build_finder_set(scenes, 160, cache)
-    z = dict(np.load(cache, allow_pickle=True))
-    assert "loose" not in z  # the cache holds pixels and boxes; the flag comes from the labels
     again = D.build_finder_set(scenes, 160, cache)
-    assert fs.loose[0].tolist() == again.loose[0].tolist() == [True]
-    joined = D.join_finder_sets(fs, D.FinderSet(fs.images, fs.sizes, fs.boxes, fs.kinds, fs.ignore))
-    assert [b.tolist() for b in joined.loose] == [[True], [False]]
+    assert np.array_equal(fs.images, again.images) and np.array_equal(fs.sizes, again.sizes)
+    assert [b.tolist() for b in fs.boxes] == [b.tolist() for b in again.boxes]
+    joined = D.join_finder_sets(fs, again)
+    assert len(joined.boxes) == len(joined.ignore) == 2 and np.array_equal(joined.images[1], fs.images[0])
 
 
 def test_crop_rotation_matches_down_direction() -> None:
