@@ -6,12 +6,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from dataclasses import dataclass
 from typing import Any, TextIO
 
-# name -> (module, function, one-line help)
-COMMANDS: dict[str, tuple[str, str, str]] = {
+Entry = tuple[str, str, str]  # module, function, one-line help
+
+COMMANDS: dict[str, Entry] = {
     "score": ("zipai.engine.cli", "main", "score a layout (JSON, JSON Lines or text notation)"),
-    "bench": ("zipai.engine.bench", "main", "measure engine speed on 10,000 seeded layouts"),
     "session": ("zipai.scorer.cli", "session_main", "create, list, show, settle sessions"),
     "hand": ("zipai.scorer.cli", "hand_main", "record a hand in the current session"),
     "players": ("zipai.scorer.cli", "players_main", "the roster of players"),
@@ -22,11 +23,87 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A command of several subcommands (``zipai eval detector``), each imported only when it runs;
+    ``default`` runs when the first argument names none (``zipai bench`` is the engine's bench)."""
+
+    help: str
+    commands: dict[str, Entry]
+    default: str | None = None
+
+
+GROUPS: dict[str, Group] = {
+    "eval": Group("measure the card detector on rendered, labelled scenes", {
+        "detector": ("zipai.models.eval_detector", "main",
+                     "per-card and whole-scene figures; --model-card writes docs/model-card.md"),
+        "compare": ("zipai.models.compare", "main", "two models scene by scene: is the difference chance?"),
+        "errors": ("zipai.models.error_breakdown", "main", "where the per-card figure is lost, and why"),
+        "rapidocr": ("zipai.models.compare_rapidocr", "main",
+                     "a general Chinese OCR (RapidOCR) on the same scenes (the [ocr] extra)"),
+        "int8": ("zipai.models.check_int8", "main", "does this CPU run the int8 networks right?"),
+        "gallery": ("zipai.models.gallery", "main", "the first scenes of a split, drawn as counted"),
+        "sample": ("zipai.models.sample", "main", "choose the sample photo shipped in models/"),
+    }),
+    "bench": Group("measure speed (no name: the engine's bench)", {
+        "engine": ("zipai.engine.bench", "main", "engine speed on 10,000 seeded layouts"),
+        "scan": ("zipai.models.bench_scan", "main", "model inference and `zipai scan` per photo"),
+        "ledger": ("zipai.scorer.bench", "main", "hands recorded per second, and settling"),
+        "preview": ("zipai.mobile.bench_preview", "main", "the capture screen's live read (the [app] extra)"),
+        "render": ("zipai.datasets.bench", "main", "scenes rendered per second"),
+        "train-step": ("zipai.models.bench_train", "main", "one training step (the [train] extra)"),
+    }, default="engine"),
+}
+
+# the extra that installs a module a subcommand may miss
+EXTRAS = {"torch": "train", "onnx": "train", "matplotlib": "train", "kivy": "app", "cv2": "app",
+          "rapidocr_onnxruntime": "ocr"}
+
+
 def _usage() -> str:
     lines = ["usage: zipai COMMAND [ARGS]", "", "commands:"]
-    lines += [f"  {name:<9} {help_}" for name, (_, _, help_) in COMMANDS.items()]
+    rows = [(name, help_) for name, (_, _, help_) in COMMANDS.items()]
+    rows += [(name, f"{g.help}: {', '.join(g.commands)}") for name, g in GROUPS.items()]
+    lines += [f"  {name:<9} {help_}" for name, help_ in sorted(rows, key=lambda r: _ORDER.index(r[0]))]
     lines += ["", "zipai COMMAND --help shows a command's options."]
     return "\n".join(lines)
+
+
+_ORDER = ("score", "bench", "session", "hand", "players", "data", "train", "eval", "scan", "app")
+
+
+def _group_usage(name: str) -> str:
+    g = GROUPS[name]
+    lines = [f"usage: zipai {name} {{{','.join(g.commands)}}} [ARGS]", "", f"{name} commands:"]
+    lines += [f"  {sub:<10} {help_}" for sub, (_, _, help_) in g.commands.items()]
+    if g.default is not None:
+        lines += ["", f"With no name, zipai {name} runs zipai {name} {g.default}."]
+    lines += [f"zipai {name} NAME --help shows its options."]
+    return "\n".join(lines)
+
+
+def _resolve(name: str, rest: list[str]) -> tuple[str, Entry, list[str]] | int:
+    """The subcommand that ``zipai NAME REST`` runs, or the exit code once usage is printed."""
+    if name in COMMANDS:
+        return name, COMMANDS[name], rest
+    g = GROUPS[name]
+    if rest and rest[0] in g.commands:
+        return f"{name} {rest[0]}", g.commands[rest[0]], rest[1:]
+    if rest and rest[0] in ("-h", "--help", "help"):
+        print(_group_usage(name))
+        return 0
+    if g.default is not None and (not rest or rest[0].startswith("-")):
+        return f"{name} {g.default}", g.commands[g.default], rest
+    what = f"unknown {name} command {rest[0]!r}" if rest else f"{name} needs a command"
+    print(f"zipai {name}: {what}\n\n{_group_usage(name)}", file=sys.stderr)
+    return 2
+
+
+def _missing(exc: ImportError) -> str:
+    """An ImportError in words, with the extra that installs what is missing where one does."""
+    root = (exc.name or "").split(".")[0]
+    extra = EXTRAS.get(root)
+    return f"{exc}; install it with pip install 'zipai-scorer[{extra}]'" if extra else str(exc)
 
 
 class _PipeGuard:
@@ -89,17 +166,20 @@ def main(argv: list[str] | None = None) -> int:
         print(__version__)
         return 0
     name, rest = argv[0], argv[1:]
-    if name not in COMMANDS:
+    if name not in COMMANDS and name not in GROUPS:
         print(f"zipai: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    module, func, _ = COMMANDS[name]
+    resolved = _resolve(name, rest)
+    if isinstance(resolved, int):
+        return resolved
+    label, (module, func, _), rest = resolved
     guard = _PipeGuard(sys.stdout)
     sys.stdout = guard  # type: ignore[assignment]
     try:
         try:
             entry = getattr(importlib.import_module(module), func)
         except ImportError as exc:
-            print(f"zipai {name}: cannot start, missing dependency: {exc}", file=sys.stderr)
+            print(f"zipai {label}: cannot start, missing dependency: {_missing(exc)}", file=sys.stderr)
             return 2
         code = int(entry(rest) or 0)
         guard.flush()

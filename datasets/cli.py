@@ -196,7 +196,7 @@ def _cmd_preview(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    usage = "usage: zipai data {render,preview} ...  (zipai data render --help)"
+    usage = "usage: zipai data {render,preview,sets} ...  (zipai data render --help)"
     if not argv:
         print(f"zipai data: missing subcommand; {usage}", file=sys.stderr)
         return 2
@@ -209,6 +209,10 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_render(rest)
         if cmd == "preview":
             return _cmd_preview(rest)
+        if cmd == "sets":
+            from .render_sets import main as sets_main
+
+            return sets_main(rest)
     except SystemExit as exc:
         return int(exc.code or 0)
     except ValueError as exc:  # FontError and friends: one line, no traceback

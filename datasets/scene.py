@@ -18,16 +18,16 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
-from zipai.engine import ALL_CARDS, CARD_NAMES, Card, ZipaiError, score
+from zipai.engine import ALL_CARDS, Card, ZipaiError, score
 from zipai.engine.cards import BIG_SIMPLIFIED, BIG_TRADITIONAL, SMALL_CHARS
 from zipai.engine.generate import HAND, TABLE, LaidGroup, Layout, random_layout
+from zipai.vision.constants import BACK_ID, CATEGORY_NAMES
 
 from .cards import DeckStyle, random_deck, render_back, render_face
 from .fonts import font
 
 CATEGORIES: list[dict[str, Any]] = [
-    {"id": i, "name": name, "supercategory": "card"} for i, name in enumerate((*CARD_NAMES, "back"), 1)]
-BACK_ID = 21
+    {"id": i, "name": name, "supercategory": "card"} for i, name in enumerate(CATEGORY_NAMES, 1)]
 MIN_GLYPH_VISIBLE = 0.5    # below this fraction of its ink a glyph is too hidden to tell
 MIN_BACK_VISIBLE = 0.15    # fraction of a back's area
 MIN_PIXELS = 12

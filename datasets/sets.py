@@ -1,7 +1,7 @@
 """Every labelled scene set the detector's figures, choices and selector rest on, by name.
 
 A render depends only on its seed, split, size, style and index, so this one table says how to
-make each set again on any machine: ``scripts/render_scenes.py`` renders the figures' and
+make each set again on any machine: ``zipai data sets`` renders the figures' and
 validation sets from it, and ``zipai train`` renders the selector's before fitting it. A folder
 that already holds its annotations is left as it is.
 """

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
-from zipai.vision.evaluate import card_down
+from zipai.vision.constants import BACK_ID, N_FACES
 from zipai.vision.preprocess import cut_crops, input_size
 
-BACK_ID = 21
+from .evaluate import card_down
+
 FINDER_SET_VERSION = 2  # 2: backs boxed by back_box
-N_FACES = 20
 PEAK_TAUGHT = 0.05  # the part of a labelled peak that keeps its loss weight inside ignored boxes
 
 
@@ -37,7 +37,6 @@ class Ann:
     glyphs: list[tuple[tuple[float, float, float, float], float, tuple[float, float]]] = field(
         default_factory=list)
     corners: list[tuple[float, float]] = field(default_factory=list)  # the whole card's outline
-    loose: bool = False  # a card lying apart from the layout (row "loose"), where the finder misses most
 
     def shown_glyphs(self, min_visible: float = 0.5) -> list[tuple[tuple[float, float, float, float],
                                                                  tuple[float, float]]]:
@@ -75,8 +74,7 @@ def load_coco(root: str | Path) -> list[Scene]:
             glyphs.append(((gx, gy, gx + gw, gy + gh), float(g.get("visible", 1.0)), gd))
         corners = [(float(c[0]), float(c[1])) for c in a.get("card_corners") or []]
         ann = Ann(int(a["category_id"]) - 1, (x, y, x + w, y + h), bool(a.get("ignore", False)),
-                  [tuple(p) for p in poly], a.get("color"), down, glyphs, corners,
-                  a.get("row") == "loose")
+                  [tuple(p) for p in poly], a.get("color"), down, glyphs, corners)
         by_img.setdefault(int(a["image_id"]), []).append(ann)
     scenes = []
     for im in coco["images"]:
@@ -147,16 +145,6 @@ class FinderSet:
     boxes: list[np.ndarray]  # per image [K, 4] in canvas pixels
     kinds: list[np.ndarray]  # per image [K] 0 glyph, 1 back
     ignore: list[np.ndarray]  # per image [K] bool
-    loose: list[np.ndarray] = field(default_factory=list)  # per image [K] bool: lying apart
-
-    def __post_init__(self) -> None:
-        if not self.loose:  # a set built without the flag: none of its cards lie apart
-            self.loose = [np.zeros(len(b), bool) for b in self.boxes]
-
-
-def scene_loose(scenes: list[Scene]) -> list[np.ndarray]:
-    """Per scene, which of its cards lie apart (in annotation order, as the finder set's boxes)."""
-    return [np.asarray([a.loose for a in sc.anns], bool) for sc in scenes]
 
 
 def join_finder_sets(*sets: FinderSet) -> FinderSet:
@@ -166,8 +154,7 @@ def join_finder_sets(*sets: FinderSet) -> FinderSet:
         return sets[0]
     return FinderSet(np.concatenate([s.images for s in sets]), np.concatenate([s.sizes for s in sets]),
                      [b for s in sets for b in s.boxes], [k for s in sets for k in s.kinds],
-                     [g for s in sets for g in s.ignore],
-                     [g for s in sets for g in s.loose])
+                     [g for s in sets for g in s.ignore])
 
 
 def build_finder_set(scenes: list[Scene], long_side: int, cache: Path | None = None,
@@ -177,9 +164,7 @@ def build_finder_set(scenes: list[Scene], long_side: int, cache: Path | None = N
     if cache is not None and cache.exists():
         z = np.load(cache, allow_pickle=True)
         if len(z["sizes"]) == n and int(z.get("version", 1)) == FINDER_SET_VERSION:
-            # which cards lie apart comes from the labels, so caches written before it still serve
-            return FinderSet(z["images"], z["sizes"], list(z["boxes"]), list(z["kinds"]), list(z["ignore"]),
-                             scene_loose(scenes))
+            return FinderSet(z["images"], z["sizes"], list(z["boxes"]), list(z["kinds"]), list(z["ignore"]))
     images = np.zeros((n, canvas, canvas, 3), np.uint8)
     sizes = np.zeros((n, 2), np.int32)
     boxes, kinds, ignore = [], [], []
@@ -210,7 +195,7 @@ def build_finder_set(scenes: list[Scene], long_side: int, cache: Path | None = N
         ignore.append(np.asarray(il, bool))
         if i % 20 == 0 or i == n - 1:
             progress(label, i + 1, n, t0)
-    fs = FinderSet(images, sizes, boxes, kinds, ignore, scene_loose(scenes))
+    fs = FinderSet(images, sizes, boxes, kinds, ignore)
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         np.savez(cache, images=images, sizes=sizes, boxes=_objs(boxes), kinds=_objs(kinds),
@@ -226,8 +211,7 @@ def _objs(items: list[np.ndarray]) -> np.ndarray:
 
 
 def finder_targets(boxes: np.ndarray, kinds: np.ndarray, ignore: np.ndarray, out_w: int, out_h: int,
-                   stride: int, n_kinds: int = 2,
-                   boost: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+                   stride: int, n_kinds: int = 2) -> tuple[np.ndarray, ...]:
     """Heatmap [K, h, w] (elliptical Gaussians at box centres), loss weight [K, h, w] (0 on
     ignored cards, but never on a labelled card's own peak), regression [4, h, w] (log w, log h,
     dx, dy) and its mask [h, w].
@@ -235,18 +219,14 @@ def finder_targets(boxes: np.ndarray, kinds: np.ndarray, ignore: np.ndarray, out
     Why the peaks win over the ignored boxes: the cards under a stock pile's top card are
     ignored slivers whose boxes span the whole pile, so zeroing them blanked the top card's
     centre too, and the finder was never taught that a pile's top back is a find (746 of the
-    3,493 labelled training backs had their centre inside an ignored back's box).
-
-    ``boost`` (per box) multiplies the loss weight around that box's peak: the cards lying apart
-    are a tenth of the cards but a third of those the finder loses (docs/lab/finder.md)."""
+    3,493 labelled training backs had their centre inside an ignored back's box)."""
     heat = np.zeros((n_kinds, out_h, out_w), np.float32)
     weight = np.ones((n_kinds, out_h, out_w), np.float32)
     reg = np.zeros((4, out_h, out_w), np.float32)
     mask = np.zeros((out_h, out_w), np.float32)
     ys = np.arange(out_h, dtype=np.float32)[:, None]
     xs = np.arange(out_w, dtype=np.float32)[None, :]
-    boosted: list[tuple[int, np.ndarray, float]] = []
-    for j, (b, k, ig) in enumerate(zip(boxes, kinds, ignore, strict=True)):
+    for b, k, ig in zip(boxes, kinds, ignore, strict=True):
         x0, y0, x1, y1 = (float(v) / stride for v in b)
         if ig:
             weight[k, max(0, int(y0)):math.ceil(y1) + 1, max(0, int(x0)):math.ceil(x1) + 1] = 0.0
@@ -263,11 +243,7 @@ def finder_targets(boxes: np.ndarray, kinds: np.ndarray, ignore: np.ndarray, out
         heat[k, iy, ix] = 1.0
         reg[:, iy, ix] = (math.log(w), math.log(h), cx - ix, cy - iy)
         mask[iy, ix] = 1.0
-        if boost is not None and boost[j] != 1.0:
-            boosted.append((int(k), g > PEAK_TAUGHT, float(boost[j])))
     weight[heat > PEAK_TAUGHT] = 1.0
-    for k, near, f in boosted:
-        weight[k][near] = np.maximum(weight[k][near], f)
     return heat, weight, reg, mask
 
 

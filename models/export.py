@@ -1,5 +1,5 @@
-"""ONNX export and the manifest that the runtime checks (classes, input sizes, normalisation,
-SHA-256 of each file, training data seed and figures)."""
+"""ONNX export, the manifest that the runtime checks (classes, input sizes, normalisation,
+SHA-256 of each file) and the provenance beside it (training data seed and recipe, figures)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,18 @@ from typing import Any
 import numpy as np
 
 from zipai.vision.color import RED_THRESHOLD
+from zipai.vision.constants import (
+    FINDER_CLASSES,
+    FINDER_LONG_SIDE,
+    FINDER_STRIDE,
+    READER_CLASSES,
+    READER_CROP,
+    READER_MARGIN,
+)
 from zipai.vision.preprocess import MEAN, STD, normalise
 
-from .manifest import write_manifest
-from .nets import FINDER_CLASSES, FINDER_STRIDE, READER_CLASSES, FinderExport, ReaderExport
+from .manifest import PROVENANCE_SECTIONS, provenance_path, read_provenance, write_manifest
+from .nets import FinderExport, ReaderExport
 
 FINDER_FILE = "finder.onnx"
 READER_FILE = "reader.onnx"
@@ -140,9 +148,11 @@ def calibration_inputs(photos: Sequence[np.ndarray], crops: np.ndarray,
 
 
 def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: dict[str, Any],
-               figures: dict[str, Any], long_side: int = 416, crop: int = 48, margin: float = 1.3,
+               figures: dict[str, Any], long_side: int = FINDER_LONG_SIDE, crop: int = READER_CROP,
+               margin: float = READER_MARGIN,
                flip: bool = True, calibration: tuple[Sequence[np.ndarray], np.ndarray] | None = None) -> Path:
-    """Write finder.onnx, reader.onnx and manifest.json into ``out_dir``; returns the manifest.
+    """Write finder.onnx, reader.onnx, manifest.json and provenance.json (``training``,
+    ``figures``) into ``out_dir``; returns the manifest.
     ``flip``: the finder graph averages the photo and its mirror. ``calibration`` (finder-scale
     photos, reader crops, both uint8): quantize both networks to int8 on them."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -171,8 +181,6 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
         "color": {"red_threshold": RED_THRESHOLD},
         "postprocess": {"drop_far_ends": True},
         "int8": int8,
-        "training": training,
-        "figures": figures,
     }
     if int8 is not None:
         for part, path in (("finder", fpath), ("reader", rpath)):
@@ -186,6 +194,7 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
         except (OSError, json.JSONDecodeError):
             pass
     write_manifest(old, manifest)
+    write_manifest(provenance_path(old), {"training": training, "figures": figures})
     return old
 
 
@@ -193,8 +202,8 @@ def _swap_in(out_dir: Path, part: str, name: str, write: Callable[[Path, dict[st
              training: dict[str, Any], figures: dict[str, Any]) -> Path:
     """Write one network anew behind the other one already in ``out_dir`` (``write`` makes
     the file): its manifest entry gets the new hash, ``training`` and ``figures`` are merged
-    in, and every other setting stays. The file is written beside the old one and renamed over
-    it, the manifest last: a run stopped in between leaves a network whose hash the manifest
+    into the provenance, and every other setting stays. The file is written beside the old one
+    and renamed over it, the manifest last: a run stopped in between leaves a network whose hash the manifest
     refuses at load, never a half-written file."""
     manifest = out_dir / "manifest.json"
     data = json.loads(manifest.read_text(encoding="utf-8"))
@@ -203,19 +212,23 @@ def _swap_in(out_dir: Path, part: str, name: str, write: Callable[[Path, dict[st
     twin.unlink(missing_ok=True)
     write(tmp, data)
     data[part]["sha256"] = sha256(tmp)
-    data.setdefault("training", {}).update(training)
-    data.setdefault("figures", {}).update(figures)
+    provenance = read_provenance(manifest)
+    provenance["training"].update(training)
+    provenance["figures"].update(figures)
+    for section in PROVENANCE_SECTIONS:  # a manifest from before provenance moved out sheds it
+        data.pop(section, None)
     if twin.exists():
         data[part]["int8_file"] = int8_entry(twin.replace(int8_twin(out_dir / name)))
     else:  # the old network's twin must not stand in for the new one
         data[part].pop("int8_file", None)
     tmp.replace(out_dir / name)
+    write_manifest(provenance_path(manifest), provenance)
     write_manifest(manifest, data)
     return manifest
 
 
 def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, Any], figures: dict[str, Any],
-                  calibration: np.ndarray | None = None, crop: int = 48) -> Path:
+                  calibration: np.ndarray | None = None, crop: int = READER_CROP) -> Path:
     """A new reader.onnx behind the finder already in ``out_dir`` (``_swap_in``).
     ``calibration`` (uint8 crops): int8."""
 
@@ -225,96 +238,16 @@ def export_reader(torch: Any, reader: Any, out_dir: Path, training: dict[str, An
     return _swap_in(out_dir, "reader", READER_FILE, write, training, figures)
 
 
-JOINED = "zipai_joined_readers"  # metadata key of a joined reader: how many readers it averages
-
-
-def join_readers(parts: Sequence[Path], out: Path) -> None:
-    """One reader graph that runs every reader in ``parts`` on the same crops and averages them:
-    the class probabilities, and the down directions summed and made unit again. Readers
-    trained apart misread different crops of a face none of them has seen, and the runtime
-    reads the joined file as it reads one reader (same input, same two outputs)."""
-    import onnx
-    from onnx import compose, helper
-
-    if len(parts) < 2:
-        raise ValueError("joining readers needs at least two reader files")
-    graphs = []
-    for k, path in enumerate(parts):
-        try:
-            model = onnx.load(str(path))
-        except Exception as e:  # onnx raises its own DecodeError types
-            raise ValueError(f"{path}: not an ONNX model ({e})") from e
-        if any(p.key == JOINED for p in model.metadata_props):
-            raise ValueError(f"{path}: already a joined reader; join the readers it was made of")
-        g = model.graph
-        if len(g.input) != 1 or len(g.output) != 2:
-            raise ValueError(f"{path}: not a reader graph (one input of crops, probabilities and "
-                             f"the down direction out)")
-        if k == 0:
-            first = model
-        model = compose.add_prefix(model, prefix=f"r{k}_")
-        for node in model.graph.node:  # every reader reads the one shared input
-            node.input[:] = [first.graph.input[0].name if x == model.graph.input[0].name else x
-                             for x in node.input]
-        graphs.append(model.graph)
-    n = len(graphs)
-    nodes = [node for g in graphs for node in g.node]
-    inits = [t for g in graphs for t in g.initializer]
-    inits += [helper.make_tensor("join_share", onnx.TensorProto.FLOAT, [], [1.0 / n]),
-              helper.make_tensor("join_eps", onnx.TensorProto.FLOAT, [], [1e-6])]
-    probs, down = first.graph.output[0].name, first.graph.output[1].name
-    nodes += [
-        helper.make_node("Sum", [g.output[0].name for g in graphs], ["join_probs_sum"]),
-        helper.make_node("Mul", ["join_probs_sum", "join_share"], [probs]),
-        helper.make_node("Sum", [g.output[1].name for g in graphs], ["join_down_sum"]),
-        helper.make_node("ReduceL2", ["join_down_sum"], ["join_down_norm"], axes=[1], keepdims=1),
-        helper.make_node("Max", ["join_down_norm", "join_eps"], ["join_down_safe"]),
-        helper.make_node("Div", ["join_down_sum", "join_down_safe"], [down]),
-    ]
-    graph = helper.make_graph(nodes, "joined_readers", [first.graph.input[0]], list(first.graph.output),
-                              inits, value_info=[v for g in graphs for v in g.value_info])
-    joined = helper.make_model(graph, opset_imports=first.opset_import)
-    joined.ir_version = first.ir_version
-    helper.set_model_props(joined, {JOINED: str(n)})
-    onnx.checker.check_model(joined)
-    onnx.save(joined, str(out))
+JOINED = "zipai_joined_readers"  # metadata of a reader file joined from several: trained on no further
 
 
 def export_reader_file(torch: Any, reader: Any, path: Path, calibration: np.ndarray | None = None,
-                       crop: int = 48, int8_copy: Path | None = None) -> None:
+                       crop: int = READER_CROP, int8_copy: Path | None = None) -> None:
     """``reader`` exported alone to ``path`` (int8 with ``calibration``, and its int8-weight twin
     at ``int8_copy`` when given), as the manifest's would be."""
     export_reader_onnx(torch, reader, path, crop)
     if calibration is not None:
         quantize(path, calibration_inputs([], calibration)[1], int8_copy)
-
-
-def join_into(out_dir: Path, partner: bytes, part: Path, training: dict[str, Any]) -> Path:
-    """A new reader.onnx behind the finder already in ``out_dir`` (``_swap_in``): the exported
-    reader ``partner`` (its bytes, read before anything was written, so it may have been this
-    very file) joined with the exported reader ``part`` (``join_readers``)."""
-
-    def write(tmp: Path, data: dict[str, Any]) -> None:
-        first = tmp.with_name("new.partner.onnx")
-        try:
-            first.write_bytes(partner)
-            join_readers([first, part], tmp)
-            unsigned_weights(tmp)  # a partner exported before weights were stored as uint8
-        finally:
-            first.unlink(missing_ok=True)
-
-    return _swap_in(out_dir, "reader", READER_FILE, write, training, {})
-
-
-def reader_predictions(path: Path, crops: np.ndarray, batch: int = 1000) -> np.ndarray:
-    """The class each uint8 crop [N, H, W, 3] is read as by the exported reader in ``path``, as
-    the runtime runs it (int8, joined or not)."""
-    import onnxruntime as ort
-
-    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    name = sess.get_inputs()[0].name
-    return np.concatenate([sess.run(None, {name: normalise(crops[i:i + batch])})[0].argmax(1)
-                           for i in range(0, len(crops), batch)]) if len(crops) else np.zeros(0, np.int64)
 
 
 def onnx_layers(path: Path) -> list[tuple[str, np.ndarray, np.ndarray | None]]:
@@ -397,8 +330,7 @@ def reader_from_onnx(torch: Any, path: Path) -> Any:
         raise ValueError(f"{path}: not an ONNX model ({e})") from e
     if JOINED in props:
         raise ValueError(f"{path}: a joined reader ({props[JOINED]} readers averaged), not one "
-                         "reader to train on; start from one of the files it joined (a joining "
-                         "run keeps its own as reader_part.onnx in its --runs)")
+                         "reader to train on; start from one of the files it joined")
     return _load_folded(torch, Reader(), path, "reader")
 
 
@@ -420,7 +352,7 @@ def freeze_batchnorm(torch: Any, module: Any) -> Any:
 
 
 def export_finder(torch: Any, finder: Any, out_dir: Path, training: dict[str, Any], figures: dict[str, Any],
-                  photos: Sequence[np.ndarray] | None = None, long_side: int = 416) -> Path:
+                  photos: Sequence[np.ndarray] | None = None, long_side: int = FINDER_LONG_SIDE) -> Path:
     """A new finder.onnx behind the reader already in ``out_dir`` (``_swap_in``), its graph
     mirror-averaged when the manifest's is. ``photos`` (uint8, at the finder's scale): int8."""
 
@@ -429,6 +361,7 @@ def export_finder(torch: Any, finder: Any, out_dir: Path, training: dict[str, An
         export_onnx(torch, FinderExport(finder, flip=flip), torch.zeros(1, 3, 320, long_side), tmp, "image",
                     ["heat", "reg"], {"image": {2: "height", 3: "width"}})
         if photos is not None:
-            quantize(tmp, calibration_inputs(photos, np.zeros((0, 48, 48, 3), np.uint8))[0], int8_twin(tmp))
+            no_crops = np.zeros((0, READER_CROP, READER_CROP, 3), np.uint8)
+            quantize(tmp, calibration_inputs(photos, no_crops)[0], int8_twin(tmp))
 
     return _swap_in(out_dir, "finder", FINDER_FILE, write, training, figures)

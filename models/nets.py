@@ -13,13 +13,9 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from zipai.engine import CARD_NAMES
+from zipai.vision.constants import FINDER_CLASSES, FINDER_STRIDE, READER_CLASSES
 
-FINDER_STRIDE = 4
-FINDER_CLASSES = ("glyph", "back")
-# Reader classes: the 20 faces (engine index order), then back, then "none" (not a card glyph:
-# an upside-down bottom glyph, a pattern, a false find).
-READER_CLASSES = (*CARD_NAMES, "back", "none")
+__all__ = ["FINDER_CLASSES", "FINDER_STRIDE", "READER_CLASSES", "Finder", "Reader"]
 
 
 def _cbr(cin: int, cout: int, k: int = 3, s: int = 1, groups: int = 1, dil: int = 1) -> nn.Sequential:

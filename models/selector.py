@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from zipai.models.evaluate import _polygon, category_name, inside, labelled_scenes, replay_scenes
 from zipai.vision.detector import Detector
-from zipai.vision.evaluate import _polygon, category_name, inside, labelled_scenes, replay_scenes
 from zipai.vision.selector import FEATURES, Selector
 
 

@@ -1,9 +1,9 @@
 """``zipai train``: the whole recipe that produced the shipped model, on CPU.
 
 render scenes (if missing) -> finder data -> train the finder -> mine its false finds ->
-reader crop bank -> train the reader -> export both to ONNX -> manifest (SHA-256, data seed,
-figures), training-curve and confusion-matrix PNGs under models/ -> fit the selector to the
-new networks' finds (numpy; ``zipai.models.selector``).
+reader crop bank -> train the reader -> export both to ONNX -> manifest (files, SHA-256,
+settings) and provenance (data seeds, recipe, figures), training-curve and confusion-matrix PNGs
+under models/ -> fit the selector to the new networks' finds (numpy; ``zipai.models.selector``).
 
 Each stage checkpoints to ``--runs`` every minute and on Ctrl-C; running the command again
 resumes where it stopped (``--fresh`` starts over). Time budgets are wall-clock minutes, and the
@@ -13,33 +13,32 @@ learning rate follows a cosine over the budget, so an interrupted run resumes on
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import math
 import signal
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
+from zipai.engine import CARD_NAMES
+from zipai.vision import constants as C
 from zipai.vision.preprocess import MEAN, STD
 
 from . import data as D
-from .manifest import update_manifest
+from .manifest import PROVENANCE_SECTIONS, read_provenance
 
 DEFAULT_DATA = Path("data/detector")
 DEFAULT_RUNS = Path("runs/detector")
-LONG_SIDE = 416
-STRIDE = 4
-CROP = 48
-MARGIN = 1.3
-SYMMETRIC = (0, 1, 2, 9)  # x1 x2 x3 x10
+LONG_SIDE = C.FINDER_LONG_SIDE
+STRIDE = C.FINDER_STRIDE
+CROP = C.READER_CROP
+MARGIN = C.READER_MARGIN
+SYMMETRIC = tuple(sorted(CARD_NAMES.index(c) for c in C.SYMMETRIC))  # class indices: x1 x2 x3 x10
 ZOOM = (0.6, 1.7)  # finder window rescaling range
-FINDER_THICK, FINDER_THIN = 0.2, 0.2  # shares of finder crops with heavier or lighter strokes
 NIB = (0.3, 2.5)  # reader crops drawn as with a nib: share, reach in pixels
 WARP = (0.5, 0.08)  # reader crops bent: share, most displacement in half-widths
 
@@ -59,132 +58,99 @@ class TrainError(ValueError):
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="zipai train", description=__doc__.split("\n\n")[0])
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="rendered splits live here")
-    p.add_argument("--runs", type=Path, default=DEFAULT_RUNS, help="checkpoints, caches and logs")
-    p.add_argument("--out", type=Path, default=None, help="where the model goes (default: models/)")
-    p.add_argument("--seed", type=int, default=5, help="data seed: train renders with it, val with seed + 1")
-    p.add_argument("--train-count", type=int, default=2400)
-    p.add_argument("--val-count", type=int, default=200)
-    p.add_argument("--style2-count", type=int, default=600,
-                   help="more train scenes with decorated glyphs (render style 2, seed + 8): "
-                        "printed decks frame, outline and double-print their ranks")
-    p.add_argument("--size", default="1600x1200", help="rendered scene size WxH")
-    p.add_argument("--finder-extra", type=int, default=6000,
-                   help="more scenes for the finder only (seed + 20), rendered small: it sees "
-                        "photos at 416 px, and with 3,000 scenes it read 97.8%% of cards on its "
-                        "training scenes but 95.1%% on new ones in the same fonts")
-    p.add_argument("--finder-extra-style2", type=int, default=1200,
+    g = p.add_argument_group("where things go")
+    g.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                   help="the rendered scene folders, rendered here where missing")
+    g.add_argument("--runs", type=Path, default=DEFAULT_RUNS,
+                   help="checkpoints, data caches and curves; a run resumes from what is here")
+    g.add_argument("--out", type=Path, default=None, help="where the model goes (default: models/)")
+    g.add_argument("--fresh", action="store_true", help="ignore the checkpoints in --runs and start over")
+    g.add_argument("--threads", type=int, default=2, help="CPU threads for training and mining")
+
+    g = p.add_argument_group("the scenes")
+    g.add_argument("--seed", type=int, default=5,
+                   help="the render seed of the training scenes; the val scenes use seed + 1, the "
+                        "other sets further offsets")
+    g.add_argument("--train-count", type=int, default=2400,
+                   help="plain training scenes, which both networks learn from")
+    g.add_argument("--style2-count", type=int, default=600,
+                   help="more training scenes, with decorated glyphs (render style 2, seed + 8)")
+    g.add_argument("--val-count", type=int, default=200,
+                   help="val scenes: the curves and the int8 calibration")
+    g.add_argument("--size", default="1600x1200", help="the training and val scenes' size WxH")
+    g.add_argument("--finder-extra", type=int, default=6000,
+                   help="scenes only the finder learns from (seed + 20), rendered small")
+    g.add_argument("--finder-extra-style2", type=int, default=1200,
                    help="of those, decorated (render style 2, seed + 21)")
-    p.add_argument("--finder-extra-size", default="640x480",
-                   help="their size WxH: about 12 render a second on two cores, against 1 at 1600x1200")
-    p.add_argument("--reader-extra", type=int, default=1600,
-                   help="more scenes for the reader only (seed + 30), in 14 more typefaces (font "
-                        "split reader): it misread 2.1%% of held-out-font cards, and the finder's "
-                        "scenes have ten faces")
-    p.add_argument("--reader-extra-style2", type=int, default=400,
+    g.add_argument("--finder-extra-size", default="640x480",
+                   help="their size WxH: the finder sees a photo at 416 px, so small renders serve it")
+    g.add_argument("--reader-extra", type=int, default=1600,
+                   help="scenes only the reader learns from (seed + 30), in typefaces the finder's "
+                        "scenes do not use")
+    g.add_argument("--reader-extra-style2", type=int, default=400,
                    help="of those, decorated (render style 2, seed + 31)")
-    p.add_argument("--reader-extra-split", choices=("reader", "wide", "wider"), default="reader",
-                   help="the font split of the reader-only scenes: reader (14 faces), wide (those "
-                        "and 11 more, datasets/fonts.py MORE) or wider (wide and 8 more, SELECT)")
-    p.add_argument("--reader-extra-size", default="1200x900",
-                   help="their size WxH: the reader sees glyph crops, and these render twice as "
-                        "fast as 1600x1200")
-    p.add_argument("--finder-sees-reader-faces", action=argparse.BooleanOptionalAction, default=False,
-                   help="the finder learns from the --reader-extra scenes too (off: measured and "
-                        "not shipped, docs/lab/finder.md)")
-    p.add_argument("--finder-stroke", action=argparse.BooleanOptionalAction, default=False,
-                   help="vary stroke weight in the finder's crops too (3x3 min or max filter, "
-                        "blended; off: measured and not shipped, docs/lab/finder.md)")
-    p.add_argument("--finder-loose-windows", type=float, default=0.0,
-                   help="the share of the finder's training windows placed around a card lying "
-                        "apart from the layout (0: none; measured and not shipped, "
-                        "docs/lab/finder.md)")
-    p.add_argument("--finder-loose-weight", type=float, default=1.0,
-                   help="the finder's loss weight around the peaks of cards lying apart")
-    p.add_argument("--finder-loose-backs", action=argparse.BooleanOptionalAction, default=True,
-                   help="count a stock pile's top back among the cards lying apart (off: only the "
-                        "faces get the windows and the weight)")
-    p.add_argument("--finder-loose-negatives", type=float, default=1.0,
-                   help="the loss weight of everything not a card in the windows placed around a "
-                        "card lying apart: the table, the print and the far ends there")
-    p.add_argument("--finder-bf16", action=argparse.BooleanOptionalAction, default=False,
-                   help="the finder's forward and backward passes in bfloat16 (autocast; weights "
-                        "and loss stay float32): on a CPU with AVX-512 BF16 the same minutes make "
-                        "more steps (off: measured and not shipped, docs/lab/finder.md)")
-    p.add_argument("--brush", action=argparse.BooleanOptionalAction, default=False,
-                   help="the reader's crops also drawn as with a nib and bent smoothly (see "
-                        "nib and warp): brush-written decks, and a brush face it never saw")
-    p.add_argument("--reader-compose-five", type=float, default=0.0,
-                   help="the share of decks in the reader-only scenes (its own and --reader-extra) "
-                        "that draw 伍 from their face's own 亻 and 五 (zipai data render "
-                        "--compose-five): a brush face writes 伍 with its cursive 五, which no "
-                        "font draws; never in the finder's or any figure's scenes (measured and "
-                        "not shipped, docs/lab/reader.md)")
-    p.add_argument("--reader-only", action="store_true",
-                   help="train only a new reader, behind the finder already in --out (its boxes "
-                        "and false finds mined from its own training scenes)")
-    p.add_argument("--reader-scenes", choices=("own", "recipe"), default="own",
-                   help="with --reader-only: the scenes it mines and crops, its own (--reader-train "
-                        "at --reader-extra-size, about 40 minutes to render) or the recipe's "
-                        "finder training renders (--train-count and --style2-count at --size, about "
-                        "75)")
-    p.add_argument("--reader-from", type=Path, default=None,
-                   help="with --reader-only: start from the weights of this exported reader.onnx "
-                        "(int8 weights dequantized, BatchNorms kept as exported) instead of from "
-                        "scratch: a few minutes train it on where the recipe's 32 start over")
-    p.add_argument("--reader-join", type=Path, default=None,
-                   help="with --reader-only: join the reader trained with this exported reader.onnx "
-                        "(read before anything is written, so it may be --out's own) into one "
-                        "reader that runs both on every crop and averages them; the new reader "
-                        "alone is kept in --runs as reader_part.onnx (measured and not shipped, "
-                        "docs/lab/reader.md)")
-    p.add_argument("--finder-only", action="store_true",
-                   help="train only the finder, on from --finder-from, behind the reader already in "
-                        "--out on the recipe's finder scenes; every tuned setting stays")
-    p.add_argument("--finder-from", type=Path, default=None,
-                   help="with --finder-only: start from the weights of this exported finder.onnx")
-    p.add_argument("--finder-lr", type=float, default=None,
+    g.add_argument("--reader-extra-split", choices=("reader", "wide", "wider"), default="reader",
+                   help="their font split (datasets/fonts.py): reader, wide (reader and MORE) or "
+                        "wider (wide and SELECT)")
+    g.add_argument("--reader-extra-size", default="1200x900",
+                   help="their size WxH: the reader sees glyph crops, which need no larger scene")
+
+    g = p.add_argument_group("the stages (wall-clock minutes; a stopped run resumes)")
+    g.add_argument("--finder-minutes", type=float, default=60.0, help="the finder")
+    g.add_argument("--reader-minutes", type=float, default=32.0, help="the reader")
+    g.add_argument("--finder-tune-minutes", type=float, default=8.0,
+                   help="last: the finder again, with card backs weighted up")
+    g.add_argument("--mine", type=int, default=3000,
+                   help="training scenes the finder's false finds are mined from (the reader's "
+                        "\"none\" class)")
+    g.add_argument("--paper", type=int, default=24000,
+                   help="reader crops of printed text that is no rank (the \"none\" class)")
+    g.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
+                   help="reader crops turned a quarter or half round too")
+    g.add_argument("--brush", action=argparse.BooleanOptionalAction, default=False,
+                   help="reader crops also drawn as with a nib and bent smoothly (NIB, WARP), for "
+                        "brush-written decks")
+
+    g = p.add_argument_group("one network behind a shipped one")
+    g.add_argument("--reader-only", action="store_true",
+                   help="train only a new reader, behind the finder in --out (its false finds "
+                        "mined with that finder); every tuned setting stays")
+    g.add_argument("--reader-scenes", choices=("own", "recipe"), default="own",
+                   help="with --reader-only: its own scenes (--reader-train at --reader-extra-size) "
+                        "or the recipe's training scenes (--train-count and --style2-count at --size)")
+    g.add_argument("--reader-train", type=int, default=2400,
+                   help="with --reader-only --reader-scenes own: scenes in the finder's typefaces "
+                        "(seed + 40)")
+    g.add_argument("--reader-train-style2", type=int, default=600,
+                   help="of those, decorated (render style 2, seed + 41)")
+    g.add_argument("--reader-from", type=Path, default=None,
+                   help="with --reader-only: start from this exported reader.onnx (int8 weights "
+                        "dequantized, BatchNorms kept as exported) instead of from scratch")
+    g.add_argument("--reader-lr", type=float, default=None,
+                   help="the reader's peak learning rate (default 3e-3 from scratch, 5e-4 with "
+                        "--reader-from)")
+    g.add_argument("--finder-only", action="store_true",
+                   help="train only the finder, on from --finder-from, behind the reader in --out "
+                        "on the recipe's finder scenes; every tuned setting stays")
+    g.add_argument("--finder-from", type=Path, default=None,
+                   help="with --finder-only: start from this exported finder.onnx")
+    g.add_argument("--finder-lr", type=float, default=None,
                    help="the finder's peak learning rate (default 3e-3 from scratch, 6e-4 with "
                         "--finder-from)")
-    p.add_argument("--reader-lr", type=float, default=None,
-                   help="the reader's peak learning rate (default 3e-3 from scratch, 5e-4 "
-                        "with --reader-from)")
-    p.add_argument("--reader-ema", type=float, default=0.0,
-                   help="keep a moving average of the reader's weights and BatchNorm statistics, "
-                        "this decay a step (0.999: about the last thousand steps), and export it "
-                        "in place of the last step's weights (0: off; measured and not shipped, "
-                        "docs/lab/reader.md)")
-    p.add_argument("--reader-train", type=int, default=2400,
-                   help="with --reader-only --reader-scenes own: scenes in the finder's faces "
-                        "(seed + 40, at --reader-extra-size)")
-    p.add_argument("--reader-train-style2", type=int, default=600,
-                   help="of those, decorated (render style 2, seed + 41)")
-    p.add_argument("--finder-minutes", type=float, default=60.0)
-    p.add_argument("--reader-minutes", type=float, default=32.0)
-    p.add_argument("--finder-tune-minutes", type=float, default=8.0,
-                   help="last stage: the finder again, backs weighted up")
-    p.add_argument("--mine", type=int, default=3000, help="train scenes to mine false finds from")
-    p.add_argument("--paper", type=int, default=24000,
-                   help="reader crops of printed non-rank text (class none)")
-    p.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
-                   help="add reader crops turned a quarter or half round")
-    p.add_argument("--mirror", action=argparse.BooleanOptionalAction, default=True,
-                   help="the exported finder averages the photo and its mirror image "
-                        "(docs/lab/training.md)")
-    p.add_argument("--int8", action=argparse.BooleanOptionalAction, default=True,
-                   help="quantize both exported networks to int8, calibrated on val photos and "
-                        "crops, each network also with its int8-weight twin (docs/lab/speed.md)")
-    p.add_argument("--selector", action=argparse.BooleanOptionalAction, default=None,
-                   help="last, fit the selector (which finds are cards) to the finds of the networks "
-                        "just written, on the 1,150 selector scenes under --selector-data (rendered "
-                        "if missing, about 8 minutes; the fit about 4); its threshold stays the "
-                        "manifest's (scripts/tune_selector.py chooses it). Default: the whole recipe "
-                        "fits one (its new manifest has none); --reader-only and --finder-only keep "
-                        "the one in --out, since a refit is a toss-up there (docs/lab/selector.md)")
-    p.add_argument("--selector-data", type=Path, default=DEFAULT_DATA,
+
+    g = p.add_argument_group("export")
+    g.add_argument("--mirror", action=argparse.BooleanOptionalAction, default=True,
+                   help="the exported finder averages the photo and its mirror image")
+    g.add_argument("--int8", action=argparse.BooleanOptionalAction, default=True,
+                   help="quantize both networks to int8, calibrated on val photos and crops, each "
+                        "also as its int8-weight twin")
+    g.add_argument("--selector", action=argparse.BooleanOptionalAction, default=None,
+                   help="last, fit the selector (which finds are cards) to the new networks' finds "
+                        "on the selector scenes under --selector-data, rendered where missing; its "
+                        "threshold stays the manifest's. Default: on for the whole recipe, off for "
+                        "--reader-only and --finder-only, which keep the selector in --out")
+    g.add_argument("--selector-data", type=Path, default=DEFAULT_DATA,
                    help="where the selector's scene sets live (zipai.datasets.sets)")
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--fresh", action="store_true", help="ignore checkpoints and start over")
     return p
 
 
@@ -192,20 +158,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def ensure_split(root: Path, split: str, count: int, seed: int, size: str, folder: str = "",
-                 style: int = 1, start: int = 0, compose_five: float = 0.0) -> Path:
+                 style: int = 1, start: int = 0) -> Path:
     """Render ``root/folder`` (default: the split's name) with the scene generator unless it is
-    there already. A folder there already must have been rendered as asked (its font split and
-    its share of composed 伍, ``zipai data render --compose-five``): folder names repeat from
-    run to run, and a mismatch would train on other scenes than the record says."""
+    there already. A folder there already must have been rendered as asked (its font split, and
+    no composed 伍 from ``zipai data render --compose-five``): folder names repeat from run to
+    run, and a mismatch would train on other scenes than the record says."""
     d = root / (folder or split)
     if (d / "annotations.json").exists():
         had, had_five = rendered_as(d)
         if had is not None and had != split:
             raise TrainError(f"{d} holds scenes of font split {had}, not {split}: render into "
                              "another --data folder")
-        if had_five != compose_five:
-            raise TrainError(f"{d} holds scenes rendered with --compose-five {had_five:g}, not "
-                             f"{compose_five:g}: render into another --data folder")
+        if had_five:
+            raise TrainError(f"{d} holds scenes rendered with --compose-five {had_five:g}, which no "
+                             "recipe trains on: render into another --data folder")
         return d
     try:
         from zipai.datasets.cli import main as data_main  # the scene generator (issue 4)
@@ -213,8 +179,7 @@ def ensure_split(root: Path, split: str, count: int, seed: int, size: str, folde
         raise TrainError(f"no data in {d} and the scene generator is not available ({exc})") from None
     print(f"rendering {count} {split} scenes into {d} …", file=sys.stderr)
     rc = data_main(["render", "--out", str(d), "--count", str(count), "--seed", str(seed),
-                    "--split", split, "--size", size, "--style", str(style), "--start", str(start),
-                    *(["--compose-five", str(compose_five)] if compose_five else [])])
+                    "--split", split, "--size", size, "--style", str(style), "--start", str(start)])
     if rc or not (d / "annotations.json").exists():
         raise TrainError(f"rendering {split} into {d} failed (exit {rc})")
     return d
@@ -269,9 +234,8 @@ def binomial_blur(F: Any, x: Any) -> Any:
     return (rows[..., :-2] + 2 * rows[..., 1:-1] + rows[..., 2:]) / 16
 
 
-def photometric(torch: Any, x: Any, strong: bool = False, stroke: bool = False) -> Any:
-    """uint8 [B, H, W, 3] -> normalised float [B, 3, H, W] with light, colour, blur and noise
-    (and, with ``stroke``, stroke weight first).
+def photometric(torch: Any, x: Any, strong: bool = False) -> Any:
+    """uint8 [B, H, W, 3] -> normalised float [B, 3, H, W] with light, colour, blur and noise.
 
     Gain, brightness and contrast about the image's mean are one scale and offset a channel,
     applied in one pass, and grey only touches the images drawn grey: on two cores the plain
@@ -280,8 +244,6 @@ def photometric(torch: Any, x: Any, strong: bool = False, stroke: bool = False) 
     F = torch.nn.functional
     b = x.shape[0]
     x = x.permute(0, 3, 1, 2).float().div_(255.0)
-    if stroke:
-        x = stroke_weight(torch, x, FINDER_THICK, FINDER_THIN, thin_max=0.7)
     dev = x.device
     gain = 1 + (torch.rand(b, 3, 1, 1, device=dev) - 0.5) * (0.4 if strong else 0.3)
     bright = 0.55 + torch.rand(b, 1, 1, 1, device=dev) * 0.8
@@ -346,28 +308,6 @@ def warp(torch: Any, grid: Any, share: float = WARP[0], amount: float = WARP[1])
     return grid + disp.permute(0, 2, 3, 1)
 
 
-def ema_decay(args: argparse.Namespace) -> float:
-    """``--reader-ema``, checked: a decay a step, 0 for none."""
-    decay = float(getattr(args, "reader_ema", 0.0) or 0.0)
-    if not 0.0 <= decay < 1.0:
-        raise TrainError(f"--reader-ema {decay:g} is a decay a step: at least 0 and under 1")
-    return decay
-
-
-def weight_average(torch: Any, shadow: Any, model: Any, decay: float) -> None:
-    """Move ``shadow`` (a copy of ``model``) towards the model's weights and BatchNorm
-    statistics by ``1 - decay``; integer buffers (batches seen) are copied. A warm-started
-    reader's last steps wander about a minimum (its val accuracy moves by half a point from
-    one hundred steps to the next), and their average may lie nearer the middle (measured: it
-    read no better than the last step, docs/lab/reader.md)."""
-    with torch.no_grad():
-        for s, m in zip(shadow.state_dict().values(), model.state_dict().values(), strict=True):
-            if s.dtype.is_floating_point:
-                s.mul_(decay).add_(m, alpha=1.0 - decay)
-            else:
-                s.copy_(m)
-
-
 def reader_augment(torch: Any, x: Any, brush: bool = False) -> Any:
     """Crops uint8 [B, S, S, 3] -> augmented normalised [B, 3, S, S]: stroke weight (and, with
     ``brush``, a nib's strokes and bent shapes), small rotation/scale/shift, then light,
@@ -397,9 +337,8 @@ class Stage:
     """A time-budgeted training stage with resumable checkpoints."""
 
     def __init__(self, torch: Any, name: str, runs: Path, model: Any, opt: Any, budget_s: float,
-                 base_lr: float, fresh: bool, shadow: Any = None) -> None:
+                 base_lr: float, fresh: bool) -> None:
         self.torch, self.name, self.model, self.opt = torch, name, model, opt
-        self.shadow = shadow  # a moving average of the model's weights (``weight_average``), saved with it
         self.path = runs / f"{name}.ckpt"
         self.done_path = runs / f"{name}.done.pt"
         self.budget, self.base_lr = budget_s, base_lr
@@ -410,8 +349,6 @@ class Stage:
             ck = torch.load(self.path, map_location="cpu", weights_only=False)
             model.load_state_dict(ck["model"])
             opt.load_state_dict(ck["opt"])
-            if shadow is not None:
-                shadow.load_state_dict(ck.get("shadow", ck["model"]))
             self.elapsed, self.step, self.history = ck["elapsed"], ck["step"], ck["history"]
             print(f"{name}: resumed at step {self.step}, {self.elapsed / 60:.1f} of "
                   f"{budget_s / 60:.0f} min", file=sys.stderr)
@@ -443,44 +380,31 @@ class Stage:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         self.torch.save({"model": self.model.state_dict(), "opt": self.opt.state_dict(),
-                         "elapsed": self.elapsed, "step": self.step, "history": self.history,
-                         **self._shadow_state()}, tmp)
+                         "elapsed": self.elapsed, "step": self.step, "history": self.history}, tmp)
         tmp.replace(self.path)
         self._last_save = time.time()
 
     def load_finished(self) -> dict[str, list[list[float]]]:
-        """Load a finished stage into the model (and its shadow, when it has one), ready for
-        inference; its history."""
+        """Load a finished stage into the model, ready for inference; its history."""
         ck = self.torch.load(self.done_path, map_location="cpu", weights_only=False)
         self.model.load_state_dict(ck["model"])
         self.model.eval()  # inference from here on: BatchNorm must not learn from what it sees
-        if self.shadow is not None:
-            if "shadow" not in ck:
-                raise TrainError(f"{self.done_path} was trained without --reader-ema: train it again "
-                                 "(--fresh) or leave the option out")
-            self.shadow.load_state_dict(ck["shadow"])
-            self.shadow.eval()
         return ck["history"]
 
     def finish(self) -> None:
         self.save()
         self.torch.save({"model": self.model.state_dict(), "history": self.history,
-                         "elapsed": self.elapsed, "step": self.step, **self._shadow_state()}, self.done_path)
-
-    def _shadow_state(self) -> dict[str, Any]:
-        return {} if self.shadow is None else {"shadow": self.shadow.state_dict()}
+                         "elapsed": self.elapsed, "step": self.step}, self.done_path)
 
 
 # ---------------------------------------------------------------- finder
 
 
 def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Generator,
-                 flip: bool = True, zoom: tuple[float, float] = (1.0, 1.0),
-                 loose: Loose | None = None) -> tuple[np.ndarray, ...]:
+                 flip: bool = True, zoom: tuple[float, float] = (1.0, 1.0)) -> tuple[np.ndarray, ...]:
     """Random crop windows of the finder images and their targets. With a ``zoom`` range, most
     windows are rescaled by a factor drawn log-uniformly from it: phones are held closer or
-    farther than the renders, and glyphs of every size must peak. With ``loose``, a share of
-    the windows are placed around a card lying apart and those cards weigh more in the loss."""
+    farther than the renders, and glyphs of every size must peak."""
     out = crop // STRIDE
     imgs = np.zeros((len(idx), crop, crop, 3), np.uint8)
     heat = np.zeros((len(idx), 2, out, out), np.float32)
@@ -495,10 +419,6 @@ def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Gen
         ws = max(STRIDE * 4, round(crop / z))
         x0 = int(rng.integers(0, max(1, cw - ws + 1)))
         y0 = int(rng.integers(0, max(1, ch - ws + 1)))
-        aimed = False
-        if loose is not None and loose.windows > 0 and rng.random() < loose.windows:
-            x0, y0 = loose.window(fs, int(i), ws, rng, (x0, y0))
-            aimed = bool(loose.marks(fs, int(i)).any())
         x0 -= x0 % STRIDE
         y0 -= y0 % STRIDE
         win = fs.images[i, y0:y0 + min(ws, ch - y0), x0:x0 + min(ws, cw - x0)]
@@ -522,13 +442,7 @@ def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Gen
         edge = touch & ((b[:, 0] < 0) | (b[:, 1] < 0) | (b[:, 2] > vis_w) | (b[:, 3] > vis_h))
         ign = ign | edge
         sel = touch
-        boost = None
-        if loose is not None and loose.weight != 1.0:
-            boost = np.where(loose.marks(fs, int(i))[sel], loose.weight, 1.0)
-        h_, w_, r_, m_ = D.finder_targets(b[sel], fs.kinds[i][sel], ign[sel], out, out, STRIDE,
-                                          boost=boost)
-        if aimed and loose is not None and loose.negatives != 1.0:
-            w_[(h_ < D.PEAK_TAUGHT) & (w_ > 0)] *= loose.negatives  # the table around a loose card
+        h_, w_, r_, m_ = D.finder_targets(b[sel], fs.kinds[i][sel], ign[sel], out, out, STRIDE)
         heat[n], weight[n], reg[n], mask[n] = h_, w_, r_, m_
         # outside the image content: no loss
         if vis_w < crop:
@@ -536,61 +450,6 @@ def finder_batch(fs: D.FinderSet, idx: np.ndarray, crop: int, rng: np.random.Gen
         if vis_h < crop:
             weight[n, :, (vis_h + STRIDE - 1) // STRIDE:, :] = 0
     return imgs, heat, weight, reg, mask
-
-
-@dataclass(frozen=True, slots=True)
-class Loose:
-    """Emphasis on the cards lying apart from the layout (row "loose"): they were a tenth of the
-    validation cards but 119 of the 329 not read right, most with no finder peak or a weak one,
-    and more often the nearer they lay to the photo's diagonal (docs/lab/finder.md)."""
-
-    windows: float = 0.0  # the share of training windows placed around such a card
-    weight: float = 1.0  # their loss weight around their peaks
-    backs: bool = True  # a stock pile's top back counts too (off: faces only)
-    negatives: float = 1.0  # the loss weight of what is not a card in the windows placed so
-
-    def marks(self, fs: D.FinderSet, i: int) -> np.ndarray:
-        """Which cards of image ``i`` get the emphasis: those lying apart, backs only if asked."""
-        return fs.loose[i] if self.backs else fs.loose[i] & (fs.kinds[i] == 0)
-
-    def window(self, fs: D.FinderSet, i: int, ws: int, rng: np.random.Generator,
-               fallback: tuple[int, int]) -> tuple[int, int]:
-        """A window's top left with a random labelled loose card of image ``i`` inside it, away
-        from its edges (a card cut by the edge teaches nothing); ``fallback`` when there is none."""
-        ok = np.flatnonzero(self.marks(fs, i) & ~fs.ignore[i])
-        if len(ok) == 0:
-            return fallback
-        bx = fs.boxes[i][int(rng.choice(ok))]
-        cx, cy = (bx[0] + bx[2]) / 2, (bx[1] + bx[3]) / 2
-        cw, ch = (int(v) for v in fs.sizes[i])
-        x0 = int(cx - ws * rng.uniform(0.2, 0.8))
-        y0 = int(cy - ws * rng.uniform(0.2, 0.8))
-        return min(max(0, x0), max(0, cw - ws)), min(max(0, y0), max(0, ch - ws))
-
-
-def loose_of(args: argparse.Namespace) -> Loose | None:
-    """The finder's emphasis on loose cards from ``--finder-loose-windows`` and ``-weight``."""
-    windows = float(getattr(args, "finder_loose_windows", 0.0))
-    weight = float(getattr(args, "finder_loose_weight", 1.0))
-    backs = bool(getattr(args, "finder_loose_backs", True))
-    negatives = float(getattr(args, "finder_loose_negatives", 1.0))
-    if not 0.0 <= windows <= 1.0:
-        raise TrainError(f"--finder-loose-windows {windows:g} is a share of windows: between 0 and 1")
-    if weight <= 0:
-        raise TrainError(f"--finder-loose-weight {weight:g} must be above 0")
-    if negatives <= 0:
-        raise TrainError(f"--finder-loose-negatives {negatives:g} must be above 0")
-    if negatives != 1.0 and windows == 0.0:
-        raise TrainError("--finder-loose-negatives weighs the windows placed around loose cards: "
-                         "give --finder-loose-windows too")
-    return Loose(windows, weight, backs, negatives) if (windows, weight) != (0.0, 1.0) else None
-
-
-def loose_record(args: argparse.Namespace) -> dict[str, Any] | None:
-    """The manifest's record of the emphasis on loose cards (None when off)."""
-    lo = loose_of(args)
-    return None if lo is None else {"windows": lo.windows, "weight": lo.weight, "backs": lo.backs,
-                                    "negatives": lo.negatives}
 
 
 def finder_loss(torch: Any, out: Any, heat: Any, weight: Any, reg: Any, mask: Any,
@@ -650,12 +509,10 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
     n = len(fs.sizes)
     t0 = time.time()
     run_loss: list[float] = []
-    loose = loose_of(args)
     _training(torch, model, bool(warm))
     while True:
         try:
-            go = _finder_step(torch, model, opt, fs, rng, n, run_loss, st, stroke=args.finder_stroke,
-                              bf16=args.finder_bf16, loose=loose)
+            go = _finder_step(torch, model, opt, fs, rng, n, run_loss, st)
         except KeyboardInterrupt:
             st.save()
             raise
@@ -677,15 +534,12 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
 
 
 def _finder_step(torch: Any, model: Any, opt: Any, fs: D.FinderSet, rng: np.random.Generator, n: int,
-                 run_loss: list[float], st: Stage, back_weight: float = 1.0, stroke: bool = False,
-                 bf16: bool = False, loose: Loose | None = None) -> bool:
+                 run_loss: list[float], st: Stage, back_weight: float = 1.0) -> bool:
     idx = rng.integers(0, n, 16)
-    imgs, heat, weight, reg, mask = (torch.from_numpy(a) for a in finder_batch(fs, idx, 256, rng, zoom=ZOOM,
-                                                                                 loose=loose))
-    x = photometric(torch, imgs, stroke=stroke).contiguous(memory_format=torch.channels_last)
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-        out = model(x)
-    loss, _, _ = finder_loss(torch, out.float(), heat, weight, reg, mask, back_weight)
+    imgs, heat, weight, reg, mask = (torch.from_numpy(a) for a in finder_batch(fs, idx, 256, rng, zoom=ZOOM))
+    x = photometric(torch, imgs).contiguous(memory_format=torch.channels_last)
+    out = model(x)
+    loss, _, _ = finder_loss(torch, out, heat, weight, reg, mask, back_weight)
     opt.zero_grad()
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
@@ -708,12 +562,10 @@ def tune_finder(torch: Any, model: Any, fs: D.FinderSet, args: argparse.Namespac
     rng = np.random.default_rng(args.seed + 17 + st.step)
     run_loss: list[float] = []
     t0 = time.time()
-    loose = loose_of(args)
     _training(torch, model, getattr(args, "finder_from", None) is not None)
     while True:
         try:
-            go = _finder_step(torch, model, opt, fs, rng, len(fs.sizes), run_loss, st, back_weight=3.0,
-                              stroke=args.finder_stroke, bf16=args.finder_bf16, loose=loose)
+            go = _finder_step(torch, model, opt, fs, rng, len(fs.sizes), run_loss, st, back_weight=3.0)
         except KeyboardInterrupt:
             st.save()
             raise
@@ -850,18 +702,9 @@ def extra_scenes(args: argparse.Namespace, part: str, split: str, seed: int) -> 
     for folder, count, s, style in ((f"train_{part}", total - style2, seed, 1),
                                     (f"train_{part}_style2", style2, seed + 1, 2)):
         if count > 0:
-            d = ensure_split(args.data, split, count, s, size, folder, style=style,
-                             compose_five=reader_five(args) if part == "reader" else 0.0)
+            d = ensure_split(args.data, split, count, s, size, folder, style=style)
             out += D.load_coco(d)
     return out
-
-
-def reader_five(args: argparse.Namespace) -> float:
-    """The share of composed 伍 decks in the reader-only renders (``--reader-compose-five``)."""
-    five = float(getattr(args, "reader_compose_five", 0.0))
-    if not 0.0 <= five <= 1.0:
-        raise TrainError(f"--reader-compose-five {five:g} is a share of decks: between 0 and 1")
-    return five
 
 
 def finder_extra(args: argparse.Namespace) -> list[D.Scene]:
@@ -875,18 +718,13 @@ def reader_extra(args: argparse.Namespace) -> list[D.Scene]:
     return extra_scenes(args, "reader", args.reader_extra_split, args.seed + 30)
 
 
-def finder_data(args: argparse.Namespace, train_sc: list[D.Scene], extra_sc: list[D.Scene],
-                more: list[D.Scene]) -> D.FinderSet:
+def finder_data(args: argparse.Namespace, train_sc: list[D.Scene], extra_sc: list[D.Scene]) -> D.FinderSet:
     """The finder's scenes: the training renders first (mining indexes them), then its own small
-    renders, then (``--finder-sees-reader-faces``) the reader's scenes in fourteen more faces, so
-    that a glyph in a face it never saw still makes a peak. Each part is cached in ``--runs``."""
+    renders. Each part is cached in ``--runs``."""
     fs = D.build_finder_set(train_sc, LONG_SIDE, args.runs / "finder_train.npz", "finder data (train)")
-    parts = [(extra_sc, "finder_extra.npz", "finder data (extra)")]
-    if args.finder_sees_reader_faces:
-        parts.append((more, "finder_more.npz", "finder data (more faces)"))
-    for scenes, cache, label in parts:
-        if scenes:
-            fs = D.join_finder_sets(fs, D.build_finder_set(scenes, LONG_SIDE, args.runs / cache, label))
+    if extra_sc:
+        fs = D.join_finder_sets(fs, D.build_finder_set(extra_sc, LONG_SIDE, args.runs / "finder_extra.npz",
+                                                       "finder data (extra)"))
     print(f"finder: {len(fs.sizes)} scenes ({len(fs.sizes) - len(train_sc)} besides the training scenes)",
           file=sys.stderr)
     return fs
@@ -902,12 +740,9 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
     model = (reader_from_onnx(torch, warm) if warm else Reader()).to(memory_format=torch.channels_last)
     lr = peak_lr(args, "reader")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
-    decay = ema_decay(args)
-    shadow = copy.deepcopy(model) if decay > 0 else None
-    st = Stage(torch, "reader", args.runs, model, opt, args.reader_minutes * 60, lr, args.fresh, shadow)
+    st = Stage(torch, "reader", args.runs, model, opt, args.reader_minutes * 60, lr, args.fresh)
     if st.finished:
-        hist = st.load_finished()
-        return (model if shadow is None else shadow), hist
+        return model, st.load_finished()
     X, Y, DN = bank
     has_dn = ~np.isnan(DN[:, 0])
     DN = np.nan_to_num(DN)
@@ -939,8 +774,6 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
             opt.zero_grad()
             loss.backward()
             opt.step()
-            if shadow is not None:
-                weight_average(torch, shadow, model, decay)
             run_loss.append(float(loss.detach()))
             go = st.tick()
         except KeyboardInterrupt:
@@ -958,13 +791,7 @@ def train_reader(torch: Any, bank: tuple[np.ndarray, ...], val: tuple[np.ndarray
             break
     st.finish()
     model.eval()
-    if shadow is None:
-        return model, st.history
-    shadow.eval()
-    accs = [float((read_classes(torch, m, vx) == vy).float().mean()) for m in (model, shadow)]
-    print(f"reader: val crop accuracy {accs[0]:.4f} at the last step, {accs[1]:.4f} averaged "
-          f"(--reader-ema {decay:g}); the average is exported", file=sys.stderr)
-    return shadow, st.history
+    return model, st.history
 
 
 # ---------------------------------------------------------------- plots
@@ -1099,18 +926,15 @@ def train_scenes(args: argparse.Namespace) -> tuple[list[D.Scene], list[D.Scene]
                              f"{args.reader_train}")
         size, count, folder, seed, seed2 = (args.reader_extra_size, args.reader_train - style2,
                                             "train_reader_own", args.seed + 40, args.seed + 41)
-        five = reader_five(args)
     else:
         size, count, style2, folder, seed, seed2 = (args.size, args.train_count, args.style2_count,
                                                     "train", args.seed, args.seed + 8)
-        five = 0.0  # the finder learns from these scenes too: its recipe's renders stay as they were
-    tr_dir = ensure_split(args.data, "train", count, seed, size, folder, compose_five=five)
+    tr_dir = ensure_split(args.data, "train", count, seed, size, folder)
     va_dir = ensure_split(args.data, "val", args.val_count, args.seed + 1, args.size)
     train_sc, val_sc = D.load_coco(tr_dir), D.load_coco(va_dir)
     n_style2 = 0
     if style2 > 0:
-        s2_dir = ensure_split(args.data, "train", style2, seed2, size, f"{folder}_style2", style=2,
-                              compose_five=five)
+        s2_dir = ensure_split(args.data, "train", style2, seed2, size, f"{folder}_style2", style=2)
         s2 = D.load_coco(s2_dir)
         n_style2 = len(s2)
         train_sc = train_sc + s2
@@ -1141,10 +965,9 @@ def run(args: argparse.Namespace) -> int:
     if args.finder_from is not None:
         raise TrainError("--finder-from goes with --finder-only: the whole recipe trains its finder "
                          "from scratch")
-    for flag, value in (("--reader-from", args.reader_from), ("--reader-join", args.reader_join)):
-        if value is not None:
-            raise TrainError(f"{flag} goes with --reader-only: the whole recipe trains its reader "
-                             "behind its own new finder")
+    if args.reader_from is not None:
+        raise TrainError("--reader-from goes with --reader-only: the whole recipe trains its reader "
+                         "behind its own new finder")
     t_start = time.time()
     train_sc, val_sc, n_style2 = train_scenes(args)
     extra_sc = finder_extra(args)
@@ -1152,7 +975,7 @@ def run(args: argparse.Namespace) -> int:
     if more:
         print(f"reader: {len(more)} more scenes in the faces of font split {args.reader_extra_split}",
               file=sys.stderr)
-    fs = finder_data(args, train_sc, extra_sc, more)
+    fs = finder_data(args, train_sc, extra_sc)
     fv = D.build_finder_set(val_sc, LONG_SIDE, args.runs / "finder_val.npz", "finder data (val)")
     finder, fh = train_finder(torch, fs, fv, args)
     bank, val_bank = reader_data(args, train_sc, val_sc, more,
@@ -1169,17 +992,13 @@ def run(args: argparse.Namespace) -> int:
             "reader_minutes": round(args.reader_minutes, 1),
             "finder_tune_minutes": round(args.finder_tune_minutes, 1), "reader_crops": len(bank[1]),
             "turned_crops": bool(args.turned), "paper_crops": int(args.paper), "finder_zoom": list(ZOOM),
-            "finder_stroke": [FINDER_THICK, FINDER_THIN] if args.finder_stroke else None,
-            "finder_loose": loose_record(args),
-            "finder_bf16": bool(args.finder_bf16), "reader_brush": brush_info(args),
+            "reader_brush": brush_info(args),
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
             "finder_params": n_params(finder), "reader_params": n_params(reader),
             "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")}),
             "reader_extra_scenes": len(more),
-            "finder_sees_reader_faces": bool(more) and bool(args.finder_sees_reader_faces),
             "reader_extra_size": args.reader_extra_size if more else None,
             "reader_extra_split": args.reader_extra_split if more else None,
-            "reader_compose_five": reader_five(args) if more else None,
             "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")})}
     figures = {"reader_val_crop_accuracy": round(acc, 4)}
     calibration = None
@@ -1206,15 +1025,15 @@ def fit_selector(args: argparse.Namespace, out_dir: Path) -> None:
     import json
 
     from zipai.datasets.sets import SETS
-    from zipai.vision.evaluate import results_key
+    from zipai.models.evaluate import results_key
 
     from .selector import fit_into
 
-    # at the size `zipai data render` gives by default, as scripts/render_scenes.py renders them
+    # at the size `zipai data render` gives by default, as zipai data sets renders them
     folders = [ensure_split(args.selector_data, s.split, s.count, s.seed, "1600x1200", s.folder,
                             s.style, s.start) for s in SETS["selector"]]
     data = json.loads(manifest.read_text(encoding="utf-8"))
-    for section in ("figures", "training"):  # neither changes a find
+    for section in PROVENANCE_SECTIONS:  # a manifest from before provenance moved out: no find changes
         data.pop(section, None)
     data.get("postprocess", {}).pop("selector", None)
     # the examples are finds: the code that makes them (zipai.vision) is in the key too
@@ -1256,15 +1075,14 @@ def _check_start(torch: Any, path: Path | None, flag: str, load: Any) -> str:
 
 def on_record(info: dict[str, Any], manifest: Path, key: str, args: argparse.Namespace) -> dict[str, Any]:
     """A warm run's record with the command that made it, and the record of the warm run before
-    it (``training[key]`` of ``manifest``) kept under ``{key}_before``, so that a model trained
+    it (``training[key]`` of the manifest's provenance) kept under ``{key}_before``, so that a model trained
     on round after round still says every round it came from."""
-    import json
     import shlex
 
     out = dict(info)
     if getattr(args, "argv", None) is not None:
         out["command"] = shlex.join(["zipai", "train", *args.argv])
-    before = json.loads(manifest.read_text(encoding="utf-8")).get("training", {}).get(key)
+    before = read_provenance(manifest)["training"].get(key)
     if before:
         out[f"{key}_before"] = before
     return out
@@ -1286,8 +1104,7 @@ def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     t_start = time.time()
     train_sc, val_sc, n_style2 = train_scenes(args)
     extra_sc = finder_extra(args)
-    more = reader_extra(args) if args.finder_sees_reader_faces else []
-    fs = finder_data(args, train_sc, extra_sc, more)
+    fs = finder_data(args, train_sc, extra_sc)
     fv = D.build_finder_set(val_sc, LONG_SIDE, args.runs / "finder_val.npz", "finder data (val)")
     finder, fh = train_finder(torch, fs, fv, args)
     finder = tune_finder(torch, finder, fs, args)
@@ -1295,12 +1112,8 @@ def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     info = {"finder_only": True, "finder_from_sha256": start_sha,
             "finder_lr": peak_lr(args, "finder"), "finder_minutes": round(args.finder_minutes, 1),
             "finder_tune_minutes": round(args.finder_tune_minutes, 1),
-            "finder_stroke": [FINDER_THICK, FINDER_THIN] if args.finder_stroke else None,
-            "finder_loose": loose_record(args),
-            "finder_bf16": bool(args.finder_bf16), "finder_train_scenes": len(train_sc),
+            "finder_train_scenes": len(train_sc),
             "finder_train_style2_scenes": n_style2, "finder_extra_scenes": len(extra_sc),
-            "finder_more_faces": ({"scenes": len(more), "split": args.reader_extra_split,
-                                   "size": args.reader_extra_size} if more else None),
             "finder_recipe_minutes": round((time.time() - t_start) / 60, 1),
             "finder_params": n_params(finder)}
     photos = [fv.images[i, :h, :w] for i, (w, h) in enumerate(fv.sizes[:64])] if args.int8 else None
@@ -1326,17 +1139,13 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
                          f"{E.FINDER_FILE} and manifest.json")
     start_sha = (_check_start(torch, args.reader_from, "--reader-from", E.reader_from_onnx)
                  if args.reader_from is not None else None)
-    partner = None
-    if args.reader_join is not None:
-        join_sha = _check_start(torch, args.reader_join, "--reader-join", E.reader_from_onnx)
-        partner = args.reader_join.read_bytes()
     t_start = time.time()
     train_sc, val_sc, n_style2 = train_scenes(args)
     more = reader_extra(args)
     bank, val_bank = reader_data(args, train_sc, val_sc, more,
                                  lambda: mine_shipped(manifest, train_sc, args.mine, args.threads))
     reader, rh = train_reader(torch, bank, val_bank, args)
-    acc = reader_figures(torch, reader, val_bank, out_dir if partner is None else None)
+    acc = reader_figures(torch, reader, val_bank, out_dir)
     plot_curves({}, rh, out_dir / "training_curve.png")
     own = args.reader_scenes == "own"
     info = {"reader_only": True, "reader_scenes": args.reader_scenes, "reader_train_scenes": len(train_sc),
@@ -1347,26 +1156,12 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "reader_lr": peak_lr(args, "reader"),
             "reader_crops": len(bank[1]), "mined_scenes": min(args.mine, len(train_sc)),
             "mined_with_finder": E.sha256(out_dir / E.FINDER_FILE), "reader_brush": brush_info(args),
-            "reader_ema": float(args.reader_ema),
             "reader_recipe_minutes": round((time.time() - t_start) / 60, 1),
             "reader_params": n_params(reader), "reader_extra_scenes": len(more),
-            "reader_extra_split": args.reader_extra_split, "reader_compose_five": reader_five(args),
+            "reader_extra_split": args.reader_extra_split,
             "reader_fonts": sorted({str(s.info.get("font")) for s in more if s.info.get("font")}),
             "reader_train_fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")})}
     crops = calibration_crops(args, val_bank) if args.int8 else None
-    if partner is not None:  # the reader that ships stays on record, this one beside it
-        info.update(reader_val_crop_accuracy=round(acc, 4), joined_with=str(args.reader_join),
-                    joined_with_sha256=join_sha)
-        part = args.runs / "reader_part.onnx"
-        E.export_reader_file(torch, reader, part, crops)
-        E.join_into(out_dir, partner, part, {"reader_join": on_record(info, manifest, "reader_join", args)})
-        pred = E.reader_predictions(out_dir / E.READER_FILE, val_bank[0])
-        acc = confusion_figure(pred, val_bank[1], out_dir, "joined readers")
-        update_manifest(manifest, "figures", {"reader_val_crop_accuracy": round(acc, 4)})
-        print(f"reader joined with {args.reader_join} into {out_dir} (val crop accuracy {acc:.4f}; "
-              f"alone {info['reader_val_crop_accuracy']:.4f}); the finder is unchanged", file=sys.stderr)
-        fit_selector(args, out_dir)
-        return 0
     if args.reader_from is not None:  # the reader's first training stays on record beside it
         info = {"reader_warm": on_record(info, manifest, "reader_warm", args)}
     E.export_reader(torch, reader, out_dir, info, {"reader_val_crop_accuracy": round(acc, 4)}, crops)
@@ -1386,8 +1181,6 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     try:
-        ema_decay(args)  # before any scene is rendered
-        loose_of(args)
         return run(args)
     except TrainError as exc:
         print(f"zipai train: {exc}", file=sys.stderr)

@@ -20,9 +20,9 @@ from itertools import pairwise
 
 import numpy as np
 
+from zipai.models.evaluate import tuning_parser
 from zipai.models.selector import labels, scene_finds
 from zipai.vision.detector import Detector
-from zipai.vision.evaluate import tuning_parser
 
 EDGES = (0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.7)
 

@@ -18,8 +18,8 @@ import copy
 import itertools
 import sys
 
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, rules_only, tuning_parser
 from zipai.vision.detector import BackDoubles, Detector, default_manifest, drop_back_doubles
-from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, rules_only, tuning_parser
 from zipai.vision.scan import scan_detections
 
 OVERLAP = (0.5, 0.6, 0.7, 0.8, 0.9)

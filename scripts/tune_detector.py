@@ -25,9 +25,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from zipai.models.evaluate import Tally, Totals, labelled_scenes, match_scene, rules_only, tuning_parser
 from zipai.vision.decode import load
 from zipai.vision.detector import RESCUE_OFF, Detector, default_manifest
-from zipai.vision.evaluate import Tally, Totals, labelled_scenes, match_scene, rules_only, tuning_parser
 from zipai.vision.scan import scan_detections
 
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)

@@ -10,7 +10,7 @@ it leaves clean less ``--weight`` times the wrong scores it leaves clean (a wron
 silently costs more than a needless look); the best is printed first. The networks run once a
 photo; each setting only assembles the layout and its doubts again. For the layout's cards (not
 those lying apart) it also counts how many misread or extra ones a card doubt names
-(``zipai.vision.evaluate.CARD_DOUBTS``), and how many of the cards those doubts name are wrong.
+(``zipai.models.evaluate.CARD_DOUBTS``), and how many of the cards those doubts name are wrong.
 
     python scripts/tune_doubts.py data/detector/val_tune400 data/detector/val_unseen [--weight 3]
 """
@@ -21,8 +21,7 @@ import copy
 import sys
 from dataclasses import dataclass
 
-from zipai.vision.detector import Detector
-from zipai.vision.evaluate import (
+from zipai.models.evaluate import (
     SceneMatch,
     clean,
     labelled_scenes,
@@ -32,6 +31,7 @@ from zipai.vision.evaluate import (
     same_score,
     tuning_parser,
 )
+from zipai.vision.detector import Detector
 from zipai.vision.layout import Params
 from zipai.vision.scan import Scan, scan_detections
 

@@ -2,7 +2,7 @@
 ``zipai.vision.detector.drop_far_ends``), on validation scenes only.
 
 A card lying fully in view shows its rank at both ends, and the far end, read again, is the
-commonest extra detection (104 of 263 on the 800 validation scenes, `eval_detector.py
+commonest extra detection (104 of 263 on the 800 validation scenes, `zipai eval detector
 --why-extra`). The pair must lie along a down direction: the reader's own for most faces, the
 photo's main card axis for 一二三十, which read the same turned round, so a loose 一二三 lying
 across the layout kept both ends (``own_axis`` lets them follow their own axis; 十 reads the
@@ -27,6 +27,7 @@ from dataclasses import asdict
 
 import numpy as np
 
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, rules_only, tuning_parser
 from zipai.vision.detector import (
     BODY_SUMMARIES,
     FAR_ENDS,
@@ -36,7 +37,6 @@ from zipai.vision.detector import (
     drop_back_doubles,
     drop_far_ends,
 )
-from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, rules_only, tuning_parser
 from zipai.vision.scan import scan_detections
 
 MAX_SIN = (0.2, 0.3)

@@ -22,7 +22,7 @@ import sys
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from zipai.vision.evaluate import labelled_detections, labelled_scenes, layout_base, same_layout, same_score
+from zipai.models.evaluate import labelled_detections, labelled_scenes, layout_base, same_layout, same_score
 from zipai.vision.layout import Params, assemble, columns, propose_states, settle_strays
 from zipai.vision.scan import DEFAULT_BASE
 

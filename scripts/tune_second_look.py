@@ -18,8 +18,8 @@ from __future__ import annotations
 import itertools
 import sys
 
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.detector import Detector, SecondLook, default_manifest
-from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import Scan, scan_detections
 
 BELOW = (12.0, 14.0, 16.0)

@@ -4,7 +4,7 @@ on validation scenes only.
 
 The selector weighs each find on its own evidence, and a card lying fully in view shows its rank
 at both ends: both can look like glyphs, so it keeps both (the far end was the commonest extra
-detection it kept, 84 of 261 on the 800 validation scenes, `eval_detector.py --why-extra`). The
+detection it kept, 84 of 261 on the 800 validation scenes, `zipai eval detector --why-extra`). The
 rules' pair test (``drop_far_ends``, with the manifest's ``far_ends`` limits) sees the two ends
 together. Each setting says which find the selector must be at least this sure of to stay
 (``protect``), which end stays (``prefer``: the more upright one, or the one the selector is
@@ -28,8 +28,8 @@ import math
 import sys
 from dataclasses import asdict
 
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.detector import PREFER, Detector, Raw, SelectedFarEnds, default_manifest
-from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import scan_detections
 
 PROTECT = (0.9, 0.95, math.inf)  # inf: the selector's confidence protects no find

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import sys
 
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.detector import Detector, Raw, default_manifest
-from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import scan_detections
 
 THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)

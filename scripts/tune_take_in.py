@@ -19,8 +19,8 @@ import copy
 import itertools
 import sys
 
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.detector import Detection, Detector, default_manifest
-from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import scan_detections
 
 FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3)

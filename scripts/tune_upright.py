@@ -18,8 +18,8 @@ import sys
 import time
 from typing import Any
 
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.detector import Detector, Upright, default_manifest
-from zipai.vision.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
 from zipai.vision.scan import scan_detections
 
 # (below, floor, margins); None: no second read

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import load_script
 
-from zipai.vision.evaluate import SceneMatch
+from zipai.models.evaluate import SceneMatch
 from zipai.vision.layout import Assembled, Column, Doubt
 from zipai.vision.scan import Scan
 

@@ -32,9 +32,11 @@ def detector() -> Detector:
     return Detector()
 
 
-def test_manifest_records_training_and_figures(detector: Detector) -> None:
+def test_manifest_and_provenance_record_the_model(detector: Detector) -> None:
     data = detector.manifest.data
-    assert data["training"]["data_seed"] == TRUTH["source"]["train_seed"]
+    provenance = json.loads((models_dir() / "provenance.json").read_text(encoding="utf-8"))
+    assert provenance["training"]["data_seed"] == TRUTH["source"]["train_seed"]
+    assert "training" not in data and "figures" not in data  # the runtime reads no provenance
     assert data["finder"]["long_side"] > 0 and len(data["classes"]) == 22
     size = sum((models_dir() / data[k]["file"]).stat().st_size for k in ("finder", "reader"))
     assert size <= 5 * 1024 * 1024

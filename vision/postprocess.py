@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .constants import FINDER_STRIDE
 from .preprocess import Letterbox
 
 
@@ -20,7 +21,7 @@ class Found:
     kinds: np.ndarray
 
 
-def decode_heatmap(heat: np.ndarray, reg: np.ndarray, stride: int = 4, threshold: float = 0.3,
+def decode_heatmap(heat: np.ndarray, reg: np.ndarray, stride: int = FINDER_STRIDE, threshold: float = 0.3,
                    top_k: int = 120, valid: tuple[int, int] | None = None) -> Found:
     """Peaks of a peak-suppressed heatmap [1, C, h, w] (zeros off-peak) and the regression
     [1, 4, h, w] (log w, log h in stride cells; x, y sub-cell offsets) -> boxes in input pixels.

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
+from .constants import FINDER_LONG_SIDE, FINDER_MULTIPLE, READER_CROP, READER_MARGIN
+
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
 
@@ -41,7 +43,7 @@ def normalise(arr: np.ndarray, mean: tuple[float, ...] = MEAN, std: tuple[float,
     return np.ascontiguousarray(np.moveaxis(x, -1, -3))
 
 
-def letterbox(img: Image.Image, long_side: int = 416, multiple: int = 32,
+def letterbox(img: Image.Image, long_side: int = FINDER_LONG_SIDE, multiple: int = FINDER_MULTIPLE,
               mean: tuple[float, ...] = MEAN, std: tuple[float, ...] = STD) -> tuple[np.ndarray, Letterbox]:
     """The finder input [1, 3, H, W]: the image resized so its long side is ``long_side``,
     placed top-left and padded to a multiple of ``multiple`` with the mean colour (zeros)."""
@@ -61,7 +63,8 @@ def crop_square(box: np.ndarray | tuple[float, ...], margin: float) -> tuple[flo
     return (x0 + x1) / 2, (y0 + y1) / 2, side
 
 
-def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = 48, margin: float | np.ndarray = 1.3,
+def cut_crops(arr: np.ndarray, boxes: np.ndarray, size: int = READER_CROP,
+              margin: float | np.ndarray = READER_MARGIN,
               angles: np.ndarray | None = None) -> np.ndarray:
     """uint8 crops [N, size, size, 3] of the square around each box, bilinear, with a box
     pre-filter when shrinking (so thin strokes do not alias away); outside the image is

@@ -19,14 +19,14 @@ from typing import Any
 
 import numpy as np
 
+from .constants import RED, SYMMETRIC
+
 FEATURES = (
     "peak", "is_back", "face_p", "none_p", "back_p", "face_margin", "size_ratio", "glyph_px",
     "colour", "near_peak", "near_same", "near_stronger", "pair", "pair_peak", "pair_upright",
     "pair_edge", "pair_dark", "pair_sin", "pair_blocked", "neighbours", "nearest", "back_cover",
     "back_reach", "symmetric", "rules",
 )
-SYMMETRIC = frozenset({"x1", "x2", "x3", "x10"})  # read the same turned round
-RED = frozenset({"x2", "x7", "x10", "d2", "d7", "d10"})
 STRONG = 0.35  # a find this strong counts as context for the others (a column's cards, glyph sizes)
 PAIR = (1.5, 5.5, 0.35)  # a far-end partner: this many glyph sizes away, at most this sine off the axis
 

@@ -26,7 +26,7 @@ class Session(Protocol):
 NO_SPINNING = ("session.intra_op.allow_spinning", "0")
 """Idle runtime workers sleep instead of spinning. The finder and the reader each keep a pool,
 and a pool that spins after its run holds a core that the other network, or the numpy between
-them, needs: on two cores, spinning made inference about 1.5x slower (scripts/bench_scan.py)."""
+them, needs: on two cores, spinning made inference about 1.5x slower (zipai bench scan)."""
 
 SessionFactory = Callable[[bytes, int], Session]
 """Builds a session from model bytes and a thread count."""
@@ -37,7 +37,7 @@ NO_QDQ_FUSION = ("session.disable_quant_qdq", "1")
 whose int8 weights are stored as int8 (exported before they were stored as uint8): fused,
 onnxruntime's uint8 x int8 kernels on an x86 CPU without VNNI add pairs of products in 16 bits
 and saturate (the shipped finder then saw backs on face cards). Unfused is right on every CPU,
-and about 1.5 to 2 times slower (scripts/check_int8.py)."""
+and about 1.5 to 2 times slower (zipai eval int8)."""
 
 
 EXACT_INT8_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
@@ -60,7 +60,7 @@ def signed_kernels_exact(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     CPU that says it has VNNI (or AMX) counts; any other, or one whose flags cannot be read,
     gets the weights stored as uint8, which are right on every CPU. Where the flags allow, the
     int8-weight files run the same networks to the same outputs in about half the time
-    (``scripts/check_int8.py``)."""
+    (``zipai eval int8``)."""
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return False
     return bool(EXACT_INT8_FLAGS.intersection(cpu_flags(cpuinfo)))

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Time one training step of the finder and of the reader on this machine, float32 and bfloat16.
 
 The recipe's stages run for fixed wall-clock minutes, so a slower machine trains fewer steps: the
@@ -10,7 +9,7 @@ training), and then the augmentation of one such batch (light, colour, blur and 
 reader's also stroke weight and geometry), which runs on the same two cores before each step.
 Cutting the crops from the scenes is not included. Needs the [train] extra (torch).
 
-    python scripts/bench_train_step.py [--steps 12] [--threads 2]
+    zipai bench train-step [--steps 12] [--threads 2]
 """
 
 from __future__ import annotations
@@ -50,17 +49,19 @@ def augment_ms(fn: Any, batch: Any, steps: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="zipai bench train-step", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=12)
     p.add_argument("--threads", type=int, default=2)
     a = p.parse_args(argv)
     if a.steps < 1:
-        print("bench_train_step: --steps must be at least 1", file=sys.stderr)
+        print("zipai bench train-step: --steps must be at least 1", file=sys.stderr)
         return 2
     try:
         import torch
     except ImportError:
-        print("bench_train_step: needs torch (pip install -e '.[train]')", file=sys.stderr)
+        print("zipai bench train-step: needs torch (pip install -e '.[train]')", file=sys.stderr)
         return 2
     from zipai.models.nets import Finder, Reader
     from zipai.models.train import photometric, reader_augment

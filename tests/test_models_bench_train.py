@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import load_script
 
-mod = load_script("bench_train_step")
+from zipai.models import bench_train as mod
 
 
 def test_it_reports_both_networks_in_both_precisions(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,7 +3,7 @@ the camera: the preview loop as the screen runs it (a frame from OpenCV, offered
 reader, at up to --fps), for --seconds after a warm-up; then frames shown and reads done per
 second, and the median time of one read.
 
-    python scripts/bench_preview.py [--size 1280x720] [--seconds 10] [--fps 15] [--scenes 4]
+    zipai bench preview [--size 1280x720] [--seconds 10] [--fps 15] [--scenes 4]
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from zipai.mobile.capture import CaptureError, CvCamera, LiveReader, detector_re
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="zipai bench preview", description=__doc__.splitlines()[0])
     p.add_argument("--size", default="1280x720", help="frame size, WxH")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--fps", type=float, default=15.0, help="the preview's frame rate (the screen's)")
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         w, h = (int(v) for v in a.size.lower().split("x"))
     except ValueError:
-        print(f"bench_preview: --size must look like 1280x720, not {a.size!r}", file=sys.stderr)
+        print(f"zipai bench preview: --size must look like 1280x720, not {a.size!r}", file=sys.stderr)
         return 2
     from zipai.datasets import render_scene_full
     from zipai.vision import Detector
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             cam = CvCamera(str(write_video(frames, Path(tmp) / "table.avi", fps=a.fps)))
         except CaptureError as exc:
-            print(f"bench_preview: {exc}", file=sys.stderr)
+            print(f"zipai bench preview: {exc}", file=sys.stderr)
             return 2
         one = []
         for f in frames * 2:  # warm-up, then single reads

@@ -2,18 +2,19 @@
 on a rendered, labelled split (the held-out-font split for the README figures).
 
 A card counts as read when a detection of the right class has its box centre inside the card's
-visible polygon, matched one to one (zipai.vision.evaluate). Runs the same code as `zipai scan`.
+visible polygon, matched one to one (zipai.models.evaluate). Runs the same code as `zipai scan`.
 
     zipai data render --out data/detector/heldout --count 300 --seed 7 --split heldout
-    python scripts/eval_detector.py data/detector/heldout [--limit N] [--write-manifest]
+    zipai eval detector data/detector/heldout [--limit N] [--record] [--model-card docs/model-card.md]
 
 Several folders are pooled into one set of figures (the 800 validation scenes are three), as the
-tuners pool them; only a single whole split is recorded in the manifest.
+tuners pool them; only a single whole split is recorded in the model's provenance or the model card.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import statistics
 import sys
 import time
@@ -22,9 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zipai.vision.decode import Decoded, load
-from zipai.vision.detector import SYMMETRIC, Detection, Detector, default_manifest
-from zipai.vision.evaluate import (
+from zipai.models.evaluate import (
     LAYOUT_ROWS,
     Scene,
     SceneMatch,
@@ -41,6 +40,11 @@ from zipai.vision.evaluate import (
     same_layout,
     same_score,
 )
+from zipai.models.manifest import read_provenance, update_manifest, update_provenance
+from zipai.models.model_card import write_card
+from zipai.vision.constants import SYMMETRIC
+from zipai.vision.decode import Decoded, load
+from zipai.vision.detector import Detection, Detector, default_manifest
 from zipai.vision.layout import Column
 from zipai.vision.scan import scan_decoded, scan_detections
 
@@ -197,16 +201,23 @@ def figures_key(scenes: list[Scene], data: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="zipai eval detector", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", type=Path, nargs="+",
                    help="rendered COCO folders (annotations.json, images/), pooled")
     p.add_argument("--limit", type=int, default=0, help="only the first N images of each folder")
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--write-manifest", action="store_true", help="record the figures in the manifest")
+    p.add_argument("--record", action="store_true",
+                   help="record the figures in the model's provenance.json (and, with --calibrate-color, "
+                        "the ink threshold in its manifest)")
+    p.add_argument("--model-card", type=Path, default=None, metavar="PATH",
+                   help="write the model card (docs/model-card.md) from the model's provenance and "
+                        "these figures")
     p.add_argument("--failures", type=int, default=10, help="list this many imperfect scenes")
     p.add_argument("--calibrate-color", action="store_true",
-                   help="fit the red/black ink threshold on this split (and store it with --write-manifest)")
+                   help="fit the red/black ink threshold on this split (and store it with --record)")
     p.add_argument("--why-missed", action="store_true",
                    help="sort the cards with no detection by where they were lost")
     p.add_argument("--why-extra", action="store_true",
@@ -217,13 +228,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         scenes = labelled_scenes(args.data, args.limit)
     except ValueError as exc:
-        print(f"eval_detector: {exc}", file=sys.stderr)
+        print(f"zipai eval detector: {exc}", file=sys.stderr)
         return 2
     if args.labelled_cards:
         return layout_only(scenes)
-    if args.write_manifest and (args.limit or len(args.data) > 1):
+    if (args.record or args.model_card) and (args.limit or len(args.data) > 1):
         # A part of a split recorded under the split's name once replaced the held-out figures.
-        print("eval_detector: --write-manifest records one whole split; drop --limit and other folders",
+        flag = "--record" if args.record else "--model-card"
+        print(f"zipai eval detector: {flag} records one whole split; drop --limit and other folders",
               file=sys.stderr)
         return 2
     det = Detector(args.model, threads=args.threads)
@@ -330,12 +342,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.calibrate_color:
         t, acc = calibrate(reds)
         print(f"  ink colour: threshold {t:.3f} separates red from black on {acc:.4f} of {len(reds)} glyphs")
-    if args.write_manifest:
-        from zipai.models.manifest import update_manifest
-
+    manifest = args.model or default_manifest()
+    if args.record:
         if args.calibrate_color:
-            update_manifest(args.model or default_manifest(), "color", {"red_threshold": t})
-        update_manifest(args.model or default_manifest(), "figures", {figures_key(scenes, args.data[0]): fig})
+            update_manifest(manifest, "color", {"red_threshold": t})
+        update_provenance(manifest, "figures", {figures_key(scenes, args.data[0]): fig})
+    if args.model_card:
+        command = shlex.join(["zipai", "eval", "detector", *(argv if argv is not None else sys.argv[1:])])
+        write_card(args.model_card, manifest, read_provenance(manifest),
+                   {figures_key(scenes, args.data[0]): fig}, command)
+        print(f"model card written to {args.model_card}")
     return 0
 
 

@@ -7,11 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 
-from zipai.vision.evaluate import SceneMatch, match_scene
-
-mod = load_script("error_breakdown")
+from zipai.models import error_breakdown as mod
+from zipai.models.evaluate import SceneMatch, match_scene
 
 
 def _ann(cat: int, x: float, visible: float, row: str = "hand", ignore: bool = False) -> dict:
@@ -92,4 +90,4 @@ def test_a_lost_card_is_cut_from_around_its_box_and_captioned() -> None:
 def test_a_folder_without_labels_gets_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert mod.main([str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error_breakdown: ") and len(err.strip().splitlines()) == 1
+    assert err.startswith("zipai eval errors: ") and len(err.strip().splitlines()) == 1

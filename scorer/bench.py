@@ -2,7 +2,7 @@
 
 Prints hands recorded per second (each hand scored by the engine and committed in its
 own durable transaction) and the time to settle, cold (a fresh process state that
-replays every event) and warm. Usage: python scripts/bench_ledger.py [--hands N] [--db PATH]
+replays every event) and warm. Usage: zipai bench ledger [--hands N] [--db PATH]
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ def hand(rng: random.Random, players: int, dealer: int) -> dict[str, Any]:
     return obj
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="zipai bench ledger", description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=10_000)
     ap.add_argument("--rules", default="hunan")
     ap.add_argument("--players", type=int, default=3)
     ap.add_argument("--db", help="ledger file (default: a temporary folder)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     path = Path(args.db) if args.db else Path(tempfile.mkdtemp()) / "bench.db"
     rng = random.Random(1)
     names = ["甲", "乙", "丙", "丁"][: args.players]

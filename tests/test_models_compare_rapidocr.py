@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import load_script
-
-mod = load_script("compare_rapidocr")
+from zipai.models import compare_rapidocr as mod
 
 
 def test_a_line_of_three_glyphs_splits_into_three_centres():

@@ -6,7 +6,7 @@ was is kept beside it as its int8-weight twin (``finder_int8.onnx``, the manifes
 fast. Networks that ``zipai train`` exports from now on are written so already; this is for
 those exported before.
 
-    python scripts/unsigned_weights.py models/manifest.json
+    python -m zipai.models.unsigned_weights models/manifest.json
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from zipai.vision.errors import ModelError
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m zipai.models.unsigned_weights", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("manifest", type=Path)
     args = p.parse_args(argv)
     try:  # the runtime's own checks: a manifest it can read, files whose SHA-256 match it

@@ -2,7 +2,7 @@
 the tests): the first scene of a held-out-font render, in index order, that the shipped model
 reads exactly and that scores as a winning hand straight from the photo.
 
-    python scripts/make_sample.py [--seed 21] [--start 0] [--tries 250]
+    zipai eval sample [--seed 21] [--start 0] [--tries 250]
 
 A scene qualifies when every labelled card is read and nothing is extra (the figures' rule),
 every measured ink colour agrees with its card, every concealed group shows a face card (an
@@ -10,7 +10,7 @@ all-back column always waits for the user to name it), the layout assembled from
 equals the scene's own layout (loose cards left out), and the engine scores it as a win. It
 writes models/sample.jpg and models/sample.json (the render command, the cards and the layout).
 The scenes are rendered from fonts the model never saw, so the sample does not flatter it; it
-is still one chosen scene, and the figures in the README come from scripts/eval_detector.py,
+is still one chosen scene, and the figures in the README come from zipai eval detector,
 not from it.
 """
 
@@ -27,21 +27,24 @@ from collections import Counter
 from pathlib import Path
 
 from zipai.datasets.cli import main as data_main
+from zipai.models.evaluate import category_name, match_scene, same_layout
+from zipai.models.manifest import read_provenance
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector, models_dir
-from zipai.vision.evaluate import category_name, match_scene, same_layout
 from zipai.vision.scan import scan_decoded
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="zipai eval sample", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=21)
     p.add_argument("--start", type=int, default=0)
     p.add_argument("--tries", type=int, default=250)
     p.add_argument("--out", type=Path, default=models_dir())
     args = p.parse_args(argv)
     det = Detector(args.out / "manifest.json")
-    train_seed = det.manifest.data["training"]["data_seed"]
+    train_seed = read_provenance(det.manifest.path)["training"]["data_seed"]
     with tempfile.TemporaryDirectory() as tmp:
         for index in range(args.start, args.start + args.tries):
             d = Path(tmp) / str(index)
@@ -50,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             with contextlib.redirect_stdout(io.StringIO()):
                 rc = data_main(cmd)
             if rc:
-                print(f"make_sample: rendering scene {index} failed", file=sys.stderr)
+                print(f"zipai eval sample: rendering scene {index} failed", file=sys.stderr)
                 return 2
             coco = json.loads((d / "annotations.json").read_text(encoding="utf-8"))
             im = coco["images"][0]
@@ -87,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"sample: scene {index} of seed {args.seed} ({im['font']}), {len(truth)} cards, "
                   f"written to {args.out}")
             return 0
-    print(f"make_sample: none of {args.tries} scenes qualified", file=sys.stderr)
+    print(f"zipai eval sample: none of {args.tries} scenes qualified", file=sys.stderr)
     return 1
 
 

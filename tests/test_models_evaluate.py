@@ -6,8 +6,8 @@ import doctest
 
 import pytest
 
-import zipai.vision.evaluate as evaluate
-from zipai.vision.evaluate import (
+import zipai.models.evaluate as evaluate
+from zipai.models.evaluate import (
     PairedScenes,
     Totals,
     annotations_by_image,

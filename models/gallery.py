@@ -4,7 +4,7 @@ with what the figures count against it marked on top: a card no detection reads 
 outline and the true card), a misread (cyan box: read and true card), an extra detection
 (orange box), and a line saying whether the scene was read exactly and scored as the scene.
 
-    python scripts/make_gallery.py data/detector/heldout --count 6 --out docs/gallery
+    zipai eval gallery data/detector/heldout --count 6 --out docs/gallery
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from zipai.vision.decode import load
-from zipai.vision.detector import Detector
-from zipai.vision.evaluate import (
+from zipai.models.evaluate import (
     SceneMatch,
     _polygon,
     category_name,
@@ -27,6 +25,8 @@ from zipai.vision.evaluate import (
     match_scene,
     same_score,
 )
+from zipai.vision.decode import load
+from zipai.vision.detector import Detector
 from zipai.vision.scan import DEFAULT_BASE, Scan, _font, overlay, scan_decoded
 
 MISSED = (255, 0, 255)
@@ -82,7 +82,9 @@ def picture(photo: Image.Image, sc: Scan, anns: list[dict], scored: bool | None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="zipai eval gallery", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", type=Path, help="a rendered COCO folder (annotations.json, images/)")
     p.add_argument("--count", type=int, default=6)
     p.add_argument("--start", type=int, default=0, help="skip this many scenes first")
@@ -92,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         scenes = labelled_scenes([args.data])[args.start:args.start + args.count]
     except ValueError as exc:
-        print(f"make_gallery: {exc}", file=sys.stderr)
+        print(f"zipai eval gallery: {exc}", file=sys.stderr)
         return 2
     det = Detector(args.model)
     args.out.mkdir(parents=True, exist_ok=True)

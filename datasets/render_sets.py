@@ -5,9 +5,9 @@ only on its seed, split, size, style and index, so one table (``zipai.datasets.s
 to make each set again on any machine, and the README's figures can be checked from a fresh
 clone. A folder that already holds its annotations is left as it is.
 
-    python scripts/render_scenes.py                    # figures and validation (about 10 min)
-    python scripts/render_scenes.py --sets selector    # the selector's 1,150 training scenes
-    python scripts/render_scenes.py --dry-run          # print the commands only
+    zipai data sets                    # figures and validation (about 10 min)
+    zipai data sets --sets selector    # the selector's 1,150 training scenes
+    zipai data sets --dry-run          # print the commands only
 """
 
 from __future__ import annotations
@@ -18,23 +18,22 @@ import subprocess
 import sys
 from pathlib import Path
 
-from zipai.datasets.sets import SETS, SceneSet, plan
-
-__all__ = ["SETS", "SceneSet", "main", "plan"]
-
-ROOT = Path(__file__).resolve().parent.parent
+from .sets import SETS, plan
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="zipai data sets", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sets", nargs="+", default=["figures", "validation"], help=f"of {', '.join(SETS)}")
-    p.add_argument("--data", type=Path, default=ROOT / "data" / "detector")
+    p.add_argument("--data", type=Path, default=Path("data/detector"),
+                   help="the folder the sets go under (default: data/detector)")
     p.add_argument("--dry-run", action="store_true", help="print the commands, render nothing")
     args = p.parse_args(argv)
     try:
         todo = plan(args.sets, args.data)
     except ValueError as exc:
-        print(f"render_scenes: {exc}", file=sys.stderr)
+        print(f"zipai data sets: {exc}", file=sys.stderr)
         return 2
     for s, missing in todo:
         cmd = s.command(args.data)
@@ -48,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         run = [sys.executable, "-m", "zipai", *cmd[1:], "--quiet"]
         rc = subprocess.call(run)
         if rc:
-            print(f"render_scenes: rendering {s.folder} failed (exit {rc})", file=sys.stderr)
+            print(f"zipai data sets: rendering {s.folder} failed (exit {rc})", file=sys.stderr)
             return rc
     return 0
 

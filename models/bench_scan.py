@@ -2,7 +2,7 @@
 model inference (finder + reader sessions) and `zipai scan` end to end (read and decode the
 JPEG, detect, group, score), median over N photos, after a warm-up. Also the model's size.
 
-    python scripts/bench_scan.py data/detector/heldout [--count 50] [--threads 2] [--model M]
+    zipai bench scan data/detector/heldout [--count 50] [--threads 2] [--model M]
         [--against M2] [--weights auto|uint8|int8] [--against-weights W]
 
 ``--weights uint8 --against-weights int8`` runs the model's two sets of files photo by photo (the
@@ -57,7 +57,9 @@ def report(det: Detector, runs: list[dict[str, float]], threads: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="zipai bench scan", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("photos", type=Path, help="a folder of JPEGs (searched recursively)")
     p.add_argument("--count", type=int, default=50)
     p.add_argument("--threads", type=int, default=2)
@@ -73,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     files = sorted(args.photos.rglob("*.jpg"))[: args.count]
     if not files:
-        print(f"bench_scan: no .jpg files under {args.photos}", file=sys.stderr)
+        print(f"zipai bench scan: no .jpg files under {args.photos}", file=sys.stderr)
         return 2
     models = [(args.model or default_manifest(), args.weights)]
     if args.against or args.against_weights:
@@ -81,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         dets = [Detector(m, threads=args.threads, weights=w) for m, w in models]
     except ModelError as exc:
-        print(f"bench_scan: {exc}", file=sys.stderr)
+        print(f"zipai bench scan: {exc}", file=sys.stderr)
         return 2
     for det in dets:
         for f in files[:3]:  # warm-up: first runs allocate

@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 
-mod = load_script("compare_models")
+from zipai.models import compare as mod
 
 
 def test_a_model_against_itself_disagrees_on_no_scene(tuning_setup: tuple[Path, Path],
@@ -67,7 +66,7 @@ def test_the_cache_key_follows_the_code_that_makes_detections(tmp_path: Path,
 
 
 def test_the_cache_key_ignores_the_manifests_figures(tuning_setup: tuple[Path, Path]) -> None:
-    """eval_detector rewrites the figures after every run; they change no detection."""
+    """`zipai eval detector` rewrote the figures after every run; they change no detection."""
     from zipai.vision.detector import Detector
 
     data, manifest = tuning_setup

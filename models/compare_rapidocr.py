@@ -7,12 +7,12 @@ OCR returns text lines with a quadrilateral each. Every character of a line that
 numeral (一…十, 壹…拾 with their variant forms) becomes one prediction, its box the matching
 slice of the line's quadrilateral. A card counts as read when a prediction of the right class
 has its box centre inside the card's visible polygon, matched one to one
-(``zipai.vision.evaluate``, the rule of scripts/eval_detector.py). OCR cannot read card backs,
+(``zipai.models.evaluate``, the rule of zipai eval detector). OCR cannot read card backs,
 so backs are left out and the figure is over face cards only.
 
     pip install -e ".[ocr]"
     zipai data render --out data/heldout --count 300 --seed 7 --split heldout
-    python scripts/compare_rapidocr.py data/heldout [--limit N]
+    zipai eval rapidocr data/heldout [--limit N]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from zipai.engine import Card, CardError
-from zipai.vision.evaluate import Totals, labelled_scenes, match_scene
+from zipai.models.evaluate import Totals, labelled_scenes, match_scene
 
 BACK = 21
 
@@ -55,7 +55,9 @@ def ocr_predictions(result: list[Any] | None) -> list[tuple[str, list[float]]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="zipai eval rapidocr", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", type=Path, help="a rendered COCO folder (annotations.json, images/)")
     p.add_argument("--limit", type=int, default=0, help="only the first N images")
     p.add_argument("--threads", type=int, default=2)
@@ -63,12 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from rapidocr_onnxruntime import RapidOCR
     except ImportError:
-        print("compare_rapidocr: install the ocr extra first: pip install -e '.[ocr]'", file=sys.stderr)
+        print("zipai eval rapidocr: install the ocr extra first: pip install -e '.[ocr]'", file=sys.stderr)
         return 2
     try:
         images = labelled_scenes([args.data], args.limit)
     except ValueError as exc:
-        print(f"compare_rapidocr: {exc}", file=sys.stderr)
+        print(f"zipai eval rapidocr: {exc}", file=sys.stderr)
         return 2
     ocr = RapidOCR(intra_op_num_threads=args.threads, inter_op_num_threads=1)
     from zipai.vision import scan_file

@@ -6,13 +6,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import load_script
 
+from zipai.models import eval_detector as mod
+from zipai.models.evaluate import match_scene
 from zipai.vision.decode import load
 from zipai.vision.detector import Detection, Detector, models_dir
-from zipai.vision.evaluate import match_scene
-
-mod = load_script("eval_detector")
 
 SAMPLE = models_dir() / "sample.jpg"
 if not SAMPLE.exists():
@@ -102,9 +100,10 @@ def test_decorated_figures_are_kept_apart_from_the_plain_held_out_figures(tmp_pa
 
 def test_a_part_of_a_split_is_not_recorded(tmp_path, capsys) -> None:
     (tmp_path / "annotations.json").write_text('{"images": [], "annotations": []}', encoding="utf-8")
-    assert mod.main([str(tmp_path), "--limit", "5", "--write-manifest"]) == 2
+    assert mod.main([str(tmp_path), "--limit", "5", "--record"]) == 2
     assert "drop --limit" in capsys.readouterr().err
-    assert mod.main([str(tmp_path), str(tmp_path), "--write-manifest"]) == 2  # two splits pooled
+    card = tmp_path / "c.md"
+    assert mod.main([str(tmp_path), str(tmp_path), "--model-card", str(card)]) == 2  # two splits pooled
     assert "one whole split" in capsys.readouterr().err
 
 
@@ -138,3 +137,35 @@ def test_a_missed_card_with_a_strong_find_was_turned_away_by_the_selector() -> N
     causes.clear()
     mod.why_missed(det, decoded, [], [card], causes)
     assert causes == Counter({("face", "found, then dropped by the reader or a duplicate"): 1})
+
+
+def test_record_and_model_card(tuning_setup, capsys) -> None:
+    """--record puts the split's figures in the model's provenance and leaves its manifest as it
+    was; --model-card writes the card from the provenance and the figures just measured, the same
+    file for the same model and scenes."""
+    import json
+    import shutil
+
+    from zipai.models.manifest import read_provenance
+
+    data, manifest = tuning_setup
+    shutil.copy(models_dir() / "provenance.json", manifest.parent / "provenance.json")
+    before = manifest.read_bytes()
+    card = manifest.parent / "card.md"
+    argv = [str(data), "--model", str(manifest), "--failures", "0", "--record", "--model-card", str(card)]
+    assert mod.main(argv) == 0
+    out = capsys.readouterr().out
+    assert manifest.read_bytes() == before
+    recorded = read_provenance(manifest)["figures"]
+    shipped = json.loads((models_dir() / "provenance.json").read_text(encoding="utf-8"))["figures"]
+    assert recorded["heldout"] == shipped["heldout"]  # other splits kept
+    per_card = recorded["val"]["per_card_accuracy"]
+    assert f"  per_card_accuracy: {per_card}" in out
+    text = card.read_text(encoding="utf-8")
+    row = next(ln for ln in text.splitlines() if ln.startswith("| per card |"))
+    assert row.split(" | ")[1] == "97.37%" and f"{100 * per_card:.2f}%" in row and row.endswith("99.5% |")
+    assert "`val`: 400 validation scenes" in text and "(measured by the run that wrote this card)" in text
+    assert f"`zipai eval detector {' '.join(argv)}`" in text
+    first = card.read_bytes()
+    assert mod.main(argv) == 0
+    assert card.read_bytes() == first

@@ -7,7 +7,7 @@ in a few kinds of card a fix could aim at, or spread over every kind. A face's g
 that of its best glyph (the labels' ``glyphs[].visible``; a card under half is labelled
 ``ignore`` and not counted), its size the shorter side of that glyph's box in photo pixels.
 
-    python scripts/error_breakdown.py data/detector/heldout [--model M/manifest.json] [--limit N]
+    zipai eval errors data/detector/heldout [--model M/manifest.json] [--limit N]
         [--sheet lost.jpg]
 
 ``--sheet`` draws every face card lost, cut from the photo around its label box and captioned
@@ -27,9 +27,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from zipai.models.evaluate import SceneMatch, category_name, labelled_scenes, layout_base, match_scene
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector
-from zipai.vision.evaluate import SceneMatch, category_name, labelled_scenes, layout_base, match_scene
 from zipai.vision.scan import scan_decoded
 
 VISIBLE_EDGES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.99)
@@ -167,7 +167,9 @@ def print_table(title: str, rows: Sequence[Row], total_errors: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="zipai eval errors", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", type=Path, nargs="+",
                    help="rendered COCO folders (annotations.json, images/), pooled")
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
@@ -180,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         scenes = labelled_scenes(args.data, args.limit)
         det = Detector(args.model, threads=args.threads)
     except ValueError as exc:
-        print(f"error_breakdown: {exc}", file=sys.stderr)
+        print(f"zipai eval errors: {exc}", file=sys.stderr)
         return 2
     cards: list[CardOutcome] = []
     scenes_by: Counter = Counter()

@@ -7,7 +7,7 @@ reads exactly, and a paired bootstrap (scenes resampled, both models together) f
 difference in scenes exact and in per-card accuracy. Models are manifests (default: the shipped
 one), run with their own settings.
 
-    python scripts/compare_models.py data/detector/val_tune400 data/detector/val_unseen \\
+    zipai eval compare data/detector/val_tune400 data/detector/val_unseen \\
         data/detector/val_style2 --b runs/reader16/model/manifest.json
 """
 
@@ -18,8 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from zipai.vision.detector import Detector
-from zipai.vision.evaluate import (
+from zipai.models.evaluate import (
     PairedScenes,
     labelled_scenes,
     match_scene,
@@ -28,6 +27,7 @@ from zipai.vision.evaluate import (
     results_key,
     sign_test_p,
 )
+from zipai.vision.detector import Detector
 from zipai.vision.scan import scan_decoded
 
 
@@ -61,7 +61,9 @@ def run(det: Detector, scenes: list, label: str, cache: Path | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="zipai eval compare", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
     p.add_argument("--a", type=Path, default=None, help="manifest.json of model A (default: shipped)")
     p.add_argument("--b", type=Path, default=None, help="manifest.json of model B (default: shipped)")
@@ -74,12 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     for m in (args.a, args.b):
         if m is not None and not m.is_file():
-            print(f"compare_models: {m}: no such manifest", file=sys.stderr)
+            print(f"zipai eval compare: {m}: no such manifest", file=sys.stderr)
             return 2
     try:
         scenes = labelled_scenes(args.data, args.limit)
     except (OSError, ValueError) as exc:
-        print(f"compare_models: {exc}", file=sys.stderr)
+        print(f"zipai eval compare: {exc}", file=sys.stderr)
         return 2
     results = []
     for label, path in (("A", args.a), ("B", args.b)):

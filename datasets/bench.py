@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Measure scene rendering speed: images per second for one process and for a worker pool.
 
-    python scripts/bench_render.py --count 40 --size 1600x1200
+    zipai bench render --count 40 --size 1600x1200
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ def _one(args: tuple[int, tuple[int, int]]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="zipai bench render", description=__doc__.splitlines()[0])
     p.add_argument("--count", type=int, default=24)
     p.add_argument("--size", default="1600x1200")
     p.add_argument("--workers", type=int, default=2)
@@ -30,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         size = tuple(int(v) for v in a.size.lower().split("x"))
         assert len(size) == 2 and a.count > 0
     except (ValueError, AssertionError):
-        print(f"bench_render: bad --size {a.size!r} or --count {a.count}", file=sys.stderr)
+        print(f"zipai bench render: bad --size {a.size!r} or --count {a.count}", file=sys.stderr)
         return 2
     jobs = [(i, size) for i in range(a.count)]
     t0 = time.perf_counter()

@@ -17,21 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zipai.engine import CARD_NAMES, ZipaiError, score
-
-from .decode import Decoded, load
-from .detector import Detection, Detector
+from zipai.engine import ZipaiError, score
+from zipai.vision.constants import category_name
+from zipai.vision.decode import Decoded, load
+from zipai.vision.detector import Detection, Detector
 
 if TYPE_CHECKING:
-    from .scan import Scan
+    from zipai.vision.scan import Scan
 
 # the label rows that make up the winner's layout; "loose" cards are distractors around it
 LAYOUT_ROWS = frozenset({"hand", "table"})
-CATEGORY_NAMES = (*CARD_NAMES, "back")
-
-
-def category_name(category_id: int) -> str:
-    return CATEGORY_NAMES[category_id - 1]
 
 
 def annotations_by_image(coco: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:

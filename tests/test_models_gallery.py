@@ -5,12 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 from PIL import Image
 
+from zipai.models import gallery as mod
 from zipai.vision.scan import Scan
-
-mod = load_script("make_gallery")
 
 
 def test_pictures_for_the_first_scenes_with_their_verdicts(tuning_setup: tuple[Path, Path],
@@ -43,4 +41,5 @@ def test_a_folder_without_labels_is_one_clear_line(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     assert mod.main([str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"make_gallery: {tmp_path}: no readable annotations.json") and err.count("\n") == 1
+    assert err.startswith(f"zipai eval gallery: {tmp_path}: no readable annotations.json")
+    assert err.count("\n") == 1

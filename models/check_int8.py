@@ -12,8 +12,8 @@ int8-weight twins, which the runtime loads where the CPU's flags say it sums uin
 exactly (``zipai.vision.session.signed_kernels_exact``). (The runtime runs int8 weights on any
 other CPU unfused: ``zipai.vision.session.NO_QDQ_FUSION``.)
 
-    python scripts/check_int8.py                            # the shipped model
-    python scripts/check_int8.py --model OLD/manifest.json  # e.g. one exported with int8 weights
+    zipai eval int8                            # the shipped model
+    zipai eval int8 --model OLD/manifest.json  # e.g. one exported with int8 weights
 """
 
 from __future__ import annotations
@@ -67,7 +67,9 @@ def median_ms(run: Callable[[Feed], list[np.ndarray]], feed: Feed, n: int) -> fl
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="zipai eval int8", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
     p.add_argument("--photo", type=Path, default=models_dir() / "sample.jpg")
     p.add_argument("--repeat", type=int, default=20, help="timed runs of each network")

@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 
+from zipai.models import bench_scan as mod
 from zipai.vision.detector import default_manifest, models_dir
-
-mod = load_script("bench_scan")
 
 
 def test_two_models_are_run_in_turn_and_compared(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,9 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 
-mod = load_script("render_scenes")
+from zipai.datasets import render_sets as mod
+from zipai.datasets.sets import SceneSet
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
@@ -24,7 +25,7 @@ def test_the_readme_render_commands_are_the_table() -> None:
 
 def test_it_renders_a_missing_set_and_skips_one_that_is_there(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setitem(mod.SETS, "tiny", (mod.SceneSet("one", 1, 3, "val", style=2),))
+    monkeypatch.setitem(mod.SETS, "tiny", (SceneSet("one", 1, 3, "val", style=2),))
     assert mod.main(["--sets", "tiny", "--data", str(tmp_path)]) == 0
     coco = json.loads((tmp_path / "one" / "annotations.json").read_text())
     assert len(coco["images"]) == 1 and coco["images"][0]["style"] == 2
