@@ -2,6 +2,7 @@
 
 from .api import Hand, parse_input, score, score_json, score_simultaneous
 from .cards import ALL_CARDS, CARD_NAMES, Card, parse_cards
+from .decompose import splits_into_groups
 from .errors import CardError, GroupError, InputError, RulesError, ZipaiError
 from .groups import Group, Kind, State
 from .rules import PRESETS, Options, Rules, get_rules, input_options, load_rules_file, rules_from_flag
@@ -11,5 +12,5 @@ __all__ = [
     "ALL_CARDS", "CARD_NAMES", "PRESETS", "Card", "CardError", "Group", "GroupError", "Hand", "InputError",
     "Kind", "Options", "Rules", "RulesError", "State", "ZipaiError", "get_rules",
     "input_options", "load_rules_file", "parse_cards", "parse_input", "rules_from_flag", "score",
-    "score_json", "score_simultaneous", "score_total",
+    "score_json", "score_simultaneous", "score_total", "splits_into_groups",
 ]
