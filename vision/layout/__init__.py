@@ -13,7 +13,7 @@
 calls ``assemble`` again.
 """
 
-from .assemble import Assembled, assemble, claimed_row, group_cards, other_way_round
+from .assemble import Assembled, assemble
 from .column import (
     CONCEALED,
     FREE,
@@ -28,7 +28,7 @@ from .column import (
     proposed_state,
 )
 from .doubts import Doubt, DoubtKind
-from .geometry import card_axis, chain_links, columns, scale
+from .geometry import card_axis, columns
 from .repairs import (
     REPAIRS,
     Draft,
@@ -45,7 +45,7 @@ from .repairs import (
 
 __all__ = [
     "CONCEALED", "FREE", "HAND", "LOOSE", "OPEN", "REPAIRS", "ROW_GUESSES", "TABLE", "Assembled", "Column",
-    "Doubt", "DoubtKind", "Draft", "Params", "Repair", "assemble", "card_axis", "chain_links", "claimed_row",
-    "columns", "group_cards", "join_lone_backs", "layout_splits", "other_way_round", "propose_states",
-    "proposed_state", "repair", "reread", "scale", "settle_backs", "settle_rows", "settle_strays", "take_in",
+    "Doubt", "DoubtKind", "Draft", "Params", "Repair", "assemble", "card_axis", "columns", "join_lone_backs",
+    "layout_splits", "propose_states", "proposed_state", "repair", "reread", "settle_backs", "settle_rows",
+    "settle_strays", "take_in",
 ]
