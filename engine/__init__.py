@@ -2,6 +2,7 @@
 
 from .api import Hand, parse_input, score, score_hand, score_json, score_simultaneous
 from .cards import ALL_CARDS, CARD_NAMES, Card, parse_cards
+from .decompose import splits_into_groups
 from .errors import CardError, GroupError, InputError, RulesError, ZipaiError
 from .groups import Group, Kind, State
 from .result import Result, ScoredGroup
@@ -14,5 +15,5 @@ __all__ = [
     "Kind", "Options", "Result", "Rules", "RulesError", "ScoredGroup", "State", "UnknownVariant", "Variant",
     "ZipaiError", "get_rules", "get_variant", "input_options", "load_rules_file", "parse_cards",
     "parse_input", "register", "rules_from_flag", "score", "score_hand", "score_json", "score_simultaneous",
-    "score_total", "variants",
+    "score_total", "splits_into_groups", "variants",
 ]

@@ -13,6 +13,7 @@ The rules that shape the search (RULINGS sections 2 and 5):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -188,3 +189,39 @@ def hand_splits(
         for pieces in free_splits(tuple(free), pairs):
             out.append(Split(tuple(sets), pieces, open_idx, upgrade, upgrade_open))
     return out
+
+
+def splits_into_groups(
+    hand: Sequence[int],
+    table: Sequence[tuple[Sequence[int], bool]] = (),
+    winning: int = -1,
+    won_by: str = "",
+    version: int = 2,
+) -> bool:
+    """Whether the free cards ``hand`` and the ``table`` groups make seven groups in all.
+
+    The scoring search's yes/no, by its own rules (``hand_splits``), for a caller that weighs
+    many candidate layouts and needs no points, settlement or alternatives (the photo layout's
+    repairs). Cards are indices; ``table`` gives each table group's cards, already a group,
+    and whether it lies open. An instant win after the deal is not seven groups and is not
+    asked here.
+
+    >>> from zipai.engine.cards import parse_cards
+    >>> def idx(text): return [c.index for c in parse_cards(text)]
+    >>> table = [(idx("d5d5d5"), True), (idx("x10x10x10"), False), (idx("x1x2x3"), True)]
+    >>> splits_into_groups(idx("x4x5x6 d2d7d10 x9x9x9 d8d8x8"), table)
+    True
+    >>> splits_into_groups(idx("x4x5x6 d2d7d10 x9x9x9 d8d8x7"), table)
+    False
+    """
+    counts = [0] * 20
+    for i in hand:
+        counts[i] += 1
+    quads = pairs = 0
+    triples: list[TableTriple | None] = []
+    for cards, is_open in table:
+        same = len(set(cards)) == 1
+        quads += same and len(cards) == 4
+        pairs += same and len(cards) == 2
+        triples.append(TableTriple(cards[0], is_open) if same and len(cards) == 3 else None)
+    return bool(hand_splits(counts, len(table), quads, winning, won_by, tuple(triples), pairs, version))

@@ -159,7 +159,8 @@ def results_key(settings: dict[str, Any], folders: Sequence[Path], *extra: objec
     from zipai import vision
 
     h = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
-    for source in sorted(Path(vision.__file__).parent.glob("*.py")):
+    root = Path(vision.__file__).parent
+    for source in sorted(root.rglob("*.py"), key=lambda f: f.relative_to(root).parts):
         h.update(source.read_bytes())
     for folder in folders:
         h.update(str(Path(folder).resolve()).encode())

@@ -23,7 +23,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from zipai.models.evaluate import labelled_detections, labelled_scenes, layout_base, same_layout, same_score
-from zipai.vision.layout import Params, assemble, columns, propose_states, settle_strays
+from zipai.vision.layout import Draft, Params, assemble, settle_strays
 from zipai.vision.scan import DEFAULT_BASE
 
 GRID: dict[str, tuple[float, ...]] = {
@@ -63,10 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     for k, p in enumerate(settings(base)):
         scored = equal = 0
         for dets, lay_base, truth in scenes:
-            cols = columns(dets, p)
-            propose_states(cols)
-            settle_strays(cols, dets, lay_base)
-            asm = assemble(cols, dets, lay_base, p)
+            draft = Draft.propose(dets, lay_base, p)
+            draft = settle_strays(draft) or draft
+            asm = assemble(draft.columns, draft.detections, lay_base, p)
             scored += same_score(asm.layout, asm.complete, truth)
             equal += same_layout(asm.layout, truth)
         rows.append((scored, equal, -moved(p, base), -k, p))

@@ -63,6 +63,11 @@ def test_the_cache_key_follows_the_code_that_makes_detections(tmp_path: Path,
     assert mod.cache_key(det, [data], 0) == before
     (code / "layout.py").write_text("LIMIT = 2\n", encoding="utf-8")
     assert mod.cache_key(det, [data], 0) != before
+    (code / "layout").mkdir()  # a subpackage's code counts too
+    (code / "layout" / "repairs.py").write_text("STEPS = 1\n", encoding="utf-8")
+    before = mod.cache_key(det, [data], 0)
+    (code / "layout" / "repairs.py").write_text("STEPS = 2\n", encoding="utf-8")
+    assert mod.cache_key(det, [data], 0) != before
 
 
 def test_the_cache_key_ignores_the_manifests_figures(tuning_setup: tuple[Path, Path]) -> None:

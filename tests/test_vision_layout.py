@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -19,6 +20,7 @@ from zipai.vision.detector import (
 )
 from zipai.vision.layout import (
     Assembled,
+    Draft,
     Params,
     assemble,
     card_axis,
@@ -342,11 +344,13 @@ def test_a_short_concealed_group_takes_the_lone_back_beside_it() -> None:
     """坎 of 拾 laid askew: its last back lies off the column, unchained, and the column of 拾
     and one back is a concealed group a card short, which no group is; the back beside it joins."""
     dets = _askew_back(_scene([TABLE_ROW, HAND_ROW]), 945.0, 800.0)
-    cols = columns(dets)
-    propose_states(cols)
+    draft = Draft.propose(dets, BASE)
+    cols = draft.columns
     assert ("concealed", ["x10", "back"]) in [(c.state, c.cards) for c in cols]
     assert cols[-1].cards == ["back"] and cols[-1].state == "loose"
-    join_lone_backs(cols, dets)
+    joined = join_lone_backs(draft)
+    assert joined is not None
+    cols = joined.columns
     assert [(c.state, c.cards) for c in cols if c.row == "table"][1] == ("concealed", ["x10", "back", "back"])
     assert not any(c.state == "loose" for c in cols)
     sc = scan_detections(1600, 1200, dets, BASE)
@@ -374,11 +378,11 @@ def test_a_concealed_column_a_card_short_is_no_group_but_a_doubt() -> None:
 
 def test_a_back_out_of_reach_stays_the_stock_pile() -> None:
     dets = _askew_back(_scene([TABLE_ROW, HAND_ROW]), 900.0 + 250.0, 800.0)  # 5 glyph sizes off
-    cols = columns(dets)
-    propose_states(cols)
-    join_lone_backs(cols, dets)
+    draft = Draft.propose(dets, BASE)
+    assert join_lone_backs(draft) is None
+    cols = draft.columns
     assert cols[-1].cards == ["back"] and cols[-1].state == "loose"
-    assert not settle_backs(cols, dets, BASE)  # no column within reach, so the rules try none
+    assert settle_backs(draft) is None  # no column within reach, so the rules try none
     assert ("concealed", ["x10", "back"]) in [(c.state, c.cards) for c in cols]
 
 
@@ -388,11 +392,13 @@ def test_backs_under_their_face_card_join_it_when_only_that_makes_seven_groups()
     the one way the layout splits into seven groups."""
     table = [["d5", "back", "back"], ["x10"], ["x1", "x2", "x3"]]  # 坎 of 伍 shows its backs
     dets = [*_scene([table, HAND_ROW]), _det("back", 945.0, 680.0), _det("back", 855.0, 760.0)]
-    cols = columns(dets)
-    propose_states(cols)
+    draft = Draft.propose(dets, BASE)
+    cols = draft.columns
     assert sum(c.cards == ["back"] for c in cols) == 2
     assert ("table", "hand", ["x10"]) in [(c.row, c.state, c.cards) for c in cols]
-    assert settle_backs(cols, dets, BASE)
+    settled = settle_backs(draft)
+    assert settled is not None and settled.splits
+    cols = settled.columns
     host = next(c for c in cols if "x10" in c.cards)
     assert (host.state, host.cards) == ("concealed", ["x10", "back", "back"]) and host.settled
     assert not any(c.state == "loose" for c in cols)
@@ -405,9 +411,8 @@ def test_backs_under_their_face_card_join_it_when_only_that_makes_seven_groups()
 def _settled(dets: list[Detection]) -> tuple[list[tuple[str, str, list[str]]], list[str], Assembled]:
     """Columns after the rules weighed the lone cards: (row, state, cards), their reasons, and
     the assembled layout."""
-    cols = columns(dets)
-    propose_states(cols)
-    settle_strays(cols, dets, BASE)
+    draft = Draft.propose(dets, BASE)
+    cols = (settle_strays(draft) or draft).columns
     return [(c.row, c.state, c.cards) for c in cols], [c.settled for c in cols if c.settled], \
         assemble(cols, dets, BASE)
 
@@ -448,9 +453,8 @@ def test_two_lone_cards_that_each_complete_the_hand_are_left_to_the_user() -> No
     dets = [*_scene([TABLE_ROW, hand]), *strays]
     got, why, _ = _settled(dets)
     assert got == _groups(dets) and why == []
-    cols = columns(dets)
-    propose_states(cols)
-    assert settle_strays(cols, dets, BASE) is False  # the layout still does not split
+    draft = Draft.propose(dets, BASE)
+    assert settle_strays(draft) is None and not draft.splits  # the layout still does not split
 
 
 def test_a_layout_that_already_makes_seven_groups_is_left_alone() -> None:
@@ -458,16 +462,19 @@ def test_a_layout_that_already_makes_seven_groups_is_left_alone() -> None:
     dets = [*_scene([TABLE_ROW, HAND_ROW]), _det("x6", 800 + 200.0, 600 + 300.0, down=(1.0, 0.0))]
     got, why, asm = _settled(dets)
     assert got == _groups(dets) and why == [] and asm.layout["hand"].count("x6") == 1
-    cols = columns(dets)
-    propose_states(cols)
-    assert settle_strays(cols, dets, BASE) is True
+    draft = Draft.propose(dets, BASE)
+    assert draft.splits and settle_strays(draft) is None
 
 
-def _reread(dets: list[Detection]) -> Assembled:
-    cols = columns(dets)
-    propose_states(cols)
-    reread(cols, dets, BASE)
-    return assemble(cols, dets, BASE)
+def _reread(dets: list[Detection], d: Detection) -> tuple[Detection, Assembled]:
+    """Detection ``d`` after the rules weighed the reader's readings, and the assembled layout;
+    ``d`` itself is never changed."""
+    before = dataclasses.replace(d)
+    draft = Draft.propose(dets, BASE)
+    draft = reread(draft) or draft
+    assert d == before
+    after = draft.detections[next(i for i, x in enumerate(dets) if x is d)]
+    return after, assemble(draft.columns, draft.detections, BASE)
 
 
 def _misread(dets: list[Detection], card: str, read: str, prob: float,
@@ -481,8 +488,7 @@ def _misread(dets: list[Detection], card: str, read: str, prob: float,
 def test_an_unsure_misread_takes_the_readers_second_choice_when_only_that_makes_seven_groups() -> None:
     """伍 read as 陆 (x5 as x6) leaves the hand x4 x6 x6, which splits no way; x5 does."""
     dets = _scene([TABLE_ROW, HAND_ROW])
-    d = _misread(dets, "x5", "x6", 0.55, [("d6", 0.25), ("x5", 0.15)])
-    asm = _reread(dets)
+    d, asm = _reread(dets, _misread(dets, "x5", "x6", 0.55, [("d6", 0.25), ("x5", 0.15)]))
     assert (d.card, d.read_as, d.class_prob) == ("x5", "x6", 0.15)
     assert d.alternatives[0] == ("x6", 0.55) and d.to_json()["read_as"] == "x6"
     assert sorted(asm.layout["hand"]) == sorted(c for col in HAND_ROW for c in col)
@@ -492,20 +498,19 @@ def test_an_unsure_misread_takes_the_readers_second_choice_when_only_that_makes_
 def test_a_sure_read_or_one_the_ink_contradicts_is_not_changed() -> None:
     dets = _scene([TABLE_ROW, HAND_ROW])
     d = _misread(dets, "x5", "x6", 0.95, [("x5", 0.04)])  # sure enough: the user is asked
-    _reread(dets)
+    d, _ = _reread(dets, d)
     assert d.card == "x6" and d.read_as is None
     dets = _scene([TABLE_ROW, HAND_ROW])
     d = _misread(dets, "d7", "d8", 0.5, [("d7", 0.45)])  # 柒 is red; this ink is clearly black
     d.color, d.color_margin = "black", 0.2
-    _reread(dets)
+    d, _ = _reread(dets, d)
     assert d.card == "d8" and d.read_as is None
 
 
 def test_two_changes_that_each_make_seven_groups_are_left_to_the_user() -> None:
     """x4 x5 ? read as x4 x5 x9: x3 or x6 would each make a run."""
     dets = _scene([TABLE_ROW, HAND_ROW])
-    d = _misread(dets, "x6", "x9", 0.5, [("x3", 0.2), ("x6", 0.2)])
-    asm = _reread(dets)
+    d, asm = _reread(dets, _misread(dets, "x6", "x9", 0.5, [("x3", 0.2), ("x6", 0.2)]))
     assert d.card == "x9" and d.read_as is None and "reread" not in [x.kind for x in asm.doubts]
 
 
@@ -517,11 +522,11 @@ def _spare(card: str, cx: float, cy: float, score: float = 0.2) -> Detection:
 
 
 def _taken(dets: list[Detection], spare: list[Detection]) -> tuple[list[Detection], Assembled]:
-    cols = columns(dets)
-    propose_states(cols)
-    settle_strays(cols, dets, BASE)
-    cols = take_in(cols, dets, spare, BASE)
-    return dets, assemble(cols, dets, BASE)
+    """The detections after the rules weighed the spare finds, and the assembled layout."""
+    draft = Draft.propose(dets, BASE, spare=spare)
+    draft = settle_strays(draft) or draft
+    draft = take_in(draft) or draft
+    return list(draft.detections), assemble(draft.columns, draft.detections, BASE)
 
 
 def _without(dets: list[Detection], card: str) -> tuple[list[Detection], Detection]:
@@ -536,12 +541,14 @@ def test_a_weak_find_that_alone_completes_the_hand_is_taken_in() -> None:
     dets, gone = _without(_scene([TABLE_ROW, HAND_ROW]), "x5")
     weak = _spare("x5", *gone.center)
     cloth = _spare("d3", 2400.0, 200.0)
+    before = len(dets)
     dets, asm = _taken(dets, [cloth, weak])
-    assert weak in dets and cloth not in dets and weak.taken_in and not cloth.taken_in
+    assert len(dets) == before + 1 and dets[-1] == dataclasses.replace(weak, taken_in=True)
+    assert not weak.taken_in and not cloth.taken_in  # the spare finds given are left as they were
     assert asm.complete and score(asm.layout)["groups"]
     assert sorted(asm.layout["hand"]) == sorted(c for col in HAND_ROW for c in col)
     assert [d.kind for d in asm.doubts] == ["taken_in_find"]
-    assert weak.to_json()["taken_in"] is True
+    assert dets[-1].to_json()["taken_in"] is True
 
 
 def test_a_missing_back_of_a_concealed_group_is_taken_in() -> None:
@@ -552,7 +559,7 @@ def test_a_missing_back_of_a_concealed_group_is_taken_in() -> None:
     back = _det("back", *gone.center)
     back.finder_score = back.score = 0.3
     dets, asm = _taken(dets, [back])
-    assert back.taken_in and asm.complete
+    assert dets[-1] == dataclasses.replace(back, taken_in=True) and asm.complete
     assert {"cards": ["x10", "x10", "x10"], "state": "concealed"} in asm.layout["groups"]
 
 
@@ -652,15 +659,16 @@ def test_rows_guessed_the_wrong_way_round_are_swapped_when_only_the_other_way_sp
     cols, asm = _claimed(dets)
     assert {c.row_guess for c in cols} == {"split"} and cols[0].row == "table"
     assert not score(asm.layout).get("groups")  # as guessed: no seven groups
-    other = settle_rows(cols, dets, L1_BASE)
-    assert other is not None and [c.row for c in other] == ["hand"] + ["table"] * 6
-    assert [c.state for c in other] == ["hand"] + ["open"] * 6
+    other = settle_rows(Draft.propose(dets, L1_BASE))
+    assert other is not None and [c.row for c in other.columns] == ["hand"] + ["table"] * 6
+    assert [c.state for c in other.columns] == ["hand"] + ["open"] * 6
     sc = scan_detections(1600, 1200, dets, L1_BASE)
     assert sc.result is not None and sc.result["groups"]
     assert [d.kind for d in sc.assembled.doubts] == ["claimed_row"]
     assert "split into no groups" in sc.assembled.doubts[0].message
-    # rows the geometry told apart (a back on the table) are never swapped
-    assert settle_rows(columns(_scene([TABLE_ROW, HAND_ROW])), dets, L1_BASE) is None
+    # rows the geometry told apart (a back on the table) are never swapped, split or not
+    told = Draft.propose(_scene([TABLE_ROW, HAND_ROW[:3]]), L1_BASE)
+    assert not told.splits and settle_rows(told) is None
 
 
 def test_a_claimed_row_that_scores_the_same_either_way_is_no_doubt() -> None:

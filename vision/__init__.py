@@ -4,12 +4,12 @@ Pillow only), columns and groups, doubts. ``zipai scan`` is ``zipai.vision.cli:m
 from .decode import Decoded, decode, load
 from .detector import Detection, Detector, Manifest, load_manifest
 from .errors import ImageError, ModelError, VisionError
-from .layout import Assembled, Column, Doubt, Params, assemble, columns, propose_states
+from .layout import Assembled, Column, Doubt, DoubtKind, Params, assemble, columns, propose_states
 from .scan import Scan, overlay, rescore, scan_bytes, scan_decoded, scan_file
 from .session import OrtSession, Session, SessionFactory
 
 __all__ = [
-    "Assembled", "Column", "Decoded", "Detection", "Detector", "Doubt", "ImageError", "Manifest",
+    "Assembled", "Column", "Decoded", "Detection", "Detector", "Doubt", "DoubtKind", "ImageError", "Manifest",
     "ModelError", "OrtSession", "Params", "Scan", "Session", "SessionFactory", "VisionError",
     "assemble", "columns", "decode", "load", "load_manifest", "overlay", "propose_states", "rescore",
     "scan_bytes", "scan_decoded", "scan_file",

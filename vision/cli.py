@@ -141,9 +141,9 @@ def run(argv: list[str]) -> int:
 
 
 def _winning_doubt(message: str) -> Any:
-    from .layout import Doubt
+    from .layout import Doubt, DoubtKind
 
-    return Doubt("engine", message)
+    return Doubt(DoubtKind.ENGINE, message)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,21 +14,7 @@ from zipai.engine import ZipaiError, score
 
 from .decode import Decoded, decode, load
 from .detector import Detection, Detector
-from .layout import (
-    Assembled,
-    Column,
-    Doubt,
-    Params,
-    assemble,
-    columns,
-    join_lone_backs,
-    propose_states,
-    reread,
-    settle_backs,
-    settle_rows,
-    settle_strays,
-    take_in,
-)
+from .layout import Assembled, Column, Doubt, DoubtKind, Draft, Params, assemble, repair
 
 DEFAULT_BASE: dict[str, Any] = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1,
                                 "won_by": "self_draw"}
@@ -94,7 +80,7 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
         # a photo cannot tell which card came last: ask, as the engine scored every card held
         where = [i for i, d in enumerate(sc.detections) if d.card in matters]
         sc.assembled.doubts.append(Doubt(
-            "winning_card", f"which card won? {' or '.join(matters)} as the winning card changes "
+            DoubtKind.WINNING_CARD, f"which card won? {' or '.join(matters)} as the winning card changes "
             "the score (scored as if held): give --winning-card", where))
     return sc
 
@@ -102,20 +88,12 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
 def scan_detections(width: int, height: int, dets: list[Detection], base: dict[str, Any] | None = None,
                     p: Params | None = None, spare: Sequence[Detection] = ()) -> Scan:
     """Columns, proposed groups, layout and score from detections already made (threshold
-    tuning rebuilds detections many times from one network pass); ``spare``: weak finds the
-    rules may take in (``take_in``)."""
-    cols = columns(dets, p)
-    propose_states(cols)
-    join_lone_backs(cols, dets)
-    full = {**DEFAULT_BASE, **(base or {})}
-    if not settle_strays(cols, dets, full) and not settle_backs(cols, dets, full):
-        other = settle_rows(cols, dets, full)
-        if other is not None:
-            cols = other
-        else:
-            reread(cols, dets, full, p)
-            cols = take_in(cols, dets, spare, full, p)
-    return rescore(Scan(width, height, dets, cols, Assembled({}, False, [])), base, p)
+    tuning rebuilds detections many times from one network pass): the geometry's draft, the
+    rules' repairs (``REPAIRS``, in order), then assembly. ``spare``: weak finds the rules may
+    take in (``take_in``)."""
+    draft = repair(Draft.propose(dets, {**DEFAULT_BASE, **(base or {})}, p, spare))
+    return rescore(Scan(width, height, list(draft.detections), list(draft.columns), Assembled({}, False, [])),
+                   base, p)
 
 
 def scan_decoded(img: Decoded, detector: Detector | None = None, base: dict[str, Any] | None = None,

@@ -1,0 +1,259 @@
+"""Each repair step on a small hand-built draft: what it mends, and that it leaves its input alone.
+
+A draft is built here as the geometry would hand it over: the claimed row above the revealed
+hand, columns 100 px apart, cards 80 px apart down a column, every column in its proposed state.
+The layout is RULINGS section 8's L1 unless a test changes it.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from zipai.engine import score
+from zipai.vision.detector import Detection
+from zipai.vision.layout import (
+    HAND,
+    LOOSE,
+    REPAIRS,
+    TABLE,
+    Column,
+    Draft,
+    Repair,
+    assemble,
+    join_lone_backs,
+    proposed_state,
+    repair,
+    reread,
+    settle_backs,
+    settle_rows,
+    settle_strays,
+    take_in,
+)
+
+G = 50.0  # glyph size in pixels
+BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
+TABLE_ROW = [["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]]
+HAND_ROW = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]
+RED = {"x2", "x7", "x10", "d2", "d7", "d10"}
+Cards = Sequence[str | None]  # a column's cards top to bottom; None is a card the finder missed
+
+
+def _det(card: str, x: float, y: float, prob: float = 0.99, finder: float = 0.9,
+         alternatives: Sequence[tuple[str, float]] = ()) -> Detection:
+    if card == "back":
+        return Detection("back", (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G), finder, None, finder)
+    return Detection(card, (x - G / 2, y - G / 2, x + G / 2, y + G / 2), finder * prob,
+                     "red" if card in RED else "black", finder, prob, alternatives=list(alternatives))
+
+
+def _draft(table: Sequence[Cards] = TABLE_ROW, hand: Sequence[Cards] = HAND_ROW,
+           loose: Sequence[tuple[float, float, str]] = (), guess: str = "",
+           spare: Sequence[Detection] = (), base: dict[str, Any] | None = None) -> Draft:
+    """The claimed row at y = 0, the hand at y = 600, each ``loose`` card at its (x, y); every
+    row's columns guessed by ``guess`` (``Column.row_guess``)."""
+    dets: list[Detection] = []
+    cols: list[Column] = []
+    for row, y0, columns in ((TABLE, 0.0, table), (HAND, 600.0, hand)):
+        for k, cards in enumerate(columns):
+            at = []
+            for j, card in enumerate(cards):
+                if card is not None:
+                    at.append(len(dets))
+                    dets.append(_det(card, 100.0 * k, y0 + 80.0 * j))
+            cols.append(Column(at, [c for c in cards if c is not None], row, row_guess=guess))
+    for x, y, card in loose:
+        cols.append(Column([len(dets)], [card], LOOSE))
+        dets.append(_det(card, x, y))
+    cols = [c.copy(state=proposed_state(c)) for c in cols]
+    return Draft(tuple(cols), tuple(dets), base or BASE, spare=tuple(spare))
+
+
+def _reading(draft: Draft, i: int, **changes: Any) -> Draft:
+    """The draft with detection ``i`` read otherwise (its column's card too, when ``card`` changes)."""
+    d = dataclasses.replace(draft.detections[i], **changes)
+    cols = [c.copy(cards=[d.card if k == i else x for k, x in zip(c.detections, c.cards, strict=True)])
+            for c in draft.columns]
+    return dataclasses.replace(draft, columns=tuple(cols),
+                               detections=(*draft.detections[:i], d, *draft.detections[i + 1:]))
+
+
+def _look(draft: Draft) -> list[tuple[str, str, list[str]]]:
+    return [(c.row, c.state, c.cards) for c in draft.columns]
+
+
+def test_the_rulings_layout_splits_and_needs_no_repair() -> None:
+    draft = _draft()
+    assert draft.splits and all(step(draft) is None for step in REPAIRS)
+    assert repair(draft) is draft
+
+
+def test_join_lone_backs_puts_the_back_beside_a_short_concealed_group_into_it() -> None:
+    """拾 and one back is no group (a concealed group shows three or four cards); the back
+    lying askew just below it is its third card."""
+    draft = _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]], loose=[(130.0, 170.0, "back")])
+    joined = join_lone_backs(draft)
+    assert joined is not None and joined.splits
+    host = joined.columns[1]
+    assert (host.state, host.cards) == ("concealed", ["x10", "back", "back"])
+    assert host.settled == "a back lying apart taken in: a concealed group shows three or four cards"
+    assert not any(c.row == LOOSE for c in joined.columns)
+    far = _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]], loose=[(400.0, 170.0, "back")])
+    assert join_lone_backs(far) is None  # 6 glyph sizes away: the stock pile
+
+
+def test_settle_strays_leaves_out_a_discard_in_line_with_the_hand() -> None:
+    draft = _draft(hand=[*HAND_ROW, ["x7"]])  # a one-card column of the hand: one card over
+    assert not draft.splits
+    settled = settle_strays(draft)
+    assert settled is not None and settled.splits
+    assert _look(settled)[-1] == ("loose", "loose", ["x7"])
+    assert settled.columns[-1].settled == "left out: the layout makes seven groups without it"
+
+
+def test_settle_strays_takes_in_a_hand_card_lying_apart() -> None:
+    draft = _draft(hand=[*HAND_ROW[:2], ["x9", "x9"], HAND_ROW[3]], loose=[(200.0, 900.0, "x9")])
+    settled = settle_strays(draft)
+    assert settled is not None and _look(settled)[-1] == ("hand", "hand", ["x9"])
+    assert settled.columns[-1].settled == "taken in: the layout makes seven groups with it"
+
+
+def test_settle_strays_leaves_two_answers_to_the_user() -> None:
+    """x3 or x6 each make a run with x4 x5: the rules cannot choose."""
+    draft = _draft(hand=[["x4", "x5"], *HAND_ROW[1:]], loose=[(200.0, 900.0, "x3"), (300.0, 1000.0, "x6")])
+    assert settle_strays(draft) is None
+
+
+def test_settle_backs_puts_backs_under_their_face_card() -> None:
+    """拾 lying on top of its two backs: the backs lie apart and 拾 alone looks like a free card;
+    only with both backs does the layout split."""
+    draft = _draft(table=[["d5", "back", "back"], ["x10"], TABLE_ROW[2]],
+                   loose=[(130.0, 80.0, "back"), (70.0, 160.0, "back")])
+    assert _look(draft)[1] == ("table", "hand", ["x10"]) and join_lone_backs(draft) is None
+    settled = settle_backs(draft)
+    assert settled is not None and settled.splits
+    host = settled.columns[1]
+    assert (host.state, host.cards) == ("concealed", ["x10", "back", "back"])
+    assert host.settled == "a back lying apart taken in: the layout makes seven groups with it"
+    assert len(settled.columns) == len(draft.columns) - 2
+
+
+def test_settle_rows_swaps_rows_guessed_the_wrong_way_round() -> None:
+    """Nothing told these rows apart and the first was taken as claimed: its hand would hold
+    four 一 and four 八, which split no way; with the rows the other way round it splits."""
+    six = [["x1", "x1", "x1"], ["x1", "x2", "x3"], ["x2", "x2", "d2"], ["x8", "x7", "x6"],
+           ["x10", "d10", "d10"], ["x8", "x8", "x8"]]
+    draft = _draft(table=[["d2", "d7", "d10"]], hand=six, guess="split")
+    assert not draft.splits
+    swapped = settle_rows(draft)
+    assert swapped is not None and swapped.splits
+    assert _look(swapped) == [("hand", "hand", ["d2", "d7", "d10"])] + [("table", "open", c) for c in six]
+    assert {c.row_guess for c in swapped.columns} == {"swapped"}
+    told = _draft(table=[["d2", "d7", "d10"]], hand=six)  # the rows were not a guess
+    assert settle_rows(told) is None
+
+
+def test_reread_takes_the_readers_second_choice_when_only_it_makes_seven_groups() -> None:
+    """伍 read as 陆 leaves x4 x6 x6, which splits no way; the reader's third choice, 伍, does."""
+    draft = _draft()
+    i = draft.columns[3].detections[1]  # the hand's x5
+    draft = _reading(draft, i, card="x6", class_prob=0.55, alternatives=[("d6", 0.25), ("x5", 0.15)])
+    assert draft.columns[3].cards == ["x4", "x6", "x6"]
+    read = reread(draft)
+    assert read is not None and read.splits and read.columns[3].cards == ["x4", "x5", "x6"]
+    d = read.detections[i]
+    assert (d.card, d.read_as, d.class_prob, d.alternatives[0]) == ("x5", "x6", 0.15, ("x6", 0.55))
+    assert "reread" in [x.kind for x in assemble(read.columns, read.detections, BASE).doubts]
+    assert reread(_reading(draft, i, class_prob=0.95)) is None  # read surely: the user is asked instead
+
+
+def test_take_in_adds_the_one_weak_find_that_completes_the_hand() -> None:
+    """The finder missed the hand's 伍; of its weak finds only the 伍 where the card lies makes
+    seven groups, and the columns are drawn again with it."""
+    weak = _det("x5", 0.0, 680.0, finder=0.2)
+    cloth = _det("d3", 2400.0, 200.0, finder=0.2)
+    draft = _draft(hand=[["x4", None, "x6"], *HAND_ROW[1:]], spare=[cloth, weak])
+    taken = take_in(draft)
+    assert taken is not None and taken.splits
+    assert taken.detections == (*draft.detections, dataclasses.replace(weak, taken_in=True))
+    assert ["x4", "x5", "x6"] in [c.cards for c in taken.columns]
+    assert taken.spare == (cloth,)
+    both = _draft(hand=[["x4", None, "x6"], *HAND_ROW[1:]], spare=[weak, _det("x5", 0.0, 680.0, finder=0.3)])
+    assert take_in(both) is None  # two finds that each work: the user looks
+
+
+def _cases() -> list[tuple[Repair, Draft]]:
+    """Each step with a draft it repairs."""
+    six = [["x1", "x1", "x1"], ["x1", "x2", "x3"], ["x2", "x2", "d2"], ["x8", "x7", "x6"],
+           ["x10", "d10", "d10"], ["x8", "x8", "x8"]]
+    misread = _draft(hand=[["x4", "x6", "x6"], *HAND_ROW[1:]])
+    misread = _reading(misread, misread.columns[3].detections[1], class_prob=0.55, alternatives=[("x5", 0.3)])
+    return [
+        (join_lone_backs, _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]],
+                                 loose=[(130.0, 170.0, "back")])),
+        (settle_strays, _draft(hand=[*HAND_ROW, ["x7"]])),
+        (settle_backs, _draft(table=[["d5", "back", "back"], ["x10"], TABLE_ROW[2]],
+                              loose=[(130.0, 80.0, "back"), (70.0, 160.0, "back")])),
+        (settle_rows, _draft(table=[["d2", "d7", "d10"]], hand=six, guess="split")),
+        (reread, misread),
+        (take_in, _draft(hand=[["x4", None, "x6"], *HAND_ROW[1:]],
+                         spare=[_det("x5", 0.0, 680.0, finder=0.2)])),
+    ]
+
+
+@pytest.mark.parametrize(("step", "draft"), _cases(), ids=[s.__name__ for s, _ in _cases()])
+def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, draft: Draft) -> None:
+    before = copy.deepcopy((draft.columns, draft.detections, dict(draft.base), draft.spare))
+    after = step(draft)
+    assert after is not None and after is not draft and after.splits
+    assert (draft.columns, draft.detections, dict(draft.base), draft.spare) == before
+    # a new column has lists of its own: the app's later edits of the result reach no other draft
+    assert not any(a is not b and (a.cards is b.cards or a.detections is b.detections)
+                   for a in after.columns for b in draft.columns)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        draft.columns = ()  # type: ignore[misc]
+
+
+def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
+    assert [s.__name__ for s in REPAIRS] == ["join_lone_backs", "settle_strays", "settle_backs",
+                                             "settle_rows", "reread", "take_in"]
+    seen: list[Draft] = []
+
+    def first(d: Draft) -> Draft:
+        return d.with_columns(d.columns[:-1])
+
+    def second(d: Draft) -> None:
+        seen.append(d)
+
+    draft = _draft(hand=[*HAND_ROW, ["x7"]])
+    out = repair(draft, [first, second])
+    assert seen == [out] and len(out.columns) == len(draft.columns) - 1 and out.splits
+
+
+def test_once_the_layout_splits_the_later_steps_pass() -> None:
+    """The hand's x6 lies apart and a weak x3 was found above its x4 x5: taking in either makes
+    seven groups. ``settle_strays`` comes first and takes in the x6, so ``take_in`` passes."""
+    draft = _draft(hand=[["x4", "x5"], *HAND_ROW[1:]], loose=[(650.0, 1000.0, "x6")],
+                   spare=[_det("x3", 0.0, 520.0, finder=0.2)])
+    assert take_in(draft) is not None  # alone, it would have taken the x3
+    out = repair(draft)
+    assert out.detections == draft.detections and _look(out)[-1] == ("hand", "hand", ["x6"])
+
+
+@pytest.mark.parametrize("won_by", ["stock", "self_draw", "dealt"])
+def test_splits_is_the_engines_answer(won_by: str) -> None:
+    """Seven groups or not, as the full score sees it; after the deal, an instant win counts too
+    (三笼五坎 in Guilin: five concealed triples)."""
+    base = {**BASE, "won_by": won_by}
+    instant = [["x1"] * 3, ["x2"] * 3, ["x3"] * 3, ["d4"] * 3, ["d6"] * 3, ["x7", "x9"]]
+    cases = [("hunan", TABLE_ROW, HAND_ROW), ("hunan", TABLE_ROW, HAND_ROW[:3]), ("guilin", [], instant),
+             ("hunan", [], instant)]
+    for rules, table, hand in cases:
+        draft = _draft(table, hand, base={**base, "rules": rules})
+        layout = assemble(draft.columns, draft.detections, draft.base).layout
+        assert draft.splits == bool(score(layout)["groups"]), (rules, hand)
+    assert _draft([], instant, base={**base, "rules": "guilin"}).splits == (won_by == "dealt")

@@ -1,0 +1,51 @@
+"""From detections to the engine's input, in four stages (RULINGS section 7):
+
+1. ``geometry``: columns down the photo and rows across it, from the boxes alone (``columns``);
+   each column is then proposed a state (``column.proposed_state``): backs make a concealed
+   group, a face-up column in the claimed row an open one, the rest free hand cards.
+2. ``repairs``: the rules mend what the geometry got wrong, as an ordered list of named steps
+   (``REPAIRS``), each taking an immutable ``Draft`` and returning a new one or None; the
+   engine is asked only whether a trial layout splits into seven groups.
+3. ``assemble``: the columns as the engine's input, complete or not.
+4. ``doubts``: what the user should look at, one ``DoubtKind`` per reason.
+
+``zipai.vision.scan`` runs them in this order; the app edits the repaired ``Column`` list and
+calls ``assemble`` again.
+"""
+
+from .assemble import Assembled, assemble
+from .column import (
+    CONCEALED,
+    FREE,
+    HAND,
+    LOOSE,
+    OPEN,
+    ROW_GUESSES,
+    TABLE,
+    Column,
+    Params,
+    propose_states,
+    proposed_state,
+)
+from .doubts import Doubt, DoubtKind
+from .geometry import card_axis, columns
+from .repairs import (
+    REPAIRS,
+    Draft,
+    Repair,
+    join_lone_backs,
+    layout_splits,
+    repair,
+    reread,
+    settle_backs,
+    settle_rows,
+    settle_strays,
+    take_in,
+)
+
+__all__ = [
+    "CONCEALED", "FREE", "HAND", "LOOSE", "OPEN", "REPAIRS", "ROW_GUESSES", "TABLE", "Assembled", "Column",
+    "Doubt", "DoubtKind", "Draft", "Params", "Repair", "assemble", "card_axis", "columns", "join_lone_backs",
+    "layout_splits", "propose_states", "proposed_state", "repair", "reread", "settle_backs", "settle_rows",
+    "settle_strays", "take_in",
+]

@@ -1,0 +1,185 @@
+"""From columns to the engine's input, with every doubt (RULINGS sections 2 and 7).
+
+A column of one face card and two or three backs is a concealed triple or quad of that card; a
+column of backs only is a concealed group whose card the user names (always a doubt); open and
+concealed columns are the table's groups, free columns go to ``hand`` for the engine to
+decompose, and loose columns are left out. Deck limits and the card count are checked here so
+that vision mistakes surface as doubts naming a card, not as engine errors.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from zipai.engine import Card, Group, ZipaiError, score
+
+from ..detector import Detection
+from .column import FREE, HAND, LOOSE, ROW_GUESSES, TABLE, Column, Params, proposed_state
+from .doubts import Doubt, DoubtKind, count_doubts, deck_doubts, detection_doubts
+
+
+@dataclass(slots=True)
+class Assembled:
+    """The engine input (``layout``), whether it is complete enough to score, and the doubts."""
+
+    layout: dict[str, Any]
+    complete: bool
+    doubts: list[Doubt]
+
+
+def group_cards(c: Column) -> list[str] | None:
+    """The cards a group column stands for, backs resolved; None when unknown."""
+    faces = [x for x in c.cards if x != "back"]
+    backs = len(c.cards) - len(faces)
+    if not backs:
+        return faces
+    known = [c.name] if c.name else []
+    if len(set(faces + known)) == 1:
+        return [(faces + known)[0]] * len(c.cards)
+    return None
+
+
+@dataclass(slots=True)
+class EngineInput:
+    """The columns as the engine's input, before the cards are counted and the finds weighed:
+    whether every column made a group or free cards, and the doubts of those that did not."""
+
+    layout: dict[str, Any]
+    complete: bool
+    doubts: list[Doubt]
+    short: int  # cards of concealed columns a card short, which are no group
+
+
+def engine_input(cols: Sequence[Column], base: Mapping[str, Any] | None = None) -> EngineInput:
+    """Groups from the open and concealed columns, free cards from the hand's, nothing from
+    loose ones (each a doubt), with the seat and win fields of ``base``."""
+    layout: dict[str, Any] = dict(base or {})
+    groups: list[dict[str, Any]] = []
+    hand: list[str] = []
+    doubts: list[Doubt] = []
+    complete = True
+    short = 0
+    for n, c in enumerate(cols):
+        if c.state == LOOSE:
+            why = c.settled or "lies apart from the layout and is left out"
+            doubts.append(Doubt(DoubtKind.STRAY_CARDS, f"column {n + 1}: {' '.join(c.cards)} {why}",
+                                list(c.detections)))
+            continue
+        if c.settled:
+            doubts.append(Doubt(DoubtKind.TAKEN_IN, f"column {n + 1}: {' '.join(c.cards)} {c.settled}",
+                                list(c.detections)))
+        if c.state == FREE:
+            backs = [i for i, x in zip(c.detections, c.cards, strict=False) if x == "back"]
+            if backs:
+                doubts.append(Doubt(DoubtKind.STRAY_BACK, f"column {n + 1}: a card back among free hand "
+                                    "cards", backs))
+                complete = False
+            hand += [x for x in c.cards if x != "back"]
+            continue
+        cards = group_cards(c)
+        if cards is not None and len(cards) < 3 and "back" in c.cards:
+            # backs show a concealed triple or quad (RULINGS section 7): one of its cards is missing
+            doubts.append(Doubt(DoubtKind.SHORT_CONCEALED, f"column {n + 1}: {' '.join(c.cards)}: a "
+                                "concealed group shows three or four cards; one is missing",
+                                list(c.detections)))
+            complete = False
+            short += len(c.cards)
+            continue
+        if cards is None:
+            faces = sorted({x for x in c.cards if x != "back"})
+            if not faces:
+                doubts.append(Doubt(DoubtKind.UNNAMED_CONCEALED, f"column {n + 1}: {len(c.cards)} card "
+                                    "backs; name the card of this concealed group", list(c.detections)))
+            else:
+                doubts.append(Doubt(DoubtKind.MIXED_CONCEALED, f"column {n + 1}: backs with different face "
+                                    f"cards ({' '.join(faces)})", list(c.detections)))
+            complete = False
+            continue
+        try:
+            Group([Card.parse(x) for x in cards], c.state)
+        except ZipaiError as exc:
+            doubts.append(Doubt(DoubtKind.BAD_GROUP, f"column {n + 1}: {' '.join(cards)} is not a group "
+                                f"({exc}); its cards go to the hand", list(c.detections)))
+            hand += [x for x in cards if x != "back"]
+            continue
+        groups.append({"cards": cards, "state": c.state})
+    layout["groups"] = groups
+    layout["hand"] = hand
+    return EngineInput(layout, complete, doubts, short)
+
+
+def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: Mapping[str, Any] | None = None,
+             p: Params | None = None) -> Assembled:
+    """The engine input for these columns, whether it is complete enough to score, and every doubt."""
+    p = p or Params()
+    built = engine_input(cols, base)
+    layout, doubts = built.layout, built.doubts
+    groups, hand = layout["groups"], layout["hand"]
+    counts = Counter([x for g in groups for x in g["cards"]] + hand)
+    limits = deck_doubts(counts, dets)
+    doubts += limits
+    # every card read counts, also those of concealed columns that are no group yet
+    total = built.short + sum(counts.values()) + sum(len(c.cards) for c in cols if group_cards(c) is None
+                                                     and c.state not in (FREE, LOOSE))
+    doubts += count_doubts(total, sum(1 for g in groups if len(g["cards"]) == 4), bool(dets or cols))
+    doubts += detection_doubts(dets, p)
+    complete = built.complete and not limits and bool(dets) and bool(groups or hand)
+    if complete:
+        doubts += claimed_row(cols, dets, layout, p)
+    return Assembled(layout, complete, doubts)
+
+
+def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[str, Any],
+                p: Params) -> list[Doubt]:
+    """A doubt when the rows did not show which one was claimed and it changes the score.
+
+    A face-up triple scores differently claimed (open, on the table) and revealed from the hand
+    (RULINGS section 7), and a photo tells them apart only by the row they lie in. When neither
+    row shows a back, a pair or a lone card, or the cards lay in one long row split at its widest
+    gap, the proposal is a guess: if the rows the other way round also score and score otherwise,
+    the user must look. Once the user has flipped a group, the states are theirs, not a guess."""
+    rows = [c for c in cols if c.row in (TABLE, HAND)]
+    guess = next((c.row_guess for c in rows if c.row_guess), "")
+    if guess not in {*p.row_doubts, "swapped"} or not all(c.state == proposed_state(c) for c in rows):
+        return []
+    faceup = [i for c in rows if "back" not in c.cards and len(c.cards) >= 3 for i in c.detections]
+    if guess == "swapped":  # the rules chose the rows: always worth a look
+        return [Doubt(DoubtKind.CLAIMED_ROW, f"which face-up groups were claimed in play is told only by "
+                      f"their row, and {ROW_GUESSES[guess]}; flip the groups that are wrong", faceup)]
+    base = {k: v for k, v in layout.items() if k not in ("groups", "hand")}
+    other = assemble(other_way_round(cols, ""), dets, base, p)
+    if not other.complete:
+        return []
+    try:
+        now, then = score(layout), score(other.layout)
+    except ZipaiError:
+        return []
+    if all(now.get(k) == then.get(k) for k in ("winning", "score", "payouts")):
+        return []
+    return [Doubt(DoubtKind.CLAIMED_ROW, f"which face-up groups were claimed in play is told only by their "
+                  f"row, and {ROW_GUESSES.get(guess, guess)}: as proposed, {_outcome(now)}; with the rows "
+                  f"the other way round, {_outcome(then)}; flip the groups that are wrong", faceup)]
+
+
+def other_way_round(cols: Sequence[Column], guess: str) -> list[Column]:
+    """New columns with the claimed and the hand row swapped and their states proposed again;
+    ``guess`` becomes the rows' ``row_guess``."""
+    out = []
+    for c in cols:
+        if c.row in (TABLE, HAND):
+            c = c.copy(row=HAND if c.row == TABLE else TABLE, row_guess=guess)
+            c.state = proposed_state(c)
+        else:
+            c = c.copy()
+            c.state = proposed_state(c)
+        out.append(c)
+    return out
+
+
+def _outcome(result: dict[str, Any]) -> str:
+    if not result.get("winning"):
+        return "not a win"
+    return f"{result.get('points')} points, score {result.get('score')}"

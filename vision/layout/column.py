@@ -1,0 +1,97 @@
+"""The layout's unit: a column of cards, where it lies (its row) and what it is proposed to be.
+
+The geometry draws columns, the repairs redraw them, assembly reads them, and the app edits the
+same ``Column`` list (move a card, flip a group, name a back group) before assembling again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+TABLE, HAND, LOOSE = "table", "hand", "loose"
+# why the claimed row can be a guess (``Column.row_guess``)
+ROW_GUESSES = {"split": "the cards lie in one long row, split at its widest gap",
+               "alike": "neither row shows a back, a pair or a lone card",
+               "swapped": "with the first row taken as claimed the hand split into no groups, so the "
+                          "other row was taken"}
+OPEN, CONCEALED, FREE = "open", "concealed", "hand"
+
+
+@dataclass(slots=True)
+class Params:
+    """Clustering thresholds, in units of the median glyph size ``s``. ``min_step``,
+    ``max_across``, ``row_split``, ``off_axis`` and ``column_break`` were chosen on the labelled
+    cards of the validation scenes (``scripts/tune_layout.py``)."""
+
+    max_lateral: float = 0.65  # |across-column offset| of two cards in one column
+    max_gap: float = 1.9  # gap along the column between consecutive boxes
+    card_per_glyph: float = 1.2  # a card's width in glyph sizes
+    min_step: float = 0.15  # the next card down a column, in card widths along the column
+    max_step: float = 5.0
+    max_across: float = 0.45  # and at most this far across it
+    step_factor: float = 4.0  # face-to-face links longer than this many usual steps are cut
+    across_cost: float = 3.0
+    column_break: float = 2.2  # a step this many times a column's median step ends the column
+    stray_max: int = 2  # a row of at most this many cards lies apart from the layout
+    row_split: float = 1.1  # a gap this many times the usual column spacing splits one long row
+    low_confidence: float = 0.7  # reader probability below this is a doubt
+    reread_below: float = 0.9  # a face read less surely than this may take the reader's second choice
+    reread_max: int = 6  # the least sure faces that ``reread`` weighs
+    low_find: float = 0.35  # finder score below this is a doubt
+    low_select: float = 0.5  # the selector's probability below this is a doubt (scripts/tune_doubts.py)
+    # which guessed claimed rows are doubts (``ROW_GUESSES``; scripts/tune_doubts.py)
+    row_doubts: frozenset[str] = frozenset({"split"})
+    color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
+    off_axis: float = 30.0  # degrees: a face turned further from the layout's axis lies apart
+
+
+@dataclass(slots=True)
+class Column:
+    """Cards laid as one column (a group on the table, or part of the revealed hand).
+
+    Mutable because the app edits it in place; the repairs never do (they build new columns)."""
+
+    detections: list[int]  # indices into the detection list, top to bottom
+    cards: list[str]
+    row: str = HAND
+    state: str = FREE  # open / concealed (a group) or hand (free cards for the engine)
+    name: str | None = None  # the card an all-back column stands for, once the user names it
+    settled: str = ""  # why the engine, not the geometry, put this lone card in or out
+    row_guess: str = ""  # why the claimed row was a guess (a key of ``ROW_GUESSES``; "" if it was not)
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"cards": list(self.cards), "state": self.state, "row": self.row,
+                             "detections": list(self.detections)}
+        if self.name:
+            d["name"] = self.name
+        if self.settled:
+            d["settled"] = self.settled
+        return d
+
+    def copy(self, **changes: Any) -> Column:
+        """A new column with its own lists, ``changes`` applied: what a repair returns."""
+        fields = {"detections": list(self.detections), "cards": list(self.cards), "row": self.row,
+                  "state": self.state, "name": self.name, "settled": self.settled,
+                  "row_guess": self.row_guess}
+        return Column(**{**fields, **changes})
+
+
+def proposed_state(c: Column) -> str:
+    """Backs make a concealed group; a face-up column of three or more in the table row is
+    proposed open; a loose column stays loose; the rest is hand (free cards)."""
+    backs = sum(x == "back" for x in c.cards)
+    if c.row == LOOSE:
+        return LOOSE
+    if backs:
+        return CONCEALED
+    if c.row == TABLE and len(c.cards) - backs >= 3:
+        return OPEN
+    return FREE
+
+
+def propose_states(cols: Iterable[Column]) -> None:
+    """Give each column its proposed state, in place (the app's columns, and columns just drawn)."""
+    for c in cols:
+        c.state = proposed_state(c)

@@ -1,0 +1,278 @@
+"""Where the cards lie: columns down the photo and rows across it, from the boxes alone.
+
+Pure functions of the detections' boxes, classes and directions; no rule of the game but the
+shape of a layout (cards of a group overlap down a column, the claimed groups lie in one row and
+the revealed hand in another, a card or two lying apart is no group). The rules come later, in
+the repairs (``repairs``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+from ..detector import SYMMETRIC, Detection
+from .column import HAND, LOOSE, TABLE, Column, Params
+
+
+def scale(dets: Sequence[Detection]) -> float:
+    """The photo's glyph size in pixels: the median face's longer side (a back's shorter side
+    when no face was read)."""
+    faces = [max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in dets if d.card != "back"]
+    if not faces:
+        faces = [min(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in dets]
+    faces.sort()
+    return max(1.0, faces[len(faces) // 2])
+
+
+def _frame(dets: Sequence[Detection], deg: float) -> list[tuple[float, float, float, float]]:
+    """Boxes as (u0, u1, v0, v1): u across columns, v along them, for columns leaning ``deg``."""
+    a = math.radians(deg)
+    c, s = math.cos(a), math.sin(a)
+    out = []
+    for d in dets:
+        x0, y0, x1, y1 = d.box
+        us = [x * c + y * s for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+        vs = [-x * s + y * c for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+        # a back's visible part is long and thin; its across extent is the card's width
+        out.append((min(us), max(us), min(vs), max(vs)))
+    return out
+
+
+def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[tuple[int, int]]:
+    """Each card links to the next card down its column: the nearest one ahead along the card's
+    own axis (columns lean and fan), close across it, each card taken once. Distances are in
+    card widths, estimated locally from glyph sizes (perspective makes far cards smaller)."""
+    n = len(dets)
+    if n < 2:
+        return []
+    a = math.radians(axis_deg)
+    gx, gy = -math.sin(a), math.cos(a)  # the layout's down direction
+    faces = sorted(max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in dets if d.card != "back")
+    typical = faces[len(faces) // 2] if faces else scale(dets)
+    width = []
+    downs = []
+    tail = []
+    for d in dets:
+        g = max(d.box[2] - d.box[0], d.box[3] - d.box[1]) if d.card != "back" else typical
+        width.append(p.card_per_glyph * min(max(g, 0.6 * typical), 1.6 * typical))
+        dx, dy = d.down if d.card != "back" else (gx, gy)
+        # a glyph turned round against the layout is the far end of the last card in its
+        # column (the only card that shows both ends): nothing follows it in that column
+        tail.append(d.card != "back" and d.card not in SYMMETRIC
+                    and dx * gx + dy * gy < -math.cos(math.radians(40)))
+        if dx * gx + dy * gy < 0:  # 一二三十 and backs give only an axis: sign it like the layout
+            dx, dy = -dx, -dy
+        if dx * gx + dy * gy < math.cos(math.radians(40)):  # off the layout's axis: trust the layout
+            dx, dy = gx, gy
+        downs.append((dx, dy))
+    cands: list[tuple[float, int, int, float]] = []
+    for i in range(n):
+        ci = dets[i].center
+        for j in range(n):
+            if i == j or tail[i]:
+                continue
+            cj = dets[j].center
+            dx = (downs[i][0] + downs[j][0]) / 2
+            dy = (downs[i][1] + downs[j][1]) / 2
+            norm = math.hypot(dx, dy) or 1.0
+            dx, dy = dx / norm, dy / norm
+            rx, ry = cj[0] - ci[0], cj[1] - ci[1]
+            w = (width[i] + width[j]) / 2
+            dv = (rx * dx + ry * dy) / w
+            du = abs(rx * dy - ry * dx) / w
+            if p.min_step < dv < p.max_step and du < p.max_across:
+                cands.append((dv + p.across_cost * du, i, j, dv))
+    # the usual step from one card to the next (glyph to glyph) in this photo: the gap to the
+    # next row is several times longer, so face-to-face links far beyond it are cut
+    best: dict[int, float] = {}
+    for _, i, j, dv in cands:
+        if dets[i].card != "back" and dets[j].card != "back":
+            best[i] = min(best.get(i, math.inf), dv)
+    steps = sorted(best.values())
+    usual = steps[len(steps) // 2] if steps else 1.0
+    cands = [c for c in cands if dets[c[1]].card == "back" or dets[c[2]].card == "back"
+             or c[3] < p.step_factor * usual]
+    cands.sort()
+    nxt: dict[int, int] = {}
+    prev: dict[int, int] = {}
+    step: dict[int, float] = {}
+    for _, i, j, dv in cands:
+        if i in nxt or j in prev:
+            continue
+        # no cycles: j must not already lead back to i
+        k = j
+        while k in nxt:
+            k = nxt[k]
+        if k == i:
+            continue
+        nxt[i] = j
+        prev[j] = i
+        step[i] = dv
+    # within one column the cards overlap by the same amount: a face-to-face step far longer
+    # than the column's own usual step runs on into the next row
+    for head in [i for i in nxt if i not in prev]:
+        chain = [head]
+        while chain[-1] in nxt:
+            chain.append(nxt[chain[-1]])
+        faces = [step[i] for i in chain[:-1] if dets[i].card != "back" and dets[nxt[i]].card != "back"]
+        if len(faces) < 3:
+            continue
+        mid = sorted(faces)[len(faces) // 2]
+        for i in chain[:-1]:
+            if dets[i].card != "back" and dets[nxt[i]].card != "back" and step[i] > p.column_break * mid:
+                del prev[nxt[i]]
+                del nxt[i]
+    return list(nxt.items())
+
+
+def _components(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
+    parent = list(range(n))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for a, b in links:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    comps: dict[int, list[int]] = {}
+    for i in range(n):
+        comps.setdefault(find(i), []).append(i)
+    return list(comps.values())
+
+
+def card_axis(dets: Sequence[Detection]) -> float:
+    """The direction cards run (top to bottom) in the photo, in degrees for ``_frame``, from the
+    reader's per-glyph down directions: an axial mean, signed by the majority."""
+    downs = [d.down for d in dets if d.card != "back"] or [d.down for d in dets]
+    if not downs:
+        return 0.0
+    c2 = sum(math.cos(2 * math.atan2(dy, dx)) for dx, dy in downs)
+    s2 = sum(math.sin(2 * math.atan2(dy, dx)) for dx, dy in downs)
+    th = 0.5 * math.atan2(s2, c2)
+    ux, uy = math.cos(th), math.sin(th)
+    if sum(dx * ux + dy * uy for dx, dy in downs) < 0:
+        ux, uy = -ux, -uy
+    return math.degrees(math.atan2(-ux, uy))
+
+
+def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
+    """Cluster detections into columns and the columns into rows (table row first)."""
+    p = p or Params()
+    if not dets:
+        return []
+    axis = card_axis(dets)
+    # a face card turned well away from the layout's axis was dropped or discarded, not laid
+    off = [i for i, d in enumerate(dets) if _off_axis(d, axis, p)]
+    if off and len(off) < len(dets):
+        keep = [i for i in range(len(dets)) if i not in set(off)]
+        inner = columns([dets[i] for i in keep], p)
+        for c in inner:
+            c.detections = [keep[i] for i in c.detections]
+        strays = [Column([i], [dets[i].card], LOOSE) for i in off]
+        return inner + strays
+    fr = _frame(dets, axis)
+    comps = _components(len(dets), chain_links(dets, axis, p))
+    cols = []
+    lone_backs: list[Column] = []
+    for comp in comps:
+        if len(comp) == 1 and dets[comp[0]].card == "back":
+            # a concealed group shows two or more backs, or backs and a face, down its column;
+            # a single back on its own is the stock pile (or a group too broken to name)
+            lone_backs.append(Column(comp, ["back"], LOOSE))
+            continue
+        comp.sort(key=lambda i: fr[i][2])
+        cols.append((comp, min(fr[i][2] for i in comp), max(fr[i][3] for i in comp),
+                     sum((fr[i][0] + fr[i][1]) / 2 for i in comp) / len(comp)))
+    # rows: columns whose extents along v overlap; the claimed row usually comes first
+    cols.sort(key=lambda c: c[1])
+    rows: list[list[tuple[list[int], float, float, float]]] = []
+    end = -math.inf
+    for c in cols:
+        if rows and c[1] < end:
+            rows[-1].append(c)
+            end = max(end, c[2])
+        else:
+            rows.append([c])
+            end = c[2]
+    split = False
+    guess = ""
+    # one long row besides strays (rows of a card or two): the two rows may sit side by side
+    long = [r for r in range(len(rows)) if _cards(rows[r]) > p.stray_max]
+    if len(long) == 1 and len(rows[long[0]]) >= 3:
+        pieces, split = _split_long_row(sorted(rows[long[0]], key=lambda c: c[3]), p)
+        rows[long[0]:long[0] + 1] = pieces
+    # a row of one or two cards away from the layout is a stray (a discard, the stock)
+    size = [_cards(row) for row in rows]
+    main = [r for r in range(len(rows)) if size[r] > p.stray_max]
+    names = {r: LOOSE for r in range(len(rows))}
+    if len(main) == 1:
+        names[main[0]] = HAND
+    elif main:
+        first, second = sorted(sorted(main, key=lambda r: -size[r])[:2])
+        names.update({r: HAND for r in main})
+        # concealed groups on the table show backs and the revealed hand never does; the table
+        # holds only triples and quads, while a hand often has a pair or a lone card
+        evidence = []
+        for r in (first, second):
+            backs = any(dets[i].card == "back" for c in rows[r] for i in c[0])
+            short = any(len(c[0]) < 3 for c in rows[r])
+            evidence.append(2 * backs - short)
+        names[second if evidence[1] > evidence[0] else first] = TABLE
+        # the first row is taken as claimed when nothing tells the rows apart, and a long row
+        # split at its widest gap may be split in the wrong place: either is a doubt (assemble)
+        if split:
+            guess = "split"
+        elif evidence[0] == evidence[1]:
+            guess = "alike"
+    out = []
+    for r, row in enumerate(rows):
+        for comp, _, _, _ in sorted(row, key=lambda c: c[3]):
+            out.append(Column(list(comp), [dets[i].card for i in comp], names[r],
+                              row_guess="" if names[r] == LOOSE else guess))
+    return out + lone_backs
+
+
+_Placed = tuple[list[int], float, float, float]  # a column's cards, its extent along v, its place across
+
+
+def _cards(row: list[_Placed]) -> int:
+    return sum(len(c[0]) for c in row)
+
+
+def _split_long_row(row: list[_Placed], p: Params) -> tuple[list[list[_Placed]], bool]:
+    """One long row (columns in order across) as rows: split at its widest gap when that is
+    well over the usual spacing. A piece of one or two cards at an end is a stray (a discard
+    beside the layout), not a row of groups, and its gap is often the widest; so it is set apart
+    and the rest looked at again, for the gap between the claimed and the revealed groups."""
+    apart: list[list[_Placed]] = []
+    while len(row) >= 3:
+        gaps = [b[3] - a[3] for a, b in itertools.pairwise(row)]
+        k = max(range(len(gaps)), key=lambda n: gaps[n])
+        if gaps[k] <= p.row_split * sorted(gaps)[len(gaps) // 2]:
+            break
+        left, right = row[:k + 1], row[k + 1:]
+        small = [piece for piece in (left, right) if _cards(piece) <= p.stray_max]
+        if not small:
+            return [left, right, *apart], True
+        apart.append(small[0])
+        row = right if small[0] is left else left
+    return [row, *apart], False
+
+
+def _off_axis(d: Detection, axis_deg: float, p: Params) -> bool:
+    """Whether a face card lies more than ``p.off_axis`` degrees across the layout's axis. Only
+    the axis counts, not the sense: the last card of a column shows both ends, and in a photo
+    taken from the side either end may be the one that reads upright."""
+    if d.card == "back":
+        return False
+    a = math.radians(axis_deg)
+    cos = d.down[0] * -math.sin(a) + d.down[1] * math.cos(a)
+    return abs(cos) < math.cos(math.radians(p.off_axis))
+
+

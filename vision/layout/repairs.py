@@ -1,0 +1,299 @@
+"""The rules repair what the geometry got wrong: an ordered list of named steps (``REPAIRS``).
+
+Seven groups leave no card over and want none, so a layout that the engine cannot split into
+seven groups usually holds a vision mistake: a discard taken for a hand card, a back left out of
+its group, the rows guessed the wrong way round, a look-alike glyph misread, a weak card missed.
+Each step takes a ``Draft`` and returns a new one, or None when it changes nothing; none changes
+the draft it was given. ``repair`` runs them in order. After the first, each step acts only on a
+draft that does not split, and only on a single way to make it split (two ways are the user's to
+choose, as doubts); a step that repairs leaves a draft that splits, so the later ones pass.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any
+
+from zipai.engine import Card, State, ZipaiError, parse_input, score, splits_into_groups
+
+from ..detector import FACES, Detection
+from .assemble import engine_input, other_way_round
+from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, Params, proposed_state
+from .geometry import columns, scale
+
+MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
+BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
+MAX_BACK_MOVES = 10  # (lone back, column) pairs settle_backs weighs: 55 layouts at most
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The columns proposed for a photo's detections, as the repairs pass them on.
+
+    Frozen, and its columns and detections are never changed in place: a step that repairs
+    builds new ones. (The app's editable layout is ``zipai.mobile.draft.Draft``, which takes
+    the repaired columns.) ``base`` is the engine input's seat and win fields; ``spare`` holds
+    the weak finds the thresholds turned away, which ``take_in`` may weigh."""
+
+    columns: tuple[Column, ...]
+    detections: tuple[Detection, ...]
+    base: Mapping[str, Any] = field(default_factory=dict)
+    params: Params = field(default_factory=Params)
+    spare: tuple[Detection, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "base", MappingProxyType(dict(self.base)))
+
+    @classmethod
+    def propose(cls, dets: Sequence[Detection], base: Mapping[str, Any], p: Params | None = None,
+                spare: Sequence[Detection] = ()) -> Draft:
+        """The geometry's columns (``columns``), each in its proposed state."""
+        p = p or Params()
+        cols = columns(dets, p)
+        return cls(tuple(c.copy(state=proposed_state(c)) for c in cols), tuple(dets), base, p, tuple(spare))
+
+    def with_columns(self, cols: Sequence[Column]) -> Draft:
+        return replace(self, columns=tuple(cols))
+
+    @cached_property
+    def splits(self) -> bool:
+        """Whether the columns give a complete layout (``assemble``) that the engine splits into
+        seven groups; whether it then reaches the rule set's minimum does not matter here. Cards
+        over the deck's four, and an empty layout, the engine refuses or cannot split."""
+        built = engine_input(self.columns, self.base)
+        return built.complete and bool(self.detections) and layout_splits(built.layout)
+
+
+def layout_splits(layout: Mapping[str, Any]) -> bool:
+    """Whether the engine splits this input into seven groups; False for input it refuses."""
+    try:
+        hand = parse_input(layout)
+        if hand.ctx.won_by == "dealt":
+            # after the deal the engine also scores an instant win, which is no seven groups,
+            # under the rule sets that have one: the whole engine answers for it
+            return bool(score(layout).get("groups"))
+    except ZipaiError:
+        return False
+    return splits_into_groups([c.index for c in hand.hand],
+                              [([c.index for c in g.cards], g.state is State.OPEN) for g in hand.groups],
+                              hand.winning_card.index if hand.winning_card is not None else -1,
+                              hand.ctx.won_by, hand.rules.options.rules_version)
+
+
+Repair = Callable[[Draft], "Draft | None"]
+
+
+def join_lone_backs(draft: Draft) -> Draft | None:
+    """Put a lone back into the concealed group it lies beside when that group is short.
+
+    A concealed group holds three or four cards (RULINGS section 7), so a concealed column of
+    one face and one back, or of two backs, is certainly missing one: laid askew, or with its
+    face card lying on top of the backs, its last back was left unchained and taken for the
+    stock. Each short concealed column takes the nearest lone back within ``BACK_REACH`` glyph
+    sizes, when no other short column is nearer to that back; the column says so (``settled``).
+    The geometry's repair, asked of every draft: it needs no engine."""
+    cols, dets = draft.columns, draft.detections
+    lone = [n for n, c in enumerate(cols) if c.state == LOOSE and c.cards == ["back"]]
+    short = [n for n, c in enumerate(cols) if c.state == CONCEALED and len(c.cards) < 3]
+    if not lone or not short:
+        return None
+    s = scale(dets)
+    moves = []
+    for h in short:
+        d, b = min((_reach(cols, dets, b, h), b) for b in lone)
+        if d < BACK_REACH * s and min(_reach(cols, dets, b, o) for o in short) >= d:
+            moves.append((b, h))
+    if not moves or len({b for b, _ in moves}) < len(moves):
+        return None
+    return draft.with_columns(_with_backs(cols, moves, "a concealed group shows three or four cards"))
+
+
+def settle_strays(draft: Draft) -> Draft | None:
+    """Let the rules decide the lone face cards that the geometry could not.
+
+    A discard or a card dropped beside the layout looks, to the clustering, like a one-card
+    column of the hand, and a hand card nudged out of line looks like a stray. Seven groups
+    leave no card over, so when the draft does not split into seven groups, the fewest lone
+    cards are moved in or out that make it split (at most ``MAX_LONE`` are weighed). The moved
+    columns say why (``settled``), and ``assemble`` lists them as doubts."""
+    if draft.splits:
+        return None
+    cols = draft.columns
+    lone = [n for n, c in enumerate(cols) if len(c.cards) == 1 and c.cards[0] != "back"
+            and c.state in (FREE, LOOSE)]
+    if not lone or len(lone) > MAX_LONE:
+        return None
+    for k in range(1, len(lone) + 1):
+        found = [combo for combo in itertools.combinations(lone, k)
+                 if draft.with_columns(_flipped(cols, combo)).splits]
+        if found:
+            return draft.with_columns(_flipped(cols, found[0], settle=True)) if len(found) == 1 else None
+    return None
+
+
+def _flipped(cols: Sequence[Column], flip: Sequence[int], settle: bool = False) -> list[Column]:
+    """The columns with each lone card of ``flip`` moved out of the layout, or into the hand
+    when it lay apart; with ``settle``, each says why."""
+    out = list(cols)
+    for n in flip:
+        c = cols[n]
+        if c.state == LOOSE:
+            out[n] = c.copy(row=HAND, state=FREE)
+            why = "taken in: the layout makes seven groups with it"
+        else:
+            out[n] = c.copy(row=LOOSE, state=LOOSE)
+            why = "left out: the layout makes seven groups without it"
+        if settle:
+            out[n].settled = why
+    return out
+
+
+def settle_backs(draft: Draft) -> Draft | None:
+    """Let the rules put a lone back into the group it lies beside.
+
+    A single back on its own is taken for the stock pile (``columns``). But a concealed group
+    laid askew, or with its face card lying on top of its backs (the face's far end then ends
+    the column), leaves its backs unchained, and the group comes out a card short: the layout
+    then splits into no groups. When it does not split, each lone back is tried in each column of
+    the layout within ``BACK_REACH`` glyph sizes of it that could take a card (three at most),
+    then two backs at once; exactly one way that makes the layout split is taken, and the
+    column says so (``settled``, a doubt in ``assemble``). More than ``MAX_BACK_MOVES`` ways to
+    try are left alone (backs everywhere, a spilt stock: no telling)."""
+    if draft.splits:
+        return None
+    cols, dets = draft.columns, draft.detections
+    lone = [n for n, c in enumerate(cols) if c.state == LOOSE and c.cards == ["back"]]
+    if not lone:
+        return None
+    s = scale(dets)
+    moves = [(b, h) for b in lone for h, c in enumerate(cols)  # (lone back column, host column)
+             if c.state != LOOSE and len(c.cards) <= 3 and _reach(cols, dets, b, h) < BACK_REACH * s]
+    if not moves or len(moves) > MAX_BACK_MOVES:
+        return None
+    found: list[tuple[tuple[int, int], ...]] = []
+    for k in (1, 2):
+        found = [combo for combo in itertools.combinations(moves, k) if len({b for b, _ in combo}) == k
+                 and draft.with_columns(_with_backs(cols, combo, "")).splits]
+        if found:
+            break
+    if len(found) != 1:
+        return None
+    return draft.with_columns(_with_backs(cols, found[0], "the layout makes seven groups with it"))
+
+
+def _reach(cols: Sequence[Column], dets: Sequence[Detection], b: int, h: int) -> float:
+    """Pixels from lone back column ``b``'s centre to the nearest card of column ``h``."""
+    bx, by = dets[cols[b].detections[0]].center
+    return min(math.hypot(dets[i].center[0] - bx, dets[i].center[1] - by) for i in cols[h].detections)
+
+
+def _with_backs(cols: Sequence[Column], moves: Sequence[tuple[int, int]], why: str) -> list[Column]:
+    """New columns with each lone back column ``b`` moved into column ``h``, the host's state
+    proposed again and marked ``settled`` with ``why``."""
+    out = list(cols)
+    for b, h in moves:
+        host = out[h]
+        out[h] = host.copy(detections=host.detections + out[b].detections, cards=host.cards + out[b].cards,
+                           settled=f"a back lying apart taken in: {why}")
+        out[h].state = proposed_state(out[h])
+        out[b] = out[b].copy(detections=[], cards=[])
+    return [c for c in out if c.cards]
+
+
+def settle_rows(draft: Draft) -> Draft | None:
+    """Let the rules say which row was claimed when the geometry only guessed.
+
+    With nothing to tell the two rows apart (``Column.row_guess``), the first is taken as
+    claimed. A triple claimed in play lies open; the same triple in the hand is free cards, so a
+    wrong guess can leave a hand that splits into no groups at all (four of a card in it, say)
+    where the rows the other way round split. Then the other way is taken, lone cards settled
+    again (``settle_strays``), and ``claimed_row`` names it a doubt."""
+    if draft.splits or not any(c.row_guess for c in draft.columns if c.row in (TABLE, HAND)):
+        return None
+    other = draft.with_columns(other_way_round(draft.columns, "swapped"))
+    return other if other.splits else settle_strays(other)
+
+
+def reread(draft: Draft) -> Draft | None:
+    """Let the rules choose between the reader's readings of an unsure face.
+
+    The reader's commonest slips are between look-alike glyphs (伍 and 陆, 七 and 十), and a
+    hand with one card misread rarely splits into seven groups. When the layout does not split,
+    the least sure faces (``Params.reread_below``, at most ``reread_max``) are tried, one at a
+    time, as their second or third choice, never one whose measured ink colour says otherwise;
+    a single change that makes the layout split is taken, and the detection keeps the reader's
+    choice (``read_as``), which ``assemble`` lists as a doubt. Two changes that each work are
+    left to the user."""
+    if draft.splits:
+        return None
+    cols, dets, p = draft.columns, draft.detections, draft.params
+    where = {i: (n, k) for n, c in enumerate(cols) if c.state != LOOSE for k, i in enumerate(c.detections)}
+    unsure = sorted((i for i in where if 0 <= i < len(dets) and dets[i].card in FACES
+                     and dets[i].class_prob < p.reread_below and dets[i].alternatives),
+                    key=lambda i: dets[i].class_prob)[:p.reread_max]
+    found: list[tuple[int, str, float]] = []
+    for i in unsure:
+        d = dets[i]
+        for alt, prob in d.alternatives[:2]:
+            if d.color is not None and d.color_margin > p.color_margin and \
+                    (d.color == "red") != Card.parse(alt).is_red:
+                continue
+            if draft.with_columns(_read(cols, where[i], alt)).splits:
+                found.append((i, alt, prob))
+    if len(found) != 1:
+        return None
+    i, alt, prob = found[0]
+    d = dets[i]
+    again = replace(d, card=alt, class_prob=prob, read_as=d.card, score=d.finder_score * prob,
+                    alternatives=[(d.card, d.class_prob)] + [a for a in d.alternatives if a[0] != alt])
+    return replace(draft, columns=tuple(_read(cols, where[i], alt)),
+                   detections=(*dets[:i], again, *dets[i + 1:]))
+
+
+def _read(cols: Sequence[Column], at: tuple[int, int], card: str) -> list[Column]:
+    """The columns with the card at (column, position) ``at`` read as ``card``."""
+    n, k = at
+    out = list(cols)
+    out[n] = cols[n].copy(cards=[card if j == k else x for j, x in enumerate(cols[n].cards)])
+    return out
+
+
+def take_in(draft: Draft) -> Draft | None:
+    """Let the rules take in one weak find that the thresholds turned away (``Draft.spare``).
+
+    On a typeface the finder never saw, a real glyph or back can come out weaker than the
+    table's print does, and a hand one card short never splits into seven groups. When the
+    layout does not split, each spare find is tried in turn: the photo's columns are drawn again
+    with it (``Draft.propose``, ``settle_strays``), and if exactly one makes the layout split, it
+    joins the detections, marked ``taken_in`` (which ``assemble`` lists as a doubt)."""
+    if not draft.spare or draft.splits:
+        return None
+    found: list[tuple[Detection, Draft]] = []
+    for d in draft.spare:
+        tried = Draft.propose((*draft.detections, d), draft.base, draft.params)
+        fixed = tried if tried.splits else settle_strays(tried)
+        if fixed is not None:
+            found.append((d, fixed))
+    if len(found) != 1:
+        return None
+    d, tried = found[0]
+    return replace(tried, detections=(*draft.detections, replace(d, taken_in=True)),
+                   spare=tuple(s for s in draft.spare if s is not d))
+
+
+REPAIRS: tuple[Repair, ...] = (join_lone_backs, settle_strays, settle_backs, settle_rows, reread, take_in)
+"""The order the repairs run in: the geometry's own repair, then the lone cards, the lone backs,
+the rows, a misread, and last a missed card, each tried only if those before it left a layout
+that does not split."""
+
+
+def repair(draft: Draft, steps: Sequence[Repair] = REPAIRS) -> Draft:
+    """The draft after each step in turn (``REPAIRS``)."""
+    for step in steps:
+        draft = step(draft) or draft
+    return draft
