@@ -811,8 +811,8 @@ def mine_shipped(manifest: Path, scenes: list[D.Scene], count: int, threads: int
     count = min(count, len(scenes))
     for i in range(count):
         decoded = load(scenes[i].path)
-        boxes, _, kinds = det.find(decoded, 0.25)
-        out[i] = label_finds(scenes[i], boxes * decoded.scale, kinds)
+        found, _ = det.finder(decoded, 0.25)
+        out[i] = label_finds(scenes[i], found.boxes * decoded.scale, found.kinds)
         if i % 25 == 0 or i == count - 1:
             D.progress("mining", i + 1, count, t0)
     return out

@@ -366,13 +366,15 @@ class Totals:
         }
 
 
-def rules_only(det: Detector, script: str) -> None:
-    """Set aside the manifest's selector, for a tuner of the rules it learnt from: the rules are
-    one of the selector's inputs, so it is trained again after their settings change."""
-    if det.selector is not None:
-        print(f"{script}: tuning the rules alone; the manifest's selector is set aside and must be "
-              "trained again after a change (python -m zipai.models.selector)", file=sys.stderr)
-        det.selector = None
+def rules_only(det: Detector, script: str) -> Detector:
+    """The detector with the manifest's selector set aside, for a tuner of the rules it learnt
+    from: the rules are one of the selector's inputs, so it is trained again after their
+    settings change."""
+    if det.config.postprocess.selector is None:
+        return det
+    print(f"{script}: tuning the rules alone; the manifest's selector is set aside and must be "
+          "trained again after a change (python -m zipai.models.selector)", file=sys.stderr)
+    return det.with_config(det.config.rules_only())
 
 
 def tuning_parser(doc: str) -> argparse.ArgumentParser:

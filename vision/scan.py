@@ -55,7 +55,8 @@ class Scan:
     assembled: Assembled
     result: dict[str, Any] | None = None
     error: str | None = None
-    timing: dict[str, float] = field(default_factory=dict)
+    timing: dict[str, float] = field(default_factory=dict)  # seconds in each part of the detector
+    look: tuple[int, tuple[int, int, int, int]] | None = None  # the detector's closer look, if it took one
 
     def to_json(self) -> dict[str, Any]:
         group_of: dict[int, int] = {}
@@ -120,11 +121,10 @@ def scan_detections(width: int, height: int, dets: list[Detection], base: dict[s
 
 def scan_decoded(img: Decoded, detector: Detector | None = None, base: dict[str, Any] | None = None,
                  p: Params | None = None) -> Scan:
-    det = detector or default_detector()
-    sc = scan_detections(img.width, img.height, det.detect(img), base, p, det.spare)
-    t = det.timing
-    sc.timing = {"preprocess": t.preprocess, "finder": t.finder, "reader": t.reader,
-                 "postprocess": t.postprocess}
+    found = (detector or default_detector()).detect(img)
+    sc = scan_detections(img.width, img.height, found.detections, base, p, found.spare)
+    sc.timing = found.timing.to_json()
+    sc.look = found.look
     return sc
 
 
