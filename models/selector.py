@@ -221,7 +221,7 @@ def fit_into(model: Path | None, folders: Sequence[Path], out: Path | None = Non
              limit: int = 0, misreads: bool = False, hidden: int = 16, steps: int = 3000) -> dict:
     """Fit a selector to the finds that ``model``'s networks make in ``folders`` and, with
     ``out``, write it into that manifest's postprocess; the fit's summary. ``threshold`` None
-    keeps the one ``out`` has (chosen on validation scenes by ``scripts/tune_selector.py``),
+    keeps the one ``out`` has (chosen on validation scenes by ``zipai tune selector``),
     or 0.5 when it has none. ``cache`` keeps the examples: they depend only on the networks,
     the settings and the scenes, so a new fit of the same finds skips the networks."""
     det = Detector(model)

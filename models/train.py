@@ -178,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="last, fit the selector (which finds are cards) to the finds of the networks "
                         "just written, on the 1,150 selector scenes under --selector-data (rendered "
                         "if missing, about 8 minutes; the fit about 4); its threshold stays the "
-                        "manifest's (scripts/tune_selector.py chooses it). Default: the whole recipe "
+                        "manifest's (zipai tune selector chooses it). Default: the whole recipe "
                         "fits one (its new manifest has none); --reader-only and --finder-only keep "
                         "the one in --out, since a refit is a toss-up there (docs/lab/selector.md)")
     p.add_argument("--selector-data", type=Path, default=DEFAULT_DATA,
@@ -1316,7 +1316,7 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     scenes of its own (the finder's are rendered at 1600x1200 and take an hour) or, with
     ``--reader-scenes recipe``, on the finder's training renders, and on the reader-only
     scenes, with that finder's mined boxes. The manifest keeps the finder and
-    every tuned setting; re-tune them (scripts/tune_detector.py) before trusting the figures."""
+    every tuned setting; re-tune them (zipai tune thresholds) before trusting the figures."""
     from . import export as E
     from .nets import n_params
 

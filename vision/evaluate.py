@@ -7,7 +7,6 @@ detection is left over (detections on cards labelled ``ignore`` are neither cred
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import math
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from zipai.engine import CARD_NAMES, ZipaiError, score
 
 from .decode import Decoded, load
-from .detector import Detection, Detector
+from .detector import Detection
 
 if TYPE_CHECKING:
     from .scan import Scan
@@ -364,28 +363,6 @@ class Totals:
                                           / max(1, self.rows.get("loose", [0, 0])[0]), 4),
             "layout_cards_exact_rate": round(self.layout_exact / max(1, self.scenes), 4),
         }
-
-
-def rules_only(det: Detector, script: str) -> Detector:
-    """The detector with the manifest's selector set aside, for a tuner of the rules it learnt
-    from: the rules are one of the selector's inputs, so it is trained again after their
-    settings change."""
-    if det.config.postprocess.selector is None:
-        return det
-    print(f"{script}: tuning the rules alone; the manifest's selector is set aside and must be "
-          "trained again after a change (python -m zipai.models.selector)", file=sys.stderr)
-    return det.with_config(det.config.rules_only())
-
-
-def tuning_parser(doc: str) -> argparse.ArgumentParser:
-    """The arguments every tuning script takes: validation folders (pooled), the model, a
-    scene limit per folder, and whether to write the choice into the manifest."""
-    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
-    p.add_argument("--model", type=Path, default=None)
-    p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
-    p.add_argument("--write-manifest", action="store_true")
-    return p
 
 
 @dataclass(slots=True)
