@@ -243,7 +243,8 @@ class Config:
             "selector": None if p.selector is None else _selector_json(p.selector, data)},
             optional=("back_doubles", "selected_far_ends", "selector"))
         if self.int8_weights is None:
-            data.pop("int8", None)
+            if data.get("int8"):
+                data["int8"] = None  # float networks
         elif isinstance(data.get("int8"), dict):
             data["int8"]["weights"] = self.int8_weights
         else:

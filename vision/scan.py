@@ -3,6 +3,7 @@ one call returning the JSON object of the issue, plus the overlay picture."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,13 +35,15 @@ DEFAULT_BASE: dict[str, Any] = {"rules": "hunan", "players": 3, "dealer": 0, "wi
                                 "won_by": "self_draw"}
 
 _DETECTOR: Detector | None = None
+_LOADING = threading.Lock()
 
 
 def default_detector(threads: int = 2) -> Detector:
-    """The shipped model, loaded once per process."""
+    """The shipped model, loaded once per process (threads share it: detect keeps nothing)."""
     global _DETECTOR
-    if _DETECTOR is None:
-        _DETECTOR = Detector(threads=threads)
+    with _LOADING:
+        if _DETECTOR is None:
+            _DETECTOR = Detector(threads=threads)
     return _DETECTOR
 
 
