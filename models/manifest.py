@@ -1,7 +1,8 @@
 """Writing the shipped manifest (models/manifest.json) safely, without torch.
 
-The tuners and ``scripts/eval_detector.py --write-manifest`` record their choices here; they run
-where the runtime runs, and the ``[train]`` extra (torch) must not be needed to store a number.
+Training and ``scripts/eval_detector.py --write-manifest`` record figures and provenance here
+(the tuners write settings through ``zipai.vision.config``); they run where the runtime runs, and
+the ``[train]`` extra (torch) must not be needed to store a number.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ frozen ``Config`` (``config.py``): to try others, ``dataclasses.replace`` it and
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,8 +83,7 @@ class Detector:
 
     def with_config(self, config: Config) -> Detector:
         """A detector with other settings over the same loaded networks (no reload)."""
-        other = object.__new__(Detector)
-        other.manifest, other.int8_files, other.sessions = self.manifest, self.int8_files, self.sessions
+        other = copy.copy(self)
         other.config = config
         other.finder, other.reader = other.finder_for(config), other.reader_for(config)
         return other
