@@ -19,6 +19,7 @@ COMMANDS: dict[str, Entry] = {
     "data": ("zipai.datasets.cli", "main", "render and preview synthetic table photos"),
     "train": ("zipai.models.train", "main", "train the card detector and export ONNX"),
     "scan": ("zipai.vision.cli", "main", "read a table photo and score it"),
+    "tune": ("zipai.models.tune", "main", "choose the detector's settings on validation scenes"),
     "app": ("zipai.mobile.main", "main", "start the table app"),
 }
 

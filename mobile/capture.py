@@ -144,7 +144,7 @@ def detector_reader(detector: Any, long_side: int = PREVIEW_SIDE) -> Reader:
         if max(w, h) > long_side:
             k = long_side / max(w, h)
             img = img.resize((max(1, round(w * k)), max(1, round(h * k))), Image.Resampling.BILINEAR)
-        dets = detector.build(detector.raw(Decoded(img, w, h)))
+        dets = detector.build(detector.look(Decoded(img, w, h))).detections
         return [Seen(d.card, tuple(float(v) for v in d.box)) for d in dets]
     return read
 

@@ -77,10 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     det = Detector(args.model, threads=2, factory=ort_factory, weights="uint8")  # fused, whatever the weights
     ref_det = Detector(args.model, threads=2, factory=reference, weights="uint8")
     decoded = load(args.photo)
-    x, _ = letterbox(decoded.image, det.long_side, det.manifest.finder["multiple"], det.mean, det.std)
-    glyphs = [d.box for d in ref_det.detect(decoded) if d.card != "back"] or [(0.0, 0.0, 40.0, 40.0)]
+    cfg = det.config
+    x, _ = letterbox(decoded.image, cfg.finder.long_side, cfg.finder.multiple, cfg.mean, cfg.std)
+    glyphs = [d.box for d in ref_det.detect(decoded).detections if d.card != "back"] \
+        or [(0.0, 0.0, 40.0, 40.0)]
     crops = cut_crops(np.asarray(decoded.image), np.asarray(glyphs, np.float32) / decoded.scale,
-                      det.manifest.reader["size"], det.manifest.reader["margin"])
+                      cfg.reader.size, cfg.reader.margin)
     m = det.manifest
     loads = "int8" if loads_int8_files(m) else "uint8 (or as exported)"
     print(f"CPU: {cpu_summary()}; onnxruntime {ort.__version__}; {m.path}")
@@ -88,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
           f"the runtime loads the {loads} files")
     want = Counter(d.card for d in scan_file(args.photo, ref_det).detections)
     for twin in (False, True) if m.has_int8_files else (False,):
-        feeds = (("finder", {"image": x}), ("reader", {"crops": normalise(crops, det.mean, det.std)}))
+        feeds = (("finder", {"image": x}), ("reader", {"crops": normalise(crops, cfg.mean, cfg.std)}))
         for part, feed in feeds:
             model = m.model_bytes(part, twin)
             ref, fused = reference(model), OrtSession(model, threads=2)

@@ -62,29 +62,31 @@ def calibrate(pairs: list[tuple[float, bool]]) -> tuple[float, float]:
 
 
 def why_missed(det: Detector, decoded: Decoded, detections: list[Detection], annotations: list[dict],
-               causes: Counter) -> None:
+               causes: Counter, took: tuple[int, tuple[int, int, int, int]] | None = None) -> None:
     """Sort the cards with no detection by where they were lost: no finder peak at all (below
     0.05), a peak under the least that is weighed (the selector's floor; without a selector, the
     finder's threshold), or a find weighed and turned away (by the selector, or by the reader's
     "none" and duplicates under the rules), in the look the detections came from (the second,
-    closer one where the photo had one). Backs lying apart (a stock pile's top card) are counted
-    on their own: they look like no back in a group, lying at any angle on the pile's slivers."""
+    closer one where the photo had one: ``took``, the scan's ``look``). Backs lying apart (a
+    stock pile's top card) are counted on their own: they look like no back in a group, lying at
+    any angle on the pile's slivers."""
     polys = [(a, _polygon(a)) for a in annotations if not a.get("ignore")]
     missed = [(a, poly) for a, poly in polys if not any(inside(d.center, poly) for d in detections)]
     if not missed:
         return
-    raw = det.raw(decoded, 0.05, *(det.look or (None, None)))  # the look the detections came from
+    raw = det.look(decoded, threshold=0.05, long_side=took and took[0], window=took and took[1])
     centres = [((b[0] + b[2]) / 2 * raw.scale, (b[1] + b[3]) / 2 * raw.scale) for b in raw.boxes]
     for a, poly in missed:
         back = category_name(int(a["category_id"])) == "back"
         kind = 1 if back else 0
         best = max((float(s) for c, s, k in zip(centres, raw.scores, raw.kinds, strict=True)
                     if k == kind and inside(c, poly)), default=0.0)
-        if det.selector is not None:
-            thr, under, dropped = det.selector.floor, "finder peak under the selector's floor", \
+        sel, finder = det.config.postprocess.selector, det.config.finder
+        if sel is not None:
+            thr, under, dropped = sel.floor, "finder peak under the selector's floor", \
                 "found, then turned away by the selector"
         else:
-            thr, under, dropped = det.back_threshold if back else det.threshold, \
+            thr, under, dropped = finder.back_threshold if back else finder.threshold, \
                 "finder peak under threshold", "found, then dropped by the reader or a duplicate"
         cause = "no finder peak" if best == 0.0 else under if best < thr else dropped
         what = ("back lying apart" if a.get("row") == "loose" else "back") if back else "face"
@@ -259,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         dets = sc.detections
         times.append(time.perf_counter() - t0)
         if args.why_missed:
-            why_missed(det, decoded, dets, anns, causes)
+            why_missed(det, decoded, dets, anns, causes, sc.look)
         if "layout" in im:
             layouts += 1
             layout_ok += same_layout(sc.assembled.layout, im["layout"])

@@ -7,7 +7,6 @@ detection is left over (detections on cards labelled ``ignore`` are neither cred
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import math
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from zipai.engine import ZipaiError, score
 from zipai.vision.constants import category_name
 from zipai.vision.decode import Decoded, load
-from zipai.vision.detector import Detection, Detector
+from zipai.vision.detection import Detection
 
 if TYPE_CHECKING:
     from zipai.vision.scan import Scan
@@ -360,26 +359,6 @@ class Totals:
                                           / max(1, self.rows.get("loose", [0, 0])[0]), 4),
             "layout_cards_exact_rate": round(self.layout_exact / max(1, self.scenes), 4),
         }
-
-
-def rules_only(det: Detector, script: str) -> None:
-    """Set aside the manifest's selector, for a tuner of the rules it learnt from: the rules are
-    one of the selector's inputs, so it is trained again after their settings change."""
-    if det.selector is not None:
-        print(f"{script}: tuning the rules alone; the manifest's selector is set aside and must be "
-              "trained again after a change (python -m zipai.models.selector)", file=sys.stderr)
-        det.selector = None
-
-
-def tuning_parser(doc: str) -> argparse.ArgumentParser:
-    """The arguments every tuning script takes: validation folders (pooled), the model, a
-    scene limit per folder, and whether to write the choice into the manifest."""
-    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
-    p.add_argument("--model", type=Path, default=None)
-    p.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
-    p.add_argument("--write-manifest", action="store_true")
-    return p
 
 
 @dataclass(slots=True)

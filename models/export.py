@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from zipai.vision.color import RED_THRESHOLD
+from zipai.vision.config import Config, FinderConfig, PostprocessConfig, ReaderConfig
 from zipai.vision.constants import (
     FINDER_CLASSES,
     FINDER_LONG_SIDE,
@@ -165,37 +166,45 @@ def export_all(torch: Any, finder: Any, reader: Any, out_dir: Path, training: di
         finder_in, reader_in = calibration_inputs(*calibration)
         quantize(fpath, finder_in, int8_twin(fpath))
         quantize(rpath, reader_in, int8_twin(rpath))
-        int8 = {"format": WEIGHT_FORMAT, "weights": "uint8",
+        int8 = {"format": WEIGHT_FORMAT,
                 "calibration": f"{len(finder_in)} val photos, {len(calibration[1])} val crops"}
-    manifest = {
-        "format": 1,
-        "classes": list(READER_CLASSES),
-        "finder": {"file": FINDER_FILE, "sha256": sha256(fpath), "input": "image",
-                   "classes": list(FINDER_CLASSES), "long_side": long_side, "multiple": 32,
-                   "stride": FINDER_STRIDE, "threshold": 0.3, "mirror_averaged": flip,
-                   "outputs": {"heat": "sigmoid heatmap, non-peaks zeroed",
-                               "reg": "log w, log h (stride cells), dx, dy"}},
-        "reader": {"file": READER_FILE, "sha256": sha256(rpath), "input": "crops", "size": crop,
-                   "margin": margin, "none_threshold": 0.5},
-        "normalise": {"mean": list(MEAN), "std": list(STD), "layout": "NCHW RGB, (x/255 - mean) / std"},
-        "color": {"red_threshold": RED_THRESHOLD},
-        "postprocess": {"drop_far_ends": True},
+    old = out_dir / "manifest.json"
+    manifest: dict[str, Any] = {
+        "finder": {"file": FINDER_FILE, "sha256": sha256(fpath), "classes": list(FINDER_CLASSES),
+                   "mirror_averaged": flip, "outputs": {"heat": "sigmoid heatmap, non-peaks zeroed",
+                                                        "reg": "log w, log h (stride cells), dx, dy"}},
+        "reader": {"file": READER_FILE, "sha256": sha256(rpath)},
+        "normalise": {"layout": "NCHW RGB, (x/255 - mean) / std"},
         "int8": int8,
     }
+    settings = exported_settings(long_side, crop, margin, int8 is not None, _kept_red_threshold(old))
+    settings.merge_into(manifest)
     if int8 is not None:
         for part, path in (("finder", fpath), ("reader", rpath)):
             manifest[part]["int8_file"] = int8_entry(int8_twin(path))
-    old = out_dir / "manifest.json"
-    if old.exists():  # keep measured figures and calibrations that still apply
-        try:
-            prev = json.loads(old.read_text(encoding="utf-8"))
-            if "color" in prev:
-                manifest["color"] = prev["color"]
-        except (OSError, json.JSONDecodeError):
-            pass
     write_manifest(old, manifest)
     write_manifest(provenance_path(old), {"training": training, "figures": figures})
     return old
+
+
+def exported_settings(long_side: int, crop: int, margin: float, int8: bool, red_threshold: float) -> Config:
+    """A new model's settings before any tuning: the finder's and reader's inputs as trained, a
+    plain threshold, far ends dropped, nothing else (``zipai tune`` chooses the rest)."""
+    return Config(classes=tuple(READER_CLASSES), mean=tuple(MEAN), std=tuple(STD),
+                  finder=FinderConfig(long_side=long_side, stride=FINDER_STRIDE, threshold=0.3,
+                                      back_threshold=0.3, rescue_threshold=0.3, back_rescue_threshold=0.3),
+                  reader=ReaderConfig(size=crop, margin=margin, margins=(margin,), none_threshold=0.5),
+                  red_threshold=red_threshold, postprocess=PostprocessConfig(drop_far_ends=True),
+                  int8_weights="uint8" if int8 else None)
+
+
+def _kept_red_threshold(old: Path) -> float:
+    """The ink colour calibration of the manifest being replaced, which still applies."""
+    try:
+        prev = json.loads(old.read_text(encoding="utf-8"))
+        return float(prev["color"]["red_threshold"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return RED_THRESHOLD
 
 
 def _swap_in(out_dir: Path, part: str, name: str, write: Callable[[Path, dict[str, Any]], None],

@@ -27,6 +27,7 @@ import numpy as np
 from zipai.models.evaluate import _polygon, category_name, inside, labelled_scenes, replay_scenes
 from zipai.vision.detector import Detector
 from zipai.vision.selector import FEATURES, Selector
+from zipai.vision.steps import candidates
 
 
 @dataclass(slots=True)
@@ -98,9 +99,9 @@ def scene_finds(det: Detector, folders: list[Path], floor: float,
     """The finds of every scene in ``folders``, in the look ``det`` takes (the second, closer
     one where the photo gets one): what the selector's trainer and its diagnostics both read."""
     for decoded, anns, _truth, _base in replay_scenes(labelled_scenes(folders, limit)):
-        det.detect(decoded)
-        raw = det.raw(decoded, floor, *(det.look or (None, None)))
-        cards, x = det.candidates(raw)
+        took = det.detect(decoded).look
+        raw = det.look(decoded, threshold=floor, long_side=took and took[0], window=took and took[1])
+        cards, x = candidates(raw, det.config)
         yield SceneFinds(cards, x, raw.boxes * raw.scale, raw.scores, anns)
 
 
@@ -220,11 +221,11 @@ def fit_into(model: Path | None, folders: Sequence[Path], out: Path | None = Non
              limit: int = 0, misreads: bool = False, hidden: int = 16, steps: int = 3000) -> dict:
     """Fit a selector to the finds that ``model``'s networks make in ``folders`` and, with
     ``out``, write it into that manifest's postprocess; the fit's summary. ``threshold`` None
-    keeps the one ``out`` has (chosen on validation scenes by ``scripts/tune_selector.py``),
+    keeps the one ``out`` has (chosen on validation scenes by ``zipai tune selector``),
     or 0.5 when it has none. ``cache`` keeps the examples: they depend only on the networks,
     the settings and the scenes, so a new fit of the same finds skips the networks."""
     det = Detector(model)
-    det.selector = None  # the examples are the networks' finds, whatever the manifest selects
+    det = det.with_config(det.config.rules_only())  # the networks' finds, whatever the manifest selects
     t0 = time.time()
     if cache is not None and cache.is_file():
         z = np.load(cache)
@@ -245,10 +246,12 @@ def fit_into(model: Path | None, folders: Sequence[Path], out: Path | None = Non
     sel = replace(sel, threshold=threshold, floor=floor)
     summary = {k: v for k, v in info.items() if k != "history"}
     if out is not None:
-        from .manifest import update_manifest
+        from zipai.vision.config import read_config, save_config
 
-        update_manifest(out, "postprocess", {"selector": sel.to_json() | {
-            "trained_on": [str(d) for d in folders], "training": summary}})
+        config = read_config(out)
+        save_config(out, replace(config, postprocess=replace(config.postprocess, selector=sel)),
+                    {"postprocess": {"selector": {"trained_on": [str(d) for d in folders],
+                                                  "training": summary}}})
     return summary
 
 

@@ -663,8 +663,8 @@ def mine_shipped(manifest: Path, scenes: list[D.Scene], count: int, threads: int
     count = min(count, len(scenes))
     for i in range(count):
         decoded = load(scenes[i].path)
-        boxes, _, kinds = det.find(decoded, 0.25)
-        out[i] = label_finds(scenes[i], boxes * decoded.scale, kinds)
+        found, _ = det.finder(decoded, 0.25)
+        out[i] = label_finds(scenes[i], found.boxes * decoded.scale, found.kinds)
         if i % 25 == 0 or i == count - 1:
             D.progress("mining", i + 1, count, t0)
     return out
@@ -1129,7 +1129,7 @@ def run_reader_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
     scenes of its own (the finder's are rendered at 1600x1200 and take an hour) or, with
     ``--reader-scenes recipe``, on the finder's training renders, and on the reader-only
     scenes, with that finder's mined boxes. The manifest keeps the finder and
-    every tuned setting; re-tune them (scripts/tune_detector.py) before trusting the figures."""
+    every tuned setting; re-tune them (zipai tune thresholds) before trusting the figures."""
     from . import export as E
     from .nets import n_params
 

@@ -125,7 +125,7 @@ def test_a_missed_card_with_a_strong_find_was_turned_away_by_the_selector() -> N
     away by it, not lost under the finder's threshold, which the selector does not use."""
     det = Detector(threads=1)
     decoded = load(SAMPLE)
-    raw = det.raw(decoded)
+    raw = det.look(decoded)
     strong = int(np.argmax(np.where(raw.kinds == 0, raw.scores, 0)))
     x0, y0, x1, y1 = (float(v) * raw.scale for v in raw.boxes[strong])
     card = _face("hand", 0, x0, y0)
@@ -133,7 +133,7 @@ def test_a_missed_card_with_a_strong_find_was_turned_away_by_the_selector() -> N
     causes: Counter = Counter()
     mod.why_missed(det, decoded, [], [card], causes)
     assert causes == Counter({("face", "found, then turned away by the selector"): 1})
-    det.selector = None
+    det = det.with_config(det.config.rules_only())
     causes.clear()
     mod.why_missed(det, decoded, [], [card], causes)
     assert causes == Counter({("face", "found, then dropped by the reader or a duplicate"): 1})

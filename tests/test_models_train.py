@@ -409,7 +409,7 @@ def test_export_load_detect_and_tamper(tmp_path: Path) -> None:
 
     buf = io.BytesIO()
     img.save(buf, "JPEG")
-    dets = det.detect(decode(buf.getvalue()))
+    dets = det.detect(decode(buf.getvalue())).detections
     assert isinstance(dets, list)
     (out / "reader.onnx").write_bytes((out / "reader.onnx").read_bytes() + b"x")
     with pytest.raises(ModelError, match="SHA-256"):
@@ -450,9 +450,10 @@ def test_int8_export_records_itself_and_reads_like_float(tmp_path: Path) -> None
     size = {d: (tmp_path / d / "reader.onnx").stat().st_size for d in ("f", "q")}
     assert size["q"] < 0.5 * size["f"]  # int8 weights
     a, b = Detector(tmp_path / "f" / "manifest.json"), Detector(manifest)
-    ra, rb = a.finder.run({"image": img})[1], b.finder.run({"image": img})[1]  # the box regression
+    # the box regression
+    ra, rb = a.finder.session.run({"image": img})[1], b.finder.session.run({"image": img})[1]
     assert np.corrcoef(ra.ravel(), rb.ravel())[0, 1] > 0.95
-    pa, pb = a.reader.run({"crops": c})[0], b.reader.run({"crops": c})[0]
+    pa, pb = a.reader.session.run({"crops": c})[0], b.reader.session.run({"crops": c})[0]
     assert len(set(pa.argmax(1).tolist())) > 2  # the crops are read differently ...
     assert (pa.argmax(1) == pb.argmax(1)).mean() >= 0.9  # ... and alike in both precisions
     assert data["int8"]["format"] == WEIGHT_FORMAT
@@ -470,7 +471,7 @@ def test_int8_export_records_itself_and_reads_like_float(tmp_path: Path) -> None
         unsigned_weights(again)
         assert again.read_bytes() == (tmp_path / "q" / f"{part}.onnx").read_bytes()
     c8 = Detector(manifest, weights="int8")
-    assert c8.int8_files and (c8.reader.run({"crops": c})[0].argmax(1) == pb.argmax(1)).mean() >= 0.95
+    assert c8.int8_files and (c8.reader.session.run({"crops": c})[0].argmax(1) == pb.argmax(1)).mean() >= 0.95
     # a reader written anew without a twin (float here) leaves the old twin out of the manifest
     export_reader(torch, reader, tmp_path / "q", {}, {})
     after = json.loads(manifest.read_text())
@@ -758,7 +759,7 @@ def test_the_last_stage_fits_the_selector_to_the_networks_written(
     monkeypatch.setattr(S, "collect", no_networks)
     T.fit_selector(args, out)  # the same networks and scenes: the finds come from the cache
     assert json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selector"] == after
-    assert Detector(manifest).selector is not None
+    assert Detector(manifest).config.postprocess.selector is not None
     from zipai import vision  # other code making the finds: the cached ones are stale
 
     code = tmp_path / "vision"

@@ -9,15 +9,9 @@ import numpy as np
 import pytest
 
 from zipai.engine import score
-from zipai.vision.detector import (
-    BackDoubles,
-    Detection,
-    body_between,
-    drop_back_doubles,
-    drop_far_ends,
-    drop_weak_far_ends,
-    spares,
-)
+from zipai.vision.config import BackDoubles
+from zipai.vision.detection import Detection
+from zipai.vision.filters import body_between, drop_back_doubles, drop_far_ends, drop_weak_far_ends, spares
 from zipai.vision.layout import (
     Assembled,
     Draft,

@@ -7,6 +7,7 @@ import io
 import json
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,9 @@ from PIL import Image
 from zipai.vision import Detector, scan_file
 from zipai.vision import detector as detector_module
 from zipai.vision.cli import main
-from zipai.vision.detector import RESCUE_OFF, Detection, Raw, models_dir
+from zipai.vision.config import RESCUE_OFF, Config, SecondLook, Turned
+from zipai.vision.detection import Detection, Finds, Look
+from zipai.vision.detector import models_dir
 from zipai.vision.scan import scan_detections
 from zipai.vision.session import OrtSession, signed_kernels_exact
 
@@ -148,7 +151,7 @@ def test_sessions_compute_what_the_int8_graph_says(detector: Detector) -> None:
     from zipai.vision.decode import load
     from zipai.vision.preprocess import letterbox
 
-    x, _ = letterbox(load(SAMPLE).image, 416, 32, detector.mean, detector.std)
+    x, _ = letterbox(load(SAMPLE).image, 416, 32, detector.config.mean, detector.config.std)
     crops = np.random.default_rng(0).random((16, 3, 48, 48)).astype(np.float32) * 2 - 1
     twins = (False, True) if signed_kernels_exact() else (False,)  # the twins where they load
     for part, feed, twin in [(p, f, t) for p, f in (("finder", {"image": x}), ("reader", {"crops": crops}))
@@ -198,11 +201,11 @@ def test_networks_with_int8_weights_run_unfused_where_the_cpu_would_saturate(
     monkeypatch.setattr(detector_module, "signed_kernels_exact", lambda: False)
     old = Detector(tmp_path / "manifest.json")
     assert old.manifest.signed_weights and not detector.manifest.signed_weights and not old.int8_files
-    assert _unfused(old.finder)
+    assert _unfused(old.finder.session)
     assert Counter(d.card for d in scan_file(SAMPLE, old).detections) == Counter(TRUTH["cards"])
     monkeypatch.setattr(detector_module, "signed_kernels_exact", lambda: True)
     fused = Detector(tmp_path / "manifest.json")
-    assert not _unfused(fused.finder)
+    assert not _unfused(fused.finder.session)
 
 
 def test_the_int8_weight_twins_load_where_the_cpu_sums_them_exactly(
@@ -219,7 +222,7 @@ def test_the_int8_weight_twins_load_where_the_cpu_sums_them_exactly(
     assert not Detector().int8_files
     forced = Detector(weights="int8")
     assert forced.int8_files
-    assert _unfused(forced.finder) and not _unfused(fast.finder)
+    assert _unfused(forced.finder.session) and not _unfused(fast.finder.session)
     want = Counter(TRUTH["cards"])
     for det in (fast, forced) if exact else (forced,):  # fused twins saturate where it says no
         assert Counter(d.card for d in scan_file(SAMPLE, det).detections) == want
@@ -274,11 +277,16 @@ def test_reader_margins_are_averaged() -> None:
             downs[n:] = (0.0, 1.0)
             return [probs, downs]
 
-    det = Detector(threads=1)
-    det.reader, det.margins = Fake(), (1.3, 1.6)
+    from zipai.vision.manifest import load_manifest
+    from zipai.vision.reader import Reader
+
+    cfg = load_manifest().config
+    session = Fake()
+    reader = Reader(session, replace(cfg.reader, margins=(1.3, 1.6)), cfg.classes, cfg.mean, cfg.std)
     arr = np.zeros((100, 100, 3), np.uint8)
-    probs, downs = det.read(arr, np.asarray([[10, 10, 30, 30], [50, 50, 70, 70], [0, 0, 9, 9]], np.float32))
-    assert det.reader.batches == [6]
+    reading, _ = reader(arr, np.asarray([[10, 10, 30, 30], [50, 50, 70, 70], [0, 0, 9, 9]], np.float32))
+    probs, downs = reading.probs, reading.downs
+    assert session.batches == [6] and reading.embedding is None
     assert np.allclose(probs[:, :2], 0.5) and np.allclose(probs.sum(axis=1), 1.0)
     assert np.allclose(downs, [[2 ** -0.5, 2 ** -0.5]] * 3, atol=1e-5)
 
@@ -287,22 +295,19 @@ def test_a_weak_peak_counts_only_when_the_reader_is_sure(detector: Detector) -> 
     """A glyph or back under its finder threshold gets a second chance: it counts when its peak
     reaches the rescue floor and the reader gives its best face (a back: ``back``) the rescue
     probability; with no rescue in the manifest it never counts."""
-    from zipai.vision.detector import Raw
-
-    k = detector.classes.index
-    probs = np.zeros((4, len(detector.classes)), np.float32)
+    k = detector.config.classes.index
+    probs = np.zeros((4, len(detector.config.classes)), np.float32)
     probs[0, k("x5")] = 0.99  # sure
     probs[1, k("x5")], probs[1, k("x6")] = 0.6, 0.4  # unsure
     probs[2, k("back")] = 0.99  # a sure back
     probs[3, k("d7")] = 0.99  # sure, but its peak is under the floor
-    raw = Raw(np.full((200, 200, 3), 230, np.uint8), 1.0,
-              np.asarray([[10, 10, 30, 30], [60, 10, 80, 30], [10, 60, 40, 190], [120, 10, 140, 30]],
-                         np.float32),
-              np.asarray([0.25, 0.25, 0.25, 0.1], np.float32), np.asarray([0, 0, 1, 0]), probs,
-              np.tile(np.asarray([[0.0, 1.0]], np.float32), (4, 1)))
-    def cards(rescue: tuple[float, float] | None, back: tuple[float, float] | None = RESCUE_OFF) -> list[str]:
-        return sorted(d.card for d in detector.build(raw, 0.4, 0.5, False, 0.4, rescue, back_rescue=back,
-                                                            select=False))
+    raw = Look(np.full((200, 200, 3), 230, np.uint8), 1.0, Finds(
+        np.asarray([[10, 10, 30, 30], [60, 10, 80, 30], [10, 60, 40, 190], [120, 10, 140, 30]], np.float32),
+        np.asarray([0.25, 0.25, 0.25, 0.1], np.float32), np.asarray([0, 0, 1, 0]), probs,
+        np.tile(np.asarray([[0.0, 1.0]], np.float32), (4, 1))))
+
+    def cards(rescue: Rescue, back: Rescue = RESCUE_OFF) -> list[str]:
+        return sorted(d.card for d in detector.build(raw, _rules(detector.config, rescue, back)).detections)
 
     assert cards((0.2, 0.95), (0.2, 0.95)) == ["back", "x5"]
     assert cards((0.2, 0.95)) == ["x5"]  # the faces' second chance is not the backs'
@@ -310,28 +315,20 @@ def test_a_weak_peak_counts_only_when_the_reader_is_sure(detector: Detector) -> 
     assert cards((0.3, 0.95), (0.3, 0.95)) == []
     assert cards((0.2, 0.995), (0.2, 0.995)) == []
     assert cards((0.05, 0.95), (0.05, 0.95)) == ["back", "d7", "x5"]
-    saved = detector.rescue, detector.rescue_prob, detector.back_rescue, detector.back_rescue_prob
-    detector.rescue, detector.rescue_prob = 0.35, 2.0  # what a manifest without a rescue gives
-    detector.back_rescue, detector.back_rescue_prob = 0.35, 2.0
-    try:
-        assert cards(None, None) == []
-    finally:
-        detector.rescue, detector.rescue_prob, detector.back_rescue, detector.back_rescue_prob = saved
+    assert cards((0.35, None), (0.35, None)) == []  # what a manifest without a rescue gives
 
 
 def test_the_second_chance_does_not_let_in_a_found_cards_far_end(detector: Detector) -> None:
     """A weak peak that the reader reads as the rank of a card found above it, turned round a
     card's length away, is that card's far end (``drop_weak_far_ends`` runs inside build)."""
-    from zipai.vision.detector import Raw
-
-    k = detector.classes.index
-    probs = np.zeros((3, len(detector.classes)), np.float32)
+    k = detector.config.classes.index
+    probs = np.zeros((3, len(detector.config.classes)), np.float32)
     probs[:, k("x5")] = 0.99
-    raw = Raw(np.full((400, 200, 3), 230, np.uint8), 1.0,
-              np.asarray([[10, 10, 30, 30], [10, 74, 30, 94], [120, 10, 140, 30]], np.float32),
-              np.asarray([0.9, 0.25, 0.25], np.float32), np.asarray([0, 0, 0]), probs,
-              np.asarray([[0.0, 1.0], [0.0, -1.0], [0.0, 1.0]], np.float32))
-    dets = detector.build(raw, 0.4, 0.5, False, 0.4, (0.2, 0.9), 0.0, RESCUE_OFF, select=False)
+    raw = Look(np.full((400, 200, 3), 230, np.uint8), 1.0, Finds(
+        np.asarray([[10, 10, 30, 30], [10, 74, 30, 94], [120, 10, 140, 30]], np.float32),
+        np.asarray([0.9, 0.25, 0.25], np.float32), np.asarray([0, 0, 0]), probs,
+        np.asarray([[0.0, 1.0], [0.0, -1.0], [0.0, 1.0]], np.float32)))
+    dets = detector.build(raw, _rules(detector.config, (0.2, 0.9), RESCUE_OFF, 0.0)).detections
     assert [(d.card, d.box[1]) for d in dets] == [("x5", 10.0), ("x5", 10.0)]  # the far end is gone
 
 
@@ -339,6 +336,7 @@ def test_backs_share_the_faces_second_chance_unless_the_manifest_says_otherwise(
     """An older manifest names one second chance for both kinds; a manifest that names the backs'
     own (or null: none) keeps them apart."""
     from zipai.vision.detector import default_manifest
+    from zipai.vision.manifest import load_manifest
 
     copy_model(tmp_path)
     data = json.loads(default_manifest().read_text(encoding="utf-8"))
@@ -347,34 +345,54 @@ def test_backs_share_the_faces_second_chance_unless_the_manifest_says_otherwise(
     data["finder"].pop("back_rescue_threshold", None)
     data["reader"].pop("back_rescue_prob", None)
     (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
-    old = Detector(tmp_path / "manifest.json")
-    assert (old.back_rescue, old.back_rescue_prob) == (0.2, 0.9)
+    old = load_manifest(tmp_path / "manifest.json").config
+    assert (old.finder.back_rescue_threshold, old.reader.back_rescue_prob) == (0.2, 0.9)
     data["reader"]["back_rescue_prob"] = None
     (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
-    apart = Detector(tmp_path / "manifest.json")
-    assert (apart.rescue, apart.rescue_prob) == (0.2, 0.9) and apart.back_rescue_prob > 1.0
+    apart = load_manifest(tmp_path / "manifest.json").config
+    assert (apart.finder.rescue_threshold, apart.reader.rescue_prob) == (0.2, 0.9)
+    assert apart.reader.back_rescue_prob is None and apart.reader.back_rescue_sure > 1.0
 
 
 def test_a_face_counts_only_when_its_best_class_reaches_the_floor(detector: Detector) -> None:
     """``face_floor``: a find whose best face the reader gives less than the floor is dropped
     (most are a tablecloth's print or a pattern); backs are not faces and stay."""
-    from zipai.vision.detector import Raw
-
-    k = detector.classes.index
-    probs = np.zeros((3, len(detector.classes)), np.float32)
+    k = detector.config.classes.index
+    probs = np.zeros((3, len(detector.config.classes)), np.float32)
     probs[0, k("x5")], probs[0, k("none")], probs[0, k("back")] = 0.3, 0.35, 0.35  # unsure
     probs[1, k("d2")] = 0.9  # sure
     probs[2, k("back")] = 0.3  # a back the reader doubts: not the floor's business
-    raw = Raw(np.full((200, 200, 3), 230, np.uint8), 1.0,
-              np.asarray([[10, 10, 30, 30], [60, 10, 80, 30], [10, 60, 40, 190]], np.float32),
-              np.asarray([0.8, 0.8, 0.8], np.float32), np.asarray([0, 0, 1]), probs,
-              np.tile(np.asarray([[0.0, 1.0]], np.float32), (3, 1)))
-    cards = lambda floor: sorted(d.card for d in detector.build(raw, 0.4, 0.5, False, 0.4, None, floor,  # noqa: E731
-                                                                select=False))
+    raw = Look(np.full((200, 200, 3), 230, np.uint8), 1.0, Finds(
+        np.asarray([[10, 10, 30, 30], [60, 10, 80, 30], [10, 60, 40, 190]], np.float32),
+        np.asarray([0.8, 0.8, 0.8], np.float32), np.asarray([0, 0, 1]), probs,
+        np.tile(np.asarray([[0.0, 1.0]], np.float32), (3, 1))))
+
+    def cards(floor: float) -> list[str]:
+        chosen = detector.build(raw, _rules(detector.config, face_floor=floor))
+        return sorted(d.card for d in chosen.detections)
+
     assert cards(0.0) == ["back", "d2", "x5"]
     assert cards(0.25) == ["back", "d2", "x5"]
     assert cards(0.4) == ["back", "d2"]
     assert cards(0.95) == ["back"]
+
+
+Rescue = tuple[float, float | None]  # a second chance: peak floor, reader probability (None: none)
+
+
+def _rules(cfg: Config, rescue: Rescue | None = None, back_rescue: Rescue | None = None,
+           face_floor: float | None = None) -> Config:
+    """The rules alone (no selector, no far ends) at thresholds 0.4 (none 0.5), with these second
+    chances and face floor (None: the manifest's)."""
+    f, r = replace(cfg.finder, threshold=0.4, back_threshold=0.4), replace(cfg.reader, none_threshold=0.5)
+    if rescue is not None:
+        f, r = replace(f, rescue_threshold=rescue[0]), replace(r, rescue_prob=rescue[1])
+    if back_rescue is not None:
+        f, r = replace(f, back_rescue_threshold=back_rescue[0]), replace(r, back_rescue_prob=back_rescue[1])
+    if face_floor is not None:
+        r = replace(r, face_floor=face_floor)
+    post = replace(cfg.postprocess, drop_far_ends=False, selector=None)
+    return replace(cfg, finder=f, reader=r, postprocess=post)
 
 
 def _face(size: float, x: float = 100.0, y: float = 100.0) -> Detection:
@@ -387,29 +405,29 @@ def test_closer_look_scales_the_cards_part_of_the_photo_to_the_target() -> None:
     pixels, the input never above ``max_side`` nor the part's own pixels; big glyphs, a photo of
     backs only, or no second look in the manifest ask for none."""
     from zipai.vision.decode import Decoded
-    from zipai.vision.detector import SecondLook
 
     det = Detector()
+    long_side = det.config.finder.long_side
     look = SecondLook(below=14.0, target=18.0, max_side=832)
     photo = Decoded(Image.new("RGB", (1600, 1200)), 1600, 1200)
-    k = 1600 / det.long_side  # photo pixels per finder pixel at the first look
+    k = 1600 / long_side  # photo pixels per finder pixel at the first look
     small = [_face(9 * k, x, y) for x in (500, 600, 700) for y in (400, 500)]  # 9 finder pixels
-    side, (x0, y0, x1, y1) = det.closer_look(small, photo, look)
+    side, (x0, y0, x1, y1) = det.closer_look(small, photo, look=look)
     assert 0 <= x0 < 500 and 0 <= y0 < 400 and 700 + 9 * k < x1 <= 1600 and 500 + 9 * k < y1 <= 1200
-    assert side % det.multiple == 0 and side < 832
+    assert side % det.config.finder.multiple == 0 and side < 832
     glyph = 9 * k * side / max(x1 - x0, y1 - y0)  # finder pixels at the second look
     assert abs(glyph - 18.0) < 1.5
     wide = [_face(5 * k, x, y) for x in (0, 1580) for y in (0, 1180)]  # tiny glyphs across the photo
-    assert det.closer_look(wide, photo, look) == (832, (0, 0, 1600, 1200))  # capped at max_side
-    assert det.closer_look([_face(15 * k)], photo, look) is None
+    assert det.closer_look(wide, photo, look=look) == (832, (0, 0, 1600, 1200))  # capped at max_side
+    assert det.closer_look([_face(15 * k)], photo, look=look) is None
     backs = [Detection("back", (0.0, 0.0, 9 * k, 9 * k), 0.9, None)]
-    assert det.closer_look(backs, photo, look) is None
+    assert det.closer_look(backs, photo, look=look) is None
     small_photo = Decoded(Image.new("RGB", (500, 375)), 500, 375)
-    tiny = [_face(3 * 500 / det.long_side, x, 150) for x in (0, 480)]
-    side, window = det.closer_look(tiny, small_photo, look)
+    tiny = [_face(3 * 500 / long_side, x, 150) for x in (0, 480)]
+    side, window = det.closer_look(tiny, small_photo, look=look)
     assert side == 512 and window[0] == 0 and window[2] <= 500  # its own 500 pixels, to a multiple of 32
-    det.second_look = None
-    assert det.closer_look(small, photo) is None
+    assert det.closer_look(small, photo, replace(det.config, finder=replace(det.config.finder,
+                                                                           second_look=None))) is None
 
 
 def test_a_photo_from_far_away_is_looked_at_again_larger(detector: Detector) -> None:
@@ -417,34 +435,29 @@ def test_a_photo_from_far_away_is_looked_at_again_larger(detector: Detector) -> 
     too small, so ``detect`` runs the finder again on the part the cards lie in, larger, and
     keeps that look, which finds more of the hand."""
     from zipai.vision.decode import Decoded
-    from zipai.vision.detector import SecondLook
 
     hand = Image.open(SAMPLE).convert("RGB").resize((1400, 1050))
     wide = Image.new("RGB", (3200, 2400), (52, 96, 60))
     wide.paste(hand, (900, 700))
     photo = Decoded(wide, 3200, 2400)
     shapes: list[tuple[int, ...]] = []
-    run = detector.finder.run
+    det = detector.with_config(_second_look(detector.config))
+    run = det.finder.run
 
-    def spy(feed: dict[str, np.ndarray]) -> list[np.ndarray]:
-        shapes.extend(v.shape for v in feed.values())
-        return run(feed)
+    def spy(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        shapes.append(x.shape)
+        return run(x)
 
-    saved = detector.second_look
-    detector.finder.run = spy  # type: ignore[method-assign]
-    try:
-        detector.second_look = SecondLook(14.0, 18.0, 960)
-        dets = detector.detect(photo)
-        took = detector.look
-        first = detector.build(detector.raw(photo))
-        side, (x0, y0, x1, y1) = detector.closer_look(first, photo)
-    finally:
-        detector.finder.run = run  # type: ignore[method-assign]
-        detector.second_look = saved
-    assert len(shapes) == 3 and max(shapes[0][2:]) == detector.long_side and max(shapes[1][2:]) == side
+    det.finder.run = spy  # type: ignore[method-assign]
+    found = det.detect(photo)
+    dets, took = found.detections, found.look
+    first = det.build(det.look(photo)).detections
+    side, (x0, y0, x1, y1) = det.closer_look(first, photo)
+    long_side = det.config.finder.long_side
+    assert len(shapes) == 3 and max(shapes[0][2:]) == long_side and max(shapes[1][2:]) == side
     assert all(x0 <= d.box[0] and d.box[2] <= x1 and y0 <= d.box[1] and d.box[3] <= y1 for d in first)
     assert took == (side, (x0, y0, x1, y1))  # detect says which look it took
-    assert side / max(x1 - x0, y1 - y0) > 1.5 * detector.long_side / 3200  # closer than the first look
+    assert side / max(x1 - x0, y1 - y0) > 1.5 * long_side / 3200  # closer than the first look
     faces = [d for d in dets if d.card != "back"]
     assert len(faces) > len([d for d in first if d.card != "back"])
     assert all(900 <= d.center[0] <= 2300 and 700 <= d.center[1] <= 1750 for d in faces)
@@ -454,42 +467,34 @@ def test_replay_gives_what_detect_gives_with_one_network_pass_a_look(detector: D
     """The tuners try many settings on one photo: ``replay`` keeps each look's network outputs
     and must give ``detect``'s detections and spares, the second look included."""
     from zipai.vision.decode import Decoded
-    from zipai.vision.detector import SecondLook
 
     hand = Image.open(SAMPLE).convert("RGB").resize((1400, 1050))
     wide = Image.new("RGB", (3200, 2400), (52, 96, 60))
     wide.paste(hand, (900, 700))
     photo = Decoded(wide, 3200, 2400)
-    saved = detector.second_look
     calls = 0
-    run = detector.finder.run
+    det = detector.with_config(_second_look(detector.config))
+    found = det.detect(photo)
+    run = det.finder.run
 
-    def count(feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+    def count(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         nonlocal calls
         calls += 1
-        return run(feed)
+        return run(x)
 
-    try:
-        detector.second_look = SecondLook(14.0, 18.0, 960)
-        dets = detector.detect(photo)
-        spare = list(detector.spare)
-        detector.finder.run = count  # type: ignore[method-assign]
-        looks: dict[object, object] = {}
-        got: list[Detection] = []
-        first = detector.replay(photo, looks, got)
-        again = detector.replay(photo, looks)
-    finally:
-        detector.finder.run = run  # type: ignore[method-assign]
-        detector.second_look = saved
-    assert detector.look is not None and set(looks) == {None, detector.look}  # both looks kept
+    det.finder.run = count  # type: ignore[method-assign]
+    looks: dict = {}
+    first = det.detect(photo, looks=looks)
+    again = det.detect(photo, looks=looks)
+    assert found.look is not None and set(looks) == {None, found.look}  # both looks kept
     assert calls == 2  # one pass a look, the second replay none
-    key = [(d.card, d.box) for d in dets]
-    assert [(d.card, d.box) for d in first] == key == [(d.card, d.box) for d in again]
-    assert [(d.card, d.box) for d in got] == [(d.card, d.box) for d in spare]
+    key = [(d.card, d.box) for d in found.detections]
+    assert [(d.card, d.box) for d in first.detections] == key == [(d.card, d.box) for d in again.detections]
+    assert [(d.card, d.box) for d in first.spare] == [(d.card, d.box) for d in found.spare]
 
 
 def test_a_turned_pass_only_adds_finds_the_first_pass_missed() -> None:
-    from zipai.vision.detector import _found_before
+    from zipai.vision.finder import found_before as _found_before
 
     first = np.asarray([[100, 100, 120, 120], [300, 300, 360, 400]], np.float32)
     kinds = np.asarray([0, 1])
@@ -509,28 +514,25 @@ def test_a_turned_pass_runs_the_finder_on_the_turned_photo(detector: Detector) -
     input larger than the first; every find lies on the photo, the first pass's finds stay,
     and with ``lift`` they keep their boxes and some take a higher peak."""
     from zipai.vision.decode import Decoded
-    from zipai.vision.detector import Turned
 
     img = Image.open(SAMPLE).convert("RGB")
     photo = Decoded(img, *img.size)
     shapes: list[tuple[int, ...]] = []
-    run = detector.finder.run
 
-    def spy(feed: dict[str, np.ndarray]) -> list[np.ndarray]:
-        shapes.extend(v.shape for v in feed.values())
-        return run(feed)
+    def turned(t: Turned) -> Detector:
+        det = detector.with_config(replace(detector.config, finder=replace(detector.config.finder, turned=t)))
+        run = det.finder.run
 
-    plain = detector.raw(photo)
-    saved = detector.turned
-    detector.finder.run = spy  # type: ignore[method-assign]
-    try:
-        detector.turned = Turned((45.0,), 1.0)
-        raw = detector.raw(photo)
-        detector.turned = Turned((45.0,), 1.0, lift=True)
-        lifted = detector.raw(photo)
-    finally:
-        detector.finder.run = run  # type: ignore[method-assign]
-        detector.turned = saved
+        def spy(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            shapes.append(x.shape)
+            return run(x)
+
+        det.finder.run = spy  # type: ignore[method-assign]
+        return det
+
+    plain = detector.look(photo)
+    raw = turned(Turned((45.0,), 1.0)).look(photo)
+    lifted = turned(Turned((45.0,), 1.0, lift=True)).look(photo)
     assert len(shapes) == 4 and shapes[1][2] == shapes[1][3] > max(shapes[0][2:])  # turned: square, larger
     assert len(raw.boxes) >= len(plain.boxes)
     w, h = img.size
@@ -538,7 +540,7 @@ def test_a_turned_pass_runs_the_finder_on_the_turned_photo(detector: Detector) -
     kept = {tuple(b) for b in np.round(plain.boxes, 2).tolist()}
     assert kept <= {tuple(b) for b in np.round(raw.boxes, 2).tolist()}  # the first pass's finds stay
     # lifted, the same finds, each with at least its own peak, and some higher
-    def peaks(r: Raw) -> dict[tuple[float, ...], float]:
+    def peaks(r: Look) -> dict[tuple[float, ...], float]:
         return dict(zip(map(tuple, np.round(r.boxes, 2).tolist()), r.scores.tolist(), strict=True))
 
     own, up = peaks(raw), peaks(lifted)
@@ -547,15 +549,17 @@ def test_a_turned_pass_runs_the_finder_on_the_turned_photo(detector: Detector) -
 
 
 def test_a_manifests_turned_pass_is_read_or_named_as_unusable(tmp_path: Path) -> None:
-    from zipai.vision.detector import Turned, default_manifest
+    from zipai.vision.detector import default_manifest
     from zipai.vision.errors import ModelError
+    from zipai.vision.manifest import load_manifest
 
     copy_model(tmp_path)
     data = json.loads(default_manifest().read_text(encoding="utf-8"))
-    assert Detector(default_manifest()).turned is None  # off unless a manifest names it
+    assert load_manifest(default_manifest()).config.finder.turned is None  # off unless a manifest names it
     data["finder"]["turned"] = {"angles": [45], "scale": 0.75, "lift": True}
     (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
-    assert Detector(tmp_path / "manifest.json").turned == Turned((45.0,), 0.75, False, True)
+    read = load_manifest(tmp_path / "manifest.json").config.finder.turned
+    assert read == Turned((45.0,), 0.75, False, True)
     data["finder"]["turned"] = {"scale": 0.75}
     (tmp_path / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ModelError, match=r"finder\.turned needs a list of angles"):
@@ -575,3 +579,7 @@ def test_a_discard_win_asks_for_the_winning_card_only_where_it_matters(detector:
     assert not [d for d in told.assembled.doubts if d.kind == "winning_card"]
     drawn = scan_detections(sc.width, sc.height, list(sc.detections), {**base, "won_by": "self_draw"})
     assert not [d for d in drawn.assembled.doubts if d.kind == "winning_card"]
+
+
+def _second_look(cfg: Config) -> Config:
+    return replace(cfg, finder=replace(cfg.finder, second_look=SecondLook(14.0, 18.0, 960)))

@@ -4,6 +4,7 @@ labelled, and the detector choosing with it."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,10 @@ from conftest import copy_model
 
 from zipai.engine import CARD_NAMES
 from zipai.models.selector import Examples, fit, labels
-from zipai.vision.detector import Detector, Raw, default_manifest
+from zipai.vision import steps
+from zipai.vision.config import Config
+from zipai.vision.detection import Finds, Look
+from zipai.vision.detector import Detector, default_manifest
 from zipai.vision.errors import ModelError
 from zipai.vision.selector import FEATURES, Selector, SelectorError, features
 
@@ -141,16 +145,24 @@ def test_a_manifest_with_a_damaged_selector_is_a_model_error(tmp_path: Path) -> 
         Detector(tmp_path / "manifest.json")
 
 
-def _three_finds(det: Detector) -> Raw:
+def _three_finds(det: Detector) -> Look:
     """An x5 with a strong peak, a d2 with a weak one (0.2) and a back (0.8)."""
-    k = det.classes.index
-    probs = np.zeros((3, len(det.classes)), np.float32)
+    k = det.config.classes.index
+    probs = np.zeros((3, len(det.config.classes)), np.float32)
     probs[0, k("x5")] = probs[1, k("d2")] = 0.99
     probs[2, k("back")] = 0.99
-    return Raw(np.full((300, 300, 3), 230, np.uint8), 1.0,
-               np.asarray([[10, 10, 30, 30], [160, 10, 180, 30], [10, 100, 60, 250]], np.float32),
-               np.asarray([0.9, 0.2, 0.8], np.float32), np.asarray([0, 0, 1]), probs,
-               np.tile(np.asarray([[0.0, 1.0]], np.float32), (3, 1)))
+    return Look(np.full((300, 300, 3), 230, np.uint8), 1.0, Finds(
+        np.asarray([[10, 10, 30, 30], [160, 10, 180, 30], [10, 100, 60, 250]], np.float32),
+        np.asarray([0.9, 0.2, 0.8], np.float32), np.asarray([0, 0, 1]), probs,
+        np.tile(np.asarray([[0.0, 1.0]], np.float32), (3, 1))))
+
+
+def _with_selector(cfg: Config, sel: Selector | None) -> Config:
+    return replace(cfg, postprocess=replace(cfg.postprocess, selector=sel))
+
+
+def _cards(det: Detector, raw: Look, cfg: Config) -> list[str]:
+    return sorted(d.card for d in det.build(raw, cfg).detections)
 
 
 def test_the_detector_keeps_the_finds_its_selector_chooses() -> None:
@@ -158,18 +170,19 @@ def test_the_detector_keeps_the_finds_its_selector_chooses() -> None:
     weak peak (0.2, under every threshold and the second chance's floor) that the selector
     passes at a lower threshold of its own."""
     det = Detector()
-    det.selector = _selector(0.5)
+    cfg = _with_selector(det.config, _selector(0.5))
     raw = _three_finds(det)
-    assert sorted(d.card for d in det.build(raw)) == ["back", "x5"]
-    assert sorted(d.card for d in det.build(raw, select=0.01)) == ["back", "d2", "x5"]
-    assert sorted(d.card for d in det.build(raw, select=False, threshold=0.15, back_threshold=0.15,
-                                            face_floor=0.0)) == ["back", "d2", "x5"]
-    _cards, x = det.candidates(raw)
+    assert _cards(det, raw, cfg) == ["back", "x5"]
+    assert _cards(det, raw, _with_selector(cfg, _selector(0.01))) == ["back", "d2", "x5"]
+    low = cfg.rules_only()
+    low = replace(low, finder=replace(low.finder, threshold=0.15, back_threshold=0.15),
+                  reader=replace(low.reader, face_floor=0.0))
+    assert _cards(det, raw, low) == ["back", "d2", "x5"]
+    _, x = steps.candidates(raw, cfg)
     assert x[:, COL["rules"]].tolist() == [1.0, 0.0, 1.0]  # the rules' own choice is evidence too
-    det.selector = None
-    assert sorted(d.card for d in det.build(raw)) == ["back", "x5"]  # the rules alone
+    assert _cards(det, raw, cfg.rules_only()) == ["back", "x5"]  # the rules alone
     with pytest.raises(ModelError, match=r"no postprocess\.selector"):
-        det.select(raw)
+        steps.select(raw, cfg.rules_only())
 
 
 def test_labels_name_the_glyph_nearest_the_labelled_one_and_skip_ignored_cards() -> None:
@@ -221,17 +234,18 @@ def test_fit_learns_a_rule_the_examples_follow() -> None:
 def test_one_photo_is_weighed_once_for_every_threshold_and_a_kept_find_keeps_its_probability(
         monkeypatch: pytest.MonkeyPatch) -> None:
     det = Detector()
-    det.selector = _selector(0.5)
+    sel = _selector(0.5)
+    cfg = _with_selector(det.config, sel)
     raw = _three_finds(det)
     calls: list[int] = []
-    weigh = det.candidates
-    monkeypatch.setattr(det, "candidates", lambda sub: calls.append(len(sub.boxes)) or weigh(sub))
-    kept = det.select(raw)
+    weigh = steps.candidates
+    monkeypatch.setattr(steps, "candidates", lambda sub, c: calls.append(len(sub.boxes)) or weigh(sub, c))
+    kept = steps.select(raw, cfg).detections
     assert [(d.card, round(d.selected or 0, 3)) for d in kept] == [("x5", 0.982), ("back", 0.953)]
-    assert sorted(d.card for d in det.select(raw, threshold=0.01)) == ["back", "d2", "x5"]
+    lower = _with_selector(cfg, replace(sel, threshold=0.01))
+    assert sorted(d.card for d in steps.select(raw, lower).detections) == ["back", "d2", "x5"]
     assert calls == [3]  # the second threshold replayed the first weighing
-    det.selector = _selector(0.5)  # another selector weighs the photo again
-    det.select(raw)
+    steps.select(raw, _with_selector(cfg, _selector(0.5)))  # another selector weighs the photo again
     assert calls == [3, 3]
 
 
@@ -239,7 +253,7 @@ class _Reader:
     """Stands in for the reader session: reads every crop as ``card`` and records the batches."""
 
     def __init__(self, det: Detector, card: str) -> None:
-        self.k, self.n, self.batches = det.classes.index(card), len(det.classes), []
+        self.k, self.n, self.batches = det.config.classes.index(card), len(det.config.classes), []
 
     def run(self, feeds: dict) -> list[np.ndarray]:
         x = next(iter(feeds.values()))
@@ -250,23 +264,27 @@ class _Reader:
 
 
 def test_only_unsure_finds_are_read_again_upright_and_the_two_reads_are_averaged() -> None:
-    from zipai.vision.detector import Upright
+    from zipai.vision.config import Upright
+    from zipai.vision.reader import Reader
 
     det = Detector()
-    k = det.classes.index
-    probs = np.zeros((3, len(det.classes)), np.float32)
+    cfg = det.config
+    k = cfg.classes.index
+    probs = np.zeros((3, len(cfg.classes)), np.float32)
     probs[0, k("x5")] = 0.97  # sure
     probs[1, k("x10")], probs[1, k("x7")] = 0.55, 0.45  # unsure: read again
     probs[2, k("d5")], probs[2, k("d6")] = 0.5, 0.5  # unsure, but its peak is under the floor
     boxes = np.asarray([[10, 10, 40, 40], [60, 10, 90, 40], [110, 10, 140, 40]], np.float32)
     downs = np.asarray([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0]], np.float32)
-    det.reader = _Reader(det, "x7")
+    session = _Reader(det, "x7")
+    reader = Reader(session, cfg.reader, cfg.classes, cfg.mean, cfg.std)
+    size = cfg.reader.size
     up = Upright(0.9, 0.15, (1.3, 1.45))
     arr = np.full((100, 200, 3), 230, np.uint8)
-    out = det.read_upright(arr, boxes, np.asarray([0.9, 0.5, 0.1]), probs, downs, up)
-    assert det.reader.batches == [(2, 3, det.crop_size, det.crop_size)]  # one find, two margins
+    out, _ = reader.upright(arr, boxes, np.asarray([0.9, 0.5, 0.1]), probs, downs, up)
+    assert session.batches == [(2, 3, size, size)]  # one find, two margins
     assert np.array_equal(out[[0, 2]], probs[[0, 2]])
     assert out[1, k("x7")] == pytest.approx(0.725) and out[1, k("x10")] == pytest.approx(0.275)
-    assert np.array_equal(det.read_upright(arr, boxes[:1], np.asarray([0.9]), probs[:1], downs[:1], up),
-                          probs[:1])
-    assert det.reader.batches == [(2, 3, det.crop_size, det.crop_size)]  # nothing unsure: no read
+    same, _ = reader.upright(arr, boxes[:1], np.asarray([0.9]), probs[:1], downs[:1], up)
+    assert np.array_equal(same, probs[:1])
+    assert session.batches == [(2, 3, size, size)]  # nothing unsure: no read

@@ -3,6 +3,7 @@ one call returning the JSON object of the issue, plus the overlay picture."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,13 +21,15 @@ DEFAULT_BASE: dict[str, Any] = {"rules": "hunan", "players": 3, "dealer": 0, "wi
                                 "won_by": "self_draw"}
 
 _DETECTOR: Detector | None = None
+_LOADING = threading.Lock()
 
 
 def default_detector(threads: int = 2) -> Detector:
-    """The shipped model, loaded once per process."""
+    """The shipped model, loaded once per process (threads share it: detect keeps nothing)."""
     global _DETECTOR
-    if _DETECTOR is None:
-        _DETECTOR = Detector(threads=threads)
+    with _LOADING:
+        if _DETECTOR is None:
+            _DETECTOR = Detector(threads=threads)
     return _DETECTOR
 
 
@@ -41,7 +44,8 @@ class Scan:
     assembled: Assembled
     result: dict[str, Any] | None = None
     error: str | None = None
-    timing: dict[str, float] = field(default_factory=dict)
+    timing: dict[str, float] = field(default_factory=dict)  # seconds in each part of the detector
+    look: tuple[int, tuple[int, int, int, int]] | None = None  # the detector's closer look, if it took one
 
     def to_json(self) -> dict[str, Any]:
         group_of: dict[int, int] = {}
@@ -98,11 +102,10 @@ def scan_detections(width: int, height: int, dets: list[Detection], base: dict[s
 
 def scan_decoded(img: Decoded, detector: Detector | None = None, base: dict[str, Any] | None = None,
                  p: Params | None = None) -> Scan:
-    det = detector or default_detector()
-    sc = scan_detections(img.width, img.height, det.detect(img), base, p, det.spare)
-    t = det.timing
-    sc.timing = {"preprocess": t.preprocess, "finder": t.finder, "reader": t.reader,
-                 "postprocess": t.postprocess}
+    found = (detector or default_detector()).detect(img)
+    sc = scan_detections(img.width, img.height, found.detections, base, p, found.spare)
+    sc.timing = found.timing.to_json()
+    sc.look = found.look
     return sc
 
 

@@ -37,11 +37,11 @@ class SelectorError(ValueError):
     """A manifest's selector that cannot be used (names the field)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Selector:
     """The learnt model: feature standardisation, layers (weights [in, out], biases [out]; ReLU
     between, a sigmoid at the end), the probability a find must reach, and the peak floor below
-    which a find is not looked at."""
+    which a find is not looked at. Equal when every number is (hashed by identity)."""
 
     mean: np.ndarray
     std: np.ndarray
@@ -72,6 +72,22 @@ class Selector:
         if not shapes_ok or width != 1:
             raise SelectorError("layer shapes do not chain from the features to one output")
         return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Selector):
+            return NotImplemented
+        if (self.threshold, self.floor, len(self.layers)) != \
+                (other.threshold, other.floor, len(other.layers)):
+            return False
+        return np.array_equal(self.mean, other.mean) and np.array_equal(self.std, other.std) \
+            and all(np.array_equal(w, v) and np.array_equal(b, c)
+                    for (w, b), (v, c) in zip(self.layers, other.layers, strict=True))
+
+    __hash__ = object.__hash__
+
+    def same_weights(self, other: Selector) -> bool:
+        """Whether ``other`` is this model with perhaps another threshold (it weighs finds alike)."""
+        return self.floor == other.floor and self.layers is other.layers and self.mean is other.mean
 
     def to_json(self) -> dict[str, Any]:
         return {"features": list(FEATURES), "mean": _round(self.mean), "std": _round(self.std),

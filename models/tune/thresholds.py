@@ -13,7 +13,7 @@ enough to score (a false back among hand cards, or a stray extra card, stops a p
 scored, which costs the player more than one card missed elsewhere); then per-card accuracy;
 then fewer reads per glyph (they cost reader time).
 
-    python scripts/tune_detector.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
+    zipai tune thresholds data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
 """
 
 from __future__ import annotations
@@ -22,13 +22,15 @@ import argparse
 import itertools
 import sys
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
 
-from zipai.models.evaluate import Tally, Totals, labelled_scenes, match_scene, rules_only, tuning_parser
+from zipai.models.evaluate import Tally, Totals, labelled_scenes, match_scene
+from zipai.vision.config import RESCUE_OFF, Config
 from zipai.vision.decode import load
-from zipai.vision.detector import RESCUE_OFF, Detector, default_manifest
+from zipai.vision.detection import Finds, Look
+from zipai.vision.detector import Detector
 from zipai.vision.scan import scan_detections
+
+from . import parser, rules_only, section, write
 
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 BACKS = (0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
@@ -42,39 +44,54 @@ BACK_RESCUES = (None, *itertools.product((0.1, 0.15, 0.2, 0.3), (0.8, 0.9, 0.95,
 LOWEST = min(THRESHOLDS + BACKS + tuple(r[0] for r in RESCUES + BACK_RESCUES if r))
 # the least probability of a face's best class (0: none), tried last
 FACE_FLOORS = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+Rescue = tuple[float, float]  # a second chance: peak floor, reader probability
+
+
+def setting(base: Config, thr: float, none: float, far: bool, back: float, rescue: Rescue = RESCUE_OFF,
+            floor: float = 0.0, back_rescue: Rescue = RESCUE_OFF) -> Config:
+    """``base`` (the rules alone) with these thresholds, far ends, second chances and face floor."""
+    return replace(base,
+                   finder=section(base, "finder", threshold=thr, back_threshold=back,
+                                  rescue_threshold=rescue[0], back_rescue_threshold=back_rescue[0]),
+                   reader=section(base, "reader", none_threshold=none, rescue_prob=rescue[1],
+                                  back_rescue_prob=back_rescue[1], face_floor=floor),
+                   postprocess=section(base, "postprocess", drop_far_ends=far))
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = tuning_parser(__doc__)
+    p = parser(__doc__, "thresholds")
     p.add_argument("--finish-only", action="store_true",
                    help="keep the manifest's thresholds and margins and choose only the second "
                         "chance for weak peaks and the face floor (minutes, not the grid's twenty)")
     args = p.parse_args(argv)
     images = labelled_scenes(args.data, args.limit)
-    det = Detector(args.model)
-    rules_only(det, "tune_detector")
-    sets = (det.margins,) if args.finish_only else MARGINS
+    det = rules_only(Detector(args.model), "thresholds")
+    base = det.config
+    sets = (base.reader.margins,) if args.finish_only else MARGINS
+
+    def with_margins(margins: tuple[float, ...]) -> Config:
+        return replace(base, reader=section(base, "reader", margins=margins))
+
     raws: dict[tuple[float, ...], list] = {m: [] for m in sets}
     for n, (folder, im, anns) in enumerate(images):
-        det.margins = sets[0]
-        raw = det.raw(load(folder / im["file_name"]), LOWEST)
+        raw = det.look(load(folder / im["file_name"]), with_margins(sets[0]), threshold=LOWEST)
         for margins in sets:
             if margins != sets[0]:
-                det.margins = margins
-                probs, downs = det.read(raw.arr, raw.boxes)
-                raw = replace(raw, probs=probs, downs=downs)
+                reading, _ = det.reader_for(with_margins(margins))(raw.arr, raw.boxes)
+                raw = Look(raw.arr, raw.scale, Finds(raw.boxes, raw.scores, raw.kinds, reading.probs,
+                                                     reading.downs))
             # the photo stays: dropping far ends looks at the card body between two glyphs
             raws[margins].append((raw, anns, (int(im["width"]), int(im["height"]))))
         if (n + 1) % 50 == 0:
             print(f"  {n + 1}/{len(images)} scenes run", file=sys.stderr)
     if args.finish_only:
-        return finish_only(det, raws[det.margins], args)
+        return finish_only(det, raws[base.reader.margins], args)
     rows = []
     for margins, thr, back, none, far in itertools.product(MARGINS, THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
         for raw, anns, _ in raws[margins]:
             # nor the manifest's late choices
-            dets = det.build(raw, thr, none, far, back, RESCUE_OFF, 0.0, RESCUE_OFF)
+            dets = det.build(raw, setting(base, thr, none, far, back)).detections
             t.add(match_scene([(d.card, d.box) for d in dets], anns))
         f = t.figures()
         rows.append([f["scene_exact_rate"], -1.0, f["per_card_accuracy"], -len(margins), thr, none, far,
@@ -83,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     top = max(r[0] for r in rows)
     for r in rows:
         if r[0] == top:
-            r[1] = replay(det, raws[r[9]], r[4], r[5], r[6], r[8], RESCUE_OFF, 0.0, RESCUE_OFF)[1]
+            r[1] = replay(det, raws[r[9]], setting(base, r[4], r[5], r[6], r[8]))[1]
     rows.sort(reverse=True)
     names = " + ".join(str(f) for f in args.data)
     print(f"{len(images)} scenes of {names}; best settings first:")
@@ -98,14 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     rescue, back_rescue = choose_rescues(det, raws[margins], thr, none, far, back)
     floor = choose_face_floor(det, raws[margins], thr, none, far, back, rescue, back_rescue)
     if args.write_manifest:
-        from zipai.models.manifest import update_manifest
-
-        man = args.model or default_manifest()
-        update_manifest(man, "finder", {"threshold": thr, "back_threshold": back})
-        update_manifest(man, "reader", {"none_threshold": none, "margins": list(margins)})
-        write_finish(man, rescue, back_rescue, floor, min(thr, back))
+        shipped = det.manifest.config
+        chosen = replace(shipped, finder=section(shipped, "finder", threshold=thr, back_threshold=back),
+                         reader=section(shipped, "reader", none_threshold=none, margins=margins),
+                         postprocess=section(shipped, "postprocess", drop_far_ends=far))
         tuned_on = " + ".join(f.name for f in args.data)
-        update_manifest(man, "postprocess", {"drop_far_ends": far, "tuned_on": tuned_on})
+        write_finish(det, args, chosen, rescue, back_rescue, floor, min(thr, back), tuned_on)
         print(f"manifest: finder threshold {thr} (backs {back}), none threshold {none}, "
               f"drop_far_ends {far}, reader margins {list(margins)}, rescue {rescue}, "
               f"back rescue {back_rescue}, face floor {floor}")
@@ -114,37 +129,38 @@ def main(argv: list[str] | None = None) -> int:
 
 def finish_only(det: Detector, raws: list, args: argparse.Namespace) -> int:
     """Choose the second chance and the face floor alone, the manifest's other settings fixed."""
-    print(f"{len(raws)} scenes; glyph>= {det.threshold}, back>= {det.back_threshold}, "
-          f"none>= {det.none_threshold}, far ends dropped {det.drop_far_ends}, margins {list(det.margins)}")
-    fixed = (det.threshold, det.none_threshold, det.drop_far_ends, det.back_threshold)
+    f, r = det.config.finder, det.config.reader
+    print(f"{len(raws)} scenes; glyph>= {f.threshold}, back>= {f.back_threshold}, "
+          f"none>= {r.none_threshold}, far ends dropped {det.config.postprocess.drop_far_ends}, "
+          f"margins {list(r.margins)}")
+    fixed = (f.threshold, r.none_threshold, det.config.postprocess.drop_far_ends, f.back_threshold)
     rescue, back_rescue = choose_rescues(det, raws, *fixed)
     floor = choose_face_floor(det, raws, *fixed, rescue, back_rescue)
     if args.write_manifest:
-        write_finish(args.model or default_manifest(), rescue, back_rescue, floor,
-                     min(det.threshold, det.back_threshold))
+        write_finish(det, args, det.manifest.config, rescue, back_rescue, floor,
+                     min(f.threshold, f.back_threshold))
         print(f"manifest: rescue {rescue}, back rescue {back_rescue}, face floor {floor}")
     return 0
 
 
-def write_finish(man: Path, rescue: tuple[float, float] | None, back_rescue: tuple[float, float] | None,
-                 floor: float, low: float) -> None:
-    """The second chances and the face floor into the manifest; no second chance is a floor at
-    the lower threshold (``low``) and no probability (null, which for backs also means none)."""
-    from zipai.models.manifest import update_manifest
+def write_finish(det: Detector, args: argparse.Namespace, chosen: Config, rescue: Rescue | None,
+                 back_rescue: Rescue | None, floor: float, low: float, tuned_on: str | None = None) -> None:
+    """``chosen`` with the second chances and the face floor into the manifest; no second chance
+    is a floor at the lower threshold (``low``) and no probability (null, which for backs also
+    means none)."""
+    finder = section(chosen, "finder", rescue_threshold=rescue[0] if rescue else low,
+                     back_rescue_threshold=back_rescue[0] if back_rescue else low)
+    reader = section(chosen, "reader", rescue_prob=rescue[1] if rescue else None,
+                     back_rescue_prob=back_rescue[1] if back_rescue else None, face_floor=floor)
+    write(det, args, {"postprocess": {"tuned_on": tuned_on}} if tuned_on else None, finder=finder,
+          reader=reader, postprocess=chosen.postprocess)
 
-    update_manifest(man, "finder", {"rescue_threshold": rescue[0] if rescue else low,
-                                    "back_rescue_threshold": back_rescue[0] if back_rescue else low})
-    update_manifest(man, "reader", {"rescue_prob": rescue[1] if rescue else None,
-                                    "back_rescue_prob": back_rescue[1] if back_rescue else None,
-                                    "face_floor": floor})
 
-
-def replay(det: Detector, raws: list, *setting: Any) -> tuple[dict[str, float | int], float]:
-    """The figures and the complete-layout rate of one ``Detector.build`` setting; one build per
-    scene serves both."""
+def replay(det: Detector, raws: list, config: Config) -> tuple[dict[str, float | int], float]:
+    """The figures and the complete-layout rate of one config; one build per scene serves both."""
     t = Tally()
     for raw, anns, (w, h) in raws:
-        t.add(scan_detections(w, h, det.build(raw, *setting)), anns)
+        t.add(scan_detections(w, h, det.build(raw, config).detections), anns)
     return t.totals.figures(), round(t.complete / max(1, len(raws)), 4)
 
 
@@ -158,20 +174,21 @@ def _pick(rows: list[tuple], grid: tuple, title: str) -> tuple[float, float] | N
 
 def choose_rescues(det: Detector, raws: list, thr: float, none: float, far: bool,
                    back: float) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
-    """The second chances for weak peaks (``Detector.build``'s ``rescue`` for faces, then
-    ``back_rescue`` with the faces' chosen) that the same rule prefers, the other settings
+    """The second chances for weak peaks (for faces, then for backs
+    with the faces' chosen) that the same rule prefers, the other settings
     fixed; None when none does better than none. Weak back peaks are mostly card edges and
     slivers the reader also calls backs, so backs get their own. Ties go to no second chance,
     then to the higher floor, then the surer reader: fewer weak finds to cut and read per photo."""
     rows = []
     for k, rescue in enumerate(RESCUES):
-        f, complete = replay(det, raws, thr, none, far, back, rescue or RESCUE_OFF, 0.0, RESCUE_OFF)
+        f, complete = replay(det, raws, setting(det.config, thr, none, far, back, rescue or RESCUE_OFF))
         rows.append((f["scene_exact_rate"], complete, f["per_card_accuracy"], rescue is None,
                      *(rescue or (1.0, 1.0)), k))
     faces = _pick(rows, RESCUES, "second chance for weak peaks, faces")
     rows = []
     for k, rescue in enumerate(BACK_RESCUES):
-        f, complete = replay(det, raws, thr, none, far, back, faces or RESCUE_OFF, 0.0, rescue or RESCUE_OFF)
+        f, complete = replay(det, raws, setting(det.config, thr, none, far, back, faces or RESCUE_OFF, 0.0,
+                                                 rescue or RESCUE_OFF))
         rows.append((f["scene_exact_rate"], complete, f["per_card_accuracy"], rescue is None,
                      *(rescue or (1.0, 1.0)), k))
     return faces, _pick(rows, BACK_RESCUES, "second chance for weak peaks, backs")
@@ -183,8 +200,8 @@ def choose_face_floor(det: Detector, raws: list, thr: float, none: float, far: b
     fixed. Ties go to the lower floor: it drops fewer reads."""
     rows = []
     for floor in FACE_FLOORS:
-        f, complete = replay(det, raws, thr, none, far, back, rescue or RESCUE_OFF, floor,
-                             back_rescue or RESCUE_OFF)
+        f, complete = replay(det, raws, setting(det.config, thr, none, far, back, rescue or RESCUE_OFF, floor,
+                                                 back_rescue or RESCUE_OFF))
         rows.append((f["scene_exact_rate"], complete, f["per_card_accuracy"], -floor, f["extra_detections"]))
     rows.sort(reverse=True)
     print("  face floor (reader's best face >=): exact  complete  per-card  extra")

@@ -11,7 +11,7 @@ win, points and payouts), then the most engine inputs equal to the scene's, then
 limits moved from the current defaults. The layout step does not depend on the model, so the
 choice goes into ``Params``' defaults by hand; the script prints it.
 
-    python scripts/tune_layout.py data/detector/val_tune400 data/detector/val_unseen
+    zipai tune layout data/detector/val_tune400 data/detector/val_unseen
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def moved(p: Params, base: Params) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog="zipai tune layout", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("data", type=Path, nargs="+", help="rendered folders; their scenes are pooled")
     ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder")
     args = ap.parse_args(argv)

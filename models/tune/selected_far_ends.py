@@ -1,5 +1,5 @@
 """Choose whether and how far ends are looked for again among the finds the selector kept
-(``postprocess.selected_far_ends`` in the manifest; ``zipai.vision.detector.SelectedFarEnds``),
+(``postprocess.selected_far_ends`` in the manifest; ``zipai.vision.config.SelectedFarEnds``),
 on validation scenes only.
 
 The selector weighs each find on its own evidence, and a card lying fully in view shows its rank
@@ -12,12 +12,12 @@ surer of) and how plain the card body between the two must look (the rules' larg
 least dark, or stricter ones: two cards of one rank laid head to toe must not be taken for one);
 "off" keeps every find the selector keeps. The step is there to drop extra finds, so a setting
 that reads fewer cards than "off" is set aside (marked "fewer cards"); the others are tried by
-the rule of ``tune_detector.py`` (the most scenes read exactly, then the most layouts complete
+the rule of ``zipai tune thresholds`` (the most scenes read exactly, then the most layouts complete
 enough to score, then per-card accuracy, then the most scored as the scene), ties going to
 "off", then to the settings that keep more. Each photo's network outputs are computed once per
 look and replayed for every setting with the layout step; the manifest's other settings stay.
 
-    python scripts/tune_selected_far_ends.py data/detector/val_tune400 data/detector/val_unseen \\
+    zipai tune selected-far-ends data/detector/val_tune400 data/detector/val_unseen \\
         data/detector/val_style2 [--write-manifest]
 """
 
@@ -26,11 +26,14 @@ from __future__ import annotations
 import itertools
 import math
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
-from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
-from zipai.vision.detector import PREFER, Detector, Raw, SelectedFarEnds, default_manifest
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes
+from zipai.vision.config import PREFER, SelectedFarEnds
+from zipai.vision.detector import Detector
 from zipai.vision.scan import scan_detections
+
+from . import parser, section, write
 
 PROTECT = (0.9, 0.95, math.inf)  # inf: the selector's confidence protects no find
 BODY = ((None, None), (0.4, None), (None, 0.85), (0.4, 0.85))  # (max_edge, min_dark); None: the rules'
@@ -47,22 +50,22 @@ def name(s: SelectedFarEnds | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = tuning_parser(__doc__).parse_args(argv)
+    args = parser(__doc__, "selected-far-ends").parse_args(argv)
     det = Detector(args.model)
-    if det.selector is None:
-        print("tune_selected_far_ends: the manifest has no selector "
+    if det.config.postprocess.selector is None:
+        print("zipai tune selected-far-ends: the manifest has no selector "
               "(python -m zipai.models.selector … --out)", file=sys.stderr)
         return 2
-    current = det.selected_far_ends
+    current = det.config.postprocess.selected_far_ends
     tallies = [Tally() for _ in SETTINGS]
+    configs = [replace(det.config, postprocess=section(det.config, "postprocess", selected_far_ends=s))
+               for s in SETTINGS]
     scenes = labelled_scenes(args.data, args.limit)
     for decoded, anns, truth, base in replay_scenes(scenes):
-        looks: dict[object, Raw] = {}
-        for k, setting in enumerate(SETTINGS):
-            det.selected_far_ends = setting
-            spare: list = []
-            dets = det.replay(decoded, looks, spare)
-            sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
+        looks: dict = {}
+        for k, config in enumerate(configs):
+            found = det.detect(decoded, config, looks)
+            sc = scan_detections(decoded.width, decoded.height, found.detections, base, spare=found.spare)
             tallies[k].add(sc, anns, truth)
 
     off_read = tallies[0].totals.read
@@ -86,13 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     best = SETTINGS[order[0]]
     print(f"chosen: {name(best)}")
     if args.write_manifest:
-        from zipai.models.manifest import update_manifest
-
-        value = None if best is None else {**asdict(best), "tuned_on": names}
-        if value is not None and math.isinf(best.protect):
-            value["protect"] = 2.0  # JSON has no infinity; the selector never gives more than 1
-        update_manifest(args.model or default_manifest(), "postprocess", {"selected_far_ends": value})
-        print(f"manifest: selected_far_ends {value}")
+        if best is not None and math.isinf(best.protect):
+            best = replace(best, protect=2.0)  # JSON has no infinity; the selector never gives more than 1
+        write(det, args, {"postprocess": {"selected_far_ends": {"tuned_on": names}}} if best else None,
+              postprocess=section(det.manifest.config, "postprocess", selected_far_ends=best))
+        print(f"manifest: selected_far_ends {None if best is None else asdict(best)}")
     return 0
 
 

@@ -5,12 +5,12 @@ A photo taken from far away shows glyphs a dozen finder pixels high or less, and
 misses more of them there. Every setting (median glyph under ``below`` finder pixels, the part
 of the photo the cards lie in scaled so that it becomes ``target``, the finder input's long side
 at most ``max_side``) is tried, and none, by the rule
-of ``tune_detector.py``: the most scenes read exactly; then the most layouts complete enough to
+of ``zipai tune thresholds``: the most scenes read exactly; then the most layouts complete enough to
 score; then per-card accuracy; then the least work (the smaller largest input, then the fewer
 photos looked at twice). The other settings are the manifest's. Each scene's first look is
 made once, and each larger input size once per scene, whatever the settings that ask for it.
 
-    python scripts/tune_second_look.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
+    zipai tune second-look data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
 """
 
 from __future__ import annotations
@@ -18,9 +18,12 @@ from __future__ import annotations
 import itertools
 import sys
 
-from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
-from zipai.vision.detector import Detector, SecondLook, default_manifest
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes
+from zipai.vision.config import SecondLook
+from zipai.vision.detector import Detector
 from zipai.vision.scan import Scan, scan_detections
+
+from . import parser, section, write
 
 BELOW = (12.0, 14.0, 16.0)
 TARGET = (16.0, 18.0, 20.0)
@@ -30,19 +33,19 @@ LOOKS: tuple[SecondLook | None, ...] = (None, *(SecondLook(b, t, m) for b, t, m 
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = tuning_parser(__doc__).parse_args(argv)
+    args = parser(__doc__, "second-look").parse_args(argv)
     det = Detector(args.model)
     tallies = [Tally() for _ in LOOKS]
     twice = [0] * len(LOOKS)
     scenes = labelled_scenes(args.data, args.limit)
     for decoded, anns, _, _ in replay_scenes(scenes):
-        first = det.build(det.raw(decoded))
+        first = det.build(det.look(decoded)).detections
         seen: dict[tuple | None, Scan] = {}
         for k, look in enumerate(LOOKS):
-            closer = det.closer_look(first, decoded, look) if look else None
+            closer = det.closer_look(first, decoded, look=look) if look else None
             if closer not in seen:
-                dets = first if closer is None else det.build(det.raw(decoded, long_side=closer[0],
-                                                                      window=closer[1]))
+                dets = first if closer is None else \
+                    det.build(det.look(decoded, long_side=closer[0], window=closer[1])).detections
                 seen[closer] = scan_detections(decoded.width, decoded.height, dets)
             tallies[k].add(seen[closer], anns)
             twice[k] += closer is not None
@@ -63,11 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<16}  {exact:.4f}  {complete:.4f}    {card:.4f}    {twice[k]}")
     best = LOOKS[order[0]]
     if args.write_manifest:
-        from zipai.models.manifest import update_manifest
-
-        value = {"below": best.below, "target": best.target, "max_side": best.max_side} if best else None
-        update_manifest(args.model or default_manifest(), "finder", {"second_look": value})
-        print(f"manifest: second look {value}")
+        write(det, args, finder=section(det.manifest.config, "finder", second_look=best))
+        print(f"manifest: second look {best}")
     return 0
 
 

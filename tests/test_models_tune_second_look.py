@@ -6,11 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 
-from zipai.vision.detector import Detector, SecondLook
-
-mod = load_script("tune_second_look")
+from zipai.models.tune import second_look as mod
+from zipai.vision.config import SecondLook, read_config
 
 
 def test_the_chosen_second_look_is_written_to_the_manifest(tuning_setup: tuple[Path, Path],
@@ -19,7 +17,7 @@ def test_the_chosen_second_look_is_written_to_the_manifest(tuning_setup: tuple[P
     assert mod.main([str(data), "--model", str(manifest), "--write-manifest"]) == 0
     out = capsys.readouterr().out
     assert "2 scenes of" in out and "looked at twice" in out and "\n  none " in out
-    written = json.loads(manifest.read_text(encoding="utf-8"))["finder"]["second_look"]
-    det = Detector(manifest, threads=1)
-    assert det.second_look in mod.LOOKS
-    assert written is None or det.second_look == SecondLook(**written)
+    written = json.loads(manifest.read_text(encoding="utf-8"))["finder"].get("second_look")
+    chosen = read_config(manifest).finder.second_look
+    assert chosen in mod.LOOKS
+    assert written is None or chosen == SecondLook(**written)

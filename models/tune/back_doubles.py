@@ -4,12 +4,12 @@
 The last back of a concealed column shows the whole card, and the finder sometimes gives it two
 peaks; each is then an extra detection that costs the scene. Every limit pair (how much of the
 smaller box lies inside the other, how many glyph sizes apart the centres may lie) is tried,
-and none, by the rule of ``tune_detector.py`` (the most scenes read exactly, then the most
+and none, by the rule of ``zipai tune thresholds`` (the most scenes read exactly, then the most
 layouts complete enough to score, then per-card accuracy), then the most scored as the scene,
 then the stricter limits (fewer finds dropped). The other settings are the manifest's. Each
 scene is looked at once with the step off; every setting then replays it and the layout step.
 
-    python scripts/tune_back_doubles.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
+    zipai tune back-doubles data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
 """
 
 from __future__ import annotations
@@ -17,10 +17,15 @@ from __future__ import annotations
 import copy
 import itertools
 import sys
+from dataclasses import replace
 
-from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, rules_only, tuning_parser
-from zipai.vision.detector import BackDoubles, Detector, default_manifest, drop_back_doubles
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes
+from zipai.vision.config import BackDoubles
+from zipai.vision.detector import Detector
+from zipai.vision.filters import drop_back_doubles
 from zipai.vision.scan import scan_detections
+
+from . import parser, rules_only, section, write
 
 OVERLAP = (0.5, 0.6, 0.7, 0.8, 0.9)
 REACH = (1.0, 1.5, 2.0)
@@ -29,18 +34,18 @@ SETTINGS: tuple[BackDoubles | None, ...] = (None, *itertools.starmap(BackDoubles
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = tuning_parser(__doc__).parse_args(argv)
-    det = Detector(args.model)
-    rules_only(det, "tune_back_doubles")
-    det.back_doubles = None
+    args = parser(__doc__, "back-doubles").parse_args(argv)
+    det = rules_only(Detector(args.model), "back-doubles")
+    det = det.with_config(replace(det.config,
+                                  postprocess=section(det.config, "postprocess", back_doubles=None)))
     tallies = [Tally() for _ in SETTINGS]
     scenes = labelled_scenes(args.data, args.limit)
     for decoded, anns, truth, base in replay_scenes(scenes):
         found = det.detect(decoded)
         for k, limits in enumerate(SETTINGS):
             # the layout step adds to the detections it is given: each setting its own copy
-            kept = found if limits is None else drop_back_doubles(found, limits)
-            dets, spare = copy.deepcopy((kept, det.spare))
+            kept = found.detections if limits is None else drop_back_doubles(found.detections, limits)
+            dets, spare = copy.deepcopy((kept, found.spare))
             sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
             tallies[k].add(sc, anns, truth)
     # the rule, then the stricter limits (fewer finds dropped)
@@ -62,11 +67,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{f['back_precision']:.4f} / {f['back_recall']:.4f}  {f['extra_detections']:>5}")
     best = SETTINGS[order[0]]
     if args.write_manifest:
-        from zipai.models.manifest import update_manifest
-
-        value = {"overlap": best.overlap, "reach": best.reach} if best else None
-        update_manifest(args.model or default_manifest(), "postprocess", {"back_doubles": value})
-        print(f"manifest: back doubles {value}")
+        write(det, args, postprocess=section(det.manifest.config, "postprocess", back_doubles=best))
+        print(f"manifest: back doubles {best}")
     return 0
 
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 
-from zipai.vision.detector import Detector, Upright
-
-mod = load_script("tune_upright")
+from zipai.models.tune import upright as mod
+from zipai.vision.config import Upright, read_config
 
 
 def test_ties_go_to_the_cheaper_setting() -> None:
@@ -28,4 +26,4 @@ def test_every_setting_is_tried_and_the_best_is_written(tuning_setup: tuple[Path
     rows = [line for line in out.splitlines() if line.startswith(("  off", "  below"))]
     assert "2 scenes of" in out and len(rows) == len(mod.SETTINGS)
     best = next(up for up in mod.SETTINGS if rows[0].startswith(f"  {mod.name(up)} "))
-    assert Detector(manifest, threads=1).upright == best  # the first row is what is written
+    assert read_config(manifest).reader.upright == best  # the first row is what is written

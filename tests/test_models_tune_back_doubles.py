@@ -6,11 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 
-from zipai.vision.detector import BackDoubles, Detector
-
-mod = load_script("tune_back_doubles")
+from zipai.models.tune import back_doubles as mod
+from zipai.vision.config import BackDoubles, read_config
 
 
 def test_the_chosen_limits_are_written_to_the_manifest(tuning_setup: tuple[Path, Path],
@@ -19,7 +17,7 @@ def test_the_chosen_limits_are_written_to_the_manifest(tuning_setup: tuple[Path,
     assert mod.main([str(data), "--model", str(manifest), "--write-manifest"]) == 0
     out = capsys.readouterr().out
     assert "2 scenes of" in out and "back P / R" in out and "\n  none " in out
-    written = json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["back_doubles"]
-    det = Detector(manifest, threads=1)
-    assert det.back_doubles in mod.SETTINGS
-    assert written is None or det.back_doubles == BackDoubles(**written)
+    written = json.loads(manifest.read_text(encoding="utf-8"))["postprocess"].get("back_doubles")
+    chosen = read_config(manifest).postprocess.back_doubles
+    assert chosen in mod.SETTINGS
+    assert written is None or chosen == BackDoubles(**written)

@@ -10,12 +10,12 @@ same turned a quarter round and has none). And the card body between them must l
 card edge (``max_edge``) nor shadow (``min_dark``) across it, each line across the path summed
 up by its mean or its median (``across``: a card's middle ornament darkens part of a line, an
 edge all of it). Every combination of the grid below is tried, by the rule of
-``tune_detector.py`` (the most scenes read exactly, then the most layouts complete enough to
+``zipai tune thresholds`` (the most scenes read exactly, then the most layouts complete enough to
 score, then per-card accuracy), then the most scored as the scene, then the stricter limits.
 The other settings are the manifest's. Each scene is looked at once with the step off; every
 setting then replays it and the layout step.
 
-    python scripts/tune_far_ends.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
+    zipai tune far-ends data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
 """
 
 from __future__ import annotations
@@ -23,21 +23,17 @@ from __future__ import annotations
 import copy
 import itertools
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import numpy as np
 
-from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, rules_only, tuning_parser
-from zipai.vision.detector import (
-    BODY_SUMMARIES,
-    FAR_ENDS,
-    Detector,
-    FarEnds,
-    default_manifest,
-    drop_back_doubles,
-    drop_far_ends,
-)
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes
+from zipai.vision.config import BODY_SUMMARIES, FAR_ENDS, FarEnds
+from zipai.vision.detector import Detector
+from zipai.vision.filters import drop_back_doubles, drop_far_ends
 from zipai.vision.scan import scan_detections
+
+from . import parser, rules_only, section, write
 
 MAX_SIN = (0.2, 0.3)
 OWN_AXIS = (False, True)
@@ -48,28 +44,29 @@ SETTINGS = tuple(itertools.starmap(FarEnds, itertools.product(MAX_SIN, OWN_AXIS,
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = tuning_parser(__doc__).parse_args(argv)
-    det = Detector(args.model)
-    rules_only(det, "tune_far_ends")
-    current = det.far_ends
-    if not det.drop_far_ends:
-        print("tune_far_ends: the manifest does not drop far ends (postprocess.drop_far_ends)",
+    args = parser(__doc__, "far-ends").parse_args(argv)
+    det = rules_only(Detector(args.model), "far-ends")
+    post = det.config.postprocess
+    current = post.far_ends
+    if not post.drop_far_ends:
+        print("zipai tune far-ends: the manifest does not drop far ends (postprocess.drop_far_ends)",
               file=sys.stderr)
         return 2
-    det.drop_far_ends = False
-    doubles, det.back_doubles = det.back_doubles, None  # after far ends, as in Detector.build
+    doubles = post.back_doubles  # after far ends, as in steps.rules
+    det = det.with_config(replace(det.config,
+                                  postprocess=replace(post, drop_far_ends=False, back_doubles=None)))
     tallies = [Tally() for _ in SETTINGS]
     scenes = labelled_scenes(args.data, args.limit)
     for decoded, anns, truth, base in replay_scenes(scenes):
         found = det.detect(decoded)
         arr = np.asarray(decoded.image, dtype=np.uint8)
         for k, far in enumerate(SETTINGS):
-            kept = drop_far_ends(found, image=arr, scale=decoded.scale, **asdict(far))
+            kept = drop_far_ends(found.detections, image=arr, scale=decoded.scale, **asdict(far))
             if doubles:
                 kept = drop_back_doubles(kept, doubles)
             kept.sort(key=lambda d: (d.box[1], d.box[0]))
             # the layout step adds to the detections it is given: each setting its own copy
-            dets, spare = copy.deepcopy((kept, det.spare))
+            dets, spare = copy.deepcopy((kept, found.spare))
             sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
             tallies[k].add(sc, anns, truth)
 
@@ -94,11 +91,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{f['extra_detections']:>5}")
     best = SETTINGS[order[0]]
     if args.write_manifest:
-        from zipai.models.manifest import update_manifest
-
-        value = asdict(best)
-        update_manifest(args.model or default_manifest(), "postprocess", {"far_ends": value})
-        print(f"manifest: far ends {value}")
+        write(det, args, postprocess=section(det.manifest.config, "postprocess", far_ends=best))
+        print(f"manifest: far ends {asdict(best)}")
     return 0
 
 

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import load_script
 
-mod = load_script("selector_bins")
+from zipai.models.tune import selector_bins as mod
 
 
 def test_bins_split_finds_by_kind_and_label() -> None:

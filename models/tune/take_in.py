@@ -4,13 +4,13 @@
 A find that the thresholds turned away is offered to the layout when the hand does not split
 into seven groups without it; only a find that alone makes it split is taken. Every floor under
 the finder's peak and every cap on the number offered is tried, and none, by the rule of
-``tune_detector.py`` (the most scenes read exactly, then the most layouts complete enough to
+``zipai tune thresholds`` (the most scenes read exactly, then the most layouts complete enough to
 score, then per-card accuracy), then the most photos scored as the scene (what taking a card in
 is for), then the least work (the higher floor, the fewer offered). The other settings are the
 manifest's. Each scene is looked at once (both looks, at the lowest floor); every setting then
 replays the layout step.
 
-    python scripts/tune_take_in.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
+    zipai tune take-in data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
 """
 
 from __future__ import annotations
@@ -18,10 +18,15 @@ from __future__ import annotations
 import copy
 import itertools
 import sys
+from dataclasses import replace
 
-from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
-from zipai.vision.detector import Detection, Detector, default_manifest
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes
+from zipai.vision.config import MAX_SPARE
+from zipai.vision.detection import Detection
+from zipai.vision.detector import Detector
 from zipai.vision.scan import scan_detections
+
+from . import parser, section, write
 
 FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3)
 MOST = (4, 8, 16)
@@ -29,7 +34,7 @@ SETTINGS: tuple[tuple[float, int] | None, ...] = (None, *itertools.product(FLOOR
 
 
 def offered(spare: list[Detection], setting: tuple[float, int] | None) -> list[Detection]:
-    """What ``Detector.build`` would offer at this floor and cap, from what it offered at the
+    """What ``Detector.detect`` would offer at this floor and cap, from what it offered at the
     lowest floor and the largest cap (strongest first, so the two commute)."""
     if setting is None:
         return []
@@ -38,17 +43,18 @@ def offered(spare: list[Detection], setting: tuple[float, int] | None) -> list[D
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = tuning_parser(__doc__).parse_args(argv)
+    args = parser(__doc__, "take-in").parse_args(argv)
     det = Detector(args.model)
-    det.spare_floor, det.max_spare = min(FLOORS), max(MOST)
+    lowest = section(det.config, "finder", spare_threshold=min(FLOORS), max_spare=max(MOST))
+    det = det.with_config(replace(det.config, finder=lowest))
     tallies = [Tally() for _ in SETTINGS]
     taken = [0] * len(SETTINGS)
     scenes = labelled_scenes(args.data, args.limit)
     for decoded, anns, truth, base in replay_scenes(scenes):
-        dets = det.detect(decoded)
+        found = det.detect(decoded)
         for k, setting in enumerate(SETTINGS):
             # take_in adds to the detections and marks the find it takes: each setting its own copy
-            mine, spare = copy.deepcopy((dets, offered(det.spare, setting)))
+            mine, spare = copy.deepcopy((found.detections, offered(found.spare, setting)))
             sc = scan_detections(decoded.width, decoded.height, mine, base, spare=spare)
             tallies[k].add(sc, anns, truth)
             taken[k] += sum(d.taken_in for d in sc.detections)
@@ -70,12 +76,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{taken[k]:>8}  {extras:>6}")
     best = SETTINGS[order[0]]
     if args.write_manifest:
-        from zipai.models.manifest import update_manifest
-
-        value = {"spare_threshold": best[0], "max_spare": best[1]} if best else \
-            {"spare_threshold": None, "max_spare": None}
-        update_manifest(args.model or default_manifest(), "finder", value)
-        print(f"manifest: take in {value}")
+        floor, most = best or (None, MAX_SPARE)
+        write(det, args, finder=section(det.manifest.config, "finder", spare_threshold=floor, max_spare=most))
+        print(f"manifest: take in {{'spare_threshold': {floor}, 'max_spare': {most}}}")
     return 0
 
 

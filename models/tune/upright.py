@@ -1,14 +1,14 @@
 """Choose whether, and how, the reader reads an unsure find a second time with its crop turned
-upright (``reader.upright`` in the manifest; ``Detector.read_upright``), on validation scenes only.
+upright (``reader.upright`` in the manifest; ``Reader.upright``), on validation scenes only.
 
-Each setting is tried by the rule of ``tune_detector.py`` (the most scenes read exactly, then
+Each setting is tried by the rule of ``zipai tune thresholds`` (the most scenes read exactly, then
 the most layouts complete enough to score, then per-card accuracy, then the most scored as the
 scene); ties go to the cheaper setting (fewer second reads). Every photo goes through the whole
 pipeline once per setting, as the second read changes the reader's probabilities that every
 later step weighs; the median time of the second read per look is printed beside each, since
 model inference has a budget of its own (20 ms).
 
-    python scripts/tune_upright.py data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
+    zipai tune upright data/detector/val_tune400 data/detector/val_unseen [--write-manifest]
 """
 
 from __future__ import annotations
@@ -16,11 +16,15 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
-from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes, tuning_parser
-from zipai.vision.detector import Detector, Upright, default_manifest
+from zipai.models.evaluate import Tally, labelled_scenes, replay_scenes
+from zipai.vision.config import Upright
+from zipai.vision.detector import Detector
 from zipai.vision.scan import scan_detections
+
+from . import parser, section, write
 
 # (below, floor, margins); None: no second read
 SETTINGS: tuple[Upright | None, ...] = (
@@ -42,25 +46,32 @@ def name(up: Upright | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = tuning_parser(__doc__).parse_args(argv)
-    det = Detector(args.model)
+    args = parser(__doc__, "upright").parse_args(argv)
+    shipped = Detector(args.model)
     tallies = {up: Tally() for up in SETTINGS}
     times: dict[Upright | None, list[float]] = {up: [] for up in SETTINGS}
-    read_upright = det.read_upright
 
-    def timed(*a: Any) -> Any:
-        t0 = time.perf_counter()
-        out = read_upright(*a)
-        times[det.upright].append(time.perf_counter() - t0)
-        return out
+    def timed(up: Upright | None) -> Detector:
+        """A detector reading again upright by ``up``, each second read timed."""
+        det = shipped.with_config(replace(shipped.config,
+                                          reader=section(shipped.config, "reader", upright=up)))
+        read_upright = det.reader.upright
 
-    det.read_upright = timed  # type: ignore[method-assign]
+        def read(*a: Any) -> Any:
+            t0 = time.perf_counter()
+            out = read_upright(*a)
+            times[up].append(time.perf_counter() - t0)
+            return out
+
+        det.reader.upright = read  # type: ignore[method-assign]
+        return det
+
+    detectors = {up: timed(up) for up in SETTINGS}
     scenes = labelled_scenes(args.data, args.limit)
     for decoded, anns, truth, base in replay_scenes(scenes):
         for up in SETTINGS:
-            det.upright = up
-            dets = det.detect(decoded)
-            sc = scan_detections(decoded.width, decoded.height, dets, base, spare=det.spare)
+            found = detectors[up].detect(decoded)
+            sc = scan_detections(decoded.width, decoded.height, found.detections, base, spare=found.spare)
             tallies[up].add(sc, anns, truth)
     order = sorted(SETTINGS, key=lambda up: (*tallies[up].rule(), [-c for c in cost(up)]), reverse=True)
     names = ", ".join(str(d) for d in args.data)
@@ -73,12 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     best = order[0]
     print(f"chosen: {name(best)}")
     if args.write_manifest:
-        from zipai.models.manifest import update_manifest
-
-        chosen = None if best is None else {"below": best.below, "floor": best.floor,
-                                            "margins": list(best.margins), "tuned_on": names}
-        update_manifest(args.model or default_manifest(), "reader", {"upright": chosen})  # null: off
-        print(f"manifest: reader.upright {chosen}")
+        write(shipped, args, {"reader": {"upright": {"tuned_on": names}}} if best else None,
+              reader=section(shipped.manifest.config, "reader", upright=best))  # None: off
+        print(f"manifest: reader.upright {name(best)}")
     return 0
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 
-from zipai.vision.detector import RESCUE_OFF, Detection, Detector
-
-mod = load_script("tune_take_in")
+from zipai.models.tune import take_in as mod
+from zipai.vision.config import read_config
+from zipai.vision.detection import Detection
 
 
 def test_offered_finds_follow_the_floor_and_the_cap() -> None:
@@ -25,6 +24,6 @@ def test_the_chosen_floor_is_written_to_the_manifest(tuning_setup: tuple[Path, P
     assert mod.main([str(data), "--model", str(manifest), "--write-manifest"]) == 0
     out = capsys.readouterr().out
     assert "2 scenes of" in out and "taken in" in out and "\n  none " in out
-    det = Detector(manifest, threads=1)
-    chosen = None if det.spare_floor == RESCUE_OFF[1] else (det.spare_floor, det.max_spare)
+    f = read_config(manifest).finder
+    chosen = None if f.spare_threshold is None else (f.spare_threshold, f.max_spare)
     assert chosen in mod.SETTINGS

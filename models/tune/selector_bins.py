@@ -7,7 +7,7 @@ card read right, a card read as another class (kept, it costs nothing per card b
 and no card (kept, an extra detection). Labels as the selector's trainer gives them
 (``zipai.models.selector.labels``). Validation scenes only: the held-out ones are for figures.
 
-    python scripts/selector_bins.py data/detector/val_tune400 data/detector/val_unseen \\
+    zipai tune selector-bins data/detector/val_tune400 data/detector/val_unseen \\
         data/detector/val_style2 [--model M/manifest.json] [--edges 0.1 0.2 0.3 0.35 0.4 0.5]
 """
 
@@ -20,9 +20,10 @@ from itertools import pairwise
 
 import numpy as np
 
-from zipai.models.evaluate import tuning_parser
 from zipai.models.selector import labels, scene_finds
 from zipai.vision.detector import Detector
+
+from . import parser
 
 EDGES = (0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.7)
 
@@ -62,19 +63,19 @@ def bins(prob: np.ndarray, back: np.ndarray, right: np.ndarray, card: np.ndarray
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = tuning_parser(__doc__)
+    p = parser(__doc__, "selector-bins")
     p.add_argument("--edges", type=float, nargs="+", default=list(EDGES),
                    help="the bins' lower edges, rising (default: %(default)s)")
     args = p.parse_args(argv)
     edges = list(args.edges)
     if edges != sorted(set(edges)) or not all(0.0 <= e < 1.0 for e in edges):
-        print(f"selector_bins: --edges {' '.join(f'{e:g}' for e in edges)}: they must rise, each "
+        print(f"zipai tune selector-bins: --edges {' '.join(f'{e:g}' for e in edges)}: they must rise, each "
               "from 0 up to under 1", file=sys.stderr)
         return 2
     det = Detector(args.model)
-    sel = det.selector
+    sel = det.config.postprocess.selector
     if sel is None:
-        print("selector_bins: the manifest has no selector", file=sys.stderr)
+        print("zipai tune selector-bins: the manifest has no selector", file=sys.stderr)
         return 2
     probs, backs, rights, cards_on = [], [], [], []
     for f in scene_finds(det, list(args.data), sel.floor, args.limit):
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         rights.append(right[keep] == 1)
         cards_on.append(on_card[keep] == 1)
     if not probs:
-        print("selector_bins: no scenes", file=sys.stderr)
+        print("zipai tune selector-bins: no scenes", file=sys.stderr)
         return 2
     table = bins(np.concatenate(probs), np.concatenate(backs), np.concatenate(rights),
                  np.concatenate(cards_on), edges)

@@ -9,12 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import load_script
 
 from zipai.models.selector import main as train_main
-from zipai.vision.detector import Detector
-
-mod = load_script("tune_selector")
+from zipai.models.tune import selector as mod
+from zipai.vision.config import read_config
 
 
 def test_train_then_tune_a_selector(tuning_setup: tuple[Path, Path], tmp_path: Path,
@@ -27,15 +25,16 @@ def test_train_then_tune_a_selector(tuning_setup: tuple[Path, Path], tmp_path: P
     assert len(z["y"]) == len(z["x"]) > 20 and set(np.unique(z["scene"])) == {0, 1}
     written = json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selector"]
     assert written["threshold"] == 0.5 and written["training"]["scenes"] == 2
-    det = Detector(manifest, threads=1)
-    assert det.selector is not None and det.selector.floor == 0.15
+    sel = read_config(manifest).postprocess.selector
+    assert sel is not None and sel.floor == 0.15
     capsys.readouterr()
     assert mod.main([str(data), "--model", str(manifest), "--write-manifest"]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if re.match(r"  0\.\d+ +0\.\d{4}", line)]
     assert "2 scenes of" in out and len(rows) == len(mod.THRESHOLDS)
     chosen = float(rows[0].split()[0])
-    assert Detector(manifest, threads=1).selector.threshold == chosen  # the best row is written
+    written = read_config(manifest).postprocess.selector
+    assert written is not None and written.threshold == chosen  # the best row is written
     assert mod.main([str(data), "--model", str(manifest), "--thresholds", "0.375", "0.425"]) == 0
     rows = [line.split()[0] for line in capsys.readouterr().out.splitlines()
             if re.match(r"  0\.\d+ +0\.\d{4}", line)]

@@ -6,11 +6,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 
+from zipai.models.tune import layout as mod
 from zipai.vision.layout import Params
-
-mod = load_script("tune_layout")
 
 
 def test_the_grid_starts_from_the_defaults_and_counts_what_moved() -> None:

@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import copy_model, load_script
+from conftest import copy_model
 
 from zipai.datasets.cli import main as data_main
-from zipai.vision.detector import Detector, models_dir
-
-mod = load_script("tune_detector")
+from zipai.models.tune import thresholds as mod
+from zipai.vision.config import read_config
+from zipai.vision.detector import models_dir
 
 if not (models_dir() / "sample.json").exists():
     pytest.skip("the shipped model has not landed yet", allow_module_level=True)
@@ -38,15 +38,16 @@ def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,
     assert mod.main([str(data), str(unseen), "--model", str(manifest), "--write-manifest"]) == 0
     out = capsys.readouterr().out
     assert "3 scenes of" in out and "best with margins [1.3]" in out
-    det = Detector(manifest, threads=1)
-    assert det.threshold in mod.THRESHOLDS and det.back_threshold in mod.BACKS
-    assert det.none_threshold in mod.NONE and det.margins in mod.MARGINS
-    assert det.manifest.data["postprocess"]["tuned_on"] == "val + unseen"
+    cfg = read_config(manifest)
+    f, r = cfg.finder, cfg.reader
+    assert f.threshold in mod.THRESHOLDS and f.back_threshold in mod.BACKS
+    assert r.none_threshold in mod.NONE and r.margins in mod.MARGINS
+    assert json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["tuned_on"] == "val + unseen"
     assert "second chance for weak peaks" in out
-    assert (det.rescue, det.rescue_prob) in mod.RESCUES or det.rescue_prob > 1.0
+    assert (f.rescue_threshold, r.rescue_prob) in mod.RESCUES or r.rescue_prob is None
     assert "second chance for weak peaks, backs" in out
-    assert (det.back_rescue, det.back_rescue_prob) in mod.BACK_RESCUES or det.back_rescue_prob > 1.0
-    assert "face floor" in out and det.face_floor in mod.FACE_FLOORS
+    assert (f.back_rescue_threshold, r.back_rescue_prob) in mod.BACK_RESCUES or r.back_rescue_prob is None
+    assert "face floor" in out and r.face_floor in mod.FACE_FLOORS
 
 
 def test_finish_only_keeps_the_other_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,13 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 
 from zipai.models.evaluate import SceneMatch
+from zipai.models.tune import doubts as mod
 from zipai.vision.layout import Assembled, Column, Doubt
 from zipai.vision.scan import Scan
-
-mod = load_script("tune_doubts")
 
 
 def _scan(complete: bool, *kinds: str) -> Scan:

@@ -12,7 +12,7 @@ photo; each setting only assembles the layout and its doubts again. For the layo
 those lying apart) it also counts how many misread or extra ones a card doubt names
 (``zipai.models.evaluate.CARD_DOUBTS``), and how many of the cards those doubts name are wrong.
 
-    python scripts/tune_doubts.py data/detector/val_tune400 data/detector/val_unseen [--weight 3]
+    zipai tune doubts data/detector/val_tune400 data/detector/val_unseen [--weight 3]
 """
 
 from __future__ import annotations
@@ -29,11 +29,12 @@ from zipai.models.evaluate import (
     named_cards,
     replay_scenes,
     same_score,
-    tuning_parser,
 )
 from zipai.vision.detector import Detector
 from zipai.vision.layout import Params
 from zipai.vision.scan import Scan, scan_detections
+
+from . import parser
 
 LOW_SELECT = (0.0, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8)
 ROWS = (frozenset(), frozenset({"split"}), frozenset({"alike"}), frozenset({"split", "alike"}))
@@ -77,12 +78,12 @@ class Count:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = tuning_parser(__doc__)
+    p = parser(__doc__, "doubts")
     p.add_argument("--weight", type=float, default=3.0,
                    help="a wrong score left clean counts this many needless looks (default 3)")
     args = p.parse_args(argv)
     if args.write_manifest:
-        print("tune_doubts: these settings are code defaults (zipai.vision.layout.Params), not the "
+        print("zipai tune doubts: these settings are code defaults (zipai.vision.layout.Params), not the "
               "manifest's; nothing to write", file=sys.stderr)
         return 2
     det = Detector(args.model)
@@ -92,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     for decoded, anns, truth, base in replay_scenes(scenes):
         if truth is None:  # a scene with no winning layout has no score to get right
             continue
-        dets = det.detect(decoded)
-        spare = list(det.spare)
+        found = det.detect(decoded)
+        dets, spare = found.detections, found.spare
         for low, rows in settings:
             sc = scan_detections(decoded.width, decoded.height, copy.deepcopy(dets), base,
                                  Params(low_select=low, row_doubts=rows), copy.deepcopy(spare))

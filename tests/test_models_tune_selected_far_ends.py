@@ -9,12 +9,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import load_script
 
-from zipai.vision.detector import FAR_ENDS, Detector, SelectedFarEnds
+from zipai.models.tune import selected_far_ends as mod
+from zipai.vision.config import FAR_ENDS, SelectedFarEnds, read_config
+from zipai.vision.detector import Detector
 from zipai.vision.errors import ModelError
-
-mod = load_script("tune_selected_far_ends")
 
 
 def test_the_chosen_setting_is_written_to_the_manifest(tuning_setup: tuple[Path, Path],
@@ -27,11 +26,10 @@ def test_the_chosen_setting_is_written_to_the_manifest(tuning_setup: tuple[Path,
     assert "2 scenes of" in out and len(rows) == len(mod.SETTINGS) == 25
     chosen = re.search(r"^chosen: (.+)$", out, re.M)
     assert chosen and rows[0].startswith(f"  {chosen.group(1)} ")
-    det = Detector(manifest, threads=1)
-    after = det.selected_far_ends
+    after = read_config(manifest).postprocess.selected_far_ends
     assert after in mod.SETTINGS or (after is not None and after.protect == 2.0 and replace(
         after, protect=float("inf")) in mod.SETTINGS)
-    written = json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selected_far_ends"]
+    written = json.loads(manifest.read_text(encoding="utf-8"))["postprocess"].get("selected_far_ends")
     assert written is None or written["tuned_on"] == str(data)
 
 
