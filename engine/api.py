@@ -297,8 +297,9 @@ def evaluate(hand: Hand, search: _Search | None = None) -> tuple[Candidate | Non
         cands.append(inst)
     if not cands:
         return None, []
-    winner = hand.ctx.winner
-    cands.sort(key=lambda c: (c.key(winner), c.text))
+    if len(cands) > 1:
+        winner = hand.ctx.winner
+        cands.sort(key=lambda c: (c.key(winner), c.text))
     return cands[0], cands
 
 
