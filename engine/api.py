@@ -194,8 +194,8 @@ def settle_base(hand: Hand, base: int, reds: int, cards: list[int], explain: boo
 
 def layout_text(groups: Sequence[Group], table: int = 0) -> str:
     """Groups in text notation; ``table`` groups come before the ``|``."""
-    left = " ".join(str(g) for g in groups[:table])
-    right = " ".join(g.text() for g in groups[table:])
+    left = " ".join([str(g) for g in groups[:table]])
+    right = " ".join([g.text() for g in groups[table:]])
     return f"{left} | {right}".strip() if table else right
 
 
@@ -297,8 +297,9 @@ def evaluate(hand: Hand, search: _Search | None = None) -> tuple[Candidate | Non
         cands.append(inst)
     if not cands:
         return None, []
-    winner = hand.ctx.winner
-    cands.sort(key=lambda c: (c.key(winner), c.text))
+    if len(cands) > 1:
+        winner = hand.ctx.winner
+        cands.sort(key=lambda c: (c.key(winner), c.text))
     return cands[0], cands
 
 

@@ -45,6 +45,11 @@ class Options:
         """The options as (key, value) pairs, computed once per options object."""
         return tuple((f.name, getattr(self, f.name)) for f in dataclasses.fields(self))
 
+    @cached_property
+    def fields_dict(self) -> dict[str, Any]:
+        """The options as one dict, built once: copy it, never change it (``Rules.to_dict``)."""
+        return dict(self.items)
+
 
 OPTION_KEYS = frozenset(Options.__dataclass_fields__)
 

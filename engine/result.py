@@ -266,7 +266,8 @@ def _outcome_json(o: Outcome, v: Variant, players: int) -> dict[str, Any]:
     out: dict[str, Any] = {
         "specials": [{"id": s, "name": names[s]} for s in o.specials] if win else [],
         "score": o.score if win else 0}
-    out.update(v.outcome_extra(o.extra))
+    if v.extra_fields:
+        out.update(v.outcome_extra(o.extra))
     out["payouts"] = list(o.payouts) if win else [0] * players
     out["transfers"] = [list(t) for t in o.transfers] if win and v.lists_transfers else []
     return out

@@ -60,7 +60,7 @@ class Rules:
 
 def _options_dict(options: Options) -> dict[str, Any]:
     """A fresh dict of the options (this is on the scoring hot path: the items are kept)."""
-    out = dict(options.items)
+    out = options.fields_dict.copy()
     out["xing"] = list(options.xing)  # the one list among the values
     return out
 

@@ -8,8 +8,8 @@ it and never asks for a region by name. Instances are stateless: one serves ever
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import RulesError
@@ -69,6 +69,13 @@ class Variant(ABC):
     hand_minimum: ClassVar[bool] = False
     """The dealer may change the minimum for one hand."""
 
+    piece_points: Callable[[tuple[int, ...], bool], int]
+    """Points of a group given as count-vector indices and whether it is open: a cached lookup
+    for the search's hot loop (a partial of the cache, so no Python frame per call)."""
+
+    def __init__(self) -> None:
+        self.piece_points = partial(_piece_points, self)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
 
@@ -116,9 +123,6 @@ class Variant(ABC):
             return 6 if big else 3
         return 0
 
-    def piece_points(self, piece: tuple[int, ...], open_: bool) -> int:
-        """Points of a group given as count-vector indices: a lookup for the search's hot loop."""
-        return _piece_points(self, piece, open_)
 
     def group_name(self, group: Group, traditional: bool = False) -> str:
         """The group's native name in this region."""

@@ -99,6 +99,10 @@ class Hunan(Variant):
     def default_minimum(self, players: int) -> int:
         return 20 if players == 2 else 15  # 15 福, 20 with two players
 
+    def minimum(self, players: int, options: Options) -> int:
+        m = options.minimum  # one call fewer: every candidate of the search is settled
+        return m if m is not None else (20 if players == 2 else 15)
+
     def idle(self, players: int, dealer: int) -> int | None:
         """数审: with four players the dealer's opposite sits the hand out."""
         return (dealer + 2) % 4 if players == 4 else None
