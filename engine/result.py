@@ -1,5 +1,5 @@
 """The scored hand as types: what the engine found, read by attribute; ``to_json()`` gives
-the JSON contract's object (the README's "JSON contract"), key for key and in the same order.
+the JSON contract's object (docs/rules.md, "The JSON contract"), key for key and in the same order.
 
 A scorer or an app reads ``result.winning``, ``result.groups[i].name`` or ``result.payouts``
 and never indexes a dict; what is stored or printed is ``to_json()``.
