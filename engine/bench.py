@@ -7,6 +7,8 @@ the three rule sets take turns. Run it on an idle machine: it measures one core.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import random
 import time
 from typing import Any
@@ -32,13 +34,29 @@ def bench_set(n: int = 10_000, seed: int = 2026) -> list[dict[str, Any]]:
     return out
 
 
+def results_digest(inputs: list[dict[str, Any]]) -> str:
+    """One hash of every result's JSON line, in order: a redesign that must not change the
+    engine's output is checked by comparing it with the digest of the version before."""
+    h = hashlib.sha256()
+    for obj in inputs:
+        h.update(json.dumps(score(obj), ensure_ascii=False).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="zipai bench", description=__doc__)
     p.add_argument("--count", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--repeat", type=int, default=3, help="timed passes; the best is reported")
+    p.add_argument("--digest", action="store_true",
+                   help="instead of timing, print the SHA-256 of every result's JSON, one line each: "
+                        "two versions of the engine that print the same digest score the set alike")
     args = p.parse_args(argv)
     inputs = bench_set(args.count, args.seed)
+    if args.digest:
+        print(f"{len(inputs)} layouts, results sha256 {results_digest(inputs)}")
+        return 0
     wins = sum(score(obj)["winning"] for obj in inputs)  # also warms nothing: caches are cleared below
     best = float("inf")
     for _ in range(args.repeat):
