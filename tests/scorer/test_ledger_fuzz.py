@@ -5,7 +5,7 @@ Any exception that is not the project's own error type (``LedgerError``, ``Zipai
 and so does a refused write that changed the ledger. CI runs a fixed seed and a bounded count;
 ``ZIPAI_FUZZ=N`` runs N cases per target (``ZIPAI_FUZZ_SEED`` picks another seed)::
 
-    ZIPAI_FUZZ=5000 python -m pytest -q tests/test_ledger_fuzz.py
+    ZIPAI_FUZZ=5000 python -m pytest -q tests/scorer/test_ledger_fuzz.py
 """
 
 from __future__ import annotations

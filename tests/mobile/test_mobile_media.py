@@ -211,7 +211,7 @@ def test_runtime_permissions_follow_the_android_version(sdk: int, photos: str) -
 
 def test_the_spec_and_the_hook_declare_what_the_seam_uses(tmp_path: Path) -> None:
     spec = configparser.ConfigParser()
-    spec.read(Path(__file__).resolve().parents[1] / "mobile" / "buildozer.spec", encoding="utf-8")
+    spec.read(Path(__file__).resolve().parents[2] / "mobile" / "buildozer.spec", encoding="utf-8")
     app = spec["app"]
     for perm in ("CAMERA", "READ_MEDIA_IMAGES", "READ_EXTERNAL_STORAGE"):
         assert f"android.permission.{perm}" in app["android.permissions"]

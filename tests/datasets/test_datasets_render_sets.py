@@ -11,7 +11,7 @@ import pytest
 from zipai.datasets import render_sets as mod
 from zipai.datasets.sets import SceneSet
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_the_readme_render_commands_are_the_table() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-MODELS = Path(__file__).resolve().parents[1] / "models"
+MODELS = Path(__file__).resolve().parents[2] / "models"
 
 # A meta-path finder that refuses the training side by name: torch and the other extras, the
 # rendered scenes, the app, and every module of zipai.models (the package itself, a docstring and

@@ -167,7 +167,7 @@ def test_the_recorded_total_survives_a_restart(finger: Finger, tmp_path: Path) -
 
 def test_a_self_drawn_hand_by_total_takes_five_taps(finger: Finger) -> None:
     """RULINGS L1 (18 福, seat 1 by 自摸) by total; the same hand typed card by card is counted
-    in the scripted evening (tests/test_mobile_touch.py)."""
+    in the scripted evening (tests/mobile/test_mobile_touch.py)."""
     f = finger
     sized(f, (540, 960))
     session(f, "taps")

@@ -11,7 +11,7 @@ import pytest
 
 from zipai.engine.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 L1_FILE = ROOT / "examples" / "l1_hunan.json"
 L1_TEXT = "d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8"
 
