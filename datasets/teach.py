@@ -305,7 +305,7 @@ def _mild_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Imag
 
 def _scene_instead(ref: DeckRef, size: tuple[int, int], effects: bool) -> tuple[Image.Image, dict[str, Any]]:
     """A table scene of the deck, labelled as a teaching photo that must be refused."""
-    img, anns, meta = render_scene_full(ref.seed, ref.split, 10_000 + ref.index, size, effects=effects,
+    img, anns, meta = render_scene_full(ref.seed, ref.split, 1_000_000 + ref.index, size, effects=effects,
                                         style=ref.style, deck=ref.deck())
     return img, {"deck": ref.meta(), "variant": "scene", "expect": "refuse", "upside_down": False,
                  "width": size[0], "height": size[1], "faces": [], "back": None, "annotations": anns,
