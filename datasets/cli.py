@@ -151,7 +151,7 @@ def _teach_one(job: TeachJob) -> tuple[int, dict[str, Any], list]:
     out, seed, split, index, size, quality, style, variant = job
     from .teach import DeckRef, render_teach
 
-    img, label = render_teach(DeckRef(seed, split, index, style), variant, size)
+    img, label = render_teach(DeckRef.readable(seed, split, index, style), variant, size)
     name = f"images/{index:06d}.jpg"
     img.save(os.path.join(out, name), "JPEG", quality=quality)
     anns = label.pop("annotations")

@@ -29,8 +29,9 @@ class DeckSetError(ValueError):
 
 
 def deck_refs(seed: int, count: int, split: str = "heldout") -> list[DeckRef]:
-    """The decks of a set: styles 1, 2, 3 in turn."""
-    return [DeckRef(seed, split, k, DECK_STYLES[k % len(DECK_STYLES)], COMPOSE_FIVE) for k in range(count)]
+    """The decks of a set: styles 1, 2, 3 in turn, each one whose faces can all be read."""
+    return [DeckRef.readable(seed, split, k, DECK_STYLES[k % len(DECK_STYLES)], COMPOSE_FIVE)
+            for k in range(count)]
 
 
 def folder(k: int) -> str:

@@ -20,7 +20,7 @@ from PIL import Image, ImageFilter
 
 from zipai.engine import ALL_CARDS, CARD_NAMES, Card
 
-from .cards import DeckStyle, random_deck
+from .cards import DeckStyle, random_deck, render_face
 from .scene import (
     Placed,
     _apply,
@@ -70,6 +70,18 @@ class DeckRef:
         """A name for the deck, stable across renders (``heldout-21-003-s2``)."""
         return f"{self.split}-{self.seed}-{self.index:03d}-s{self.style}"
 
+    @classmethod
+    def readable(cls, seed: int, split: str, index: int, style: int = 1,
+                 compose_five: float = 0.0) -> DeckRef:
+        """Deck ``index``, or when its print hides a glyph's ink (an inline decoration on a thin
+        一 leaves a pale line no player could read) the first readable of index + 1000, + 2000, …:
+        a teaching photo of an unreadable deck teaches nothing."""
+        for k in range(20):
+            ref = cls(seed, split, index + 1000 * k, style, compose_five)
+            if _readable(ref):
+                return ref
+        raise ValueError(f"no readable deck near {index} of seed {seed}, split {split}, style {style}")
+
     def deck(self) -> DeckStyle:
         return _deck_style(self)
 
@@ -84,6 +96,17 @@ class DeckRef:
 def _deck_style(ref: DeckRef) -> DeckStyle:
     rng = random.Random(f"zipai-deck:{ref.seed}:{ref.split}:{ref.index}:{ref.style}:{ref.compose_five}")
     return random_deck(rng, ref.split, ref.style, ref.compose_five)
+
+
+@functools.lru_cache(maxsize=64)
+def _readable(ref: DeckRef) -> bool:
+    """Every face, drawn at a teaching photo's size, shows its top glyph's ink."""
+    deck, rng = ref.deck(), random.Random(0)
+    for card in ALL_CARDS:
+        _, flags = render_face(deck, card, 80, rng)
+        if int((np.asarray(flags) == 1).sum()) < 20:
+            return False
+    return True
 
 
 def _rngs(ref: DeckRef, what: str) -> random.Random:
@@ -209,8 +232,11 @@ def render_teach(ref: DeckRef, variant: str = "good", size: tuple[int, int] = (1
     canvas = Image.fromarray(table.astype(np.uint8))
     crng = _rngs(ref, "cards")  # the cards' own randomness: the same for every variant
     rgb, anns, _ = compose(items, deck, canvas, quad, (W, H), crng, unit)
-    if len(anns) != len(items) or any(a["ignore"] for a in anns):
-        raise AssertionError(f"teaching photo of {ref.id} ({variant}) lost a card out of view")
+    lost = [p.card for p, a in zip(items, anns, strict=False) if a["ignore"]]
+    if len(anns) != len(items) or lost:
+        what = (f"card {CARD_NAMES[lost[0].index]} shows no readable glyph" if lost and lost[0]
+                else "a card is lost")
+        raise ValueError(f"teaching photo of deck {ref.id} ({variant}): {what} (use DeckRef.readable)")
     turned = variant == "upside_down"
     if turned:
         rgb = rgb.transpose(Image.Transpose.ROTATE_180)
