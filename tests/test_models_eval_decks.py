@@ -1,0 +1,62 @@
+"""``zipai eval decks``: the harness reads a deck set, scans its scenes, and reports what it found,
+a refused teaching photo included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zipai.cli import main as zipai_main
+from zipai.datasets.decks import read_deck_set, render_decks
+from zipai.models.eval_decks import evaluate_deck, report
+from zipai.vision.detector import Detector
+
+
+@pytest.fixture(scope="module")
+def deck_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("decks")
+    render_decks(str(root), 1, 21, scenes=2, size=(800, 600), workers=1, quiet=True)
+    return root
+
+
+def test_untaught_table_and_notebook_page(deck_set: Path, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture) -> None:
+    doc = tmp_path / "lab" / "decks.md"
+    assert zipai_main(["eval", "decks", str(deck_set), "--untaught", "--doc", str(doc)]) == 0
+    out = capsys.readouterr().out
+    entry = read_deck_set(deck_set)[0]
+    row = next(line for line in out.splitlines() if line.startswith(f"| {entry.id} "))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:5] == [entry.font, str(entry.style), "2", cells[4]] and int(cells[4]) > 10
+    assert cells[5].endswith("%") and cells[6] == "—"  # untaught measured, taught not asked for
+    assert doc.read_text(encoding="utf-8").strip() == out.strip()
+
+
+class Refused(ValueError):
+    """What a learner raises for a photo it will not learn from."""
+
+
+def test_a_refused_deck_plays_untaught(deck_set: Path) -> None:
+    entry = read_deck_set(deck_set)[0]
+
+    def refuse(photo: bytes, name: str, det: Detector) -> None:
+        assert photo[:2] == b"\xff\xd8" and name == entry.id  # the teaching photo, by the deck's name
+        raise Refused("found 18 faces, need 20 in two rows of ten")
+
+    r = evaluate_deck(entry, Detector(), (refuse, Refused), limit=1)
+    assert r.refused == "found 18 faces, need 20 in two rows of ten"
+    assert r.taught is not None and r.taught.totals.read == r.untaught.totals.read
+    assert r.taught.totals.scenes == r.untaught.totals.scenes == 1
+    text = report([r], "zipai eval decks X", learner_missing=False)
+    assert "refused" in text and "found 18 faces" in text
+
+
+@pytest.mark.parametrize(("argv", "problem"), [
+    (["eval", "decks", "/nonexistent/set"], "is not a deck set"),
+    (["eval", "decks"], "the following arguments are required: dir"),
+    (["eval", "sideways"], "unknown subcommand 'sideways'"),
+])
+def test_bad_input_gets_a_clear_line(argv: list[str], problem: str, capsys: pytest.CaptureFixture) -> None:
+    assert zipai_main(argv) == 2
+    assert problem in capsys.readouterr().err
