@@ -101,32 +101,37 @@ class DeckResult:
     warnings: tuple[str, ...] = ()
 
 
-# What teaching needs from the deck API (zipai.vision.deck): photo bytes and a name in, an
-# object with ``.deck`` (passed to scan) out; a refusal is a ValueError with one line.
-Learner = Callable[[bytes, str, Detector], Any]
+@dataclass(frozen=True, slots=True)
+class Teacher:
+    """What teaching needs from the deck API (``zipai.vision.deck``): photo bytes and a name in, an
+    object with ``.deck`` out, a refusal as ``refused`` with the player's line; and the detector
+    the taught scans read with (it carries the reader's embedding the deck was derived with)."""
+
+    learn: Callable[[bytes, str], Any]
+    refused: type[ValueError]
+    detector: Detector | None
 
 
-def deck_api() -> tuple[Learner, type[ValueError]] | None:
-    """``zipai.vision.deck``'s ``learn`` and ``TeachRefused``, or None where the module is absent."""
+def deck_api(model: Path | None = None, threads: int = 2) -> Teacher | None:
+    """The deck API's learner on the model, or None where ``zipai.vision.deck`` is absent."""
     try:
         from zipai.vision import deck
     except ImportError:
         return None
-    return (lambda photo, name, det: deck.learn(photo, name, detector=det)), deck.TeachRefused
+    det = Detector(model, threads=threads, embed=True)
+    return Teacher(lambda photo, name: deck.learn(photo, name, detector=det), deck.TeachRefused, det)
 
 
-def evaluate_deck(entry: DeckEntry, det: Detector, learner: tuple[Learner, type[ValueError]] | None,
-                  limit: int = 0) -> DeckResult:
-    """Teach ``entry`` (when a learner is given), then scan each of its scenes untaught and taught."""
+def evaluate_deck(entry: DeckEntry, det: Detector, teacher: Teacher | None, limit: int = 0) -> DeckResult:
+    """Teach ``entry`` (when a teacher is given), then scan each of its scenes untaught and taught."""
     res = DeckResult(entry)
     deck = None
-    if learner is not None:
-        learn, refused = learner
+    if teacher is not None:
         photo = entry.teach.read_bytes()
         t0 = time.perf_counter()
         try:
-            taught = learn(photo, entry.id, det)
-        except refused as exc:
+            taught = teacher.learn(photo, entry.id)
+        except teacher.refused as exc:
             res.refused = str(exc)
         else:
             deck = taught.deck
@@ -137,13 +142,13 @@ def evaluate_deck(entry: DeckEntry, det: Detector, learner: tuple[Learner, type[
         decoded = load(folder / im["file_name"])
         truth = im.get("layout")
         base = layout_base(truth) if truth else None
-        sides: list[tuple[Side, Any]] = [(res.untaught, None)]
+        scans = [(res.untaught, scan_decoded(decoded, det, base))]
         if res.taught is not None:
-            sides.append((res.taught, deck))
-        for side, with_deck in sides:
             # a refused deck plays untaught, as the player would
-            sc = scan_decoded(decoded, det, base) if with_deck is None else \
-                scan_decoded(decoded, det, base, deck=with_deck)  # type: ignore[call-arg]
+            scans.append((res.taught, scans[0][1] if deck is None else
+                          scan_decoded(decoded, teacher.detector if teacher else None, base,
+                                       deck=deck)))
+        for side, sc in scans:
             m = match_scene([(d.card, d.box) for d in sc.detections], anns)
             scored = same_score(sc.assembled.layout, sc.assembled.complete, truth) if truth else None
             side.add(m, anns, scored)
@@ -223,6 +228,10 @@ def report(results: Sequence[DeckResult], command: str, learner_missing: bool) -
         out.append("none")
     out.append("")
     for title, side in (("untaught", un), ("taught", ta if taught_any else None)):
+        if side is not None:
+            missed = sum(side.wrong_class.values()) - sum(side.confusions.values())
+            out += [f"Errors {title}: {sum(side.confusions.values())} cards misread, {missed} missed, "
+                    f"{side.totals.extra} extra detections.", ""]
         if side is not None and side.confusions:
             common = ", ".join(f"{a}→{b} ×{k}" for (a, b), k in side.confusions.most_common(10))
             out += [f"Most common misreads {title} (true→read): {common}.", ""]
@@ -271,11 +280,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         entries = read_deck_set(a.dir)[: a.decks or None]
-        learner = None if a.untaught else deck_api()
+        teacher = None if a.untaught else deck_api(a.model, a.threads)
         det = Detector(a.model, threads=a.threads)
         results = []
         for k, entry in enumerate(entries, 1):
-            r = evaluate_deck(entry, det, learner, a.scenes)
+            r = evaluate_deck(entry, det, teacher, a.scenes)
             results.append(r)
             t = f", taught {_pct(r.taught.per_card)}" if r.taught is not None else ""
             print(f"  deck {k}/{len(entries)} {entry.id}: per card untaught {_pct(r.untaught.per_card)}{t}",
@@ -284,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"zipai eval decks: {exc}", file=sys.stderr)
         return 2
     argv_text = " ".join(["zipai eval decks", *(argv if argv is not None else sys.argv[3:])])
-    text = report(results, argv_text, learner is None and not a.untaught)
+    text = report(results, argv_text, teacher is None and not a.untaught)
     print(text)
     if not a.no_doc:
         write_doc(a.doc, text + "\n")

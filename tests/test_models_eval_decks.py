@@ -9,7 +9,7 @@ import pytest
 
 from zipai.cli import main as zipai_main
 from zipai.datasets.decks import read_deck_set, render_decks
-from zipai.models.eval_decks import evaluate_deck, report
+from zipai.models.eval_decks import Teacher, evaluate_deck, report
 from zipai.vision.detector import Detector
 
 
@@ -40,11 +40,11 @@ class Refused(ValueError):
 def test_a_refused_deck_plays_untaught(deck_set: Path) -> None:
     entry = read_deck_set(deck_set)[0]
 
-    def refuse(photo: bytes, name: str, det: Detector) -> None:
+    def refuse(photo: bytes, name: str) -> None:
         assert photo[:2] == b"\xff\xd8" and name == entry.id  # the teaching photo, by the deck's name
         raise Refused("found 18 faces, need 20 in two rows of ten")
 
-    r = evaluate_deck(entry, Detector(), (refuse, Refused), limit=1)
+    r = evaluate_deck(entry, Detector(), Teacher(refuse, Refused, None), limit=1)
     assert r.refused == "found 18 faces, need 20 in two rows of ten"
     assert r.taught is not None and r.taught.totals.read == r.untaught.totals.read
     assert r.taught.totals.scenes == r.untaught.totals.scenes == 1
