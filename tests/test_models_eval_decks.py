@@ -9,14 +9,14 @@ import pytest
 
 from zipai.cli import main as zipai_main
 from zipai.datasets.decks import read_deck_set, render_decks
-from zipai.models.eval_decks import Teacher, evaluate_deck, report
+from zipai.models.eval_decks import Teacher, deck_api, evaluate_deck, report
 from zipai.vision.detector import Detector
 
 
 @pytest.fixture(scope="module")
 def deck_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("decks")
-    render_decks(str(root), 1, 21, scenes=2, size=(800, 600), workers=1, quiet=True)
+    render_decks(str(root), 1, 21, scenes=2, workers=1, quiet=True)
     return root
 
 
@@ -60,3 +60,16 @@ def test_a_refused_deck_plays_untaught(deck_set: Path) -> None:
 def test_bad_input_gets_a_clear_line(argv: list[str], problem: str, capsys: pytest.CaptureFixture) -> None:
     assert zipai_main(argv) == 2
     assert problem in capsys.readouterr().err
+
+
+def test_a_good_teaching_photo_is_learnt_and_read_with(deck_set: Path) -> None:
+    """Through the deck API: the set's first deck is learnt from its photo, and its scenes are
+    read with it at least as well as without."""
+    teacher = deck_api()
+    assert teacher is not None
+    entry = read_deck_set(deck_set)[0]
+    r = evaluate_deck(entry, Detector(), teacher)
+    assert r.refused is None and r.teach_seconds is not None and r.teach_seconds > 0
+    assert r.taught is not None and r.taught.totals.scenes == r.untaught.totals.scenes == 2
+    assert r.taught.totals.cards == r.untaught.totals.cards > 10
+    assert r.taught.per_card >= r.untaught.per_card
