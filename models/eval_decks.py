@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import io
+import json
 import os
 import platform
 import statistics
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from zipai.datasets.decks import DeckEntry, DeckSetError, read_deck_set
+from zipai.datasets.teach import LEARNABLE, VARIANTS, DeckRef, render_teach
 from zipai.engine import CARD_NAMES
 from zipai.vision.decode import load
 from zipai.vision.detector import Detector
@@ -155,6 +158,41 @@ def evaluate_deck(entry: DeckEntry, det: Detector, teacher: Teacher | None, limi
     return res
 
 
+@dataclass(frozen=True, slots=True)
+class VariantOutcome:
+    """One teaching photo variant shown to the learner, and whether it did as a player needs."""
+
+    deck: str
+    variant: str
+    right: bool
+    line: str  # the refusal, or what was learnt
+
+
+def teach_variants(entry: DeckEntry, teacher: Teacher, variants: Sequence[str] = tuple(VARIANTS)
+                   ) -> list[VariantOutcome]:
+    """Each teaching photo variant of ``entry``'s deck (``zipai data render --teach --variant``),
+    rendered as its set was, shown to the learner: good and upside-down photos must be learnt
+    (upside-down ones known as such), every other refused."""
+    label = json.loads(entry.teach_label.read_text(encoding="utf-8"))
+    meta = label["deck"]
+    ref = DeckRef(int(meta["seed"]), str(meta["split"]), int(meta["index"]), int(meta["style"]),
+                  float(meta["compose_five"]))
+    out = []
+    for v in variants:
+        img, _ = render_teach(ref, v, (int(label["width"]), int(label["height"])))
+        buf = io.BytesIO()
+        img.save(buf, "JPEG", quality=92)
+        try:
+            taught = teacher.learn(buf.getvalue(), entry.id)
+        except teacher.refused as exc:
+            out.append(VariantOutcome(entry.id, v, v not in LEARNABLE, f"refused: {exc}"))
+            continue
+        turned = bool(getattr(taught, "upside_down", False))
+        right = v in LEARNABLE and turned == (v == "upside_down")
+        out.append(VariantOutcome(entry.id, v, right, "learnt" + (" as upside down" if turned else "")))
+    return out
+
+
 # ---------------------------------------------------------------- the report
 
 def _pct(x: float) -> str:
@@ -165,7 +203,8 @@ def _row(cells: Sequence[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def report(results: Sequence[DeckResult], command: str, learner_missing: bool) -> str:
+def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
+           variants: Sequence[VariantOutcome] = ()) -> str:
     """The markdown table and notes that go to stdout and docs/lab/decks.md."""
     un, ta = Side(), Side()
     for r in results:
@@ -239,6 +278,21 @@ def report(results: Sequence[DeckResult], command: str, learner_missing: bool) -
     if refused:
         out += ["Teaching photos refused (these decks play untaught in the taught columns):", ""]
         out += [f"- {r.entry.id}: {r.refused}" for r in refused] + [""]
+    if variants:
+        decks = len({o.deck for o in variants})
+        out += ["## Teaching photos, good and bad", "",
+                f"Every variant of the first {decks} decks' teaching photos "
+                "(`zipai data render --teach --variant V`) shown to the learner: good and upside-down "
+                "photos must be learnt (upside-down ones known as such), the others refused.", "",
+                _row(["variant", "must be", "handled right", "what went wrong (first)"]),
+                _row(["---", "---", "---:", "---"])]
+        for v in VARIANTS:
+            mine = [o for o in variants if o.variant == v]
+            if mine:
+                wrong = next((f"{o.deck}: {o.line}" for o in mine if not o.right), "")
+                out.append(_row([v, "learnt" if v in LEARNABLE else "refused",
+                                 f"{sum(o.right for o in mine)}/{len(mine)}", wrong]))
+        out.append("")
     warned = [r for r in results if r.warnings]
     if warned:
         out += ["Confusable pairs the learner warned about:", ""]
@@ -267,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--decks", type=int, default=0, help="only the first N decks (0: all)")
     p.add_argument("--scenes", type=int, default=0, help="only the first N scenes of each deck (0: all)")
     p.add_argument("--untaught", action="store_true", help="skip teaching: the untaught half alone")
+    p.add_argument("--variants", type=int, default=0,
+                   help="also show every teaching photo variant of the first N decks to the learner")
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--doc", type=Path, default=DOC, help=f"where the report goes (default {DOC})")
@@ -275,8 +331,12 @@ def main(argv: list[str] | None = None) -> int:
         a = p.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    if a.decks < 0 or a.scenes < 0 or a.threads < 1:
-        print("zipai eval decks: --decks and --scenes are 0 or more, --threads at least 1", file=sys.stderr)
+    if a.decks < 0 or a.scenes < 0 or a.variants < 0 or a.threads < 1:
+        print("zipai eval decks: --decks, --scenes and --variants are 0 or more, --threads at least 1",
+              file=sys.stderr)
+        return 2
+    if a.variants and a.untaught:
+        print("zipai eval decks: --variants needs the learner: leave --untaught out", file=sys.stderr)
         return 2
     try:
         entries = read_deck_set(a.dir)[: a.decks or None]
@@ -289,11 +349,17 @@ def main(argv: list[str] | None = None) -> int:
             t = f", taught {_pct(r.taught.per_card)}" if r.taught is not None else ""
             print(f"  deck {k}/{len(entries)} {entry.id}: per card untaught {_pct(r.untaught.per_card)}{t}",
                   file=sys.stderr)
+        outcomes: list[VariantOutcome] = []
+        if a.variants and teacher is not None:
+            for entry in entries[: a.variants]:
+                outcomes += teach_variants(entry, teacher)
+                print(f"  variants of {entry.id}: {sum(o.right for o in outcomes[-len(VARIANTS):])}/"
+                      f"{len(VARIANTS)} handled right", file=sys.stderr)
     except (DeckSetError, ValueError) as exc:
         print(f"zipai eval decks: {exc}", file=sys.stderr)
         return 2
     argv_text = " ".join(["zipai eval decks", *(argv if argv is not None else sys.argv[3:])])
-    text = report(results, argv_text, teacher is None and not a.untaught)
+    text = report(results, argv_text, teacher is None and not a.untaught, outcomes)
     print(text)
     if not a.no_doc:
         write_doc(a.doc, text + "\n")

@@ -9,7 +9,7 @@ import pytest
 
 from zipai.cli import main as zipai_main
 from zipai.datasets.decks import read_deck_set, render_decks
-from zipai.models.eval_decks import Teacher, deck_api, evaluate_deck, report
+from zipai.models.eval_decks import Teacher, deck_api, evaluate_deck, report, teach_variants
 from zipai.vision.detector import Detector
 
 
@@ -73,3 +73,24 @@ def test_a_good_teaching_photo_is_learnt_and_read_with(deck_set: Path) -> None:
     assert r.taught is not None and r.taught.totals.scenes == r.untaught.totals.scenes == 2
     assert r.taught.totals.cards == r.untaught.totals.cards > 10
     assert r.taught.per_card >= r.untaught.per_card
+
+
+def test_teaching_variants_are_judged_by_what_they_must_be(deck_set: Path) -> None:
+    """A good photo must be learnt and a photo with a card left out refused; a learner that
+    learns from anything gets the bad photo wrong."""
+    teacher = deck_api()
+    assert teacher is not None
+    entry = read_deck_set(deck_set)[0]
+    outcomes = teach_variants(entry, teacher, ("good", "missing"))
+    assert [(o.variant, o.right) for o in outcomes] == [("good", True), ("missing", True)]
+    assert outcomes[1].line.startswith("refused: found 19 faces")
+
+    class Taught:
+        deck = None
+        upside_down = False
+
+    gullible = Teacher(lambda photo, name: Taught(), Refused, None)
+    outcomes = teach_variants(entry, gullible, ("good", "upside_down", "blurred"))
+    assert [o.right for o in outcomes] == [True, False, False]
+    text = report([], "zipai eval decks X", learner_missing=False, variants=outcomes)
+    assert "| blurred | refused | 0/1 |" in text and "| good | learnt | 1/1 |" in text
