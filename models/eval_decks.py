@@ -233,6 +233,16 @@ def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
                        f"**{_pct(un.exact)}**", f"**{_pct(ta.exact)}**" if taught_any else "—",
                        _pct(un.scored_rate), _pct(ta.scored_rate) if taught_any else "—",
                        f"median {statistics.median(times):.2f}, max {max(times):.2f}" if times else "—"]))
+    for style in sorted({r.entry.style for r in results}):
+        su, st = Side(), Side()
+        for r in results:
+            if r.entry.style == style:
+                su.merge(r.untaught)
+                st.merge(r.taught if r.taught is not None else Side())
+        lines.append(_row([f"style {style}", "", "", str(su.totals.scenes), str(su.totals.cards),
+                           _pct(su.per_card), _pct(st.per_card) if taught_any else "—", _pct(su.exact),
+                           _pct(st.exact) if taught_any else "—", _pct(su.scored_rate),
+                           _pct(st.scored_rate) if taught_any else "—", ""]))
     out = [
         "# Taught decks: untaught against taught on the same scenes",
         "",
