@@ -379,11 +379,12 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     det = detector or deck_detector()
     decoded = decode(photo, "teaching photo")
     rows, back, n = _find_faces(det, decoded)
-    turned = False
+    turned = rotated = False  # taken upside down; the decoded photo turned to read it
     if n < 20:  # glyphs that all read upside down: the photo was taken the other way round
         rows2, back2, n2 = _find_faces(det, _turn(decoded))
         if n2 > n and n2 >= 10:
             rows, back, n, turned = rows2, back2, n2, True
+            rotated = True
             decoded = _turn(decoded)
     _check_sharp(decoded, [d for r in rows for d in r], det)
     if n != 20 or [len(r) for r in rows] != [10, 10]:
@@ -404,7 +405,7 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     _check_order(found, labels)
     crops = cut_crops(arr, boxes, CROP, CROP_MARGIN)
     order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
-    faces = [Face(labels[i], _photo_box(found[i].box, decoded, turned), found[i].card,
+    faces = [Face(labels[i], _photo_box(found[i].box, decoded, rotated), found[i].card,
                   float(found[i].class_prob)) for i in order]
     examples = [Example(labels[i], "teach", crops[i]) for i in order]
     back_box = None
@@ -414,7 +415,7 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
         cx, cy, half = cx / k, cy / k, size / 2
         bb = np.asarray([[cx - half, cy - half, cx + half, cy + half]], np.float32)
         examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN)[0]))
-        back_box = _photo_box(back.box, decoded, turned)
+        back_box = _photo_box(back.box, decoded, rotated)
     deck = derive(det, name, examples)
     seps = deck.separations()
     return Taught(deck, tuple(faces), back_box, seps, confusable(seps), turned, time.perf_counter() - t0, det)
