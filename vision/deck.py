@@ -379,12 +379,14 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     det = detector or deck_detector()
     decoded = decode(photo, "teaching photo")
     rows, back, n = _find_faces(det, decoded)
-    turned = False
+    turned = rotated = False  # taken upside down; the decoded photo turned to read it
     if n < 20:  # glyphs that all read upside down: the photo was taken the other way round
         rows2, back2, n2 = _find_faces(det, _turn(decoded))
         if n2 > n and n2 >= 10:
             rows, back, n, turned = rows2, back2, n2, True
+            rotated = True
             decoded = _turn(decoded)
+    _check_sharp(decoded, [d for r in rows for d in r], det)
     if n != 20 or [len(r) for r in rows] != [10, 10]:
         shape = " and ".join(str(len(r)) for r in rows[:4]) + (" and more" if len(rows) > 4 else "")
         where = "" if n != 20 else f" (in rows of {shape})"
@@ -400,14 +402,10 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     arr = np.asarray(decoded.image, np.uint8)
     k = decoded.scale
     boxes = np.asarray([d.box for d in found], np.float32) / k
-    sharp = sharpness(cut_crops(arr, boxes, det.crop_size, det.margin))
-    if sharp < MIN_SHARPNESS:
-        raise TeachRefused(f"the photo is too blurred to learn from (sharpness {sharp:.2f}, need "
-                           f"{MIN_SHARPNESS}): hold the phone steady and take it again")
     _check_order(found, labels)
     crops = cut_crops(arr, boxes, CROP, CROP_MARGIN)
     order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
-    faces = [Face(labels[i], _photo_box(found[i].box, decoded, turned), found[i].card,
+    faces = [Face(labels[i], _photo_box(found[i].box, decoded, rotated), found[i].card,
                   float(found[i].class_prob)) for i in order]
     examples = [Example(labels[i], "teach", crops[i]) for i in order]
     back_box = None
@@ -417,7 +415,7 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
         cx, cy, half = cx / k, cy / k, size / 2
         bb = np.asarray([[cx - half, cy - half, cx + half, cy + half]], np.float32)
         examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN)[0]))
-        back_box = _photo_box(back.box, decoded, turned)
+        back_box = _photo_box(back.box, decoded, rotated)
     deck = derive(det, name, examples)
     seps = deck.separations()
     return Taught(deck, tuple(faces), back_box, seps, confusable(seps), turned, time.perf_counter() - t0, det)
@@ -442,12 +440,22 @@ def sharpness(crops: np.ndarray) -> float:
     return float(np.median(lap.reshape(len(g), -1).max(axis=1) / (flat.std(axis=1) + 5.0)))
 
 
+def _check_sharp(decoded: Decoded, faces: list[Detection], det: Detector) -> None:
+    if len(faces) < 5:
+        return
+    boxes = np.asarray([d.box for d in faces], np.float32) / decoded.scale
+    sharp = sharpness(cut_crops(np.asarray(decoded.image, np.uint8), boxes, det.crop_size, det.margin))
+    if sharp < MIN_SHARPNESS:
+        raise TeachRefused(f"the photo is too blurred to learn from (sharpness {sharp:.2f}, need "
+                           f"{MIN_SHARPNESS}): hold the phone steady and take it again")
+
+
 def _check_order(found: list[Detection], labels: list[str]) -> None:
     """Refuse a layout whose reading disagrees with the places: a sure misread, a card of the
     wrong colour, or more unsure ones than an unfamiliar print explains."""
     wrong = [(i, d) for i, (d, c) in enumerate(zip(found, labels, strict=True)) if d.card != c]
     big = [Card.parse(d.card).big for d in found]
-    if sum(big[:10]) >= 7 and sum(big[10:]) <= 3:
+    if len(wrong) > MAX_UNSURE and sum(big[:10]) >= 7 and sum(big[10:]) <= 3:
         raise TeachRefused("the rows are swapped: the small cards 一…十 go in the top row, the big ones "
                            "壹…拾 below")
     for i, d in wrong:

@@ -328,13 +328,13 @@ class Detector:
                  factory: SessionFactory | None = None, weights: str = "auto", embed: bool = False) -> None:
         self.manifest = m = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
         exact = signed_kernels_exact()
-        # deck seam (zipai.vision.deck): ``embed`` loads the reader's embedding twin, the same
-        # network and probabilities with the pooled feature as a third output
-        self.int8_files = False if embed else loads_int8_files(m, weights)
+        self.int8_files = loads_int8_files(m, weights)
         # int8 weights on a CPU whose fused kernels would saturate run unfused (NO_QDQ_FUSION)
         risky = (self.int8_files or m.signed_weights) and not exact
         make = factory or (unfused_ort_factory if risky else ort_factory)
         self.finder: Session = make(m.model_bytes("finder", self.int8_files), threads)
+        # deck seam (zipai.vision.deck): ``embed`` loads the reader's embedding twin, the same
+        # network and probabilities with the pooled feature as a third output
         self.reader: Session = make(m.embed_bytes() if embed else m.model_bytes("reader", self.int8_files),
                                     threads)
         self.embeds = embed
