@@ -207,3 +207,13 @@ def test_bad_teach_arguments_get_one_line(argv: list[str], problem: str, tmp_pat
     code = zipai_main(["data", "render", "--out", str(tmp_path / "o"), "--count", "1", *argv])
     err = capsys.readouterr().err
     assert code == 2 and problem in err and len(err.strip().splitlines()) == 1
+
+
+def test_two_workers_draw_what_one_draws(tmp_path: Path) -> None:
+    from zipai.datasets.cli import render_teach_set
+
+    for workers in (1, 2):
+        render_teach_set(str(tmp_path / str(workers)), 2, 4, size=(320, 240), workers=workers, quiet=True,
+                         style=3, variant="duplicate")
+    for name in ("images/000000.jpg", "images/000001.jpg", "labels/000001.json", "annotations.json"):
+        assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes(), name
