@@ -47,9 +47,10 @@ MAX_DIM = 1024
 EXAMPLE_BYTES = CROP * CROP * 3
 MAX_FILE = 64 + MAX_HEADER + MAX_EXAMPLES * EXAMPLE_BYTES + len(CARD_NAMES) * MAX_DIM * 4
 AUGMENTS = 8  # views of each crop the prototypes average (the crop itself among them)
-WEIGHT = 1.0  # the deck's say against the reader's: probabilities multiplied, the deck's to this power
-SHARPNESS = 25.0  # cosine similarities to prototypes, scaled, then softmax over the deck's cards
+WEIGHT = 2.0  # the deck's say against the reader's: probabilities multiplied, the deck's to this power
+SHARPNESS = 20.0  # cosine similarities to prototypes, scaled, then softmax over the deck's cards
 CONFUSABLE = 0.12  # prototypes closer than this (1 - cosine) stay confusable: the learner warns
+ALIKE = 0.95  # two faces' embeddings this alike (cosine) are one card laid twice
 SURE = 0.85  # an untaught read this sure that disagrees with a card's place refuses the photo
 MAX_UNSURE = 3  # unsure disagreements a photo may have before it is refused as not the layout
 MIN_SHARPNESS = 1.0  # the glyphs' median sharpness (``sharpness``) a teaching photo needs
@@ -217,9 +218,13 @@ def _now() -> str:
 
 
 def reread(deck: Deck, det: Detector) -> Reread:
-    """The deck's second opinion, for ``Detector.detect(reread=...)``: each find's face
-    probabilities times the softmax of its embedding's likeness to the deck's prototypes, the
-    face total kept (so the finds kept, and backs, stay the reader's)."""
+    """The deck's second opinion, for ``Detector.detect(reread=...)``: the faces ranked by the
+    reader's probability times the softmax of the find's likeness to the deck's prototypes (to
+    the power WEIGHT), and the reader's own probabilities, largest first, given to them in that
+    order. What the thresholds and the selector weigh (how sure the reader is of its best face,
+    the margin to the next, "back" and "none") stays the reader's, so the finds kept stay the
+    finds kept untaught; only which card each is changes. Letting the deck raise the reader's
+    confidence instead kept more finds, and more that were no card (scripts/eval_decks.py)."""
     face_idx = np.asarray(det.face_idx)
     protos = deck.prototypes
     taught = np.linalg.norm(protos, axis=1) > 0
@@ -236,11 +241,11 @@ def reread(deck: Deck, det: Detector) -> Reread:
         like = np.exp(sim)
         like /= like.sum(axis=1, keepdims=True)
         face = probs[:, cols]
-        total = face.sum(axis=1, keepdims=True)
-        mixed = face * like ** WEIGHT
-        mixed = mixed / np.maximum(mixed.sum(axis=1, keepdims=True), 1e-12) * total
+        order = np.argsort(-(face * like ** WEIGHT), axis=1, kind="stable")
+        ranked = np.empty_like(face)
+        np.put_along_axis(ranked, order, -np.sort(-face, axis=1), axis=1)
         out = probs.copy()
-        out[:, cols] = mixed.astype(probs.dtype)
+        out[:, cols] = ranked
         return out
 
     return again
@@ -354,6 +359,28 @@ def _far_ends(faces: list[Detection]) -> list[Detection]:
     return [d for d in faces if not far(d)]
 
 
+def _far_rows(rows: list[list[Detection]]) -> list[list[Detection]]:
+    """Rows less a short one (three finds or fewer) between or below full rows whose every find
+    lies straight below a find of the row above, within a card's length: far ends the reader
+    misread (一's far end read as 三)."""
+    kept: list[list[Detection]] = []
+    for r in rows:
+        above = kept[-1] if kept else []
+
+        def under(d: Detection, above: list[Detection] = above) -> bool:
+            return any(abs(d.center[0] - u.center[0]) < 0.6 * _side(u)
+                       and 1.5 * _side(u) < d.center[1] - u.center[1] < 7 * _side(u) for u in above)
+
+        if len(r) <= 3 and len(above) >= 5 and all(under(d) for d in r):
+            continue
+        kept.append(r)
+    return kept
+
+
+def _side(d: Detection) -> float:
+    return max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
+
+
 def _turned(d: Detection) -> bool:
     """A glyph that reads upside down in the photo (a card's far end, or a turned photo)."""
     return d.card not in SYMMETRIC and d.down[1] < -0.5
@@ -363,7 +390,7 @@ def _find_faces(det: Detector, decoded: Decoded) -> tuple[list[list[Detection]],
     dets = det.detect(decoded)
     faces = [d for d in dets if d.card != "back" and not _turned(d)]
     backs = sorted((d for d in dets if d.card == "back"), key=lambda d: -d.score)
-    rows = _rows(_far_ends(faces))
+    rows = _far_rows(_rows(_far_ends(faces)))
     return rows, backs[0] if backs else None, sum(len(r) for r in rows)
 
 
@@ -402,7 +429,8 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     arr = np.asarray(decoded.image, np.uint8)
     k = decoded.scale
     boxes = np.asarray([d.box for d in found], np.float32) / k
-    _check_order(found, labels)
+    emb = _embed_crops(det, cut_crops(arr, boxes, det.crop_size, det.margin))
+    unsure = _check_order(found, labels, emb)
     crops = cut_crops(arr, boxes, CROP, CROP_MARGIN)
     order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
     faces = [Face(labels[i], _photo_box(found[i].box, decoded, rotated), found[i].card,
@@ -418,7 +446,8 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
         back_box = _photo_box(back.box, decoded, rotated)
     deck = derive(det, name, examples)
     seps = deck.separations()
-    return Taught(deck, tuple(faces), back_box, seps, confusable(seps), turned, time.perf_counter() - t0, det)
+    return Taught(deck, tuple(faces), back_box, seps, unsure + confusable(seps), turned,
+                  time.perf_counter() - t0, det)
 
 
 def _photo_box(box: tuple[float, float, float, float], decoded: Decoded,
@@ -450,9 +479,11 @@ def _check_sharp(decoded: Decoded, faces: list[Detection], det: Detector) -> Non
                            f"{MIN_SHARPNESS}): hold the phone steady and take it again")
 
 
-def _check_order(found: list[Detection], labels: list[str]) -> None:
-    """Refuse a layout whose reading disagrees with the places: a sure misread, a card of the
-    wrong colour, or more unsure ones than an unfamiliar print explains."""
+def _check_order(found: list[Detection], labels: list[str], emb: np.ndarray) -> tuple[str, ...]:
+    """Refuse a layout whose reading disagrees with the places: a card laid twice (read as
+    another face reads, surely or with a near-identical embedding ``emb``), a sure misread, a
+    card of the wrong colour, or more unsure ones than an unfamiliar print explains. The unsure
+    ones left are returned as warnings: the deck is learnt by place, and the player is told."""
     wrong = [(i, d) for i, (d, c) in enumerate(zip(found, labels, strict=True)) if d.card != c]
     big = [Card.parse(d.card).big for d in found]
     if len(wrong) > MAX_UNSURE and sum(big[:10]) >= 7 and sum(big[10:]) <= 3:
@@ -460,7 +491,7 @@ def _check_order(found: list[Detection], labels: list[str]) -> None:
                            "壹…拾 below")
     for i, d in wrong:
         twin = next((j for j, e in enumerate(found) if j != i and e.card == d.card == labels[j]), None)
-        if twin is not None and d.class_prob >= 0.5:
+        if twin is not None and (d.class_prob >= SURE or float(emb[i] @ emb[twin]) >= ALIKE):
             raise TeachRefused(f"{place(i)} reads as {glyph(d.card)}, as {place(twin)} does: is a card laid "
                                f"twice? ({glyph(labels[i])} belongs there)")
     for i, d in wrong:
@@ -473,6 +504,8 @@ def _check_order(found: list[Detection], labels: list[str]) -> None:
         raise TeachRefused(f"{len(wrong)} cards read as other cards than their places say ({place(i)} "
                            f"reads as {glyph(d.card)}, expected {glyph(labels[i])}): is the order right, "
                            "is the photo sharp?")
+    return tuple(f"{place(i)} read as {glyph(d.card)} untaught, learnt as {glyph(labels[i])} by its place: "
+                 "check it" for i, d in wrong)
 
 
 # ----------------------------------------------------------------------------- the store
