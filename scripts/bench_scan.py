@@ -38,6 +38,12 @@ def measure(det: Detector, f: Path, deck: Deck | None = None) -> dict[str, float
             "width": sc.width, "height": sc.height}
 
 
+def embed_name(det: Detector) -> str:
+    """The embedding twin a deck's detector loads."""
+    entry = det.manifest.reader["int8_file"] if det.int8_files else det.manifest.reader
+    return str(entry["embed_file"]["file"])
+
+
 def report(det: Detector, runs: list[dict[str, float]], threads: int, deck: Deck | None = None) -> None:
     def ms(key: str) -> str:
         return f"{1000 * statistics.median(r[key] for r in runs):.1f} ms"
@@ -49,8 +55,7 @@ def report(det: Detector, runs: list[dict[str, float]], threads: int, deck: Deck
     size = sum((man.parent / e["file"]).stat().st_size for e in entries)
     which = "int8" if det.int8_files else "uint8 (or as exported)"
     print(f"{man}: {len(runs)} photos {', '.join(f'{w}x{h}' for w, h in sizes)}, {threads} threads, "
-          f"weights {which}" + (f", deck {deck.name!r} (reader: {meta['reader']['embed_file']['file']})"
-                                if deck is not None else ""))
+          f"weights {which}" + ("" if deck is None else f", deck {deck.name!r} (reader: {embed_name(det)})"))
     print(f"  model inference median: {ms('infer')} (finder {ms('finder')}, reader {ms('reader')})")
     print(f"  scan end to end median: {ms('total')} (of which read + decode {ms('decode')}); "
           f"p90 {1000 * total[int(0.9 * (len(total) - 1))]:.1f} ms")
