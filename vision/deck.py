@@ -199,18 +199,13 @@ def derive(det: Detector, name: str, examples: Sequence[Example], created: str =
     if faces:
         crops = np.concatenate([views(e.crop, AUGMENTS, det.crop_size, margins, seed=k)
                                 for k, (_, e) in enumerate(faces)])
-        emb = _embed_crops(det, crops).reshape(len(faces), -1, _dim(det))
+        emb = _embed_crops(det, crops).reshape(len(faces), AUGMENTS * len(margins), -1)
         for (i, _), e in zip(faces, emb, strict=True):
             sums[i] = sums.get(i, 0) + e.sum(axis=0)
         protos = np.zeros((len(CARD_NAMES), emb.shape[-1]), np.float32)
         for i, s in sums.items():
             protos[i] = s / max(float(np.linalg.norm(s)), 1e-6)
     return Deck(name, fingerprint(det), tuple(examples), protos, created or _now())
-
-
-def _dim(det: Detector) -> int:
-    x = np.zeros((1, det.crop_size, det.crop_size, 3), np.uint8)
-    return int(_embed_crops(det, x).shape[1])
 
 
 def _now() -> str:
@@ -236,7 +231,9 @@ def reread(deck: Deck, det: Detector) -> Reread:
             return probs
         e = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-6)
         sim = SHARPNESS * (e @ protos[rows].T)  # [N, faces]
-        sim[:, ~taught[rows]] = -np.inf
+        missing = ~taught[rows]
+        if missing.any():  # a card with no example yet: neither likely nor unlikely
+            sim[:, missing] = np.median(sim[:, ~missing], axis=1, keepdims=True)
         sim -= sim.max(axis=1, keepdims=True)
         like = np.exp(sim)
         like /= like.sum(axis=1, keepdims=True)
