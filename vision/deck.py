@@ -559,8 +559,9 @@ class DeckStore:
                     out.append(check_name(p.stem))
         return sorted(out)
 
-    def load(self, name: str) -> Deck:
-        """The deck, derived again when another model made it (and written back)."""
+    def load(self, name: str, write_back: bool = True) -> Deck:
+        """The deck, derived again when another model made it (and written back, unless the
+        caller holds the deck's lock and writes it itself)."""
         path = self.path(name)
         if not path.exists():
             known = ", ".join(self.names()) or "none taught yet"
@@ -572,8 +573,9 @@ class DeckStore:
         det = self.detector
         if deck.model != fingerprint(det):
             deck = derive(det, deck.name, deck.examples, deck.created)
-            with contextlib.suppress(DeckError):
-                self.save(deck)
+            if write_back:
+                with contextlib.suppress(DeckError):
+                    self.save(deck)
         return deck
 
     def save(self, deck: Deck) -> Path:
@@ -603,7 +605,7 @@ class DeckStore:
             b = _checked_box(box, decoded)
             new.append(Example(card, source, cut_crops(arr, b[None] / decoded.scale, CROP, CROP_MARGIN)[0]))
         with self._locked(name):
-            deck = self.load(name)
+            deck = self.load(name, write_back=False)
             if len(deck.examples) + len(new) > MAX_EXAMPLES:
                 raise DeckError(f"deck {name!r} would hold {len(deck.examples) + len(new)} examples, "
                                 f"at most {MAX_EXAMPLES}")
