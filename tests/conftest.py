@@ -49,7 +49,8 @@ def copy_model(dest: Path) -> Path:
     man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
     files = [man[p]["file"] for p in ("finder", "reader")]
     files += [man[p]["int8_file"]["file"] for p in ("finder", "reader") if "int8_file" in man[p]]
-    files += [man["reader"]["embed_file"]["file"]] if "embed_file" in man["reader"] else []
+    files += [e["embed_file"]["file"] for e in (man["reader"], man["reader"].get("int8_file") or {})
+              if "embed_file" in e]
     dest.mkdir(parents=True, exist_ok=True)
     for f in ("manifest.json", *files):
         shutil.copy(models_dir() / f, dest / f)

@@ -59,7 +59,9 @@ def test_learn_json_says_what_was_learnt(decks: Path, photos: dict[str, Path],
     rc, out, _ = _run(["deck", "learn", str(photos["good"]), "--name", "d", "--json"], capsys)
     got = json.loads(out)
     assert rc == 0 and got["deck"] == "d" and [f["card"] for f in got["faces"]][:2] == ["x1", "x2"]
-    assert got["upside_down"] is False and got["file"].endswith("d.deck")
+    assert got["upside_down"] is False and got["file"].endswith("d.deck") and got["replaced"] is False
+    rc, out, _ = _run(["deck", "learn", str(photos["good"]), "--name", "d"], capsys)
+    assert rc == 0 and out.rstrip().endswith("(this replaced the deck of that name)")
 
 
 @pytest.mark.parametrize(("argv", "words"), [

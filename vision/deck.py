@@ -47,9 +47,10 @@ MAX_DIM = 1024
 EXAMPLE_BYTES = CROP * CROP * 3
 MAX_FILE = 64 + MAX_HEADER + MAX_EXAMPLES * EXAMPLE_BYTES + len(CARD_NAMES) * MAX_DIM * 4
 AUGMENTS = 8  # views of each crop the prototypes average (the crop itself among them)
-WEIGHT = 1.0  # the deck's say against the reader's: probabilities multiplied, the deck's to this power
-SHARPNESS = 25.0  # cosine similarities to prototypes, scaled, then softmax over the deck's cards
+WEIGHT = 2.0  # the deck's say against the reader's: probabilities multiplied, the deck's to this power
+SHARPNESS = 20.0  # cosine similarities to prototypes, scaled, then softmax over the deck's cards
 CONFUSABLE = 0.12  # prototypes closer than this (1 - cosine) stay confusable: the learner warns
+ALIKE = 0.95  # two faces' embeddings this alike (cosine) are one card laid twice
 SURE = 0.85  # an untaught read this sure that disagrees with a card's place refuses the photo
 MAX_UNSURE = 3  # unsure disagreements a photo may have before it is refused as not the layout
 MIN_SHARPNESS = 1.0  # the glyphs' median sharpness (``sharpness``) a teaching photo needs
@@ -198,7 +199,7 @@ def derive(det: Detector, name: str, examples: Sequence[Example], created: str =
     if faces:
         crops = np.concatenate([views(e.crop, AUGMENTS, det.crop_size, margins, seed=k)
                                 for k, (_, e) in enumerate(faces)])
-        emb = _embed_crops(det, crops).reshape(len(faces), -1, _dim(det))
+        emb = _embed_crops(det, crops).reshape(len(faces), AUGMENTS * len(margins), -1)
         for (i, _), e in zip(faces, emb, strict=True):
             sums[i] = sums.get(i, 0) + e.sum(axis=0)
         protos = np.zeros((len(CARD_NAMES), emb.shape[-1]), np.float32)
@@ -207,19 +208,18 @@ def derive(det: Detector, name: str, examples: Sequence[Example], created: str =
     return Deck(name, fingerprint(det), tuple(examples), protos, created or _now())
 
 
-def _dim(det: Detector) -> int:
-    x = np.zeros((1, det.crop_size, det.crop_size, 3), np.uint8)
-    return int(_embed_crops(det, x).shape[1])
-
-
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def reread(deck: Deck, det: Detector) -> Reread:
-    """The deck's second opinion, for ``Detector.detect(reread=...)``: each find's face
-    probabilities times the softmax of its embedding's likeness to the deck's prototypes, the
-    face total kept (so the finds kept, and backs, stay the reader's)."""
+    """The deck's second opinion, for ``Detector.detect(reread=...)``: the faces ranked by the
+    reader's probability times the softmax of the find's likeness to the deck's prototypes (to
+    the power WEIGHT), and the reader's own probabilities, largest first, given to them in that
+    order. What the thresholds and the selector weigh (how sure the reader is of its best face,
+    the margin to the next, "back" and "none") stays the reader's, so the finds kept stay the
+    finds kept untaught; only which card each is changes. Letting the deck raise the reader's
+    confidence instead kept more finds, and more that were no card (scripts/eval_decks.py)."""
     face_idx = np.asarray(det.face_idx)
     protos = deck.prototypes
     taught = np.linalg.norm(protos, axis=1) > 0
@@ -231,16 +231,18 @@ def reread(deck: Deck, det: Detector) -> Reread:
             return probs
         e = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-6)
         sim = SHARPNESS * (e @ protos[rows].T)  # [N, faces]
-        sim[:, ~taught[rows]] = -np.inf
+        missing = ~taught[rows]
+        if missing.any():  # a card with no example yet: neither likely nor unlikely
+            sim[:, missing] = np.median(sim[:, ~missing], axis=1, keepdims=True)
         sim -= sim.max(axis=1, keepdims=True)
         like = np.exp(sim)
         like /= like.sum(axis=1, keepdims=True)
         face = probs[:, cols]
-        total = face.sum(axis=1, keepdims=True)
-        mixed = face * like ** WEIGHT
-        mixed = mixed / np.maximum(mixed.sum(axis=1, keepdims=True), 1e-12) * total
+        order = np.argsort(-(face * like ** WEIGHT), axis=1, kind="stable")
+        ranked = np.empty_like(face)
+        np.put_along_axis(ranked, order, -np.sort(-face, axis=1), axis=1)
         out = probs.copy()
-        out[:, cols] = mixed.astype(probs.dtype)
+        out[:, cols] = ranked
         return out
 
     return again
@@ -354,6 +356,28 @@ def _far_ends(faces: list[Detection]) -> list[Detection]:
     return [d for d in faces if not far(d)]
 
 
+def _far_rows(rows: list[list[Detection]]) -> list[list[Detection]]:
+    """Rows less a short one (three finds or fewer) between or below full rows whose every find
+    lies straight below a find of the row above, within a card's length: far ends the reader
+    misread (一's far end read as 三)."""
+    kept: list[list[Detection]] = []
+    for r in rows:
+        above = kept[-1] if kept else []
+
+        def under(d: Detection, above: list[Detection] = above) -> bool:
+            return any(abs(d.center[0] - u.center[0]) < 0.6 * _side(u)
+                       and 1.5 * _side(u) < d.center[1] - u.center[1] < 7 * _side(u) for u in above)
+
+        if len(r) <= 3 and len(above) >= 5 and all(under(d) for d in r):
+            continue
+        kept.append(r)
+    return kept
+
+
+def _side(d: Detection) -> float:
+    return max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
+
+
 def _turned(d: Detection) -> bool:
     """A glyph that reads upside down in the photo (a card's far end, or a turned photo)."""
     return d.card not in SYMMETRIC and d.down[1] < -0.5
@@ -363,7 +387,7 @@ def _find_faces(det: Detector, decoded: Decoded) -> tuple[list[list[Detection]],
     dets = det.detect(decoded)
     faces = [d for d in dets if d.card != "back" and not _turned(d)]
     backs = sorted((d for d in dets if d.card == "back"), key=lambda d: -d.score)
-    rows = _rows(_far_ends(faces))
+    rows = _far_rows(_rows(_far_ends(faces)))
     return rows, backs[0] if backs else None, sum(len(r) for r in rows)
 
 
@@ -402,7 +426,8 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     arr = np.asarray(decoded.image, np.uint8)
     k = decoded.scale
     boxes = np.asarray([d.box for d in found], np.float32) / k
-    _check_order(found, labels)
+    emb = _embed_crops(det, cut_crops(arr, boxes, det.crop_size, det.margin))
+    unsure = _check_order(found, labels, emb)
     crops = cut_crops(arr, boxes, CROP, CROP_MARGIN)
     order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
     faces = [Face(labels[i], _photo_box(found[i].box, decoded, rotated), found[i].card,
@@ -418,7 +443,8 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
         back_box = _photo_box(back.box, decoded, rotated)
     deck = derive(det, name, examples)
     seps = deck.separations()
-    return Taught(deck, tuple(faces), back_box, seps, confusable(seps), turned, time.perf_counter() - t0, det)
+    return Taught(deck, tuple(faces), back_box, seps, unsure + confusable(seps), turned,
+                  time.perf_counter() - t0, det)
 
 
 def _photo_box(box: tuple[float, float, float, float], decoded: Decoded,
@@ -450,9 +476,11 @@ def _check_sharp(decoded: Decoded, faces: list[Detection], det: Detector) -> Non
                            f"{MIN_SHARPNESS}): hold the phone steady and take it again")
 
 
-def _check_order(found: list[Detection], labels: list[str]) -> None:
-    """Refuse a layout whose reading disagrees with the places: a sure misread, a card of the
-    wrong colour, or more unsure ones than an unfamiliar print explains."""
+def _check_order(found: list[Detection], labels: list[str], emb: np.ndarray) -> tuple[str, ...]:
+    """Refuse a layout whose reading disagrees with the places: a card laid twice (read as
+    another face reads, surely or with a near-identical embedding ``emb``), a sure misread, a
+    card of the wrong colour, or more unsure ones than an unfamiliar print explains. The unsure
+    ones left are returned as warnings: the deck is learnt by place, and the player is told."""
     wrong = [(i, d) for i, (d, c) in enumerate(zip(found, labels, strict=True)) if d.card != c]
     big = [Card.parse(d.card).big for d in found]
     if len(wrong) > MAX_UNSURE and sum(big[:10]) >= 7 and sum(big[10:]) <= 3:
@@ -460,7 +488,7 @@ def _check_order(found: list[Detection], labels: list[str]) -> None:
                            "壹…拾 below")
     for i, d in wrong:
         twin = next((j for j, e in enumerate(found) if j != i and e.card == d.card == labels[j]), None)
-        if twin is not None and d.class_prob >= 0.5:
+        if twin is not None and (d.class_prob >= SURE or float(emb[i] @ emb[twin]) >= ALIKE):
             raise TeachRefused(f"{place(i)} reads as {glyph(d.card)}, as {place(twin)} does: is a card laid "
                                f"twice? ({glyph(labels[i])} belongs there)")
     for i, d in wrong:
@@ -473,6 +501,8 @@ def _check_order(found: list[Detection], labels: list[str]) -> None:
         raise TeachRefused(f"{len(wrong)} cards read as other cards than their places say ({place(i)} "
                            f"reads as {glyph(d.card)}, expected {glyph(labels[i])}): is the order right, "
                            "is the photo sharp?")
+    return tuple(f"{place(i)} read as {glyph(d.card)} untaught, learnt as {glyph(labels[i])} by its place: "
+                 "check it" for i, d in wrong)
 
 
 # ----------------------------------------------------------------------------- the store
@@ -529,8 +559,9 @@ class DeckStore:
                     out.append(check_name(p.stem))
         return sorted(out)
 
-    def load(self, name: str) -> Deck:
-        """The deck, derived again when another model made it (and written back)."""
+    def load(self, name: str, write_back: bool = True) -> Deck:
+        """The deck, derived again when another model made it (and written back, unless the
+        caller holds the deck's lock and writes it itself)."""
         path = self.path(name)
         if not path.exists():
             known = ", ".join(self.names()) or "none taught yet"
@@ -542,8 +573,9 @@ class DeckStore:
         det = self.detector
         if deck.model != fingerprint(det):
             deck = derive(det, deck.name, deck.examples, deck.created)
-            with contextlib.suppress(DeckError):
-                self.save(deck)
+            if write_back:
+                with contextlib.suppress(DeckError):
+                    self.save(deck)
         return deck
 
     def save(self, deck: Deck) -> Path:
@@ -573,7 +605,7 @@ class DeckStore:
             b = _checked_box(box, decoded)
             new.append(Example(card, source, cut_crops(arr, b[None] / decoded.scale, CROP, CROP_MARGIN)[0]))
         with self._locked(name):
-            deck = self.load(name)
+            deck = self.load(name, write_back=False)
             if len(deck.examples) + len(new) > MAX_EXAMPLES:
                 raise DeckError(f"deck {name!r} would hold {len(deck.examples) + len(new)} examples, "
                                 f"at most {MAX_EXAMPLES}")

@@ -102,9 +102,11 @@ def run(argv: list[str]) -> int:
     if args.command == "learn":
         check_name(args.name)
         taught = learn(read_bytes(args.photo), args.name)
+        replaced = args.name in store.names()
         path = store.save(taught.deck)
-        print(json.dumps({**taught.to_json(), "file": str(path)}, ensure_ascii=False, indent=2) if args.json
-              else _learned(taught, path))
+        print(json.dumps({**taught.to_json(), "file": str(path), "replaced": replaced}, ensure_ascii=False,
+                         indent=2) if args.json
+              else _learned(taught, path) + ("\n(this replaced the deck of that name)" if replaced else ""))
     elif args.command == "list":
         names = store.names()
         print("\n".join(names) if names else f"no decks in {shown(str(store.root))} (zipai deck learn PHOTO "
