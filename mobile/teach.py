@@ -56,7 +56,8 @@ class LayoutGuide(Widget):
         """Each card's place (x, y, w, h) in the widget, layout order, then the back's."""
         side = dp(40)  # the row names' column
         gap = dp(3)
-        w = (self.width - side - dp(12)) / 11.2  # ten cards and the back a little apart
+        aside = dp(8)  # the back lies a little apart from the rows
+        w = (self.width - side - 10 * gap - aside - dp(2)) / 11
         h = min(w * 1.45, (self.height - dp(24)) / 2 - gap)
         w = min(w, h / 1.45)
         top = self.top - dp(4)
@@ -65,7 +66,7 @@ class LayoutGuide(Widget):
             y = top - (row + 1) * (h + gap)
             for i, card in enumerate(names):
                 out.append((card, (self.x + side + i * (w + gap), y, w, h)))
-        out.append(("back", (self.x + side + 10 * (w + gap) + dp(8), top - 2 * (h + gap), w, h)))
+        out.append(("back", (self.x + side + 10 * (w + gap) + aside, top - 2 * (h + gap), w, h)))
         return out
 
     def redraw(self, *_: Any) -> None:

@@ -269,7 +269,8 @@ class PhotoBoxes(StencilView):
         self._labels: dict[tuple[str, bool], Any] = {}
         self._g = InstructionGroup()  # the photo and boxes, under the zoom buttons
         self.canvas.insert(0, self._g)
-        self.bind(pos=self.redraw, size=self.redraw, detections=self.redraw, doubt_dets=self.redraw,
+        self.bind(pos=self.redraw, size=self.redraw, center=self.redraw, detections=self.redraw,
+                  doubt_dets=self.redraw,
                   selected=self.redraw, source=self._load, zoom=self.redraw, pan=self.redraw)
 
     def _load(self, *_: Any) -> None:
