@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ MAX_SPARE = 8  # weak finds offered to the layout, at most (each try re-clusters
 CARD_GLYPHS = 4.0  # a card's length in glyph sizes, about: the margin around the finds of a second look
 WINDOW_MARGIN = 0.1  # and this much of the photo's long side more, for cards the first look missed
 Window = tuple[int, int, int, int]  # part of the decoded photo, x0, y0, x1, y1
+# deck seam (zipai.vision.deck): reader probabilities [N, classes] and embeddings [N, D] -> probabilities
+Reread = Callable[[np.ndarray, np.ndarray], np.ndarray]
 WEIGHTS = ("auto", "uint8", "int8")  # which network files a Detector loads (see Detector.__init__)
 
 
@@ -118,11 +121,13 @@ class Manifest:
         are exact (``session.signed_kernels_exact``) about twice as fast."""
         return all(isinstance(self.data[p].get("int8_file"), dict) for p in ("finder", "reader"))
 
-    def model_bytes(self, part: str, int8_file: bool = False) -> bytes:
+    def model_bytes(self, part: str, int8_file: bool = False, embed: bool = False) -> bytes:
         """The ONNX bytes of ``finder`` or ``reader`` (with ``int8_file``, of its file with int8
         weights), refused if the SHA-256 differs."""
         spec = self.data[part]
-        if int8_file:
+        if embed:  # deck seam
+            spec = spec.get("embed_file")
+        elif int8_file:
             spec = spec.get("int8_file")
             if not isinstance(spec, dict) or "file" not in spec or "sha256" not in spec:
                 raise ModelError(f"{self.path}: {part} has no int8_file with a file and its sha256",
@@ -146,6 +151,14 @@ class Manifest:
                              f"({spec['sha256'][:12]}…); the file is damaged or was replaced",
                              code="bad_model")
         return blob
+
+    def embed_bytes(self) -> bytes:
+        """The ONNX bytes of the reader's embedding twin (``reader.embed_file``, deck seam)."""
+        spec = self.reader.get("embed_file")
+        if not isinstance(spec, dict) or "file" not in spec or "sha256" not in spec:
+            raise ModelError(f"{self.path}: this model has no reader embed_file, which decks need "
+                             "(python -m zipai.models.export adds it)", code="no_model")
+        return self.model_bytes("reader", embed=True)
 
 
 MAX_MANIFEST_BYTES = 1 << 20
@@ -312,15 +325,19 @@ class Detector:
     """Photo in, card detections out. ``factory`` swaps the runtime (see ``session.py``)."""
 
     def __init__(self, manifest: str | Path | Manifest | None = None, threads: int = 2,
-                 factory: SessionFactory | None = None, weights: str = "auto") -> None:
+                 factory: SessionFactory | None = None, weights: str = "auto", embed: bool = False) -> None:
         self.manifest = m = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
         exact = signed_kernels_exact()
-        self.int8_files = loads_int8_files(m, weights)
+        # deck seam (zipai.vision.deck): ``embed`` loads the reader's embedding twin, the same
+        # network and probabilities with the pooled feature as a third output
+        self.int8_files = False if embed else loads_int8_files(m, weights)
         # int8 weights on a CPU whose fused kernels would saturate run unfused (NO_QDQ_FUSION)
         risky = (self.int8_files or m.signed_weights) and not exact
         make = factory or (unfused_ort_factory if risky else ort_factory)
         self.finder: Session = make(m.model_bytes("finder", self.int8_files), threads)
-        self.reader: Session = make(m.model_bytes("reader", self.int8_files), threads)
+        self.reader: Session = make(m.embed_bytes() if embed else m.model_bytes("reader", self.int8_files),
+                                    threads)
+        self.embeds = embed
         self.classes: list[str] = list(self.manifest.data["classes"])
         # where the faces, "none" and "back" sit among the reader's classes (-1: not read)
         self.face_idx = [i for i, c in enumerate(self.classes) if c in FACES]
@@ -476,9 +493,11 @@ class Detector:
     def std(self) -> tuple[float, ...]:
         return self.manifest.std
 
-    def read(self, arr: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def read(self, arr: np.ndarray, boxes: np.ndarray,
+             features: list[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Reader class probabilities [N, classes] and card down directions [N, 2] for glyph
-        boxes in decoded-image pixels."""
+        boxes in decoded-image pixels; with ``features`` (and an ``embed`` detector) the
+        reader's embedding [N, D], averaged over the margins, is appended to it (deck seam)."""
         if len(boxes) == 0:
             return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 2), np.float32)
         t0 = time.perf_counter()
@@ -490,6 +509,8 @@ class Detector:
         self.timing.preprocess += t1 - t0
         self.timing.reader += time.perf_counter() - t1
         probs = np.asarray(outs[0], np.float32).reshape(k, n, -1).mean(axis=0)
+        if features is not None and len(outs) > 2:  # deck seam
+            features.append(np.asarray(outs[2], np.float32).reshape(k, n, -1).mean(axis=0))
         if len(outs) > 1:
             d = np.asarray(outs[1], np.float32).reshape(k, n, 2).sum(axis=0)
             downs = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-6)
@@ -497,30 +518,31 @@ class Detector:
             downs = np.tile([0.0, 1.0], (n, 1))
         return probs, downs.astype(np.float32)
 
-    def detect(self, decoded: Decoded) -> list[Detection]:
+    def detect(self, decoded: Decoded, reread: Reread | None = None) -> list[Detection]:
         """Every card the photo shows, best first, boxes in photo pixels. A photo whose glyphs
-        come out smaller than the finder learnt is looked at again, closer (``closer_look``)."""
+        come out smaller than the finder learnt is looked at again, closer (``closer_look``).
+        ``reread``: a deck's second opinion on the reader's probabilities (deck seam)."""
         self.timing = Timing()
         self.spare = []
         looks: dict[object, Raw] = {}
-        dets = self.replay(decoded, looks, self.spare)
+        dets = self.replay(decoded, looks, self.spare, reread=reread)
         self.look = next((k for k in looks if k is not None), None)  # the closer look, if taken
         return dets
 
     def replay(self, decoded: Decoded, looks: dict[object, Raw], spare: list[Detection] | None = None,
-               **settings: Any) -> list[Detection]:
+               reread: Reread | None = None, **settings: Any) -> list[Detection]:
         """Detections from the first look and, when ``closer_look`` asks, a second, closer one.
         Each look's network outputs are kept in ``looks`` (key None: the first look) and replayed,
         so that a tuner trying many ``build`` settings on one photo costs one network pass a look.
         Weak finds go to ``spare`` (when given), from the look used."""
         if None not in looks:
-            looks[None] = self.raw(decoded)
+            looks[None] = self.raw(decoded, reread=reread)
         weak: list[Detection] = []
         dets = self.build(looks[None], spare=weak, **settings)
         look = self.closer_look(dets, decoded)
         if look is not None:
             if look not in looks:
-                looks[look] = self.raw(decoded, long_side=look[0], window=look[1])
+                looks[look] = self.raw(decoded, long_side=look[0], window=look[1], reread=reread)
             weak = []
             dets = self.build(looks[look], spare=weak, **settings)
         if spare is not None:
@@ -565,17 +587,22 @@ class Detector:
         return side, window
 
     def raw(self, decoded: Decoded, threshold: float | None = None, long_side: int | None = None,
-            window: Window | None = None) -> Raw:
+            window: Window | None = None, reread: Reread | None = None) -> Raw:
         """Network outputs for every find above ``threshold`` (default: the manifest's), the
         photo (or its ``window``) scaled to ``long_side`` for the finder (default: the
-        manifest's)."""
+        manifest's). ``reread`` (deck seam) gets the probabilities and embeddings last."""
         low = min(self.threshold, self.back_threshold, self.rescue, self.back_rescue, self.spare_floor,
                   self.selector.floor if self.selector else 1.0)
         boxes, scores, kinds = self.find(decoded, low if threshold is None else threshold, long_side, window)
         arr = np.asarray(decoded.image, dtype=np.uint8)
-        probs, downs = self.read(arr, boxes)
+        features: list[np.ndarray] = []
+        probs, downs = self.read(arr, boxes, features if reread is not None else None)
         if self.upright is not None:
             probs = self.read_upright(arr, boxes, scores, probs, downs, self.upright)
+        if reread is not None and features:  # deck seam
+            t0 = time.perf_counter()
+            probs = reread(probs, features[0])
+            self.timing.reader += time.perf_counter() - t0
         return Raw(arr, decoded.scale, boxes, scores, kinds, probs, downs)
 
     def read_upright(self, arr: np.ndarray, boxes: np.ndarray, scores: np.ndarray, probs: np.ndarray,

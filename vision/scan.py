@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -29,6 +29,9 @@ from .layout import (
     settle_strays,
     take_in,
 )
+
+if TYPE_CHECKING:  # deck seam: zipai.vision.deck imports this module's neighbours, not the reverse
+    from .deck import Deck
 
 DEFAULT_BASE: dict[str, Any] = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1,
                                 "won_by": "self_draw"}
@@ -56,6 +59,7 @@ class Scan:
     result: dict[str, Any] | None = None
     error: str | None = None
     timing: dict[str, float] = field(default_factory=dict)
+    deck: str | None = None  # the name of the deck read with (deck seam)
 
     def to_json(self) -> dict[str, Any]:
         group_of: dict[int, int] = {}
@@ -74,6 +78,7 @@ class Scan:
             "layout": self.assembled.layout,
             "result": self.result,
             "doubts": [d.to_json() for d in self.assembled.doubts],
+            "deck": self.deck,
         }
         if self.error:
             out["error"] = self.error
@@ -119,9 +124,19 @@ def scan_detections(width: int, height: int, dets: list[Detection], base: dict[s
 
 
 def scan_decoded(img: Decoded, detector: Detector | None = None, base: dict[str, Any] | None = None,
-                 p: Params | None = None) -> Scan:
-    det = detector or default_detector()
-    sc = scan_detections(img.width, img.height, det.detect(img), base, p, det.spare)
+                 p: Params | None = None, deck: Deck | None = None) -> Scan:
+    """``deck``: read the faces with a taught deck too (``zipai.vision.deck``); the detector
+    must then carry the reader's embedding (``deck.deck_detector``, the default then)."""
+    if deck is None:
+        det = detector or default_detector()
+        dets = det.detect(img)
+    else:  # deck seam
+        from .deck import deck_detector, reread
+
+        det = detector or deck_detector()
+        dets = det.detect(img, reread=reread(deck, det))
+    sc = scan_detections(img.width, img.height, dets, base, p, det.spare)
+    sc.deck = None if deck is None else deck.name
     t = det.timing
     sc.timing = {"preprocess": t.preprocess, "finder": t.finder, "reader": t.reader,
                  "postprocess": t.postprocess}
@@ -129,14 +144,14 @@ def scan_decoded(img: Decoded, detector: Detector | None = None, base: dict[str,
 
 
 def scan_file(path: str | Path, detector: Detector | None = None, base: dict[str, Any] | None = None,
-              p: Params | None = None) -> Scan:
+              p: Params | None = None, deck: Deck | None = None) -> Scan:
     """Scan a photo file. Bad files raise ``ImageError`` (a ValueError) with one clear line."""
-    return scan_decoded(load(path), detector, base, p)
+    return scan_decoded(load(path), detector, base, p, deck)
 
 
 def scan_bytes(data: bytes, detector: Detector | None = None, base: dict[str, Any] | None = None,
-               name: str = "photo") -> Scan:
-    return scan_decoded(decode(data, name), detector, base)
+               name: str = "photo", deck: Deck | None = None) -> Scan:
+    return scan_decoded(decode(data, name), detector, base, deck=deck)
 
 
 _COLORS = {"back": (40, 120, 255), "red": (230, 30, 30), "black": (20, 170, 60)}
