@@ -354,7 +354,12 @@ _ERRORS: dict[str, tuple[str, str, str]] = {
                    "No way to read photos here: enter by hand"),
     "draft": ("这一步改不了", "這一步改不了", "That edit cannot be made"),
     "ledger": ("账本拒绝了这一步", "帳本拒絕了這一步", "The ledger refused this"),
-    "no_decks": ("这个版本不能认牌", "這個版本不能認牌", "This build cannot learn decks"),
+    "bad_deck_name": ("牌组名不能用：不能空，不能有 / \\ : 等符号，最多64个字",
+                      "牌組名不能用：不能空，不能有 / \\ : 等符號，最多64個字",
+                      "That deck name cannot be used: not empty, no / \\ : etc., at most 64 characters"),
+    "no_deck": ("没有这个牌组", "沒有這個牌組", "There is no such deck"),
+    "bad_deck": ("牌组文件坏了：请重新认牌", "牌組檔案壞了：請重新認牌",
+                 "The deck's file is damaged: teach it again"),
 }
 
 # the camera, quick entry by total and sharing (issue 47, items 5, 6 and 9)
@@ -405,6 +410,8 @@ _S.update({
                           "The photo was upside down; turned"),
     "teach_time": ("认牌用了 {s} 秒", "認牌用了 {s} 秒", "Learned in {s} s"),
     "teach_confusable": ("容易混：{pairs}", "容易混：{pairs}", "Still confusable: {pairs}"),
+    "teach_untaken": ("没有一张是{cards}：点错了吗？", "沒有一張是{cards}：點錯了嗎？",
+                      "No face is taken as {cards}: a wrong tap?"),
     "deck_name": ("牌组名", "牌組名", "Deck name"),
     "deck_default_name": ("我们的牌", "我們的牌", "Our deck"),
     "save_deck": ("保存并使用", "保存並使用", "Save and use"),
@@ -425,6 +432,20 @@ _S.update({
                     "Teach the scanner your deck first? "
                     "One photo of its 20 faces and every card reads better."),
     "later": ("以后再说", "以後再說", "Later"),
+    "teach_found": ("找到{n}张正面，要20张、两排各十张", "找到{n}張正面，要20張、兩排各十張",
+                    "found {n} faces, need 20 in two rows of ten"),
+    "teach_found_rows": ("找到{n}张正面，排成{rows}张，要两排各十张",
+                         "找到{n}張正面，排成{rows}張，要兩排各十張",
+                         "found {n} faces in rows of {rows}, need two rows of ten"),
+    "teach_misread": ("第{row}排第{col}张读成{read}，应该是{want}：顺序对吗？",
+                      "第{row}排第{col}張讀成{read}，應該是{want}：順序對嗎？",
+                      "row {row}, card {col} reads as {read}, expected {want}: is the order right?"),
+    "teach_misreads": ("{n}张牌和位置对不上（第{row}排第{col}张读成{read}，应该是{want}）："
+                       "顺序对吗？照片清楚吗？",
+                       "{n}張牌和位置對不上（第{row}排第{col}張讀成{read}，應該是{want}）："
+                       "順序對嗎？照片清楚嗎？",
+                       "{n} cards disagree with their places (row {row}, card {col} reads as {read}, "
+                       "expected {want}): is the order right, is the photo sharp?"),
     "deck_learned": ("牌组记下了{n}张改过的牌", "牌組記下了{n}張改過的牌",
                      "The deck learned {n} corrected cards"),
 })

@@ -22,7 +22,7 @@ from typing import Any
 from zipai.engine import Card, Rules, ZipaiError, score, score_simultaneous
 from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, Settlement, UnknownSession
 
-from .decks import Box, Shelf, default_root
+from .decks import Box, Shelf, TeachRefused, default_root, refusal_words
 from .draft import Check, Draft, DraftError, Editor
 from .i18n import LANGS, Translator, error_codes
 
@@ -132,7 +132,7 @@ class AppState:
         self.last_entry: Entry | None = None
         self.replaced: Path | None = None  # where the last restore kept the ledger it replaced
         self.listeners: list[Callable[[], None]] = []
-        self.shelf = Shelf(default_root(self.data_dir, dict(os.environ)))
+        self.shelf = Shelf(default_root(self.data_dir, os.environ), _deck_detector)
         self._deck: Any = None  # the deck in use, loaded once per name
         self.deck_problem = ""  # why the deck in use could not be loaded, in the user's words
         self.deck_taught = 0  # cards the last recorded hand added to the deck in use
@@ -538,8 +538,9 @@ class AppState:
     def _deck_refusal(self, exc: ValueError) -> AppError:
         """A deck's refusal in the user's words: a refused teaching photo keeps the learner's line."""
         code = getattr(exc, "code", "") or "deck"
-        if type(exc).__name__ == "TeachRefused":
-            return AppError(self.t("teach_refused", why=str(exc)), code)
+        if isinstance(exc, TeachRefused):
+            return AppError(self.t("teach_refused", why=refusal_words(exc, self.t)), code)
+        code = {"bad_name": "bad_deck_name"}.get(code, code)  # the ledger's bad_name is a player's
         if code in error_codes():
             return AppError(self.t.error(code), code)
         return AppError(self.t("deck_error", why=str(exc)), code)
@@ -598,7 +599,7 @@ class AppState:
     def learn(self, photo: str | Path, name: str) -> Any:
         """Read a teaching photo's 20 faces (nothing is stored until ``save_deck``)."""
         try:
-            return self.shelf.learn(photo, name, detector=_detector())
+            return self.shelf.learn(photo, name)
         except ValueError as exc:
             raise self._deck_refusal(exc) from None
 
@@ -726,10 +727,26 @@ def _detector() -> Any:
     return _DETECTOR
 
 
+_DECK_DETECTOR: Any = None
+
+
+def _deck_detector() -> Any:
+    """The detector with the reader's embedding twin, which learning and reading with a deck
+    need; loaded only when a deck is first used."""
+    global _DECK_DETECTOR
+    if _DECK_DETECTOR is None:
+        from zipai.vision import Detector
+
+        from .android_ort import java_factory, on_android
+
+        _DECK_DETECTOR = Detector(threads=2, factory=java_factory if on_android() else None, embed=True)
+    return _DECK_DETECTOR
+
+
 def _vision_scan(path: str, deck: Any = None) -> Any:
-    """vision's scan with the shipped detector, and the deck in use when there is one."""
+    """vision's scan with the shipped detector, or with the deck in use and its detector."""
     from zipai.vision import scan_file
 
     if deck is None:
         return scan_file(path, detector=_detector())
-    return scan_file(path, detector=_detector(), deck=deck)
+    return scan_file(path, detector=_deck_detector(), deck=deck)

@@ -22,7 +22,7 @@ from kivy.uix.widget import Widget
 
 from zipai.engine import CARD_NAMES, Card
 
-from .decks import Face, faces
+from .decks import Taught, confusable_pairs, untaken
 from .draft import FACES
 from .screens import Base
 from .widgets import BACK_BLUE, INK_BLACK, INK_RED, PAPER, CardChip, CardPad, Txt, tr
@@ -128,7 +128,7 @@ class TeachScreen(Base):
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
-        self.taught: Any = None
+        self.taught: Taught | None = None
         self.photo: str | None = None
         self.chips: list[CardChip] = []
         self.picker: FacePicker | None = None
@@ -154,32 +154,38 @@ class TeachScreen(Base):
             photo.detections = []
             self.info_text = st.t("teach_none")
             return
-        got = faces(self.taught)
+        got = self.taught.faces
         boxes: list[tuple[str, tuple[float, ...]]] = [(f.card, f.box) for f in got]
-        back = getattr(self.taught, "back", None)
-        if back is not None:
-            boxes.append(("back", tuple(back)))
+        if self.taught.back is not None:
+            boxes.append(("back", tuple(self.taught.back)))
         photo.detections = boxes
-        photo.doubt_dets = [i for i, f in enumerate(got) if f.disputed]
+        # the untaught reader read another card where the layout says this one: worth a look
+        disputed = [f.read_as != f.card for f in got]
+        photo.doubt_dets = [i for i, d in enumerate(disputed) if d]
         photo.on_tap = lambda i: self.pick(i) if i < len(got) else None
         for i, f in enumerate(got):
-            chip = CardChip(face=f.card, doubt=f.disputed, size_hint_y=None, height=dp(52))
+            chip = CardChip(face=f.card, doubt=disputed[i], size_hint_y=None, height=dp(52))
             chip.face_index = i
             chip.bind(on_release=lambda c: self.pick(c.face_index))
             self.chips.append(chip)
             grid.add_widget(chip)
-        self.info_text = self.describe(got)
+        self.info_text = self.describe(self.taught)
 
-    def describe(self, got: list[Face]) -> str:
-        """What was learned, in one look: turned, time, confusable pairs."""
+    def describe(self, taught: Taught) -> str:
+        """What was learned, in one look: turned round, how long, the pairs still confusable."""
         t = self.state.t
         parts = []
-        if getattr(self.taught, "upside_down", False):
+        if taught.upside_down:
             parts.append(t("teach_upside_down"))
-        parts.append(t("teach_time", s=f"{float(getattr(self.taught, 'seconds', 0.0)):.1f}"))
-        warnings = tuple(getattr(self.taught, "warnings", ()))
-        if warnings:
-            parts.append(t("teach_confusable", pairs="、".join(t.script(w) for w in warnings)))
+        parts.append(t("teach_time", s=f"{taught.seconds:.1f}"))
+        def glyph(c: str) -> str:
+            return Card.parse(c).chinese(traditional=t.traditional)
+        pairs = confusable_pairs(taught)
+        if pairs:
+            parts.append(t("teach_confusable", pairs="、".join(f"{glyph(a)}/{glyph(b)}" for a, b in pairs)))
+        missing = untaken(taught)
+        if missing:
+            parts.append(t("teach_untaken", cards="".join(glyph(c) for c in missing)))
         return " · ".join(parts)
 
     # ------------------------------------------------------------ taps
