@@ -818,9 +818,10 @@ class SettingsScreen(Base):
         self.ids.deck_line.text = st.deck_line()
 
     def use_deck(self, name: str) -> None:
-        if _app().guard(self.state.use_deck, name) is not None or self.state.settings.deck == name:
-            _app().notify(tr("deck_chosen", name=name or tr("deck_none")))
+        chosen = _app().guard(self.state.use_deck, name)
+        status = _app().status
         self.list_decks()
+        _app().notify(status if chosen is None else tr("deck_chosen", name=name or tr("deck_none")))
 
     def set_lang(self, lang: str) -> None:
         _app().set_lang(lang)

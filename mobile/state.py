@@ -576,7 +576,7 @@ class AppState:
             return self.t("deck_unreadable", name=name, why=self.deck_problem)
         return self.t("deck_in_use", name=name)
 
-    def use_deck(self, name: str) -> None:
+    def use_deck(self, name: str) -> str:
         """Read photos with this deck from now on ("" for none)."""
         if name:
             try:
@@ -586,6 +586,7 @@ class AppState:
             self._deck, self.deck_problem = deck, ""
         self.settings.deck = name
         self.save_settings()
+        return name
 
     def wants_teach_offer(self) -> bool:
         """The first start offers 认牌 until it is answered, a deck is taught or a session begun."""

@@ -134,6 +134,11 @@ class TeachScreen(Base):
         self.picker: FacePicker | None = None
 
     # ------------------------------------------------------------ drawing
+    def on_pre_enter(self, *_: Any) -> None:
+        """Shown from its top: the guide first, then the photo and the 20 cards below it."""
+        self.ids.scroll.scroll_y = 1
+        super().on_pre_enter()
+
     def refresh(self) -> None:
         st = self.state
         ids = self.ids
