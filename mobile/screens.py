@@ -815,7 +815,7 @@ class SettingsScreen(Base):
                      ACCENT if lit else (0.82, 0.82, 0.79, 1), height=dp(48), color=(0.05, 0.05, 0.05, 1))
             self.deck_buttons[name] = b
             box.add_widget(b)
-        self.ids.deck_line.text = st.deck_line()
+        self.ids.deck_line.text = st.deck_line(load=False)
 
     def use_deck(self, name: str) -> None:
         chosen = _app().guard(self.state.use_deck, name)

@@ -566,12 +566,14 @@ class AppState:
             self._deck, self.deck_problem = None, str(self._deck_refusal(exc))
         return self._deck
 
-    def deck_line(self) -> str:
-        """Which deck reads the photos, as the review shows it."""
+    def deck_line(self, load: bool = True) -> str:
+        """Which deck reads the photos, as the review shows it (``load``: and whether it can be
+        read; the settings name it without loading the deck's model)."""
         name = self.settings.deck
         if not name:
             return self.t("no_deck")
-        self.deck()
+        if load:
+            self.deck()
         if self.deck_problem:
             return self.t("deck_unreadable", name=name, why=self.deck_problem)
         return self.t("deck_in_use", name=name)

@@ -113,6 +113,7 @@ def test_teaching_by_touch_stores_the_deck_in_use(ui: UI, photos: dict[str, Path
     st = fresh(ui, f"teach-{size[0]}")
     f.tap_text("settings")
     assert st.t("no_deck") in ui.labels()
+    t0 = f.taps
     f.tap(ui.screen.ids.teach)
     scr = ui.screen
     assert scr.name == "teach" and scr.back_to == "settings"
@@ -121,6 +122,7 @@ def test_teaching_by_touch_stores_the_deck_in_use(ui: UI, photos: dict[str, Path
     assert all(box[1] + box[3] <= scr.ids.guide.top + 1 and box[0] >= scr.ids.guide.x for _, box in cells)
     assert scr.ids.save.disabled and not scr.chips
     teach_by_touch(ui, photos["good"])
+    taps = f.taps - t0
     assert scr.taught is not None, ui.app.status
     assert [c.face for c in scr.chips] == list(CARD_NAMES)  # the layout is the label
     assert len(scr.ids.photo.detections) in (20, 21)
@@ -134,8 +136,12 @@ def test_teaching_by_touch_stores_the_deck_in_use(ui: UI, photos: dict[str, Path
     f.tap(scr.picker.pad.keys["x3"])
     assert [c.face for c in scr.chips] == list(CARD_NAMES) and "teach_untaken" not in scr.info_text
     name = f"周五那副{size[0]}"
+    t1 = f.taps
     f.type_text(scr.ids.name, name)
     f.tap(scr.ids.save)
+    taps += f.taps - t1
+    print(f"taps to teach a deck at {size[0]}x{size[1]}: {taps} (a name typed, no card fixed)")
+    assert taps <= 6, taps
     assert ui.screen.name == "settings", ui.app.status
     assert ui.app.status == st.t("deck_saved", name=name)
     assert st.settings.deck == name and st.shelf.names() == [name]
