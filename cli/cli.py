@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "data": ("zipai.datasets.cli", "main", "render and preview synthetic table photos"),
     "train": ("zipai.models.train", "main", "train the card detector and export ONNX"),
     "scan": ("zipai.vision.cli", "main", "read a table photo and score it"),
+    "deck": ("zipai.vision.deck_cli", "main", "teach the scanner a deck from one photo of its faces"),
     "app": ("zipai.mobile.main", "main", "start the table app"),
 }
 

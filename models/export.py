@@ -471,6 +471,10 @@ def add_embedding(out_dir: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     reader = out_dir / data["reader"]["file"]
     data["reader"]["embed_file"] = embedding_model(reader, embed_twin(reader))
+    twin = data["reader"].get("int8_file")
+    if isinstance(twin, dict):  # the int8-weight twin gets its own: as fast as it, same outputs
+        path8 = out_dir / twin["file"]
+        twin["embed_file"] = embedding_model(path8, embed_twin(path8))
     write_manifest(path, data)
 
 

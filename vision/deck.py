@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageFilter
 
 from zipai.engine import CARD_NAMES, Card
 
@@ -47,12 +46,14 @@ MAX_HEADER = 1 << 20
 MAX_DIM = 1024
 EXAMPLE_BYTES = CROP * CROP * 3
 MAX_FILE = 64 + MAX_HEADER + MAX_EXAMPLES * EXAMPLE_BYTES + len(CARD_NAMES) * MAX_DIM * 4
-AUGMENTS = 12  # views of each crop the prototypes average (the crop itself among them)
-WEIGHT = 1.0  # the deck's say against the reader's: probabilities multiplied, the deck's to this power
-SHARPNESS = 25.0  # cosine similarities to prototypes, scaled, then softmax over the deck's cards
+AUGMENTS = 8  # views of each crop the prototypes average (the crop itself among them)
+WEIGHT = 2.0  # the deck's say against the reader's: probabilities multiplied, the deck's to this power
+SHARPNESS = 20.0  # cosine similarities to prototypes, scaled, then softmax over the deck's cards
 CONFUSABLE = 0.12  # prototypes closer than this (1 - cosine) stay confusable: the learner warns
+ALIKE = 0.95  # two faces' embeddings this alike (cosine) are one card laid twice
 SURE = 0.85  # an untaught read this sure that disagrees with a card's place refuses the photo
 MAX_UNSURE = 3  # unsure disagreements a photo may have before it is refused as not the layout
+MIN_SHARPNESS = 1.0  # the glyphs' median sharpness (``sharpness``) a teaching photo needs
 LOCK_WAIT = 5.0  # seconds a writer waits for another process's lock on the same deck
 
 
@@ -162,33 +163,31 @@ def _embed_crops(det: Detector, crops: np.ndarray) -> np.ndarray:
 
 
 def views(crop: np.ndarray, n: int, size: int, margins: Sequence[float], seed: int) -> np.ndarray:
-    """Reader crops of a stored crop: itself, then ``n - 1`` views shifted, scaled, turned,
-    lit and blurred a little (what the next photo of the same card does), at each margin."""
+    """Reader crops [n * len(margins), size, size, 3] of a stored crop: itself, then ``n - 1``
+    views shifted, scaled, turned, lit and blurred a little (what the next photo of the same
+    card does), at each margin, margin by margin."""
     rng = np.random.default_rng(seed)
-    g = CROP / CROP_MARGIN  # the glyph's side in stored-crop pixels
-    c = CROP / 2
-    out = []
-    img = Image.fromarray(crop)
-    for k in range(n):
-        if k == 0:
-            dx = dy = ang = blur = 0.0
-            s, light = 1.0, 1.0
-        else:
-            dx, dy = rng.uniform(-0.08, 0.08, 2) * g
-            s = float(rng.uniform(0.9, 1.12))
-            ang = float(rng.uniform(-7, 7))
-            light = float(rng.uniform(0.8, 1.15))
-            blur = float(rng.choice([0.0, 0.0, 0.6, 1.0]))
-        v = img.rotate(ang, Image.Resampling.BILINEAR, center=(c, c), fillcolor=None) if ang else img
-        if blur:
-            v = v.filter(ImageFilter.GaussianBlur(blur))
-        arr = np.asarray(v, np.float32) * light
-        arr = np.clip(arr, 0, 255).astype(np.uint8)
-        half = g * s / 2
-        box = np.asarray([[c + dx - half, c + dy - half, c + dx + half, c + dy + half]], np.float32)
-        for m in margins:
-            out.append(cut_crops(arr, box, size, m)[0])
-    return np.stack(out)
+    g, c = CROP / CROP_MARGIN, CROP / 2  # the glyph's side and centre in stored-crop pixels
+    dx, dy = rng.uniform(-0.08, 0.08, (2, n)) * g
+    scale = rng.uniform(0.9, 1.12, n)
+    angle = np.radians(rng.uniform(-7.0, 7.0, n))
+    light = rng.uniform(0.8, 1.15, n)
+    blur = rng.random(n) < 0.4
+    dx[0] = dy[0] = angle[0] = 0.0
+    scale[0] = light[0] = 1.0
+    blur[0] = False
+    half = g * scale / 2
+    boxes = np.stack([c + dx - half, c + dy - half, c + dx + half, c + dy + half], axis=1)
+    k = len(margins)
+    out = cut_crops(crop, np.tile(boxes, (k, 1)), size, np.repeat(np.asarray(margins, np.float32), n),
+                    np.tile(angle, k).astype(np.float32)).astype(np.float32)
+    soft = np.tile(blur, k)
+    if soft.any():  # a light blur: each pixel with its four neighbours
+        x = out[soft]
+        p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), mode="edge")
+        out[soft] = (2 * x + p[:, :-2, 1:-1] + p[:, 2:, 1:-1] + p[:, 1:-1, :-2] + p[:, 1:-1, 2:]) / 6
+    out *= np.tile(light, k)[:, None, None, None]
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def derive(det: Detector, name: str, examples: Sequence[Example], created: str = "") -> Deck:
@@ -200,7 +199,7 @@ def derive(det: Detector, name: str, examples: Sequence[Example], created: str =
     if faces:
         crops = np.concatenate([views(e.crop, AUGMENTS, det.crop_size, margins, seed=k)
                                 for k, (_, e) in enumerate(faces)])
-        emb = _embed_crops(det, crops).reshape(len(faces), -1, _dim(det))
+        emb = _embed_crops(det, crops).reshape(len(faces), AUGMENTS * len(margins), -1)
         for (i, _), e in zip(faces, emb, strict=True):
             sums[i] = sums.get(i, 0) + e.sum(axis=0)
         protos = np.zeros((len(CARD_NAMES), emb.shape[-1]), np.float32)
@@ -209,19 +208,18 @@ def derive(det: Detector, name: str, examples: Sequence[Example], created: str =
     return Deck(name, fingerprint(det), tuple(examples), protos, created or _now())
 
 
-def _dim(det: Detector) -> int:
-    x = np.zeros((1, det.crop_size, det.crop_size, 3), np.uint8)
-    return int(_embed_crops(det, x).shape[1])
-
-
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def reread(deck: Deck, det: Detector) -> Reread:
-    """The deck's second opinion, for ``Detector.detect(reread=...)``: each find's face
-    probabilities times the softmax of its embedding's likeness to the deck's prototypes, the
-    face total kept (so the finds kept, and backs, stay the reader's)."""
+    """The deck's second opinion, for ``Detector.detect(reread=...)``: the faces ranked by the
+    reader's probability times the softmax of the find's likeness to the deck's prototypes (to
+    the power WEIGHT), and the reader's own probabilities, largest first, given to them in that
+    order. What the thresholds and the selector weigh (how sure the reader is of its best face,
+    the margin to the next, "back" and "none") stays the reader's, so the finds kept stay the
+    finds kept untaught; only which card each is changes. Letting the deck raise the reader's
+    confidence instead kept more finds, and more that were no card (scripts/eval_decks.py)."""
     face_idx = np.asarray(det.face_idx)
     protos = deck.prototypes
     taught = np.linalg.norm(protos, axis=1) > 0
@@ -233,16 +231,18 @@ def reread(deck: Deck, det: Detector) -> Reread:
             return probs
         e = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-6)
         sim = SHARPNESS * (e @ protos[rows].T)  # [N, faces]
-        sim[:, ~taught[rows]] = -np.inf
+        missing = ~taught[rows]
+        if missing.any():  # a card with no example yet: neither likely nor unlikely
+            sim[:, missing] = np.median(sim[:, ~missing], axis=1, keepdims=True)
         sim -= sim.max(axis=1, keepdims=True)
         like = np.exp(sim)
         like /= like.sum(axis=1, keepdims=True)
         face = probs[:, cols]
-        total = face.sum(axis=1, keepdims=True)
-        mixed = face * like ** WEIGHT
-        mixed = mixed / np.maximum(mixed.sum(axis=1, keepdims=True), 1e-12) * total
+        order = np.argsort(-(face * like ** WEIGHT), axis=1, kind="stable")
+        ranked = np.empty_like(face)
+        np.put_along_axis(ranked, order, -np.sort(-face, axis=1), axis=1)
         out = probs.copy()
-        out[:, cols] = mixed.astype(probs.dtype)
+        out[:, cols] = ranked
         return out
 
     return again
@@ -341,19 +341,41 @@ def _rows(faces: list[Detection]) -> list[list[Detection]]:
     return [sorted(r, key=lambda d: d.center[0]) for r in rows]
 
 
-def _far_ends(rows: list[list[Detection]]) -> list[list[Detection]]:
-    """Rows left once far ends are set aside: a short row (four or fewer) all of whose glyphs
-    lie straight below a glyph of a fuller row above, within a card's length, is those cards'
-    other ends (一二三十 read the same turned round, so the reader gives them no down)."""
+def _far_ends(faces: list[Detection]) -> list[Detection]:
+    """The faces less the far ends the finder kept: 一二三十 read the same turned round, so the
+    reader gives them no down, and a card's other end is the same card straight below it,
+    within a card's length."""
+    def size(d: Detection) -> float:
+        return max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
+
+    def far(d: Detection) -> bool:
+        return d.card in SYMMETRIC and any(
+            u is not d and u.card == d.card and abs(d.center[0] - u.center[0]) < 0.6 * size(u)
+            and 1.5 * size(u) < d.center[1] - u.center[1] < 7 * size(u) for u in faces)
+
+    return [d for d in faces if not far(d)]
+
+
+def _far_rows(rows: list[list[Detection]]) -> list[list[Detection]]:
+    """Rows less a short one (three finds or fewer) between or below full rows whose every find
+    lies straight below a find of the row above, within a card's length: far ends the reader
+    misread (一's far end read as 三)."""
     kept: list[list[Detection]] = []
     for r in rows:
-        size = float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in r]))
-        below = [any(abs(d.center[0] - u.center[0]) < 0.6 * size and 0 < d.center[1] - u.center[1] < 7 * size
-                     for u in kept[-1]) for d in r] if kept else [False]
-        if len(r) <= 4 and all(below) and all(d.card in SYMMETRIC for d in r):
+        above = kept[-1] if kept else []
+
+        def under(d: Detection, above: list[Detection] = above) -> bool:
+            return any(abs(d.center[0] - u.center[0]) < 0.6 * _side(u)
+                       and 1.5 * _side(u) < d.center[1] - u.center[1] < 7 * _side(u) for u in above)
+
+        if len(r) <= 3 and len(above) >= 5 and all(under(d) for d in r):
             continue
         kept.append(r)
     return kept
+
+
+def _side(d: Detection) -> float:
+    return max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
 
 
 def _turned(d: Detection) -> bool:
@@ -365,7 +387,7 @@ def _find_faces(det: Detector, decoded: Decoded) -> tuple[list[list[Detection]],
     dets = det.detect(decoded)
     faces = [d for d in dets if d.card != "back" and not _turned(d)]
     backs = sorted((d for d in dets if d.card == "back"), key=lambda d: -d.score)
-    rows = _far_ends(_rows(faces))
+    rows = _far_rows(_rows(_far_ends(faces)))
     return rows, backs[0] if backs else None, sum(len(r) for r in rows)
 
 
@@ -381,12 +403,14 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     det = detector or deck_detector()
     decoded = decode(photo, "teaching photo")
     rows, back, n = _find_faces(det, decoded)
-    turned = False
+    turned = rotated = False  # taken upside down; the decoded photo turned to read it
     if n < 20:  # glyphs that all read upside down: the photo was taken the other way round
         rows2, back2, n2 = _find_faces(det, _turn(decoded))
         if n2 > n and n2 >= 10:
             rows, back, n, turned = rows2, back2, n2, True
+            rotated = True
             decoded = _turn(decoded)
+    _check_sharp(decoded, [d for r in rows for d in r], det)
     if n != 20 or [len(r) for r in rows] != [10, 10]:
         shape = " and ".join(str(len(r)) for r in rows[:4]) + (" and more" if len(rows) > 4 else "")
         where = "" if n != 20 else f" (in rows of {shape})"
@@ -399,13 +423,14 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     labels = flipped if half else upright
     if half:  # each card reads the same turned round: only the order shows the photo was turned
         turned = not turned
-    _check_order(found, labels)
     arr = np.asarray(decoded.image, np.uint8)
     k = decoded.scale
     boxes = np.asarray([d.box for d in found], np.float32) / k
+    emb = _embed_crops(det, cut_crops(arr, boxes, det.crop_size, det.margin))
+    unsure = _check_order(found, labels, emb)
     crops = cut_crops(arr, boxes, CROP, CROP_MARGIN)
     order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
-    faces = [Face(labels[i], _photo_box(found[i].box, decoded, turned), found[i].card,
+    faces = [Face(labels[i], _photo_box(found[i].box, decoded, rotated), found[i].card,
                   float(found[i].class_prob)) for i in order]
     examples = [Example(labels[i], "teach", crops[i]) for i in order]
     back_box = None
@@ -415,10 +440,11 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
         cx, cy, half = cx / k, cy / k, size / 2
         bb = np.asarray([[cx - half, cy - half, cx + half, cy + half]], np.float32)
         examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN)[0]))
-        back_box = _photo_box(back.box, decoded, turned)
+        back_box = _photo_box(back.box, decoded, rotated)
     deck = derive(det, name, examples)
     seps = deck.separations()
-    return Taught(deck, tuple(faces), back_box, seps, confusable(seps), turned, time.perf_counter() - t0, det)
+    return Taught(deck, tuple(faces), back_box, seps, unsure + confusable(seps), turned,
+                  time.perf_counter() - t0, det)
 
 
 def _photo_box(box: tuple[float, float, float, float], decoded: Decoded,
@@ -430,10 +456,41 @@ def _photo_box(box: tuple[float, float, float, float], decoded: Decoded,
     return (w - box[2], h - box[3], w - box[0], h - box[1])
 
 
-def _check_order(found: list[Detection], labels: list[str]) -> None:
-    """Refuse a layout whose reading disagrees with the places: a sure misread, a card of the
-    wrong colour, or more unsure ones than an unfamiliar print explains."""
+def sharpness(crops: np.ndarray) -> float:
+    """How sharp glyph crops are: the median over crops of the strongest Laplacian over the
+    crop's contrast. Rendered teaching photos in focus give 2.6 to 4.9, badly out of focus 0.25
+    to 0.45."""
+    g = crops.astype(np.float32).mean(axis=-1)
+    lap = np.abs(4 * g[:, 1:-1, 1:-1] - g[:, :-2, 1:-1] - g[:, 2:, 1:-1] - g[:, 1:-1, :-2] - g[:, 1:-1, 2:])
+    flat = g.reshape(len(g), -1)
+    return float(np.median(lap.reshape(len(g), -1).max(axis=1) / (flat.std(axis=1) + 5.0)))
+
+
+def _check_sharp(decoded: Decoded, faces: list[Detection], det: Detector) -> None:
+    if len(faces) < 5:
+        return
+    boxes = np.asarray([d.box for d in faces], np.float32) / decoded.scale
+    sharp = sharpness(cut_crops(np.asarray(decoded.image, np.uint8), boxes, det.crop_size, det.margin))
+    if sharp < MIN_SHARPNESS:
+        raise TeachRefused(f"the photo is too blurred to learn from (sharpness {sharp:.2f}, need "
+                           f"{MIN_SHARPNESS}): hold the phone steady and take it again")
+
+
+def _check_order(found: list[Detection], labels: list[str], emb: np.ndarray) -> tuple[str, ...]:
+    """Refuse a layout whose reading disagrees with the places: a card laid twice (read as
+    another face reads, surely or with a near-identical embedding ``emb``), a sure misread, a
+    card of the wrong colour, or more unsure ones than an unfamiliar print explains. The unsure
+    ones left are returned as warnings: the deck is learnt by place, and the player is told."""
     wrong = [(i, d) for i, (d, c) in enumerate(zip(found, labels, strict=True)) if d.card != c]
+    big = [Card.parse(d.card).big for d in found]
+    if len(wrong) > MAX_UNSURE and sum(big[:10]) >= 7 and sum(big[10:]) <= 3:
+        raise TeachRefused("the rows are swapped: the small cards 一…十 go in the top row, the big ones "
+                           "壹…拾 below")
+    for i, d in wrong:
+        twin = next((j for j, e in enumerate(found) if j != i and e.card == d.card == labels[j]), None)
+        if twin is not None and (d.class_prob >= SURE or float(emb[i] @ emb[twin]) >= ALIKE):
+            raise TeachRefused(f"{place(i)} reads as {glyph(d.card)}, as {place(twin)} does: is a card laid "
+                               f"twice? ({glyph(labels[i])} belongs there)")
     for i, d in wrong:
         colour = Card.parse(labels[i]).color
         if d.class_prob >= SURE or (d.color is not None and d.color != colour and d.color_margin > 0.05):
@@ -444,6 +501,8 @@ def _check_order(found: list[Detection], labels: list[str]) -> None:
         raise TeachRefused(f"{len(wrong)} cards read as other cards than their places say ({place(i)} "
                            f"reads as {glyph(d.card)}, expected {glyph(labels[i])}): is the order right, "
                            "is the photo sharp?")
+    return tuple(f"{place(i)} read as {glyph(d.card)} untaught, learnt as {glyph(labels[i])} by its place: "
+                 "check it" for i, d in wrong)
 
 
 # ----------------------------------------------------------------------------- the store
@@ -500,8 +559,9 @@ class DeckStore:
                     out.append(check_name(p.stem))
         return sorted(out)
 
-    def load(self, name: str) -> Deck:
-        """The deck, derived again when another model made it (and written back)."""
+    def load(self, name: str, write_back: bool = True) -> Deck:
+        """The deck, derived again when another model made it (and written back, unless the
+        caller holds the deck's lock and writes it itself)."""
         path = self.path(name)
         if not path.exists():
             known = ", ".join(self.names()) or "none taught yet"
@@ -513,8 +573,9 @@ class DeckStore:
         det = self.detector
         if deck.model != fingerprint(det):
             deck = derive(det, deck.name, deck.examples, deck.created)
-            with contextlib.suppress(DeckError):
-                self.save(deck)
+            if write_back:
+                with contextlib.suppress(DeckError):
+                    self.save(deck)
         return deck
 
     def save(self, deck: Deck) -> Path:
@@ -544,7 +605,7 @@ class DeckStore:
             b = _checked_box(box, decoded)
             new.append(Example(card, source, cut_crops(arr, b[None] / decoded.scale, CROP, CROP_MARGIN)[0]))
         with self._locked(name):
-            deck = self.load(name)
+            deck = self.load(name, write_back=False)
             if len(deck.examples) + len(new) > MAX_EXAMPLES:
                 raise DeckError(f"deck {name!r} would hold {len(deck.examples) + len(new)} examples, "
                                 f"at most {MAX_EXAMPLES}")

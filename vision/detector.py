@@ -125,13 +125,13 @@ class Manifest:
         """The ONNX bytes of ``finder`` or ``reader`` (with ``int8_file``, of its file with int8
         weights), refused if the SHA-256 differs."""
         spec = self.data[part]
-        if embed:  # deck seam
-            spec = spec.get("embed_file")
-        elif int8_file:
+        if int8_file:
             spec = spec.get("int8_file")
             if not isinstance(spec, dict) or "file" not in spec or "sha256" not in spec:
                 raise ModelError(f"{self.path}: {part} has no int8_file with a file and its sha256",
                                  code="bad_model")
+        if embed:  # deck seam
+            spec = spec.get("embed_file")
         name = spec.get("file") if isinstance(spec, dict) else None
         if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
             # the manifest is data: it names a file beside itself, never a path to open elsewhere
@@ -152,13 +152,16 @@ class Manifest:
                              code="bad_model")
         return blob
 
-    def embed_bytes(self) -> bytes:
-        """The ONNX bytes of the reader's embedding twin (``reader.embed_file``, deck seam)."""
-        spec = self.reader.get("embed_file")
+    def embed_bytes(self, int8_file: bool = False) -> bytes:
+        """The ONNX bytes of the reader's embedding twin (``reader.embed_file``, or with
+        ``int8_file`` that of the int8-weight twin, ``reader.int8_file.embed_file``; deck seam)."""
+        spec = (self.reader.get("int8_file") or {}) if int8_file else self.reader
+        spec = spec.get("embed_file") if isinstance(spec, dict) else None
         if not isinstance(spec, dict) or "file" not in spec or "sha256" not in spec:
-            raise ModelError(f"{self.path}: this model has no reader embed_file, which decks need "
-                             "(python -m zipai.models.export adds it)", code="no_model")
-        return self.model_bytes("reader", embed=True)
+            raise ModelError(f"{self.path}: this model has no reader{'.int8_file' if int8_file else ''}"
+                             ".embed_file, which decks need (python -m zipai.models.export adds it)",
+                             code="no_model")
+        return self.model_bytes("reader", int8_file, embed=True)
 
 
 MAX_MANIFEST_BYTES = 1 << 20
@@ -328,15 +331,15 @@ class Detector:
                  factory: SessionFactory | None = None, weights: str = "auto", embed: bool = False) -> None:
         self.manifest = m = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
         exact = signed_kernels_exact()
-        # deck seam (zipai.vision.deck): ``embed`` loads the reader's embedding twin, the same
-        # network and probabilities with the pooled feature as a third output
-        self.int8_files = False if embed else loads_int8_files(m, weights)
+        self.int8_files = loads_int8_files(m, weights)
         # int8 weights on a CPU whose fused kernels would saturate run unfused (NO_QDQ_FUSION)
         risky = (self.int8_files or m.signed_weights) and not exact
         make = factory or (unfused_ort_factory if risky else ort_factory)
         self.finder: Session = make(m.model_bytes("finder", self.int8_files), threads)
-        self.reader: Session = make(m.embed_bytes() if embed else m.model_bytes("reader", self.int8_files),
-                                    threads)
+        # deck seam (zipai.vision.deck): ``embed`` loads the reader's embedding twin, the same
+        # network and probabilities with the pooled feature as a third output
+        reader = m.embed_bytes(self.int8_files) if embed else m.model_bytes("reader", self.int8_files)
+        self.reader: Session = make(reader, threads)
         self.embeds = embed
         self.classes: list[str] = list(self.manifest.data["classes"])
         # where the faces, "none" and "back" sit among the reader's classes (-1: not read)
