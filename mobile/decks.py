@@ -100,6 +100,12 @@ _REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"need 20 in two rows of ten"), "teach_found_rows"),
     (re.compile(r"found (?P<n>\d+) faces, need 20 in two rows of ten"), "teach_found"),
     (re.compile(rf"{_PLACE}: is the order right\?"), "teach_misread"),
+    (re.compile(r"row (?P<row>\d+), card (?P<col>\d+) reads as (?P<read>\S+), as row (?P<row2>\d+), "
+                r"card (?P<col2>\d+) does: is a card laid twice\? \((?P<want>\S+) belongs there\)"),
+     "teach_twice"),
+    (re.compile(r"the rows are swapped"), "teach_swapped"),
+    (re.compile(r"the photo is too blurred to learn from \(sharpness (?P<s>[\d.]+), need (?P<need>[\d.]+)\)"),
+     "teach_blurred"),
     (re.compile(rf"(?P<n>\d+) cards read as other cards than their places say \({_PLACE}\)"),
      "teach_misreads"),
 )

@@ -446,6 +446,18 @@ _S.update({
                        "順序對嗎？照片清楚嗎？",
                        "{n} cards disagree with their places (row {row}, card {col} reads as {read}, "
                        "expected {want}): is the order right, is the photo sharp?"),
+    "teach_twice": ("第{row}排第{col}张读成{read}，和第{row2}排第{col2}张一样："
+                    "有一张放了两次吗？（这里应该是{want}）",
+                    "第{row}排第{col}張讀成{read}，和第{row2}排第{col2}張一樣："
+                    "有一張放了兩次嗎？（這裡應該是{want}）",
+                    "row {row}, card {col} reads as {read}, as row {row2}, card {col2} does: "
+                    "is a card laid twice? ({want} belongs there)"),
+    "teach_swapped": ("两排放反了：小字一到十放上排，大字壹到拾放下排",
+                      "兩排放反了：小字一到十放上排，大字壹到拾放下排",
+                      "The rows are swapped: small 一…十 on top, big 壹…拾 below"),
+    "teach_blurred": ("照片太模糊（清晰度 {s}，要 {need}）：拿稳手机再拍一张",
+                      "照片太模糊（清晰度 {s}，要 {need}）：拿穩手機再拍一張",
+                      "The photo is too blurred (sharpness {s}, need {need}): hold still, retake it"),
     "deck_learned": ("牌组记下了{n}张改过的牌", "牌組記下了{n}張改過的牌",
                      "The deck learned {n} corrected cards"),
 })

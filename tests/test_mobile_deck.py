@@ -9,6 +9,7 @@ is a rendered scene whose detections come from its labels (as in test_mobile_ui)
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ def photos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def ui(tmp_path_factory: pytest.TempPathFactory) -> Any:
     base = tmp_path_factory.mktemp("mobile_deck")
     kivy_env(str(base / "kivy"))
+    decks = os.environ.pop("ZIPAI_DECKS", None)  # each data folder keeps its own decks here
 
     def scanner(path: str) -> Any:
         return truth_scan(Path(path))[0]
@@ -50,6 +52,8 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Any:
     set_size(ui, (540, 960))
     ui.app.stop()
     ui.pump(2)
+    if decks is not None:
+        os.environ["ZIPAI_DECKS"] = decks
 
 
 def fresh(ui: UI, name: str) -> Any:
@@ -180,7 +184,7 @@ def test_a_refused_photo_stores_nothing(ui: UI, photos: dict[str, Path], size: t
     ui.app.go("settings")
     ui.pump(2)
     f.tap(ui.screen.ids.teach)
-    for variant, words in (("missing", "找到19张正面"), ("swapped", "顺序对吗")):
+    for variant, words in (("missing", "找到19张正面"), ("swapped", "两排放反了")):
         teach_by_touch(ui, photos[variant])
         scr = ui.screen
         assert scr.name == "teach" and scr.taught is None

@@ -19,6 +19,23 @@ from zipai.vision import Column, Detection
 from zipai.vision.deck import TeachRefused
 
 
+@pytest.fixture(autouse=True)
+def own_decks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each data folder keeps its decks in ``<data>/decks``, whatever the shell says."""
+    monkeypatch.delenv("ZIPAI_DECKS", raising=False)
+
+
+def test_zipai_decks_moves_the_apps_decks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ZIPAI_DECKS", str(tmp_path / "shared"))
+    st = AppState(tmp_path / "data")
+    assert st.shelf.root == tmp_path / "shared"
+    st.close()
+    monkeypatch.delenv("ZIPAI_DECKS")
+    st = AppState(tmp_path / "data")
+    assert st.shelf.root == tmp_path / "data" / "decks"
+    st.close()
+
+
 def photo_draft() -> Draft:
     read = ("x1", "x2", "d3")
     dets = [Detection(c, (10.0 * i, 0.0, 10.0 * i + 8, 12.0), 0.9, None) for i, c in enumerate(read)]
@@ -138,6 +155,12 @@ def test_scans_read_with_the_deck_in_use_and_learn_its_fixes(tmp_path: Path) -> 
     ("5 cards read as other cards than their places say (row 1, card 1 reads as 壹, expected 一): "
      "is the order right, is the photo sharp?",
      "5张牌和位置对不上（第1排第1张读成壹，应该是一）：顺序对吗？照片清楚吗？"),
+    ("row 1, card 3 reads as 四, as row 1, card 4 does: is a card laid twice? (三 belongs there)",
+     "第1排第3张读成四，和第1排第4张一样：有一张放了两次吗？（这里应该是三）"),
+    ("the rows are swapped: the small cards 一…十 go in the top row, the big ones 壹…拾 below",
+     "两排放反了：小字一到十放上排，大字壹到拾放下排"),
+    ("the photo is too blurred to learn from (sharpness 0.12, need 0.3): hold the phone steady and take it "
+     "again", "照片太模糊（清晰度 0.12，要 0.3）：拿稳手机再拍一张"),
     ("a line this app has no words for", "a line this app has no words for"),
 ])
 def test_the_learners_refusals_in_the_players_words(line: str, zh: str) -> None:
