@@ -72,7 +72,8 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
-_ORDER = ("score", "bench", "session", "hand", "players", "data", "train", "eval", "tune", "scan", "deck", "app")
+_ORDER = ("score", "bench", "session", "hand", "players", "data", "train", "eval", "tune", "scan", "deck",
+          "app")
 
 
 def _group_usage(name: str) -> str:

@@ -92,20 +92,21 @@ def test_relabel_moves_one_face_and_warns_of_the_card_left_untaught(taught: D.Ta
 
 def test_the_deck_rereads_only_the_split_among_faces(det: D.Detector, taught: D.Taught) -> None:
     again = D.reread(taught.deck, det)
-    n = len(det.classes)
+    classes = det.config.classes
+    n = len(classes)
     probs = np.full((2, n), 0.5 / (n - 2), np.float32)
-    probs[:, det.classes.index("x3")] = 0.3  # the reader leans to 三 ...
-    probs[:, det.classes.index("d3")] = 0.2
+    probs[:, classes.index("x3")] = 0.3  # the reader leans to 三 ...
+    probs[:, classes.index("d3")] = 0.2
     emb = np.stack([taught.deck.prototypes[CARD_NAMES.index("d3")]] * 2)  # ... the deck sees 參
     out = again(probs, emb)
-    face = det.face_idx
-    assert det.classes[face[int(np.argmax(out[0, face]))]] == "d3"
+    face = [i for i, c in enumerate(classes) if c in CARD_NAMES]
+    assert classes[face[int(np.argmax(out[0, face]))]] == "d3"
     # the reader's confidence is kept, only handed to other cards: the same values, reordered
     assert np.array_equal(np.sort(out[:, face], axis=1), np.sort(probs[:, face], axis=1))
     others = [i for i in range(n) if i not in face]
     assert np.array_equal(out[:, others], probs[:, others])
     far = np.zeros_like(emb)  # a find alike to every card of the deck: the reader's order stands
-    assert det.classes[face[int(np.argmax(again(probs, far)[0, face]))]] == "x3"
+    assert classes[face[int(np.argmax(again(probs, far)[0, face]))]] == "x3"
 
 
 def test_a_scan_with_the_deck_says_so_and_keeps_its_fields(det: D.Detector, taught: D.Taught) -> None:

@@ -119,7 +119,7 @@ def run(argv: list[str]) -> int:
     from .scan import Detector, overlay, scan_file
 
     deck = None
-    if args.deck is not None:  # deck seam: the reader with its embedding, and the deck loaded
+    if args.deck is not None:  # a deck reads the reader's embedding: the detector that gives it
         from .deck import DeckStore, deck_detector
 
         det = Detector(args.model, threads=args.threads, embed=True) if args.model else \

@@ -18,6 +18,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -28,11 +29,14 @@ import numpy as np
 
 from zipai.engine import CARD_NAMES, Card
 
+from .config import Config
 from .decode import Decoded, decode
-from .detector import Detection, Detector, Reread
+from .detection import Finds
+from .detector import Detection, Detector
 from .errors import VisionError
 from .preprocess import cut_crops, normalise
 from .selector import SYMMETRIC
+from .steps import ClassIndex
 
 FORMAT = 1
 MAGIC = b"ZIPAIDECK"
@@ -145,18 +149,24 @@ def confusable(seps: dict[str, tuple[str, float]]) -> tuple[str, ...]:
 
 def fingerprint(det: Detector) -> str:
     """The embedding network a deck's prototypes were derived with."""
-    spec = det.manifest.reader.get("embed_file") or {}
+    spec = det.manifest.embed_spec() or {}
     return str(spec.get("sha256", ""))[:16]
+
+
+def _margins(det: Detector) -> tuple[float, ...]:
+    r = det.config.reader
+    return r.margins or (r.margin,)
 
 
 def _embed_crops(det: Detector, crops: np.ndarray) -> np.ndarray:
     """Unit embeddings [N, D] of reader crops (uint8 N x size x size x 3)."""
     if not det.embeds:
         raise DeckError("decks need a detector made with embed=True (the reader's embedding twin)")
+    cfg = det.config
     out = []
     for i in range(0, len(crops), 256):
-        x = normalise(crops[i:i + 256], det.mean, det.std)
-        outs = det.reader.run({det.manifest.reader.get("input", "crops"): x})
+        x = normalise(crops[i:i + 256], cfg.mean, cfg.std)
+        outs = det.sessions[1].run({cfg.reader.input: x})
         out.append(np.asarray(outs[2], np.float32))
     e = np.concatenate(out) if out else np.zeros((0, 1), np.float32)
     return e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-6)
@@ -192,12 +202,12 @@ def views(crop: np.ndarray, n: int, size: int, margins: Sequence[float], seed: i
 
 def derive(det: Detector, name: str, examples: Sequence[Example], created: str = "") -> Deck:
     """The deck's prototypes from its examples, with this detector's embedding network."""
-    margins = det.margins
+    margins = _margins(det)
     protos = np.zeros((len(CARD_NAMES), 0), np.float32)
     sums: dict[int, np.ndarray] = {}
     faces = [(CARD_NAMES.index(e.card), e) for e in examples if e.card in CARD_NAMES]
     if faces:
-        crops = np.concatenate([views(e.crop, AUGMENTS, det.crop_size, margins, seed=k)
+        crops = np.concatenate([views(e.crop, AUGMENTS, det.config.reader.size, margins, seed=k)
                                 for k, (_, e) in enumerate(faces)])
         emb = _embed_crops(det, crops).reshape(len(faces), AUGMENTS * len(margins), -1)
         for (i, _), e in zip(faces, emb, strict=True):
@@ -212,26 +222,36 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def reread(deck: Deck, det: Detector) -> Reread:
-    """The deck's second opinion, for ``Detector.detect(reread=...)``: the faces ranked by the
-    reader's probability times the softmax of the find's likeness to the deck's prototypes (to
-    the power WEIGHT), and the reader's own probabilities, largest first, given to them in that
-    order. What the thresholds and the selector weigh (how sure the reader is of its best face,
-    the margin to the next, "back" and "none") stays the reader's, so the finds kept stay the
-    finds kept untaught; only which card each is changes. Letting the deck raise the reader's
-    confidence instead kept more finds, and more that were no card (scripts/eval_decks.py)."""
-    face_idx = np.asarray(det.face_idx)
-    protos = deck.prototypes
-    taught = np.linalg.norm(protos, axis=1) > 0
-    cols = face_idx  # the faces' columns among the reader's classes
-    rows = np.asarray([CARD_NAMES.index(det.classes[i]) for i in face_idx], np.int64)
+def reread(deck: Deck, det: Detector) -> Lens:
+    """The deck as ``Detector.detect(lens=...)`` takes it, for ``det``'s classes."""
+    return Lens(deck, det.config.classes)
 
-    def again(probs: np.ndarray, emb: np.ndarray) -> np.ndarray:
-        if not len(probs) or not taught.any() or emb.shape[1] != protos.shape[1]:
+
+class Lens:
+    """The deck's second opinion on a look's finds. The faces are ranked by the reader's
+    probability times the softmax of the find's likeness to the deck's prototypes (to the power
+    WEIGHT), and the reader's own probabilities, largest first, are given to them in that order.
+    What the thresholds and the selector weigh (how sure the reader is of its best face, the
+    margin to the next, "back" and "none") stays the reader's, so the finds kept stay the finds
+    kept untaught; only which card each is changes. Letting the deck raise the reader's
+    confidence instead kept more finds, and more that were no card (``zipai eval decks``).
+    Stateless once made: one lens serves many threads."""
+
+    def __init__(self, deck: Deck, classes: tuple[str, ...]) -> None:
+        self.deck = deck
+        self.classes = classes
+        self.cols = np.asarray(ClassIndex.of(tuple(classes)).faces, np.int64)  # the faces among the classes
+        self.rows = np.asarray([CARD_NAMES.index(classes[i]) for i in self.cols], np.int64)
+        self.taught = np.linalg.norm(deck.prototypes, axis=1) > 0
+
+    def __call__(self, probs: np.ndarray, emb: np.ndarray) -> np.ndarray:
+        """The reader's probabilities [N, classes] with the faces reranked by the embeddings [N, D]."""
+        protos, rows, cols = self.deck.prototypes, self.rows, self.cols
+        if not len(probs) or not self.taught.any() or emb.shape[1] != protos.shape[1]:
             return probs
         e = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-6)
         sim = SHARPNESS * (e @ protos[rows].T)  # [N, faces]
-        missing = ~taught[rows]
+        missing = ~self.taught[rows]
         if missing.any():  # a card with no example yet: neither likely nor unlikely
             sim[:, missing] = np.median(sim[:, ~missing], axis=1, keepdims=True)
         sim -= sim.max(axis=1, keepdims=True)
@@ -245,7 +265,12 @@ def reread(deck: Deck, det: Detector) -> Reread:
         out[:, cols] = ranked
         return out
 
-    return again
+    def reread(self, finds: Finds, config: Config) -> Finds:
+        """The finds with their faces reread (``steps.Lens``); finds without embeddings as they are."""
+        if finds.embeds is None or tuple(config.classes) != tuple(self.classes):
+            return finds
+        return Finds(finds.boxes, finds.scores, finds.kinds, self(finds.probs, finds.embeds), finds.downs,
+                     finds.reds, finds.embeds)
 
 
 # ----------------------------------------------------------------------------- learning
@@ -316,13 +341,15 @@ def _card_name(card: str) -> str:
 
 
 _DECK_DETECTOR: Detector | None = None
+_LOADING = threading.Lock()
 
 
 def deck_detector(threads: int = 2) -> Detector:
     """The shipped model with the reader's embedding twin, loaded once per process."""
     global _DECK_DETECTOR
-    if _DECK_DETECTOR is None:
-        _DECK_DETECTOR = Detector(threads=threads, embed=True)
+    with _LOADING:
+        if _DECK_DETECTOR is None:
+            _DECK_DETECTOR = Detector(threads=threads, embed=True)
     return _DECK_DETECTOR
 
 
@@ -384,7 +411,7 @@ def _turned(d: Detection) -> bool:
 
 
 def _find_faces(det: Detector, decoded: Decoded) -> tuple[list[list[Detection]], Detection | None, int]:
-    dets = det.detect(decoded)
+    dets = det.detect(decoded).detections
     faces = [d for d in dets if d.card != "back" and not _turned(d)]
     backs = sorted((d for d in dets if d.card == "back"), key=lambda d: -d.score)
     rows = _far_rows(_rows(_far_ends(faces)))
@@ -426,7 +453,7 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     arr = np.asarray(decoded.image, np.uint8)
     k = decoded.scale
     boxes = np.asarray([d.box for d in found], np.float32) / k
-    emb = _embed_crops(det, cut_crops(arr, boxes, det.crop_size, det.margin))
+    emb = _embed_crops(det, cut_crops(arr, boxes, det.config.reader.size, det.config.reader.margin))
     unsure = _check_order(found, labels, emb)
     crops = cut_crops(arr, boxes, CROP, CROP_MARGIN)
     order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
@@ -470,7 +497,8 @@ def _check_sharp(decoded: Decoded, faces: list[Detection], det: Detector) -> Non
     if len(faces) < 5:
         return
     boxes = np.asarray([d.box for d in faces], np.float32) / decoded.scale
-    sharp = sharpness(cut_crops(np.asarray(decoded.image, np.uint8), boxes, det.crop_size, det.margin))
+    r = det.config.reader
+    sharp = sharpness(cut_crops(np.asarray(decoded.image, np.uint8), boxes, r.size, r.margin))
     if sharp < MIN_SHARPNESS:
         raise TeachRefused(f"the photo is too blurred to learn from (sharpness {sharp:.2f}, need "
                            f"{MIN_SHARPNESS}): hold the phone steady and take it again")

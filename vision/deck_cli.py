@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from zipai.engine import CARD_NAMES, ZipaiError
 from zipai.engine.files import read_file, shown
@@ -150,19 +149,22 @@ def changed(store: DeckStore, name: str, photo: bytes,
 
     from .deck import _checked_box, reread
     from .decode import decode
+    from .steps import ClassIndex
 
     deck = store.load(name)
     det = store.detector
     img = decode(photo, "photo")
     boxes = np.stack([_checked_box(b, img) for b, _ in fixes]) / img.scale if fixes else np.zeros((0, 4))
-    feats: list[Any] = []
-    probs, _ = det.read(np.asarray(img.image, np.uint8), boxes.astype(np.float32), feats)
-    if feats:
-        probs = reread(deck, det)(probs, feats[0])
+    reading, _ = det.reader(np.asarray(img.image, np.uint8), boxes.astype(np.float32))
+    probs = reading.probs
+    if reading.embedding is not None:
+        probs = reread(deck, det)(probs, reading.embedding)
     out = []
-    kinds = [*det.face_idx, *([det.back_i] if det.back_i >= 0 else [])]
+    classes = det.config.classes
+    idx = ClassIndex.of(classes)
+    kinds = [*idx.faces, *([idx.back] if idx.back >= 0 else [])]
     for (box, card), p in zip(fixes, probs, strict=True):
-        read = det.classes[kinds[int(np.argmax(p[kinds]))]]
+        read = classes[kinds[int(np.argmax(p[kinds]))]]
         if read != card:
             out.append((box, card))
     return out

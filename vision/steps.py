@@ -11,13 +11,14 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import asdict, dataclass
+from typing import Protocol
 
 import numpy as np
 
 from zipai.engine import CARD_NAMES
 
 from .config import Config
-from .detection import Detection, Look, Timing, back, face, photo_box
+from .detection import Detection, Finds, Look, Timing, back, face, photo_box
 from .errors import ModelError
 from .filters import body_between, drop_back_doubles, drop_far_ends, drop_weak_far_ends, spares
 from .selector import features as selector_features
@@ -48,8 +49,21 @@ class ClassIndex:
                           classes.index("back") if "back" in classes else -1)
 
 
-def choose(look: Look, config: Config, timing: Timing | None = None) -> Chosen:
-    """The config's way: its selector where it has one, else the rules."""
+class Lens(Protocol):
+    """A taught deck's part in choosing the cards (``zipai.vision.deck.Lens``), passed per call:
+    ``reread`` gives the finds back with the deck's opinion of them, before any step weighs them."""
+
+    def reread(self, finds: Finds, config: Config) -> Finds: ...
+
+
+def choose(look: Look, config: Config, timing: Timing | None = None, lens: Lens | None = None) -> Chosen:
+    """The config's way: its selector where it has one, else the rules; with a deck's ``lens``,
+    on the finds as the deck rereads them (a look without the reader's embedding: as they are)."""
+    if lens is not None and look.finds.embeds is not None:
+        t0 = time.perf_counter()
+        look = Look(look.arr, look.scale, lens.reread(look.finds, config))
+        if timing is not None:
+            timing.reader += time.perf_counter() - t0
     if config.postprocess.selector is not None:
         return select(look, config, timing)
     return rules(look, config, timing)
