@@ -4,8 +4,12 @@ DIR is a deck set (``zipai data render --decks``): decks no network trained on, 
 photo and table scenes printed with that one deck. Each deck is taught from its photo as a player
 would (``zipai deck learn``), then every scene is scanned twice, without the deck and with it, by
 the code ``zipai scan`` runs. Per card, scenes exact and scored as the scene are counted as
-``scripts/eval_detector.py`` counts them (``zipai.vision.evaluate``). The table goes to stdout
+``zipai eval detector`` counts them (``zipai.models.evaluate``). The table goes to stdout
 and, whole, to docs/lab/decks.md.
+
+With ``--evening K`` a deck also gets better as an evening goes: the misreads of its first K
+scenes, scanned with the deck, are corrected into it (as a tap in the app's review does), and
+untaught, taught and taught-and-corrected are measured on the scenes left.
 """
 
 from __future__ import annotations
@@ -28,9 +32,7 @@ from typing import Any
 from zipai.datasets.decks import DeckEntry, DeckSetError, read_deck_set
 from zipai.datasets.teach import LEARNABLE, VARIANTS, DeckRef, render_teach
 from zipai.engine import CARD_NAMES
-from zipai.vision.decode import load
-from zipai.vision.detector import Detector
-from zipai.vision.evaluate import (
+from zipai.models.evaluate import (
     SceneMatch,
     Totals,
     category_name,
@@ -39,7 +41,9 @@ from zipai.vision.evaluate import (
     match_scene,
     same_score,
 )
-from zipai.vision.scan import scan_decoded
+from zipai.vision.decode import Decoded, load
+from zipai.vision.detector import Detector
+from zipai.vision.scan import Scan, scan_decoded
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "lab" / "decks.md"
 TARGET_CARD, TARGET_EXACT = 0.995, 0.90  # issue 50, with the deck taught
@@ -102,6 +106,8 @@ class DeckResult:
     teach_seconds: float | None = None
     refused: str | None = None  # the learner's line when it refused the deck's (good) teaching photo
     warnings: tuple[str, ...] = ()
+    # with --evening K, on the scenes after the first K: untaught, taught, taught and corrected
+    evening: tuple[Side, Side, Side] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +131,28 @@ def deck_api(model: Path | None = None, threads: int = 2) -> Teacher | None:
     return Teacher(lambda photo, name: deck.learn(photo, name, detector=det), deck.TeachRefused, det)
 
 
-def evaluate_deck(entry: DeckEntry, det: Detector, teacher: Teacher | None, limit: int = 0) -> DeckResult:
-    """Teach ``entry`` (when a teacher is given), then scan each of its scenes untaught and taught."""
+def corrections(decoded: Decoded, sc: Scan, anns: Sequence[dict[str, Any]]) -> list[Any]:
+    """The examples a player's taps in the review add: each misread card's crop, its true card."""
+    import numpy as np
+
+    from zipai.vision.deck import CROP, CROP_MARGIN, Example
+    from zipai.vision.preprocess import cut_crops
+
+    m = match_scene([(d.card, d.box) for d in sc.detections], anns)
+    arr = np.asarray(decoded.image, np.uint8)
+    out = []
+    for i, a in zip(m.misreads, m.misread_at, strict=True):
+        box = np.asarray([sc.detections[i].box], np.float32) / decoded.scale
+        out.append(Example(category_name(int(anns[a]["category_id"])), "review",
+                           cut_crops(arr, box, CROP, CROP_MARGIN)[0]))
+    return out
+
+
+def evaluate_deck(entry: DeckEntry, det: Detector, teacher: Teacher | None, limit: int = 0,
+                  evening: int = 0) -> DeckResult:
+    """Teach ``entry`` (when a teacher is given), then scan each of its scenes untaught and taught;
+    with ``evening`` K, correct the taught misreads of the first K scenes into the deck and
+    measure all three ways on the scenes after them."""
     res = DeckResult(entry)
     deck = None
     if teacher is not None:
@@ -141,7 +167,11 @@ def evaluate_deck(entry: DeckEntry, det: Detector, teacher: Teacher | None, limi
             res.warnings = tuple(getattr(taught, "warnings", ()))
         res.teach_seconds = time.perf_counter() - t0
         res.taught = Side()
-    for folder, im, anns in labelled_scenes([entry.scenes], limit):
+    fixed: list[Any] = []
+    corrected = None
+    if evening and deck is not None:
+        res.evening = (Side(), Side(), Side())
+    for n, (folder, im, anns) in enumerate(labelled_scenes([entry.scenes], limit)):
         decoded = load(folder / im["file_name"])
         truth = im.get("layout")
         base = layout_base(truth) if truth else None
@@ -151,6 +181,18 @@ def evaluate_deck(entry: DeckEntry, det: Detector, teacher: Teacher | None, limi
             scans.append((res.taught, scans[0][1] if deck is None else
                           scan_decoded(decoded, teacher.detector if teacher else None, base,
                                        deck=deck)))
+        if res.evening is not None and teacher is not None and teacher.detector is not None:
+            if n < evening:
+                fixed += corrections(decoded, scans[1][1], anns)
+            else:
+                if corrected is None:
+                    from zipai.vision.deck import derive
+
+                    corrected = derive(teacher.detector, deck.name, [*deck.examples, *fixed],
+                                       deck.created) if fixed else deck
+                late = scan_decoded(decoded, teacher.detector, base, deck=corrected)
+                three = (scans[0][1], scans[1][1], late)
+                scans += list(zip(res.evening, three, strict=True))
         for side, sc in scans:
             m = match_scene([(d.card, d.box) for d in sc.detections], anns)
             scored = same_score(sc.assembled.layout, sc.assembled.complete, truth) if truth else None
@@ -203,8 +245,29 @@ def _row(cells: Sequence[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def evening_lines(results: Sequence[DeckResult], k: int) -> list[str]:
+    """The evening's table: untaught, taught, and taught with the first K scenes' misreads corrected."""
+    sides = (Side(), Side(), Side())
+    decks = 0
+    for r in results:
+        if r.evening is not None:
+            decks += 1
+            for mine, s in zip(sides, r.evening, strict=True):
+                mine.merge(s)
+    if not decks:
+        return []
+    return ["## A deck through an evening", "",
+            f"The taught decks ({decks}): each misread of its first {k} scenes, scanned with the deck, "
+            "corrected into it (`zipai deck add`, a tap in the app's review); the "
+            f"{sides[0].totals.scenes} scenes after them read three ways.", "",
+            _row(["", "untaught", "taught", "taught and corrected"]), _row(["---", "---:", "---:", "---:"]),
+            _row(["per card", *(_pct(s.per_card) for s in sides)]),
+            _row(["scenes exact", *(_pct(s.exact) for s in sides)]),
+            _row(["scored as the scene", *(_pct(s.scored_rate) for s in sides)]), ""]
+
+
 def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
-           variants: Sequence[VariantOutcome] = ()) -> str:
+           variants: Sequence[VariantOutcome] = (), evening: int = 0) -> str:
     """The markdown table and notes that go to stdout and docs/lab/decks.md."""
     un, ta = Side(), Side()
     for r in results:
@@ -284,6 +347,8 @@ def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
         if side is not None and side.confusions:
             common = ", ".join(f"{a}→{b} ×{k}" for (a, b), k in side.confusions.most_common(10))
             out += [f"Most common misreads {title} (true→read): {common}.", ""]
+    if evening:
+        out += evening_lines(results, evening)
     refused = [r for r in results if r.refused]
     if refused:
         out += ["Teaching photos refused (these decks play untaught in the taught columns):", ""]
@@ -333,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--untaught", action="store_true", help="skip teaching: the untaught half alone")
     p.add_argument("--variants", type=int, default=0,
                    help="also show every teaching photo variant of the first N decks to the learner")
+    p.add_argument("--evening", type=int, default=0, metavar="K",
+                   help="also correct the misreads of each deck's first K scenes into it, and measure "
+                        "untaught, taught and corrected on the scenes after them")
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--doc", type=Path, default=DOC, help=f"where the report goes (default {DOC})")
@@ -341,9 +409,12 @@ def main(argv: list[str] | None = None) -> int:
         a = p.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    if a.decks < 0 or a.scenes < 0 or a.variants < 0 or a.threads < 1:
-        print("zipai eval decks: --decks, --scenes and --variants are 0 or more, --threads at least 1",
-              file=sys.stderr)
+    if a.decks < 0 or a.scenes < 0 or a.variants < 0 or a.evening < 0 or a.threads < 1:
+        print("zipai eval decks: --decks, --scenes, --variants and --evening are 0 or more, --threads at "
+              "least 1", file=sys.stderr)
+        return 2
+    if a.evening and a.untaught:
+        print("zipai eval decks: --evening needs the learner: leave --untaught out", file=sys.stderr)
         return 2
     if a.variants and a.untaught:
         print("zipai eval decks: --variants needs the learner: leave --untaught out", file=sys.stderr)
@@ -354,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         det = Detector(a.model, threads=a.threads)
         results = []
         for k, entry in enumerate(entries, 1):
-            r = evaluate_deck(entry, det, teacher, a.scenes)
+            r = evaluate_deck(entry, det, teacher, a.scenes, a.evening)
             results.append(r)
             t = f", taught {_pct(r.taught.per_card)}" if r.taught is not None else ""
             print(f"  deck {k}/{len(entries)} {entry.id}: per card untaught {_pct(r.untaught.per_card)}{t}",
@@ -369,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"zipai eval decks: {exc}", file=sys.stderr)
         return 2
     argv_text = " ".join(["zipai eval decks", *(argv if argv is not None else sys.argv[3:])])
-    text = report(results, argv_text, teacher is None and not a.untaught, outcomes)
+    text = report(results, argv_text, teacher is None and not a.untaught, outcomes, a.evening)
     print(text)
     if not a.no_doc:
         write_doc(a.doc, text + "\n")

@@ -33,6 +33,20 @@ def test_untaught_table_and_notebook_page(deck_set: Path, tmp_path: Path,
     assert doc.read_text(encoding="utf-8").strip() == out.strip()
 
 
+def test_a_deck_through_an_evening_is_measured_three_ways(deck_set: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture) -> None:
+    doc = tmp_path / "decks.md"
+    assert zipai_main(["eval", "decks", str(deck_set), "--evening", "1", "--doc", str(doc)]) == 0
+    out = capsys.readouterr().out
+    assert "## A deck through an evening" in out
+    at = out.splitlines().index("## A deck through an evening")
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")[1:]]
+            for r in out.splitlines()[at:] if r.startswith("| ") and "%" in r}
+    assert set(rows) == {"per card", "scenes exact", "scored as the scene"}
+    assert all(len(v) == 3 and all(c.endswith("%") for c in v) for v in rows.values())
+    assert "1 scenes after them" in out  # 2 scenes, the first corrected into the deck
+
+
 class Refused(ValueError):
     """What a learner raises for a photo it will not learn from."""
 
@@ -55,7 +69,7 @@ def test_a_refused_deck_plays_untaught(deck_set: Path) -> None:
 @pytest.mark.parametrize(("argv", "problem"), [
     (["eval", "decks", "/nonexistent/set"], "is not a deck set"),
     (["eval", "decks"], "the following arguments are required: dir"),
-    (["eval", "sideways"], "unknown subcommand 'sideways'"),
+    (["eval", "sideways"], "unknown eval command 'sideways'"),
 ])
 def test_bad_input_gets_a_clear_line(argv: list[str], problem: str, capsys: pytest.CaptureFixture) -> None:
     assert zipai_main(argv) == 2
