@@ -106,6 +106,8 @@ class Deck:
     examples: tuple[Example, ...]
     prototypes: np.ndarray  # [20, D] unit vectors, CARD_NAMES order; a row of zeros: no example
     created: str = ""
+    # the back's prototype [D] (unit), from the back's crops; derived, not stored: ``with_back``
+    back: np.ndarray | None = field(default=None, repr=False)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Card -> source -> number of examples, in CARD_NAMES order (then the back)."""
@@ -200,6 +202,23 @@ def views(crop: np.ndarray, n: int, size: int, margins: Sequence[float], seed: i
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+def _prototype(det: Detector, crops: Sequence[np.ndarray]) -> np.ndarray | None:
+    """The unit mean embedding of stored crops under the views ``derive`` takes (None: no crop)."""
+    if not crops:
+        return None
+    margins = _margins(det)
+    views_ = np.concatenate([views(c, AUGMENTS, det.config.reader.size, margins, seed=k)
+                             for k, c in enumerate(crops)])
+    s = _embed_crops(det, views_).sum(axis=0)
+    return s / max(float(np.linalg.norm(s)), 1e-6)
+
+
+def with_back(det: Detector, deck: Deck) -> Deck:
+    """The deck with its back's prototype (``Deck.back``) derived from its back crops: the file
+    keeps the crops, and one crop's views cost a few milliseconds to embed at load."""
+    return replace(deck, back=_prototype(det, [e.crop for e in deck.examples if e.card == "back"]))
+
+
 def derive(det: Detector, name: str, examples: Sequence[Example], created: str = "") -> Deck:
     """The deck's prototypes from its examples, with this detector's embedding network."""
     margins = _margins(det)
@@ -215,16 +234,37 @@ def derive(det: Detector, name: str, examples: Sequence[Example], created: str =
         protos = np.zeros((len(CARD_NAMES), emb.shape[-1]), np.float32)
         for i, s in sums.items():
             protos[i] = s / max(float(np.linalg.norm(s)), 1e-6)
-    return Deck(name, fingerprint(det), tuple(examples), protos, created or _now())
+    return with_back(det, Deck(name, fingerprint(det), tuple(examples), protos, created or _now()))
 
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def reread(deck: Deck, det: Detector) -> Lens:
+@dataclass(frozen=True, slots=True)
+class Admit:
+    """How near a find's embedding must lie to the deck's prototypes (cosine) for the deck to
+    decide whether it is a card (``Lens.admit``); None: that half of the rule is off.
+    ``face``/``back``: a face or back find at least this near the prototype it is read as is
+    a card (when its finder peak reaches ``peak``); ``far``: a find under this to every
+    prototype is no card. Chosen on decks of the validation split (``zipai tune deck-finds``)."""
+
+    face: float | None = None
+    back: float | None = None
+    far: float | None = None
+    peak: float = 0.0
+
+    @property
+    def active(self) -> bool:
+        return self.face is not None or self.back is not None or self.far is not None
+
+
+ADMIT = Admit()  # the shipped rule (see docs/decks.md, "How a deck finds")
+
+
+def reread(deck: Deck, det: Detector, admit: Admit | None = None) -> Lens:
     """The deck as ``Detector.detect(lens=...)`` takes it, for ``det``'s classes."""
-    return Lens(deck, det.config.classes)
+    return Lens(deck, det.config.classes, admit)
 
 
 class Lens:
@@ -237,9 +277,10 @@ class Lens:
     confidence instead kept more finds, and more that were no card (``zipai eval decks``).
     Stateless once made: one lens serves many threads."""
 
-    def __init__(self, deck: Deck, classes: tuple[str, ...]) -> None:
+    def __init__(self, deck: Deck, classes: tuple[str, ...], admit: Admit | None = None) -> None:
         self.deck = deck
         self.classes = classes
+        self.rule = ADMIT if admit is None else admit
         self.cols = np.asarray(ClassIndex.of(tuple(classes)).faces, np.int64)  # the faces among the classes
         self.rows = np.asarray([CARD_NAMES.index(classes[i]) for i in self.cols], np.int64)
         self.taught = np.linalg.norm(deck.prototypes, axis=1) > 0
@@ -264,6 +305,32 @@ class Lens:
         out = probs.copy()
         out[:, cols] = ranked
         return out
+
+    def admit(self, finds: Finds, cards: Sequence[str]) -> np.ndarray | None:
+        """Per find, the deck's verdict on whether it is a card at all (``steps.select``): 1 a
+        card whatever the selector says, -1 no card whatever it says, 0 the selector decides.
+        A find whose embedding lies close to the prototype of the card it is read as (a face's,
+        or the back's) is a card of this deck; a find far from every prototype of the deck is
+        none of its cards. None: the deck says nothing (no rule, no embeddings)."""
+        rule, protos = self.rule, self.deck.prototypes
+        taught = self.taught
+        if not rule.active or finds.embeds is None or not len(finds) or not taught.any() \
+                or finds.embeds.shape[1] != protos.shape[1]:
+            return None
+        e = finds.embeds / np.maximum(np.linalg.norm(finds.embeds, axis=1, keepdims=True), 1e-6)
+        sims = e @ protos[taught].T
+        face = sims.max(axis=1)
+        back = e @ self.deck.back if self.deck.back is not None else np.full(len(e), np.nan)
+        is_back = np.asarray([c == "back" for c in cards], bool)
+        verdict = np.zeros(len(e), np.int8)
+        if rule.face is not None:
+            verdict[~is_back & (face >= rule.face) & (finds.scores >= rule.peak)] = 1
+        if rule.back is not None:
+            verdict[is_back & (back >= rule.back) & (finds.scores >= rule.peak)] = 1
+        if rule.far is not None:
+            near = np.fmax(face, back)
+            verdict[near < rule.far] = -1
+        return verdict
 
     def reread(self, finds: Finds, config: Config) -> Finds:
         """The finds with their faces reread (``steps.Lens``); finds without embeddings as they are."""
@@ -604,7 +671,8 @@ class DeckStore:
             if write_back:
                 with contextlib.suppress(DeckError):
                     self.save(deck)
-        return deck
+            return deck
+        return with_back(det, deck)
 
     def save(self, deck: Deck) -> Path:
         path = self.path(deck.name)

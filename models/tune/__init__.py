@@ -29,6 +29,7 @@ TUNERS: dict[str, tuple[str, str]] = {
     "selector-bins": ("selector_bins", "the finds on either side of the selector's bar (no writing)"),
     "doubts": ("doubts", "when a scan says it is unsure (layout code defaults; no writing)"),
     "layout": ("layout", "the layout's column limits on labelled cards (code defaults; no writing)"),
+    "deck-finds": ("deck_finds", "how near a taught deck a find must lie to be a card, or none (no writing)"),
 }
 
 
