@@ -109,6 +109,31 @@ def test_the_deck_rereads_only_the_split_among_faces(det: D.Detector, taught: D.
     assert classes[face[int(np.argmax(again(probs, far)[0, face]))]] == "x3"
 
 
+def test_the_deck_admits_finds_near_it_and_turns_away_finds_far_from_it(det: D.Detector,
+                                                                      taught: D.Taught) -> None:
+    assert taught.deck.back is None  # this teaching photo shows no back
+    crop = taught.deck.examples[0].crop  # a stand-in for a back's crop
+    deck = D.with_back(det, dataclasses.replace(taught.deck, examples=(
+        *taught.deck.examples, D.Example("back", "teach", crop))))
+    assert deck.back is not None and abs(float(np.linalg.norm(deck.back)) - 1) < 1e-5
+    assert float(deck.back @ deck.prototypes[0]) > 0.9  # the back's views embed as that crop's do
+    deck = dataclasses.replace(deck, back=deck.prototypes[CARD_NAMES.index("d10")])
+    five = deck.prototypes[CARD_NAMES.index("x5")]
+    n, classes = 4, det.config.classes
+    embeds = np.stack([five, -five, deck.back, five]).astype(np.float32)
+    finds = D.Finds(np.tile(np.float32([0, 0, 10, 10]), (n, 1)), np.float32([0.3, 0.9, 0.3, 0.1]),
+                    np.int64([0, 0, 1, 0]), np.zeros((n, len(classes)), np.float32), np.zeros((n, 2)),
+                    embeds=embeds)
+    cards = ["x5", "x5", "back", "x5"]
+    lens = D.Lens(deck, classes, D.Admit(face=0.95, back=0.95, far=0.3, peak=0.2))
+    # near its card's prototype: a card; near none of the deck's: none, however strong its peak;
+    # near the back's: a card; near but under the peak the rule asks: the selector decides
+    assert lens.admit(finds, cards).tolist() == [1, -1, 1, 0]
+    assert D.Lens(deck, classes, D.Admit()).admit(finds, cards) is None  # no rule: the selector alone
+    bare = dataclasses.replace(finds, embeds=None)
+    assert lens.admit(bare, cards) is None  # a look without the embedding: the deck says nothing
+
+
 def test_a_scan_with_the_deck_says_so_and_keeps_its_fields(det: D.Detector, taught: D.Taught) -> None:
     plain = scan_bytes(scene()).to_json()
     with_deck = scan_bytes(scene(), det, deck=taught.deck).to_json()
