@@ -128,10 +128,10 @@ def test_the_deck_admits_finds_near_it_and_turns_away_finds_far_from_it(det: D.D
     lens = D.Lens(deck, classes, D.Admit(face=0.95, back=0.95, far=0.3, peak=0.2))
     # near its card's prototype: a card; near none of the deck's: none, however strong its peak;
     # near the back's: a card; near but under the peak the rule asks: the selector decides
-    assert lens.admit(finds, cards).tolist() == [1, -1, 1, 0]
-    assert D.Lens(deck, classes, D.Admit()).admit(finds, cards) is None  # no rule: the selector alone
+    assert lens.admit(finds, cards, np.ones(n)).tolist() == [1, -1, 1, 0]
+    assert D.Lens(deck, classes, D.Admit()).admit(finds, cards, np.ones(n)) is None  # the selector alone
     bare = dataclasses.replace(finds, embeds=None)
-    assert lens.admit(bare, cards) is None  # a look without the embedding: the deck says nothing
+    assert lens.admit(bare, cards, np.ones(n)) is None  # no embedding: the deck says nothing
 
 
 def test_a_scan_with_the_deck_says_so_and_keeps_its_fields(det: D.Detector, taught: D.Taught) -> None:

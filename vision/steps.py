@@ -56,7 +56,7 @@ class Lens(Protocol):
 
     def reread(self, finds: Finds, config: Config) -> Finds: ...
 
-    def admit(self, finds: Finds, cards: Sequence[str]) -> np.ndarray | None: ...
+    def admit(self, finds: Finds, cards: Sequence[str], prob: np.ndarray) -> np.ndarray | None: ...
 
 
 def choose(look: Look, config: Config, timing: Timing | None = None, lens: Lens | None = None) -> Chosen:
@@ -189,7 +189,7 @@ def select(look: Look, config: Config, timing: Timing | None = None, lens: Lens 
         raise ModelError("the manifest has no postprocess.selector", code="bad_model")
     t0 = time.perf_counter()
     sub, cards, prob = weigh(look, config)
-    verdict = lens.admit(sub.finds, cards) if lens is not None else None
+    verdict = lens.admit(sub.finds, cards, prob) if lens is not None else None
     if verdict is not None:
         prob = np.where(verdict > 0, np.maximum(prob, sel.threshold), np.where(verdict < 0, -1.0, prob))
     idx = ClassIndex.of(config.classes)

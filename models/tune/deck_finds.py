@@ -6,8 +6,10 @@ the held-out one, which is for figures. Each deck is taught from its photo; each
 outputs are taken once and replayed under every setting (``Detector.detect(looks=...)``), then
 laid out and matched with its labels as ``zipai eval decks`` does. First it prints how near the
 finds that are cards and those that are none lie to the deck; then each half of the rule alone
-over a grid, then the best of each together, by the tuners' rule (``Tally.rule``). The choice is
-printed, not written: it is ``vision/deck.py``'s ``ADMIT``."""
+over a grid, then the best of each together. A setting wins by more scenes read exactly, then
+fewer extra finds, then more cards read right, then more scored as the scene: an extra find
+spoils a scene as a missed card does. The choice is printed, not written: it is
+``vision/deck.py``'s ``ADMIT``."""
 
 from __future__ import annotations
 
@@ -28,10 +30,11 @@ from zipai.vision.detector import Detector, LookKey
 from zipai.vision.scan import scan_detections
 from zipai.vision.steps import weigh
 
-FACE = (0.7, 0.75, 0.8, 0.85, 0.9)
+FACE = (0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 BACK = (0.6, 0.7, 0.8, 0.9)
 FAR = (0.2, 0.3, 0.4, 0.5, 0.6)
-PEAK = (0.0, 0.2, 0.3)
+PEAK = (0.0, 0.3)
+LEAST = (0.0, 0.2)  # the selector's probability a find taken in must reach
 
 
 @dataclass(slots=True)
@@ -102,6 +105,11 @@ def nearness(det: Detector, scenes: list[Scene]) -> None:
             print(f"  {name:<15} n={len(v):5d}  " + " ".join(f"{x:.3f}" for x in q))
 
 
+def rule(t: Tally) -> tuple[float, int, float, float]:
+    f = t.totals.figures()
+    return f["scene_exact_rate"], -t.totals.extra, f["per_card_accuracy"], t.scored / max(1, t.totals.scenes)
+
+
 def line(admit: Admit, t: Tally) -> str:
     f = t.totals.figures()
     return (f"  {admit}: exact {f['scene_exact_rate']:.4f} per card {f['per_card_accuracy']:.4f} "
@@ -134,19 +142,20 @@ def main(argv: list[str] | None = None) -> int:
     for name, grid in (("face", FACE), ("back", BACK), ("far", FAR)):
         best[name] = (None, base)
         for v in grid:
-            for peak in PEAK if name != "far" else (0.0,):
-                admit = replace(off, **{name: v, "peak": peak})
+            for peak, least in ((p, q) for p in PEAK for q in LEAST) if name != "far" else ((0.0, 0.0),):
+                admit = replace(off, **{name: v, "peak": peak, "least": least})
                 t = measure(det, scenes, admit)
-                print(line(admit, t))
-                if t.rule() > best[name][1].rule():
+                print(line(admit, t), flush=True)
+                if rule(t) > rule(best[name][1]):
                     best[name] = (admit, t)
     won = {n: adm for n, (adm, _) in best.items() if adm is not None}
     chosen = Admit(*(getattr(won[n], n) if n in won else None for n in ("face", "back", "far")),
-                   peak=max((won[n].peak for n in ("face", "back") if n in won), default=0.0))
+                   peak=max((won[n].peak for n in ("face", "back") if n in won), default=0.0),
+                   least=max((won[n].least for n in ("face", "back") if n in won), default=0.0))
     t = measure(det, scenes, chosen)
     print("together:")
     print(line(chosen, t))
-    if t.rule() <= base.rule():
+    if rule(t) <= rule(base):
         chosen = off
     print(f"choice: {chosen}")
     return 0
