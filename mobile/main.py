@@ -4,6 +4,7 @@
     zipai app --data DIR               # another data folder (ledger, photos, settings)
     zipai app --screenshots DIR        # one PNG per screen, with the sample photo, then exit
     zipai app --size 720x1280          # window size (portrait phone by default for screenshots)
+    zipai app --screenshots DIR --teach-photo T.jpg   # 认牌 shown with that teaching photo learned
 """
 
 from __future__ import annotations

@@ -151,7 +151,7 @@ class TeachScreen(Base):
         ids.taught_box.shown = shown
         ids.save.disabled = not shown
         photo = ids.photo
-        photo.source = self.photo or "" if shown else ""
+        photo.source = (self.photo or "") if shown else ""
         grid = ids.cards
         grid.clear_widgets()
         self.chips = []
