@@ -100,9 +100,10 @@ def nearness(det: Detector, scenes: list[Scene]) -> None:
                 rows["card back" if c == "back" else "card face"].append(float(own))
     print("nearness to the deck (cosine), quantiles 5/25/50/75/95%:")
     for name, v in rows.items():
-        if v:
-            q = np.percentile(v, [5, 25, 50, 75, 95])
-            print(f"  {name:<15} n={len(v):5d}  " + " ".join(f"{x:.3f}" for x in q))
+        known = [x for x in v if not np.isnan(x)]  # a back find where the deck has no back: unknown
+        if known:
+            q = np.percentile(known, [5, 25, 50, 75, 95])
+            print(f"  {name:<15} n={len(known):5d}  " + " ".join(f"{x:.3f}" for x in q))
 
 
 def rule(t: Tally) -> tuple[float, int, float, float]:
