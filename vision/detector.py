@@ -105,7 +105,7 @@ class Detector:
         ``looks`` (the ``looks`` of an earlier call on this photo) replays those network outputs
         instead of running the networks again: a tuner trying many configs on one photo pays
         for one network pass a look. ``lens``: a taught deck's say in which finds are cards and
-        which card each is (``zipai.vision.deck.lens``; it needs an ``embed`` detector). The
+        which card each is (``zipai.vision.deck.reread``; it needs an ``embed`` detector). The
         looks stay the networks' outputs: the lens rereads them in each call."""
         cfg = config or self.config
         timing = Timing()

@@ -52,7 +52,9 @@ class ClassIndex:
 
 class Lens(Protocol):
     """A taught deck's part in choosing the cards (``zipai.vision.deck.Lens``), passed per call:
-    ``reread`` gives the finds back with the deck's opinion of them, before any step weighs them."""
+    ``reread`` gives the finds back with the deck's opinion of their cards, before any step
+    weighs them; ``admit`` may overrule the selector on whether a find is a card (``select``;
+    the rules do not ask it)."""
 
     def reread(self, finds: Finds, config: Config) -> Finds: ...
 
