@@ -5,7 +5,8 @@ import only when run.
 
 Every tuner weighs a setting by the same rule (``Tally.rule``): the most scenes read exactly,
 then the most layouts complete enough to score, then per-card accuracy, then the most scored as
-the scene; ties go to the cheaper or stricter setting, as each tuner says."""
+the scene; ties go to the cheaper or stricter setting, as each tuner says. ``deck-finds`` puts
+fewer extra finds second: a rule that takes finds in could else buy a card with extra finds."""
 
 from __future__ import annotations
 
