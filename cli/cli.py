@@ -20,6 +20,7 @@ COMMANDS: dict[str, Entry] = {
     "train": ("zipai.models.train", "main", "train the card detector and export ONNX"),
     "scan": ("zipai.vision.cli", "main", "read a table photo and score it"),
     "tune": ("zipai.models.tune", "main", "choose the detector's settings on validation scenes"),
+    "deck": ("zipai.vision.deck_cli", "main", "teach the scanner a deck from one photo of its faces"),
     "app": ("zipai.mobile.main", "main", "start the table app"),
 }
 
@@ -45,6 +46,7 @@ GROUPS: dict[str, Group] = {
         "int8": ("zipai.models.check_int8", "main", "does this CPU run the int8 networks right?"),
         "gallery": ("zipai.models.gallery", "main", "the first scenes of a split, drawn as counted"),
         "sample": ("zipai.models.sample", "main", "choose the sample photo shipped in models/"),
+        "decks": ("zipai.models.eval_decks", "main", "untaught against taught on a deck set's scenes"),
     }),
     "bench": Group("measure speed (no name: the engine's bench)", {
         "engine": ("zipai.engine.bench", "main", "engine speed on 10,000 seeded layouts"),

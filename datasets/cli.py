@@ -143,12 +143,94 @@ def render_dataset(out: str, count: int, seed: int, split: str = "train",
     return coco
 
 
+# out, seed, split, index, size, quality, style, variant
+TeachJob = tuple[str, int, str, int, tuple[int, int], int, int, str]
+
+
+def _teach_one(job: TeachJob) -> tuple[int, dict[str, Any], list]:
+    out, seed, split, index, size, quality, style, variant = job
+    from .teach import DeckRef, render_teach
+
+    img, label = render_teach(DeckRef.readable(seed, split, index, style), variant, size)
+    name = f"images/{index:06d}.jpg"
+    img.save(os.path.join(out, name), "JPEG", quality=quality)
+    anns = label.pop("annotations")
+    label = {"file_name": name, **label}
+    write_json(os.path.join(out, "labels", f"{index:06d}.json"), label)
+    entry = {"file_name": name, "width": img.width, "height": img.height, "split": split, "style": style,
+             "font": label["deck"]["font"], "font_style": label["deck"]["font_style"],
+             "deck": label["deck"]["id"], "variant": variant, "seed": seed, "index": index}
+    return index, entry, anns
+
+
+def write_json(path: str, data: Any) -> None:
+    """Written whole or not at all: a reader never finds half a file."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, ensure_ascii=False)
+    os.replace(tmp, path)
+
+
+def run_jobs(fn: Any, jobs: list, workers: int, quiet: bool) -> dict[int, tuple[dict[str, Any], list]]:
+    """``fn`` over ``jobs`` in a pool of ``workers`` (one process when 1), results by index."""
+    results: dict[int, tuple[dict[str, Any], list]] = {}
+    bar = _Progress(len(jobs), quiet)
+    if workers > 1 and len(jobs) > 1:
+        ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+        with ctx.Pool(workers) as pool:
+            for idx, entry, anns in pool.imap_unordered(fn, jobs, chunksize=1):
+                results[idx] = (entry, anns)
+                bar.step()
+    else:
+        for job in jobs:
+            idx, entry, anns = fn(job)
+            results[idx] = (entry, anns)
+            bar.step()
+    return results
+
+
+def coco_file(results: dict[int, tuple[dict[str, Any], list]], info: dict[str, Any]) -> dict[str, Any]:
+    from .scene import CATEGORIES
+
+    images, annotations = [], []
+    for idx in sorted(results):
+        entry, anns = results[idx]
+        images.append({"id": idx, **entry})
+        for a in anns:
+            annotations.append({"id": len(annotations) + 1, "image_id": idx, **a})
+    return {"info": info, "categories": CATEGORIES, "images": images, "annotations": annotations}
+
+
+def render_teach_set(out: str, count: int, seed: int, split: str = "heldout",
+                     size: tuple[int, int] = (1600, 1200), workers: int = 2, start: int = 0,
+                     quiet: bool = False, quality: int = 92, style: int = 1,
+                     variant: str = "good") -> dict[str, Any]:
+    """Teaching photos ``start .. start+count-1``, photo i of deck i of (seed, split, style): images/,
+    labels/NNNNNN.json (one per photo) and annotations.json (COCO, for ``zipai data preview``)."""
+    from .fonts import faces
+    from .teach import VARIANTS
+
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown teaching variant {variant!r} (use {', '.join(VARIANTS)})")
+    faces(split)
+    os.makedirs(os.path.join(out, "images"), exist_ok=True)
+    os.makedirs(os.path.join(out, "labels"), exist_ok=True)
+    jobs = [(out, seed, split, i, size, quality, style, variant) for i in range(start, start + count)]
+    results = run_jobs(_teach_one, jobs, workers, quiet)
+    coco = coco_file(results, {"description": "Zipai teaching photos", "version": "1", "seed": seed,
+                           "split": split, "style": style, "variant": variant, "size": list(size),
+                           "spec": "datasets/LABELS.md"})
+    write_json(os.path.join(out, "annotations.json"), coco)
+    return coco
+
+
 def _cmd_render(argv: list[str]) -> int:
     p = _Parser(prog="zipai data render", description="Render labelled synthetic table photos (COCO).")
     p.add_argument("--out", required=True, help="output folder (images/ and annotations.json)")
     p.add_argument("--count", required=True, type=_positive, help="number of images")
     p.add_argument("--seed", type=_int, default=0, help="image i depends only on (seed, split, i)")
-    p.add_argument("--split", choices=SPLITS, default="train", help="font split")
+    p.add_argument("--split", choices=SPLITS, default=None,
+                   help="font split (default train; heldout with --teach or --decks)")
     p.add_argument("--size", type=_size, default=(1600, 1200), help="WxH, default 1600x1200")
     p.add_argument("--workers", type=_positive, default=min(2, os.cpu_count() or 1))
     p.add_argument("--start", type=_int, default=0, help="first image index")
@@ -160,14 +242,52 @@ def _cmd_render(argv: list[str]) -> int:
     p.add_argument("--compose-five", type=_chance, default=0.0,
                    help="the share of decks that draw 伍 from their face's own 亻 and 五 (default 0: "
                         "the faces' own 伍, as every figure's scenes)")
+    p.add_argument("--teach", action="store_true",
+                   help="teaching photos instead of scenes: deck i's 20 faces in two rows of ten, with "
+                        "labels/NNNNNN.json per photo")
+    p.add_argument("--decks", action="store_true",
+                   help="a deck set: --count decks, each a teaching photo and --scenes table scenes of that "
+                        "deck (datasets/decks.py)")
+    p.add_argument("--scenes", type=_positive, default=None,
+                   help="with --decks: scenes per deck (default 5)")
+    p.add_argument("--variant", default="good",
+                   help="with --teach: good (default), upside_down, or a photo a learner must refuse: "
+                        "missing, extra, duplicate, swapped, blurred, scene")
     a = p.parse_args(argv)
     if a.start < 0:
         p.error("--start must be 0 or more")
     if os.path.exists(a.out) and not os.path.isdir(a.out):
         p.error(f"--out {a.out} exists and is not a folder")
+    if a.teach and a.decks:
+        p.error("--teach and --decks are two kinds of render: give one")
+    if a.variant != "good" and not a.teach:
+        p.error("--variant needs --teach")
+    if (a.teach or a.decks) and (a.compose_five or a.start):
+        p.error("--compose-five and --start are scene options, not ones of --teach or --decks")
+    if a.decks and a.style != 1:
+        p.error("--decks takes the styles 1, 2 and 3 in turn: leave --style out")
+    if a.scenes is not None and not a.decks:
+        p.error("--scenes needs --decks")
+    a.scenes = a.scenes or 5
+    if a.split is None:
+        a.split = "heldout" if a.teach or a.decks else "train"
     t0 = time.time()
-    coco = render_dataset(a.out, a.count, a.seed, a.split, a.size, a.workers, a.start, a.quiet,
-                          min(100, a.quality), a.style, a.compose_five)
+    if a.decks:
+        from .decks import render_decks
+
+        manifest = render_decks(a.out, a.count, a.seed, a.scenes, a.split, a.size, a.workers, a.quiet,
+                                min(100, a.quality))
+        dt = time.time() - t0
+        n = a.count * (1 + a.scenes)
+        print(f"wrote {len(manifest['decks'])} decks ({a.count} teaching photos, {a.count * a.scenes} "
+              f"scenes) to {a.out} in {dt:.1f}s ({n / max(dt, 1e-6):.2f} img/s)")
+        return 0
+    if a.teach:
+        coco = render_teach_set(a.out, a.count, a.seed, a.split, a.size, a.workers, a.start, a.quiet,
+                                min(100, a.quality), a.style, a.variant)
+    else:
+        coco = render_dataset(a.out, a.count, a.seed, a.split, a.size, a.workers, a.start, a.quiet,
+                              min(100, a.quality), a.style, a.compose_five)
     dt = time.time() - t0
     print(f"wrote {len(coco['images'])} images, {len(coco['annotations'])} labels to {a.out} "
           f"in {dt:.1f}s ({len(coco['images']) / max(dt, 1e-6):.2f} img/s)")

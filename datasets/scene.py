@@ -696,13 +696,16 @@ def render_scene(seed: int, split: str, index: int, size: tuple[int, int] = (160
 
 def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] = (1600, 1200),
                       effects: bool = True, debug: dict[str, Any] | None = None, style: int = 1,
-                      compose_five: float = 0.0) -> tuple[Image.Image, list[dict[str, Any]], dict[str, Any]]:
+                      compose_five: float = 0.0, deck: DeckStyle | None = None,
+                      ) -> tuple[Image.Image, list[dict[str, Any]], dict[str, Any]]:
     """Like ``render_scene``, plus the image-level metadata (font, layout, groups, table).
 
     ``effects=False`` skips the photo effects (light, noise, blur, JPEG) so tests can compare
     labels with clean pixels; a ``debug`` dict receives the label maps and the placed items.
     ``compose_five`` is the chance that the deck draws 伍 from its face's 亻 and 五 (``random_deck``;
-    0, the default, draws the scene every earlier render drew)."""
+    0, the default, draws the scene every earlier render drew). A ``deck`` (``decks.deck_style``)
+    replaces the scene's own deck after it was drawn, so the rest of the scene is the one the same
+    (seed, split, index) always draws: one deck's table scenes, as a real evening plays one deck."""
     W, H = int(size[0]), int(size[1])
     if W < 64 or H < 64:
         raise ValueError(f"image size {W}x{H} is too small (at least 64x64)")
@@ -712,7 +715,9 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
         raise ValueError(f"compose_five {compose_five!r} is a chance: between 0 and 1")
     rng = _rng_for(seed, split, index)
     nrng = np.random.default_rng(rng.getrandbits(64))
-    deck = random_deck(rng, split, style, compose_five)
+    drawn = random_deck(rng, split, style, compose_five)
+    if deck is None:
+        deck = drawn
     lay = pick_layout(rng)
     PW, PH = int(W * 1.35), int(H * 1.35)
 
@@ -853,6 +858,8 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     meta = {"split": split, "style": style, "font": deck.face.name, "font_style": deck.face.style,
             "layout": lay.to_input(), "groups": groups_meta, "table": table_kind,
             "loose": [str(c) for c in loose], "seed": seed, "index": index}
+    if deck is not drawn:
+        meta.update(font=deck.face.name, font_style=deck.face.style)
     return photo, anns, meta
 
 

@@ -21,19 +21,21 @@ from . import screens
 from .camera import CaptureScreen
 from .quick import QuickScreen
 from .state import AppError, AppState
+from .teach import TeachScreen
 from .widgets import register_cjk_font
 
 KV_DIR = Path(__file__).resolve().parent / "kv"
 KV_FILES = ("theme.kv", "start.kv", "capture.kv", "edit.kv", "win.kv", "result.kv", "ledger.kv",
-            "settle.kv", "settings.kv", "quick.kv")
+            "settle.kv", "settings.kv", "quick.kv", "teach.kv")
 SCREENS: tuple[tuple[str, type], ...] = (
     ("start", screens.StartScreen), ("capture", CaptureScreen), ("quick", QuickScreen),
     ("review", screens.ReviewScreen), ("manual", screens.ManualScreen), ("win", screens.WinScreen),
     ("result", screens.ResultScreen), ("ledger", screens.LedgerScreen), ("hand", screens.HandScreen),
-    ("settle", screens.SettleScreen), ("settings", screens.SettingsScreen),
+    ("settle", screens.SettleScreen), ("settings", screens.SettingsScreen), ("teach", TeachScreen),
 )
 # screens that a restart may come back to directly; the others need a draft in memory first
-RESUMABLE = frozenset({"start", "manual", "win", "ledger", "settle", "settings", "capture", "quick"})
+RESUMABLE = frozenset({"start", "manual", "win", "ledger", "settle", "settings", "capture", "quick",
+                       "teach"})
 
 _kv_loaded = False
 
@@ -155,6 +157,13 @@ class ZipaiApp(App):
     def on_stop(self) -> None:
         self.state.save_pending()
         self.state.close()
+
+    def open_teach(self, back_to: str) -> None:
+        """认牌, from the settings or the first start's offer (which it answers)."""
+        from .teach import open_teach
+
+        self.state.answer_teach_offer()
+        open_teach(self, back_to)
 
     def open_quick(self) -> None:
         from .quick import open_quick

@@ -38,15 +38,10 @@ def _app() -> Any:
 
 
 def shared_detector() -> Any:
-    """The app's one detector (``state._vision_scan`` loads the same on first use)."""
-    from zipai.vision import Detector
+    """The app's one detector, shared by the live read, the photo's scan and 认牌."""
+    from .state import _detector
 
-    from . import state
-    from .android_ort import java_factory
-
-    if state._DETECTOR is None:
-        state._DETECTOR = Detector(threads=2, factory=java_factory if on_android() else None)
-    return state._DETECTOR
+    return _detector()
 
 
 class LivePreview(Widget):
@@ -114,6 +109,7 @@ class CaptureScreen(Base):
     """Preview, shutter and picked photos; the live line says how many cards are read."""
 
     back_to = StringProperty("ledger")
+    purpose = StringProperty("hand")  # "teach": the photo goes to 认牌, not to the review
     has_camera = BooleanProperty(False)
     android = BooleanProperty(False)
     live_text = StringProperty("")
@@ -137,6 +133,7 @@ class CaptureScreen(Base):
 
     def on_leave(self, *_: Any) -> None:
         self.stop_camera()
+        self.purpose, self.back_to = "hand", "ledger"  # 认牌 borrows the screen for one photo
 
     def start_camera(self) -> None:
         t = self.state.t
@@ -273,6 +270,9 @@ class CaptureScreen(Base):
                 return
             path = sel[0]
         self.stop_camera()  # the live read and the photo's scan share the detector
+        if self.purpose == "teach":
+            _app().sm.get_screen("teach").learn_from(path)
+            return
         _app().notify(t("scanning"))
         if _app().guard(self.state.load_photo, path) is not None:
             _app().go("review")

@@ -62,6 +62,9 @@ class Draft:
     detections: list[Detection] = field(default_factory=list)
     photo: str | None = None
     size: tuple[int, int] = (0, 0)  # photo width, height
+    # the card the detector read for each detection (None: added by a tap), so the corrections a
+    # recorded hand carries can teach the deck in use
+    reads: list[str | None] = field(default_factory=list)
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -72,7 +75,7 @@ class Draft:
     @classmethod
     def from_scan(cls, columns: list[Column], detections: list[Detection], photo: str | None,
                   size: tuple[int, int]) -> Draft:
-        d = cls(list(columns), list(detections), photo, size)
+        d = cls(list(columns), list(detections), photo, size, [x.card for x in detections])
         if not any(c.state == FREE for c in d.columns):
             d.columns.append(Column([], [], HAND, FREE))
         return d
@@ -103,6 +106,15 @@ class Draft:
 
     def count(self) -> int:
         return sum(len(c.cards) for c in self.columns)
+
+    def fixes(self) -> list[tuple[tuple[float, float, float, float], str]]:
+        """The faces the player corrected on a detected card: its box and the right card."""
+        out = []
+        for i, d in enumerate(self.detections):
+            read = self.reads[i] if i < len(self.reads) else None
+            if read is not None and d.card != read and d.card in FACES:
+                out.append((tuple(d.box), d.card))
+        return out
 
     def check(self, base: Mapping[str, Any]) -> Check:
         """The engine input and doubts, from vision's own assembly of these columns."""
@@ -148,6 +160,7 @@ class Draft:
         det = NO_BOX
         if self.is_photo:
             det = len(self.detections)
+            self._reads().append(None)
             self.detections.append(Detection(face, self._new_box(c), 1.0, _color(face)))
         c.cards.append(face)
         c.detections.append(det)
@@ -169,6 +182,7 @@ class Draft:
         c.cards.pop(pos)
         det = c.detections.pop(pos)
         if det >= 0:
+            self._reads().pop(det)
             self.detections.pop(det)
             for col in self.columns:
                 col.detections = [i - 1 if i > det else i for i in col.detections]
@@ -205,6 +219,11 @@ class Draft:
         self.columns.insert(at, Column([], [], TABLE, state))
         return at
 
+    def _reads(self) -> list[str | None]:
+        """``reads`` in step with ``detections`` (a draft made without them knows no reads)."""
+        self.reads = (self.reads + [None] * len(self.detections))[:len(self.detections)]
+        return self.reads
+
     def _prune(self) -> None:
         """Drop empty group columns, but keep one hand row to type into."""
         keep_hand = True
@@ -223,7 +242,7 @@ class Draft:
                              "state": c.state, "name": c.name, "row_guess": c.row_guess}
                             for c in self.columns],
                 "detections": [_det_json(d) for d in self.detections],
-                "photo": self.photo, "size": list(self.size)}
+                "photo": self.photo, "size": list(self.size), "reads": list(self._reads())}
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Draft:
@@ -235,7 +254,8 @@ class Draft:
                                  "alternatives": [tuple(a) for a in d.get("alternatives", [])]})
                     for d in obj.get("detections", [])]
             w, h = obj.get("size", [0, 0])
-            return cls(cols, dets, obj.get("photo"), (int(w), int(h)))
+            reads = [r if r in KEYS else None for r in obj.get("reads", [])]
+            return cls(cols, dets, obj.get("photo"), (int(w), int(h)), reads)
         except (KeyError, TypeError, ValueError) as exc:
             raise DraftError(f"the saved draft is unreadable ({exc})") from None
 

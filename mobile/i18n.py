@@ -354,6 +354,12 @@ _ERRORS: dict[str, tuple[str, str, str]] = {
                    "No way to read photos here: enter by hand"),
     "draft": ("这一步改不了", "這一步改不了", "That edit cannot be made"),
     "ledger": ("账本拒绝了这一步", "帳本拒絕了這一步", "The ledger refused this"),
+    "bad_deck_name": ("牌组名不能用：不能空，不能有 / \\ : 等符号，最多64个字",
+                      "牌組名不能用：不能空，不能有 / \\ : 等符號，最多64個字",
+                      "That deck name cannot be used: not empty, no / \\ : etc., at most 64 characters"),
+    "no_deck": ("没有这个牌组", "沒有這個牌組", "There is no such deck"),
+    "bad_deck": ("牌组文件坏了：请重新认牌", "牌組檔案壞了：請重新認牌",
+                 "The deck's file is damaged: teach it again"),
 }
 
 # the camera, quick entry by total and sharing (issue 47, items 5, 6 and 9)
@@ -377,6 +383,83 @@ _S.update({
     "share": ("分享", "分享", "Share"),
     "permission_refused": ("没有相机或相册权限", "沒有相機或相簿權限", "Camera or photo permission refused"),
     "shared_to": ("已存到图片：{p}", "已存到圖片：{p}", "Saved in Pictures: {p}"),
+})
+
+# 认牌: teaching the scanner a deck from one photo of its 20 faces (issue 50)
+_S.update({
+    "teach": ("认牌", "認牌", "Teach the deck"),
+    "teach_title": ("认牌：教它认这副牌", "認牌：教它認這副牌", "Teach the scanner this deck"),
+    "teach_how": ("把这副牌的20张正面摆成两排，每张正放、不重叠，拍一张照片：上排小字一到十，下排大字壹到拾，"
+                  "从左到右。一张背面可以放在旁边（可选）。",
+                  "把這副牌的20張正面擺成兩排，每張正放、不重疊，拍一張照片：上排小字一到十，下排大字壹到拾，"
+                  "從左到右。一張背面可以放在旁邊（可選）。",
+                  "Lay the deck's 20 faces in two rows, each upright and apart, and take one photo: "
+                  "small 一 to 十 on top, big 壹 to 拾 below, left to right. "
+                  "One back may lie aside (optional)."),
+    "small_row": ("小字", "小字", "small"),
+    "big_row": ("大字", "大字", "big"),
+    "back_aside": ("背面（可选）", "背面（可選）", "back (optional)"),
+    "teach_photo": ("拍照或选照片", "拍照或選照片", "Take or pick the photo"),
+    "teaching": ("正在认牌…", "正在認牌…", "Learning the deck…"),
+    "teach_read": ("读到的20张：橙色的和原来读的不一样，点一张改",
+                   "讀到的20張：橙色的和原來讀的不一樣，點一張改",
+                   "The 20 cards as read: orange ones were read otherwise; tap one to fix it"),
+    "teach_pick": ("第{n}张是哪张牌？", "第{n}張是哪張牌？", "Which card is number {n}?"),
+    "teach_none": ("还没有认牌照片", "還沒有認牌照片", "No teaching photo yet"),
+    "teach_upside_down": ("照片是倒着拍的，已经转正", "照片是倒著拍的，已經轉正",
+                          "The photo was upside down; turned"),
+    "teach_time": ("认牌用了 {s} 秒", "認牌用了 {s} 秒", "Learned in {s} s"),
+    "teach_confusable": ("容易混：{pairs}", "容易混：{pairs}", "Still confusable: {pairs}"),
+    "teach_untaken": ("没有一张是{cards}：点错了吗？", "沒有一張是{cards}：點錯了嗎？",
+                      "No face is taken as {cards}: a wrong tap?"),
+    "deck_name": ("牌组名", "牌組名", "Deck name"),
+    "deck_default_name": ("我们的牌", "我們的牌", "Our deck"),
+    "save_deck": ("保存并使用", "保存並使用", "Save and use"),
+    "deck_saved": ("牌组“{name}”已保存，正在使用", "牌組「{name}」已保存，正在使用",
+                   "Deck “{name}” saved and in use"),
+    "teach_refused": ("这张照片认不了牌：{why}", "這張照片認不了牌：{why}",
+                      "Cannot learn from this photo: {why}"),
+    "deck_error": ("牌组出错：{why}", "牌組出錯：{why}", "Deck error: {why}"),
+    "deck_in_use": ("牌组：{name}", "牌組：{name}", "Deck: {name}"),
+    "no_deck": ("没用牌组", "沒用牌組", "no deck"),
+    "deck_unreadable": ("牌组“{name}”读不了：{why}", "牌組「{name}」讀不了：{why}",
+                        "Deck “{name}” unreadable: {why}"),
+    "decks": ("牌组（认牌）", "牌組（認牌）", "Decks"),
+    "deck_none": ("不用", "不用", "None"),
+    "deck_chosen": ("读照片用：{name}", "讀照片用：{name}", "Photos are read with: {name}"),
+    "teach_offer": ("先认牌？摆好这副牌的20张拍一张，以后每张都读得更准。",
+                    "先認牌？擺好這副牌的20張拍一張，以後每張都讀得更準。",
+                    "Teach the scanner your deck first? "
+                    "One photo of its 20 faces and every card reads better."),
+    "later": ("以后再说", "以後再說", "Later"),
+    "teach_found": ("找到{n}张正面，要20张、两排各十张", "找到{n}張正面，要20張、兩排各十張",
+                    "found {n} faces, need 20 in two rows of ten"),
+    "teach_found_rows": ("找到{n}张正面，排成{rows}张，要两排各十张",
+                         "找到{n}張正面，排成{rows}張，要兩排各十張",
+                         "found {n} faces in rows of {rows}, need two rows of ten"),
+    "teach_misread": ("第{row}排第{col}张读成{read}，应该是{want}：顺序对吗？",
+                      "第{row}排第{col}張讀成{read}，應該是{want}：順序對嗎？",
+                      "row {row}, card {col} reads as {read}, expected {want}: is the order right?"),
+    "teach_misreads": ("{n}张牌和位置对不上（第{row}排第{col}张读成{read}，应该是{want}）："
+                       "顺序对吗？照片清楚吗？",
+                       "{n}張牌和位置對不上（第{row}排第{col}張讀成{read}，應該是{want}）："
+                       "順序對嗎？照片清楚嗎？",
+                       "{n} cards disagree with their places (row {row}, card {col} reads as {read}, "
+                       "expected {want}): is the order right, is the photo sharp?"),
+    "teach_twice": ("第{row}排第{col}张读成{read}，和第{row2}排第{col2}张一样："
+                    "有一张放了两次吗？（这里应该是{want}）",
+                    "第{row}排第{col}張讀成{read}，和第{row2}排第{col2}張一樣："
+                    "有一張放了兩次嗎？（這裡應該是{want}）",
+                    "row {row}, card {col} reads as {read}, as row {row2}, card {col2} does: "
+                    "is a card laid twice? ({want} belongs there)"),
+    "teach_swapped": ("两排放反了：小字一到十放上排，大字壹到拾放下排",
+                      "兩排放反了：小字一到十放上排，大字壹到拾放下排",
+                      "The rows are swapped: small 一…十 on top, big 壹…拾 below"),
+    "teach_blurred": ("照片太模糊（清晰度 {s}，要 {need}）：拿稳手机再拍一张",
+                      "照片太模糊（清晰度 {s}，要 {need}）：拿穩手機再拍一張",
+                      "The photo is too blurred (sharpness {s}, need {need}): hold still, retake it"),
+    "deck_learned": ("牌组记下了{n}张改过的牌", "牌組記下了{n}張改過的牌",
+                     "The deck learned {n} corrected cards"),
 })
 
 _SPECIALS: dict[str, tuple[str, str, str]] = {

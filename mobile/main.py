@@ -4,6 +4,7 @@
     zipai app --data DIR               # another data folder (ledger, photos, settings)
     zipai app --screenshots DIR        # one PNG per screen, with the sample photo, then exit
     zipai app --size 720x1280          # window size (portrait phone by default for screenshots)
+    zipai app --screenshots DIR --teach-photo T.jpg   # 认牌 shown with that teaching photo learned
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshots", metavar="DIR", help="walk every screen with the sample photo, save "
                    "one PNG per screen into DIR, and exit (uses a fresh temporary data folder)")
     p.add_argument("--photo", metavar="FILE", help="the photo for --screenshots (default: models/sample.jpg)")
+    p.add_argument("--teach-photo", metavar="FILE", help="a teaching photo (20 faces in two rows) "
+                   "for the 认牌 screen of --screenshots; without it that screen shows its guide")
     p.add_argument("--size", metavar="WxH", help="window size in pixels, e.g. 540x960")
     p.add_argument("--lang", choices=("zh_Hans", "zh_Hant", "en"), help="language for this run")
     return p
@@ -82,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         if photo is not None and not photo.is_file():
             _say(f"photo {str(photo)!r} not found")
             return 2
+        if args.teach_photo and not Path(args.teach_photo).is_file():
+            _say(f"teaching photo {args.teach_photo!r} not found")
+            return 2
         try:
             shots.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -126,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if shots is not None:
         from .shots import Walker
 
-        walker = Walker(app, shots, photo)
+        walker = Walker(app, shots, photo, Path(args.teach_photo) if args.teach_photo else None)
         walker.start()
         app.run()
         if tmp is not None:

@@ -25,7 +25,7 @@ from zipai.engine.variants import get_variant
 from .explain import explain, round_working
 from .i18n import LANG_NAMES, LANGS
 from .state import CAMERA_RESOLUTIONS, PRESETS, WON_BY, AppState
-from .widgets import GREEN, CardChip, Cell, Choice, Txt, face_text, tr
+from .widgets import ACCENT, GREEN, CardChip, Cell, Choice, Txt, face_text, tr
 
 
 def _app() -> Any:
@@ -93,6 +93,7 @@ class StartScreen(Base):
         st = self.state
         self.preset = st.settings.preset
         ids = self.ids
+        ids.offer.shown = st.wants_teach_offer()
         ids.cont.clear_widgets()
         s = st.session
         if s is not None:
@@ -118,6 +119,11 @@ class StartScreen(Base):
             self.nplayers = len(last)
             self.name_inputs = [TextInput(text=n) for n in last]
         self.build_players()
+
+    def later(self) -> None:
+        """The first start's offer to teach a deck, declined: it is not made again."""
+        self.state.answer_teach_offer()
+        self.ids.offer.shown = False
 
     def pick_session(self, sid: int) -> None:
         if _app().guard(self.state.continue_session, sid):
@@ -283,8 +289,11 @@ class ManualScreen(EditScreen):
 class ReviewScreen(EditScreen):
     """The photo with every card boxed; the same editor and pad below it, doubts to confirm."""
 
+    deck_text = StringProperty("")
+
     def refresh(self) -> None:
         super().refresh()
+        self.deck_text = self.state.deck_line()
         d = self.state.draft
         photo = self.ids.photo
         if photo.source != (d.photo or ""):
@@ -496,7 +505,8 @@ class ResultScreen(Base):
         if e is not None:
             self.show_alts = False
             _app().go("ledger")
-            _app().notify(tr("recorded", n=e.no))
+            taught = self.state.deck_taught
+            _app().notify(tr("recorded", n=e.no) + (" · " + tr("deck_learned", n=taught) if taught else ""))
 
 
 # ---------------------------------------------------------------- ledger / one hand
@@ -781,13 +791,36 @@ class SettleScreen(Base):
 
 # ---------------------------------------------------------------- settings
 class SettingsScreen(Base):
-    """Language and script, the default rule set, camera resolution, backup and restore."""
+    """Language and script, the default rule set, the deck in use and 认牌, camera resolution,
+    backup and restore."""
 
     def refresh(self) -> None:
         st = self.state
         self.ids.lang.set_options([(k, LANG_NAMES[k]) for k in LANGS], st.settings.lang)
         self.ids.preset.set_options([(p, tr(p)) for p in PRESETS], st.settings.preset)
         self.ids.camera.set_options([(r, r) for r in CAMERA_RESOLUTIONS], st.settings.camera)
+        self.list_decks()
+
+    def list_decks(self) -> None:
+        """One button per taught deck and one for none; the deck in use is lit."""
+        st = self.state
+        box = self.ids.decks
+        box.clear_widgets()
+        self.deck_buttons: dict[str, Button] = {}
+        names = _app().guard(st.deck_names) or []
+        for name in ["", *names]:
+            lit = name == st.settings.deck
+            b = _btn(name or tr("deck_none"), lambda n=name: self.use_deck(n),
+                     ACCENT if lit else (0.82, 0.82, 0.79, 1), height=dp(48), color=(0.05, 0.05, 0.05, 1))
+            self.deck_buttons[name] = b
+            box.add_widget(b)
+        self.ids.deck_line.text = st.deck_line(load=False)
+
+    def use_deck(self, name: str) -> None:
+        chosen = _app().guard(self.state.use_deck, name)
+        status = _app().status
+        self.list_decks()
+        _app().notify(status if chosen is None else tr("deck_chosen", name=name or tr("deck_none")))
 
     def set_lang(self, lang: str) -> None:
         _app().set_lang(lang)

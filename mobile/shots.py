@@ -32,10 +32,11 @@ def type_layout(state: Any, groups: tuple[tuple[str, tuple[str, ...]], ...] = L1
 class Walker:
     """Steps through the screens; each step prepares the state, shows a screen and shoots it."""
 
-    def __init__(self, app: Any, out: Path, photo: Path | None) -> None:
+    def __init__(self, app: Any, out: Path, photo: Path | None, teach_photo: Path | None = None) -> None:
         self.app = app
         self.out = out
         self.photo = photo
+        self.teach_photo = teach_photo
         self.saved: list[Path] = []
         self.skipped: list[str] = []
         self.error = ""
@@ -52,6 +53,7 @@ class Walker:
             ("hand", "hand", self._hand),
             ("settle", "settle", lambda: None),
             ("quick", "quick", self._quick),
+            ("teach", "teach", self._teach),
         ]
 
     def start(self) -> None:
@@ -126,6 +128,17 @@ class Walker:
 
         entry = QuickEntry(winner=1, won_by="discard", discarder=2, digits="18")
         self.app.sm.get_screen("quick").start(entry)
+
+    def _teach(self) -> None:
+        """认牌 with a teaching photo learned (``--teach-photo``), one face fixed by the player;
+        without one, the guide alone."""
+        scr = self.app.sm.get_screen("teach")
+        scr.back_to = "settings"
+        scr.ids.name.text = "周五那副"
+        if self.teach_photo is None:
+            return
+        taught = self.app.state.learn(self.teach_photo, "周五那副")
+        scr.taught, scr.photo = taught, str(self.teach_photo)
 
     # ---------------------------------------------------------------- machinery
     def _next(self, i: int) -> None:

@@ -23,8 +23,9 @@ from zipai.engine import Card, Rules, ZipaiError, score, score_hand, score_simul
 from zipai.engine.variants import variant_names
 from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, Settlement, UnknownSession
 
+from .decks import Box, Shelf, TeachRefused, default_root, refusal_words
 from .draft import Check, Draft, DraftError, Editor
-from .i18n import LANGS, Translator
+from .i18n import LANGS, Translator, error_codes
 
 WON_BY = ("self_draw", "stock", "discard", "dealt")
 PRESETS = variant_names()  # the rule sets offered, in the registry's order
@@ -49,6 +50,9 @@ class Settings:
     camera: str = "1280x720"
     camera_source: str = "0"  # the desktop camera: a device number, or a video file standing in
     screen: str = "start"  # the last screen shown, to come back to after a kill
+    deck: str = ""  # the deck in use (认牌), by name; "" reads with the shipped reader alone
+    teach_offered: bool = False  # the first start's offer to teach a deck was answered
+
 
     @classmethod
     def load(cls, path: Path) -> Settings:
@@ -57,9 +61,11 @@ class Settings:
         except (OSError, ValueError):
             return cls()
         s = cls()
-        for k in ("lang", "preset", "camera", "camera_source", "screen"):
+        for k in ("lang", "preset", "camera", "camera_source", "screen", "deck"):
             if isinstance(raw.get(k), str):
                 setattr(s, k, raw[k])
+        if isinstance(raw.get("teach_offered"), bool):
+            s.teach_offered = raw["teach_offered"]
         if s.lang not in LANGS:
             s.lang = "zh_Hans"
         if s.preset not in PRESETS:
@@ -127,6 +133,10 @@ class AppState:
         self.last_entry: Entry | None = None
         self.replaced: Path | None = None  # where the last restore kept the ledger it replaced
         self.listeners: list[Callable[[], None]] = []
+        self.shelf = Shelf(default_root(self.data_dir, os.environ), _deck_detector)
+        self._deck: Any = None  # the deck in use, loaded once per name
+        self.deck_problem = ""  # why the deck in use could not be loaded, in the user's words
+        self.deck_taught = 0  # cards the last recorded hand added to the deck in use
 
     # ------------------------------------------------------------ plumbing
     @property
@@ -250,7 +260,7 @@ class AppState:
 
     def load_photo(self, path: str | Path) -> Draft:
         """Read a photo with the detector and make its columns the draft (the review screen)."""
-        scanner = self._scanner or _vision_scan
+        scanner = self._scanner or self._scan_with_deck
         try:
             sc = scanner(str(path))
         except ValueError as exc:  # vision's errors carry a code, worded here
@@ -406,6 +416,7 @@ class AppState:
         st = self.ledger.state(s)
         editing = self.pending.editing
         photo = self._keep_photo(editing or len(st.history) + 1)
+        fixes = self.draft.fixes() if self.pending.first is None else []
         try:
             if self.pending.first is not None:
                 e = self.ledger.record_double_instant(s, [self.pending.first, obj], photo=photo)
@@ -418,6 +429,7 @@ class AppState:
                 Path(photo).unlink(missing_ok=True)
             raise self.refusal(exc.code) from None
         self.last_entry = e
+        self.deck_taught = self._teach_fixes(photo, fixes)
         self.start_manual()
         return e
 
@@ -522,6 +534,113 @@ class AppState:
         _atomic_write(p, text + "\n")
         return p
 
+    # ------------------------------------------------------------ decks (认牌)
+    def _deck_refusal(self, exc: ValueError) -> AppError:
+        """A deck's refusal in the user's words: a refused teaching photo keeps the learner's line."""
+        code = getattr(exc, "code", "") or "deck"
+        if isinstance(exc, TeachRefused):
+            return AppError(self.t("teach_refused", why=refusal_words(exc, self.t)), code)
+        code = {"bad_name": "bad_deck_name"}.get(code, code)  # the ledger's bad_name is a player's
+        if code in error_codes():
+            return AppError(self.t.error(code), code)
+        return AppError(self.t("deck_error", why=str(exc)), code)
+
+    def deck_names(self) -> list[str]:
+        try:
+            return self.shelf.names()
+        except ValueError as exc:
+            raise self._deck_refusal(exc) from None
+
+    def deck(self) -> Any:
+        """The deck in use, loaded on first use; None when there is none or it cannot be read
+        (``deck_problem`` then says why, and photos are read without it)."""
+        name = self.settings.deck
+        if not name:
+            self._deck, self.deck_problem = None, ""
+            return None
+        if self._deck is not None and self._deck.name == name:
+            return self._deck
+        try:
+            self._deck, self.deck_problem = self.shelf.load(name), ""
+        except ValueError as exc:
+            self._deck, self.deck_problem = None, str(self._deck_refusal(exc))
+        return self._deck
+
+    def deck_line(self, load: bool = True) -> str:
+        """Which deck reads the photos, as the review shows it (``load``: and whether it can be
+        read; the settings name it without loading the deck's model)."""
+        name = self.settings.deck
+        if not name:
+            return self.t("no_deck")
+        if load:
+            self.deck()
+        if self.deck_problem:
+            return self.t("deck_unreadable", name=name, why=self.deck_problem)
+        return self.t("deck_in_use", name=name)
+
+    def use_deck(self, name: str) -> str:
+        """Read photos with this deck from now on ("" for none)."""
+        if name:
+            try:
+                deck = self.shelf.load(name)
+            except ValueError as exc:
+                raise self._deck_refusal(exc) from None
+            self._deck, self.deck_problem = deck, ""
+        self.settings.deck = name
+        self.save_settings()
+        return name
+
+    def wants_teach_offer(self) -> bool:
+        """The first start offers 认牌 until it is answered, a deck is taught or a session begun."""
+        return not self.settings.teach_offered and not self.settings.deck and self.session is None
+
+    def answer_teach_offer(self) -> None:
+        if not self.settings.teach_offered:
+            self.settings.teach_offered = True
+            self.save_settings()
+
+    def learn(self, photo: str | Path, name: str) -> Any:
+        """Read a teaching photo's 20 faces (nothing is stored until ``save_deck``)."""
+        try:
+            return self.shelf.learn(photo, name)
+        except ValueError as exc:
+            raise self._deck_refusal(exc) from None
+
+    def relabel(self, taught: Any, index: int, card: str) -> Any:
+        try:
+            return self.shelf.relabel(taught, index, card)
+        except ValueError as exc:
+            raise self._deck_refusal(exc) from None
+
+    def save_deck(self, taught: Any, name: str) -> Any:
+        """Store the taught deck under ``name`` and read photos with it from now on."""
+        name = name.strip()
+        try:
+            deck = self.shelf.save(taught, name)
+        except ValueError as exc:
+            raise self._deck_refusal(exc) from None
+        self._deck, self.deck_problem = deck, ""
+        self.settings.deck = deck.name
+        self.settings.teach_offered = True
+        self.save_settings()
+        return deck
+
+    def _teach_fixes(self, photo: str | None, fixes: list[tuple[Box, str]]) -> int:
+        """Add a recorded hand's corrected cards to the deck in use; the hand is kept whatever
+        happens here (a deck that refuses them is named in ``deck_problem``)."""
+        name = self.settings.deck
+        if not (name and photo and fixes):
+            return 0
+        try:
+            self._deck = self.shelf.add_fixes(name, photo, fixes)
+        except ValueError as exc:
+            self.deck_problem = str(self._deck_refusal(exc))
+            return 0
+        return len(fixes)
+
+    def _scan_with_deck(self, path: str) -> Any:
+        return _vision_scan(path, self.deck())
+
     # ------------------------------------------------------------ settings
     def set_lang(self, lang: str) -> None:
         if lang not in LANGS:
@@ -598,14 +717,39 @@ def sample_photo() -> Path | None:
 _DETECTOR: Any = None
 
 
-def _vision_scan(path: str) -> Any:
-    """vision's scan with the shipped detector, loaded on first use; on Android its networks run
-    in ONNX Runtime's Java API (``android_ort``), elsewhere in the onnxruntime Python package."""
+def _detector() -> Any:
+    """The shipped detector, loaded on first use; on Android its networks run in ONNX Runtime's
+    Java API (``android_ort``), elsewhere in the onnxruntime Python package."""
     global _DETECTOR
-    from zipai.vision import Detector, scan_file
-
     if _DETECTOR is None:
+        from zipai.vision import Detector
+
         from .android_ort import java_factory, on_android
 
         _DETECTOR = Detector(threads=2, factory=java_factory if on_android() else None)
-    return scan_file(path, detector=_DETECTOR)
+    return _DETECTOR
+
+
+_DECK_DETECTOR: Any = None
+
+
+def _deck_detector() -> Any:
+    """The detector with the reader's embedding twin, which learning and reading with a deck
+    need; loaded only when a deck is first used."""
+    global _DECK_DETECTOR
+    if _DECK_DETECTOR is None:
+        from zipai.vision import Detector
+
+        from .android_ort import java_factory, on_android
+
+        _DECK_DETECTOR = Detector(threads=2, factory=java_factory if on_android() else None, embed=True)
+    return _DECK_DETECTOR
+
+
+def _vision_scan(path: str, deck: Any = None) -> Any:
+    """vision's scan with the shipped detector, or with the deck in use and its detector."""
+    from zipai.vision import scan_file
+
+    if deck is None:
+        return scan_file(path, detector=_detector())
+    return scan_file(path, detector=_deck_detector(), deck=deck)

@@ -114,12 +114,13 @@ class CardPad(GridLayout):
     portrait_cols = NumericProperty(7)
     landscape_cols = NumericProperty(11)
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, faces: Sequence[str] = KEYS, **kw: Any) -> None:
         super().__init__(**kw)
         self.spacing = dp(3)
         self.size_hint_y = None
+        self.faces = tuple(faces)
         self.keys: dict[str, CardChip] = {}
-        for face in KEYS:
+        for face in self.faces:
             b = CardChip(face=face, size_hint_y=None, height=dp(50))
             b.bind(on_release=lambda b: self.dispatch("on_key", b.face))
             self.keys[face] = b
@@ -129,7 +130,7 @@ class CardPad(GridLayout):
 
     def _reflow(self, *_: Any) -> None:
         self.cols = self.landscape_cols if self.width > dp(640) else self.portrait_cols
-        rows = -(-len(KEYS) // self.cols)
+        rows = -(-len(self.faces) // self.cols)
         self.height = rows * (dp(50) + self.spacing[1])
 
     def repaint(self) -> None:
@@ -268,7 +269,8 @@ class PhotoBoxes(StencilView):
         self._labels: dict[tuple[str, bool], Any] = {}
         self._g = InstructionGroup()  # the photo and boxes, under the zoom buttons
         self.canvas.insert(0, self._g)
-        self.bind(pos=self.redraw, size=self.redraw, detections=self.redraw, doubt_dets=self.redraw,
+        self.bind(pos=self.redraw, size=self.redraw, center=self.redraw, detections=self.redraw,
+                  doubt_dets=self.redraw,
                   selected=self.redraw, source=self._load, zoom=self.redraw, pan=self.redraw)
 
     def _load(self, *_: Any) -> None:

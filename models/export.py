@@ -374,3 +374,51 @@ def export_finder(torch: Any, finder: Any, out_dir: Path, training: dict[str, An
             quantize(tmp, calibration_inputs(photos, no_crops)[0], int8_twin(tmp))
 
     return _swap_in(out_dir, "finder", FINDER_FILE, write, training, figures)
+
+
+EMBED_OUTPUT = "embedding"
+EMBED_SUFFIX = "_embed"
+
+
+def embed_twin(path: Path) -> Path:
+    """Where a reader's embedding twin lies: ``reader.onnx`` -> ``reader_embed.onnx`` beside it."""
+    return path.with_name(path.name.removesuffix(".onnx") + EMBED_SUFFIX + ".onnx")
+
+
+def embedding_model(reader: Path, out: Path) -> dict[str, str]:
+    """Write ``out``: the reader graph with a third output, the pooled feature its last layer
+    reads (``EMBED_OUTPUT``, [N, 128]). A separate file, so that the shipped reader, and every
+    scan without a deck, stay byte-for-byte what they were; a deck reads its cards by this
+    feature (``zipai.vision.deck``). Returns the reader entry's ``embed_file``."""
+    import onnx
+    from onnx import helper
+
+    model = onnx.load(str(reader))
+    graph = model.graph
+    pools = [n for n in graph.node if n.op_type in ("ReduceMean", "GlobalAveragePool")]
+    if not pools:
+        raise ValueError(f"{reader}: no pooling node to take the embedding from")
+    pooled = pools[-1].output[0]
+    graph.node.append(helper.make_node("Flatten", [pooled], [EMBED_OUTPUT], axis=1))
+    graph.output.append(helper.make_tensor_value_info(EMBED_OUTPUT, onnx.TensorProto.FLOAT, ["n", "d"]))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out))
+    return {"file": out.name, "sha256": sha256(out), "output": EMBED_OUTPUT, "of": sha256(reader)}
+
+
+def add_embedding(out_dir: Path) -> None:
+    """Give the manifest in ``out_dir`` its reader's embedding twin (``embedding_model``): run
+    after every export, and once on the shipped files (``python -m zipai.models.export``)."""
+    path = out_dir / "manifest.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    reader = out_dir / data["reader"]["file"]
+    data["reader"]["embed_file"] = embedding_model(reader, embed_twin(reader))
+    twin = data["reader"].get("int8_file")
+    if isinstance(twin, dict):  # the int8-weight twin gets its own: as fast as it, same outputs
+        path8 = out_dir / twin["file"]
+        twin["embed_file"] = embedding_model(path8, embed_twin(path8))
+    write_manifest(path, data)
+
+
+if __name__ == "__main__":
+    add_embedding(Path(__file__).resolve().parent)

@@ -39,7 +39,8 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def copy_model(dest: Path) -> Path:
     """A copy of the shipped model in ``dest``: its manifest and every network file it names
-    (the int8-weight twins too, which a CPU with VNNI loads); the copied manifest."""
+    (the int8-weight twins too, which a CPU with VNNI loads, and the reader's embedding twin,
+    which decks load); the copied manifest."""
     import json
     import shutil
 
@@ -48,6 +49,8 @@ def copy_model(dest: Path) -> Path:
     man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
     files = [man[p]["file"] for p in ("finder", "reader")]
     files += [man[p]["int8_file"]["file"] for p in ("finder", "reader") if "int8_file" in man[p]]
+    files += [e["embed_file"]["file"] for e in (man["reader"], man["reader"].get("int8_file") or {})
+              if "embed_file" in e]
     dest.mkdir(parents=True, exist_ok=True)
     for f in ("manifest.json", *files):
         shutil.copy(models_dir() / f, dest / f)

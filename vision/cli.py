@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overlay", metavar="OUT.png", help="write the photo with boxes, classes and groups")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--model", metavar="MANIFEST", help="a model manifest.json (default: the shipped model)")
+    p.add_argument("--deck", metavar="NAME", help="read with a deck taught by zipai deck learn")
     p.add_argument("--threads", type=int, default=2,
                    help=f"inference threads, 1 to {MAX_THREADS} (default 2)")
     return p
@@ -117,10 +118,18 @@ def run(argv: list[str]) -> int:
     base = base_from_args(args)
     from .scan import Detector, overlay, scan_file
 
-    det = Detector(args.model, threads=args.threads) if args.model else None
-    if args.threads != 2 and det is None:
-        det = Detector(threads=args.threads)
-    sc = scan_file(args.photo, det, base)
+    deck = None
+    if args.deck is not None:  # a deck reads the reader's embedding: the detector that gives it
+        from .deck import DeckStore, deck_detector
+
+        det = Detector(args.model, threads=args.threads, embed=True) if args.model else \
+            deck_detector(args.threads)
+        deck = DeckStore(detector=det).load(args.deck)
+    else:
+        det = Detector(args.model, threads=args.threads) if args.model else None
+        if args.threads != 2 and det is None:
+            det = Detector(threads=args.threads)
+    sc = scan_file(args.photo, det, base, deck=deck)
     if sc.error and "winning_card" in base:
         sc.assembled.doubts.append(_winning_doubt(sc.error))
     if args.overlay:

@@ -55,7 +55,8 @@ class Finds:
     """One look's finds as columns, before any threshold: boxes [N, 4] in decoded pixels, finder
     peaks and kinds (0 glyph, 1 back), reader probabilities [N, classes] and down directions
     [N, 2]. Indexed by a boolean or integer mask it gives those finds (``finds[finds.scores >= t]``).
-    ``reds`` holds each find's ink redness once measured (NaN: not yet; ``redness_of``)."""
+    ``reds`` holds each find's ink redness once measured (NaN: not yet; ``redness_of``).
+    ``embeds`` [N, D]: the reader's pooled feature, where the reader gives it (a deck reads it)."""
 
     boxes: np.ndarray
     scores: np.ndarray
@@ -63,6 +64,7 @@ class Finds:
     probs: np.ndarray
     downs: np.ndarray
     reds: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    embeds: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if len(self.reds) != len(self.boxes):
@@ -73,7 +75,7 @@ class Finds:
 
     def __getitem__(self, index: np.ndarray | slice) -> Finds:
         return Finds(self.boxes[index], self.scores[index], self.kinds[index], self.probs[index],
-                     self.downs[index], self.reds[index])
+                     self.downs[index], self.reds[index], None if self.embeds is None else self.embeds[index])
 
 
 @dataclass(slots=True)

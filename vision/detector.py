@@ -25,7 +25,7 @@ from .manifest import Manifest, default_manifest, load_manifest, models_dir
 from .reader import Reader
 from .selector import SYMMETRIC
 from .session import Session, SessionFactory, ort_factory, signed_kernels_exact, unfused_ort_factory
-from .steps import Chosen, choose
+from .steps import Chosen, Lens, choose
 
 FACES = CARD_NAMES
 CARD_GLYPHS = 4.0  # a card's length in glyph sizes, about: the margin around the finds of a second look
@@ -65,19 +65,23 @@ def loads_int8_files(manifest: Manifest, weights: str = "auto") -> bool:
 
 class Detector:
     """Photo in, card detections out. ``factory`` swaps the runtime (see ``session.py``);
-    ``config`` replaces the manifest's settings (the network files stay the manifest's)."""
+    ``config`` replaces the manifest's settings (the network files stay the manifest's).
+    ``embed`` loads the reader's embedding twin (``Manifest.model_bytes(embed=True)``): the same
+    reads with the pooled feature beside them, which a taught deck (``detect(lens=...)``) needs."""
 
     def __init__(self, manifest: str | Path | Manifest | None = None, threads: int = 2,
                  factory: SessionFactory | None = None, weights: str = "auto",
-                 config: Config | None = None) -> None:
+                 config: Config | None = None, embed: bool = False) -> None:
         self.manifest = m = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
         self.config = config or m.config
         self.int8_files = loads_int8_files(m, weights)
         # int8 weights on a CPU whose fused kernels would saturate run unfused (NO_QDQ_FUSION)
         risky = (self.int8_files or m.signed_weights) and not signed_kernels_exact()
         make = factory or (unfused_ort_factory if risky else ort_factory)
+        self.embeds = embed
+        reader = m.model_bytes("reader", self.int8_files, embed)
         self.sessions: tuple[Session, Session] = (make(m.model_bytes("finder", self.int8_files), threads),
-                                                  make(m.model_bytes("reader", self.int8_files), threads))
+                                                  make(reader, threads))
         self.finder = self.finder_for(self.config)
         self.reader = self.reader_for(self.config)
 
@@ -95,23 +99,25 @@ class Detector:
         return Reader(self.sessions[1], config.reader, config.classes, config.mean, config.std)
 
     def detect(self, decoded: Decoded, config: Config | None = None,
-               looks: dict[LookKey, Look] | None = None) -> Detected:
+               looks: dict[LookKey, Look] | None = None, lens: Lens | None = None) -> Detected:
         """Every card the photo shows, top to bottom, boxes in photo pixels. A photo whose glyphs
         come out smaller than the finder learnt is looked at again, closer (``closer_look``).
         ``looks`` (the ``looks`` of an earlier call on this photo) replays those network outputs
         instead of running the networks again: a tuner trying many configs on one photo pays
-        for one network pass a look."""
+        for one network pass a look. ``lens``: a taught deck's say in which finds are cards and
+        which card each is (``zipai.vision.deck.reread``; it needs an ``embed`` detector). The
+        looks stay the networks' outputs: the lens rereads them in each call."""
         cfg = config or self.config
         timing = Timing()
         looks = {} if looks is None else looks
         if None not in looks:
             looks[None] = self.look(decoded, cfg, timing=timing)
-        chosen = choose(looks[None], cfg, timing)
+        chosen = choose(looks[None], cfg, timing, lens)
         key = self.closer_look(chosen.detections, decoded, cfg)
         if key is not None:
             if key not in looks:
                 looks[key] = self.look(decoded, cfg, long_side=key[0], window=key[1], timing=timing)
-            chosen = choose(looks[key], cfg, timing)
+            chosen = choose(looks[key], cfg, timing, lens)
         return Detected(chosen.detections, chosen.spare, timing, key, looks)
 
     def look(self, decoded: Decoded, config: Config | None = None, threshold: float | None = None,
@@ -134,7 +140,8 @@ class Detector:
             t.add(t_up)
         if timing is not None:
             timing.add(t)
-        return Look(arr, decoded.scale, Finds(found.boxes, found.scores, found.kinds, probs, reading.downs))
+        return Look(arr, decoded.scale, Finds(found.boxes, found.scores, found.kinds, probs, reading.downs,
+                                              embeds=reading.embedding))
 
     def build(self, look: Look, config: Config | None = None) -> Chosen:
         """Detections and spares from one look's network outputs, by ``config`` (default: this

@@ -48,15 +48,31 @@ class Manifest:
     def signed_weights(self) -> bool:
         return self.config.signed_weights
 
-    def model_bytes(self, part: str, int8_file: bool = False) -> bytes:
+    def embed_spec(self, int8_file: bool = False) -> dict[str, Any] | None:
+        """The manifest's entry for the reader's embedding twin (``reader.embed_file``, or with
+        ``int8_file`` ``reader.int8_file.embed_file``), None where the model has none."""
+        spec = self.data["reader"]
+        if int8_file:
+            spec = spec.get("int8_file") if isinstance(spec, dict) else None
+        spec = spec.get("embed_file") if isinstance(spec, dict) else None
+        return spec if isinstance(spec, dict) else None
+
+    def model_bytes(self, part: str, int8_file: bool = False, embed: bool = False) -> bytes:
         """The ONNX bytes of ``finder`` or ``reader`` (with ``int8_file``, of its file with int8
-        weights), refused if the SHA-256 differs."""
+        weights; with ``embed``, of the reader's embedding twin: the same network and outputs
+        with the pooled feature as a third, which decks read), refused if the SHA-256 differs."""
         spec = self.data[part]
         if int8_file:
             spec = spec.get("int8_file")
             if not isinstance(spec, dict) or "file" not in spec or "sha256" not in spec:
                 raise ModelError(f"{self.path}: {part} has no int8_file with a file and its sha256",
                                  code="bad_model")
+        if embed:
+            spec = self.embed_spec(int8_file) if part == "reader" else None
+            if spec is None or "file" not in spec or "sha256" not in spec:
+                where = "reader.int8_file" if int8_file else "reader"
+                raise ModelError(f"{self.path}: this model has no {where}.embed_file, which decks need "
+                                 "(python -m zipai.models.export adds it)", code="no_model")
         name = spec.get("file") if isinstance(spec, dict) else None
         if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
             # the manifest is data: it names a file beside itself, never a path to open elsewhere

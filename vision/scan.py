@@ -7,7 +7,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -16,6 +16,9 @@ from zipai.engine import ZipaiError, score
 from .decode import Decoded, decode, load
 from .detector import Detection, Detector
 from .layout import Assembled, Column, Doubt, DoubtKind, Draft, Params, assemble, repair
+
+if TYPE_CHECKING:  # zipai.vision.deck imports the detector's modules, not the reverse
+    from .deck import Deck
 
 DEFAULT_BASE: dict[str, Any] = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1,
                                 "won_by": "self_draw"}
@@ -46,6 +49,7 @@ class Scan:
     error: str | None = None
     timing: dict[str, float] = field(default_factory=dict)  # seconds in each part of the detector
     look: tuple[int, tuple[int, int, int, int]] | None = None  # the detector's closer look, if it took one
+    deck: str | None = None  # the name of the taught deck read with, if any
 
     def to_json(self) -> dict[str, Any]:
         group_of: dict[int, int] = {}
@@ -64,6 +68,7 @@ class Scan:
             "layout": self.assembled.layout,
             "result": self.result,
             "doubts": [d.to_json() for d in self.assembled.doubts],
+            "deck": self.deck,
         }
         if self.error:
             out["error"] = self.error
@@ -101,23 +106,32 @@ def scan_detections(width: int, height: int, dets: list[Detection], base: dict[s
 
 
 def scan_decoded(img: Decoded, detector: Detector | None = None, base: dict[str, Any] | None = None,
-                 p: Params | None = None) -> Scan:
-    found = (detector or default_detector()).detect(img)
+                 p: Params | None = None, deck: Deck | None = None) -> Scan:
+    """``deck``: read with a taught deck too (``zipai.vision.deck``); the detector must then
+    carry the reader's embedding (``Detector(embed=True)``; by default ``deck.deck_detector``)."""
+    if deck is None:
+        found = (detector or default_detector()).detect(img)
+    else:
+        from .deck import deck_detector, reread
+
+        det = detector or deck_detector()
+        found = det.detect(img, lens=reread(deck, det))
     sc = scan_detections(img.width, img.height, found.detections, base, p, found.spare)
     sc.timing = found.timing.to_json()
     sc.look = found.look
+    sc.deck = None if deck is None else deck.name
     return sc
 
 
 def scan_file(path: str | Path, detector: Detector | None = None, base: dict[str, Any] | None = None,
-              p: Params | None = None) -> Scan:
+              p: Params | None = None, deck: Deck | None = None) -> Scan:
     """Scan a photo file. Bad files raise ``ImageError`` (a ValueError) with one clear line."""
-    return scan_decoded(load(path), detector, base, p)
+    return scan_decoded(load(path), detector, base, p, deck)
 
 
 def scan_bytes(data: bytes, detector: Detector | None = None, base: dict[str, Any] | None = None,
-               name: str = "photo") -> Scan:
-    return scan_decoded(decode(data, name), detector, base)
+               name: str = "photo", deck: Deck | None = None) -> Scan:
+    return scan_decoded(decode(data, name), detector, base, deck=deck)
 
 
 _COLORS = {"back": (40, 120, 255), "red": (230, 30, 30), "black": (20, 170, 60)}

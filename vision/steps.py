@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Protocol
 
 import numpy as np
 
 from zipai.engine import CARD_NAMES
 
 from .config import Config
-from .detection import Detection, Look, Timing, back, face, photo_box
+from .detection import Detection, Finds, Look, Timing, back, face, photo_box
 from .errors import ModelError
 from .filters import body_between, drop_back_doubles, drop_far_ends, drop_weak_far_ends, spares
 from .selector import features as selector_features
@@ -48,10 +50,27 @@ class ClassIndex:
                           classes.index("back") if "back" in classes else -1)
 
 
-def choose(look: Look, config: Config, timing: Timing | None = None) -> Chosen:
-    """The config's way: its selector where it has one, else the rules."""
+class Lens(Protocol):
+    """A taught deck's part in choosing the cards (``zipai.vision.deck.Lens``), passed per call:
+    ``reread`` gives the finds back with the deck's opinion of their cards, before any step
+    weighs them; ``admit`` may overrule the selector on whether a find is a card (``select``;
+    the rules do not ask it)."""
+
+    def reread(self, finds: Finds, config: Config) -> Finds: ...
+
+    def admit(self, finds: Finds, cards: Sequence[str], prob: np.ndarray) -> np.ndarray | None: ...
+
+
+def choose(look: Look, config: Config, timing: Timing | None = None, lens: Lens | None = None) -> Chosen:
+    """The config's way: its selector where it has one, else the rules; with a deck's ``lens``,
+    on the finds as the deck rereads them (a look without the reader's embedding: as they are)."""
+    if lens is not None and look.finds.embeds is not None:
+        t0 = time.perf_counter()
+        look = Look(look.arr, look.scale, lens.reread(look.finds, config))
+        if timing is not None:
+            timing.reader += time.perf_counter() - t0
     if config.postprocess.selector is not None:
-        return select(look, config, timing)
+        return select(look, config, timing, lens)
     return rules(look, config, timing)
 
 
@@ -161,16 +180,20 @@ def weigh(look: Look, config: Config) -> tuple[Look, list[str], np.ndarray]:
     return sub, w[3], w[4]
 
 
-def select(look: Look, config: Config, timing: Timing | None = None) -> Chosen:
+def select(look: Look, config: Config, timing: Timing | None = None, lens: Lens | None = None) -> Chosen:
     """Detections chosen by the config's selector: every find whose evidence gives it at least
     the selector's probability of being a card, less the far ends found among them
     (``selected_far_ends``). Finds turned away with a peak of at least
-    ``finder.spare_threshold`` are offered the layout, as with the rules."""
+    ``finder.spare_threshold`` are offered the layout, as with the rules. A taught deck's
+    ``lens`` may overrule the selector on a find (``Lens.admit``)."""
     sel = config.postprocess.selector
     if sel is None:
         raise ModelError("the manifest has no postprocess.selector", code="bad_model")
     t0 = time.perf_counter()
     sub, cards, prob = weigh(look, config)
+    verdict = lens.admit(sub.finds, cards, prob) if lens is not None else None
+    if verdict is not None:
+        prob = np.where(verdict > 0, np.maximum(prob, sel.threshold), np.where(verdict < 0, -1.0, prob))
     idx = ClassIndex.of(config.classes)
     k = look.scale
     spare_floor = config.finder.spare_floor
@@ -185,7 +208,7 @@ def select(look: Look, config: Config, timing: Timing | None = None) -> Chosen:
         if q >= sel.threshold:
             d.selected = float(q)
             out.append(d)
-        elif s >= spare_floor:
+        elif s >= spare_floor and q >= 0:  # a find the deck turned away (-1) is offered no more
             weak.append(d)
     after = config.postprocess.selected_far_ends
     if after is not None:

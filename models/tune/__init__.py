@@ -5,7 +5,8 @@ import only when run.
 
 Every tuner weighs a setting by the same rule (``Tally.rule``): the most scenes read exactly,
 then the most layouts complete enough to score, then per-card accuracy, then the most scored as
-the scene; ties go to the cheaper or stricter setting, as each tuner says."""
+the scene; ties go to the cheaper or stricter setting, as each tuner says. ``deck-finds`` puts
+fewer extra finds second: a rule that takes finds in could else buy a card with extra finds."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ TUNERS: dict[str, tuple[str, str]] = {
     "selector-bins": ("selector_bins", "the finds on either side of the selector's bar (no writing)"),
     "doubts": ("doubts", "when a scan says it is unsure (layout code defaults; no writing)"),
     "layout": ("layout", "the layout's column limits on labelled cards (code defaults; no writing)"),
+    "deck-finds": ("deck_finds", "how near a taught deck a find must lie to be a card, or none (no writing)"),
 }
 
 

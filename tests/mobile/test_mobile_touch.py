@@ -169,7 +169,7 @@ def test_every_shown_button_takes_a_touch(ui: UI, preset: str) -> None:
             probed += reach_all(ui, f"{tag} result", missed)
             st.confirm()
         st.record_draw()
-        for name in ("ledger", "settle", "settings", "start", "capture"):
+        for name in ("ledger", "settle", "settings", "start", "capture", "teach"):
             ui.app.go(name)
             probed += reach_all(ui, f"{tag} {name}", missed)
         ui.app.sm.get_screen("hand").no = 1

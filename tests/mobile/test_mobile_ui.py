@@ -566,7 +566,7 @@ def test_screenshots_walk_every_screen(tmp_path: Path) -> None:
     shots = sorted((tmp_path / "shots").glob("*.png"))
     names = [p.stem.split("-", 1)[1] for p in shots]
     for screen in ("start", "settings", "capture", "manual", "win", "result", "ledger", "hand", "settle",
-                   "quick"):
+                   "quick", "teach"):
         assert screen in names
     from zipai.mobile.state import sample_photo
     from zipai.vision.detector import default_manifest

@@ -21,3 +21,25 @@ def test_a_folder_without_photos_is_one_clear_line(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     assert mod.main([str(tmp_path)]) == 2
     assert "no .jpg files" in capsys.readouterr().err
+
+
+def test_a_deck_is_run_in_turn_with_untaught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from deckphotos import teach
+
+    from zipai.vision.deck import DeckStore, learn
+
+    monkeypatch.setenv("ZIPAI_DECKS", str(tmp_path / "decks"))
+    DeckStore().save(learn(teach("good")[0], "home").deck)
+    assert mod.main([str(models_dir()), "--count", "1", "--deck", "home"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("model inference median") == 2 and "deck 'home' (reader: reader" in out
+    assert "scan end to end, second minus first, photo by photo: median" in out
+
+
+def test_an_unknown_deck_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ZIPAI_DECKS", str(tmp_path))
+    assert mod.main([str(models_dir()), "--count", "1", "--deck", "nowhere"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("zipai bench scan: unknown deck 'nowhere'") and "\n" not in err

@@ -1,0 +1,449 @@
+"""``zipai eval decks DIR``: what teaching a deck is worth, untaught against taught on the same scenes.
+
+DIR is a deck set (``zipai data render --decks``): decks no network trained on, each a teaching
+photo and table scenes printed with that one deck. Each deck is taught from its photo as a player
+would (``zipai deck learn``), then every scene is scanned twice, without the deck and with it, by
+the code ``zipai scan`` runs. Per card, scenes exact and scored as the scene are counted as
+``zipai eval detector`` counts them (``zipai.models.evaluate``). The table goes to stdout
+and, whole, to docs/lab/decks.md.
+
+With ``--evening K`` a deck also gets better as an evening goes: the misreads of its first K
+scenes, scanned with the deck, are corrected into it (as a tap in the app's review does), and
+untaught, taught and taught-and-corrected are measured on the scenes left.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import io
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zipai.datasets.decks import DeckEntry, DeckSetError, read_deck_set
+from zipai.datasets.teach import LEARNABLE, VARIANTS, DeckRef, render_teach
+from zipai.engine import CARD_NAMES
+from zipai.models.evaluate import (
+    SceneMatch,
+    Totals,
+    category_name,
+    labelled_scenes,
+    layout_base,
+    match_scene,
+    same_score,
+)
+from zipai.vision.decode import Decoded, load
+from zipai.vision.detector import Detector
+from zipai.vision.scan import Scan, scan_decoded
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "lab" / "decks.md"
+TARGET_CARD, TARGET_EXACT = 0.995, 0.90  # issue 50, with the deck taught
+
+
+@dataclass(slots=True)
+class Side:
+    """One way of reading a deck's scenes (untaught or taught): the detector's figures and the score."""
+
+    totals: Totals = field(default_factory=Totals)
+    layouts: int = 0
+    scored: int = 0
+    per_class: Counter = field(default_factory=Counter)  # card -> labelled
+    wrong_class: Counter = field(default_factory=Counter)  # card -> misread or missed
+    confusions: Counter = field(default_factory=Counter)  # (true, read) -> n
+
+    def add(self, m: SceneMatch, anns: Sequence[dict[str, Any]], scored: bool | None) -> None:
+        self.totals.add(m)
+        if scored is not None:
+            self.layouts += 1
+            self.scored += scored
+        for a in anns:
+            if not a.get("ignore"):
+                self.per_class[category_name(int(a["category_id"]))] += 1
+        for true, read in m.wrong:
+            self.wrong_class[true] += 1
+            self.confusions[(true, read)] += 1
+        for name in m.missed:
+            self.wrong_class[name] += 1
+
+    def merge(self, other: Side) -> None:
+        for m_field in ("scenes", "exact", "cards", "read", "extra"):
+            setattr(self.totals, m_field, getattr(self.totals, m_field) + getattr(other.totals, m_field))
+        self.layouts += other.layouts
+        self.scored += other.scored
+        self.per_class.update(other.per_class)
+        self.wrong_class.update(other.wrong_class)
+        self.confusions.update(other.confusions)
+
+    @property
+    def per_card(self) -> float:
+        return self.totals.read / max(1, self.totals.cards)
+
+    @property
+    def exact(self) -> float:
+        return self.totals.exact / max(1, self.totals.scenes)
+
+    @property
+    def scored_rate(self) -> float:
+        return self.scored / max(1, self.layouts)
+
+
+@dataclass(slots=True)
+class DeckResult:
+    """One deck: its scenes read untaught and taught, and how teaching went."""
+
+    entry: DeckEntry
+    untaught: Side = field(default_factory=Side)
+    taught: Side | None = None
+    teach_seconds: float | None = None
+    refused: str | None = None  # the learner's line when it refused the deck's (good) teaching photo
+    warnings: tuple[str, ...] = ()
+    # with --evening K, on the scenes after the first K: untaught, taught, taught and corrected
+    evening: tuple[Side, Side, Side] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Teacher:
+    """What teaching needs from the deck API (``zipai.vision.deck``): photo bytes and a name in, an
+    object with ``.deck`` out, a refusal as ``refused`` with the player's line; and the detector
+    the taught scans read with (it carries the reader's embedding the deck was derived with)."""
+
+    learn: Callable[[bytes, str], Any]
+    refused: type[ValueError]
+    detector: Detector | None
+
+
+def deck_api(model: Path | None = None, threads: int = 2) -> Teacher | None:
+    """The deck API's learner on the model, or None where ``zipai.vision.deck`` is absent."""
+    try:
+        from zipai.vision import deck
+    except ImportError:
+        return None
+    det = Detector(model, threads=threads, embed=True)
+    return Teacher(lambda photo, name: deck.learn(photo, name, detector=det), deck.TeachRefused, det)
+
+
+def corrections(decoded: Decoded, sc: Scan, anns: Sequence[dict[str, Any]]) -> list[Any]:
+    """The examples a player's taps in the review add: each misread card's crop, its true card."""
+    import numpy as np
+
+    from zipai.vision.deck import CROP, CROP_MARGIN, Example
+    from zipai.vision.preprocess import cut_crops
+
+    m = match_scene([(d.card, d.box) for d in sc.detections], anns)
+    arr = np.asarray(decoded.image, np.uint8)
+    out = []
+    for i, a in zip(m.misreads, m.misread_at, strict=True):
+        box = np.asarray([sc.detections[i].box], np.float32) / decoded.scale
+        out.append(Example(category_name(int(anns[a]["category_id"])), "review",
+                           cut_crops(arr, box, CROP, CROP_MARGIN)[0]))
+    return out
+
+
+def evaluate_deck(entry: DeckEntry, det: Detector, teacher: Teacher | None, limit: int = 0,
+                  evening: int = 0) -> DeckResult:
+    """Teach ``entry`` (when a teacher is given), then scan each of its scenes untaught and taught;
+    with ``evening`` K, correct the taught misreads of the first K scenes into the deck and
+    measure all three ways on the scenes after them."""
+    res = DeckResult(entry)
+    deck = None
+    if teacher is not None:
+        photo = entry.teach.read_bytes()
+        t0 = time.perf_counter()
+        try:
+            taught = teacher.learn(photo, entry.id)
+        except teacher.refused as exc:
+            res.refused = str(exc)
+        else:
+            deck = taught.deck
+            res.warnings = tuple(getattr(taught, "warnings", ()))
+        res.teach_seconds = time.perf_counter() - t0
+        res.taught = Side()
+    fixed: list[Any] = []
+    corrected = None
+    if evening and deck is not None:
+        res.evening = (Side(), Side(), Side())
+    for n, (folder, im, anns) in enumerate(labelled_scenes([entry.scenes], limit)):
+        decoded = load(folder / im["file_name"])
+        truth = im.get("layout")
+        base = layout_base(truth) if truth else None
+        scans = [(res.untaught, scan_decoded(decoded, det, base))]
+        if res.taught is not None:
+            # a refused deck plays untaught, as the player would
+            scans.append((res.taught, scans[0][1] if deck is None else
+                          scan_decoded(decoded, teacher.detector if teacher else None, base,
+                                       deck=deck)))
+        if res.evening is not None and teacher is not None and teacher.detector is not None:
+            if n < evening:
+                fixed += corrections(decoded, scans[1][1], anns)
+            else:
+                if corrected is None:
+                    from zipai.vision.deck import derive
+
+                    corrected = derive(teacher.detector, deck.name, [*deck.examples, *fixed],
+                                       deck.created) if fixed else deck
+                late = scan_decoded(decoded, teacher.detector, base, deck=corrected)
+                three = (scans[0][1], scans[1][1], late)
+                scans += list(zip(res.evening, three, strict=True))
+        for side, sc in scans:
+            m = match_scene([(d.card, d.box) for d in sc.detections], anns)
+            scored = same_score(sc.assembled.layout, sc.assembled.complete, truth) if truth else None
+            side.add(m, anns, scored)
+    return res
+
+
+@dataclass(frozen=True, slots=True)
+class VariantOutcome:
+    """One teaching photo variant shown to the learner, and whether it did as a player needs."""
+
+    deck: str
+    variant: str
+    right: bool
+    line: str  # the refusal, or what was learnt
+
+
+def teach_variants(entry: DeckEntry, teacher: Teacher, variants: Sequence[str] = tuple(VARIANTS)
+                   ) -> list[VariantOutcome]:
+    """Each teaching photo variant of ``entry``'s deck (``zipai data render --teach --variant``),
+    rendered as its set was, shown to the learner: good and upside-down photos must be learnt
+    (upside-down ones known as such), every other refused."""
+    label = json.loads(entry.teach_label.read_text(encoding="utf-8"))
+    meta = label["deck"]
+    ref = DeckRef(int(meta["seed"]), str(meta["split"]), int(meta["index"]), int(meta["style"]),
+                  float(meta["compose_five"]))
+    out = []
+    for v in variants:
+        img, _ = render_teach(ref, v, (int(label["width"]), int(label["height"])))
+        buf = io.BytesIO()
+        img.save(buf, "JPEG", quality=92)
+        try:
+            taught = teacher.learn(buf.getvalue(), entry.id)
+        except teacher.refused as exc:
+            out.append(VariantOutcome(entry.id, v, v not in LEARNABLE, f"refused: {exc}"))
+            continue
+        turned = bool(getattr(taught, "upside_down", False))
+        right = v in LEARNABLE and turned == (v == "upside_down")
+        out.append(VariantOutcome(entry.id, v, right, "learnt" + (" as upside down" if turned else "")))
+    return out
+
+
+# ---------------------------------------------------------------- the report
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f}%"
+
+
+def _row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def evening_lines(results: Sequence[DeckResult], k: int) -> list[str]:
+    """The evening's table: untaught, taught, and taught with the first K scenes' misreads corrected."""
+    sides = (Side(), Side(), Side())
+    decks = 0
+    for r in results:
+        if r.evening is not None:
+            decks += 1
+            for mine, s in zip(sides, r.evening, strict=True):
+                mine.merge(s)
+    if not decks:
+        return []
+    return ["## A deck through an evening", "",
+            f"The taught decks ({decks}): each misread of its first {k} scenes, scanned with the deck, "
+            "corrected into it (`zipai deck add`, a tap in the app's review); the "
+            f"{sides[0].totals.scenes} scenes after them read three ways.", "",
+            _row(["", "untaught", "taught", "taught and corrected"]), _row(["---", "---:", "---:", "---:"]),
+            _row(["per card", *(_pct(s.per_card) for s in sides)]),
+            _row(["scenes exact", *(_pct(s.exact) for s in sides)]),
+            _row(["scored as the scene", *(_pct(s.scored_rate) for s in sides)]), ""]
+
+
+def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
+           variants: Sequence[VariantOutcome] = (), evening: int = 0) -> str:
+    """The markdown table and notes that go to stdout and docs/lab/decks.md."""
+    un, ta = Side(), Side()
+    for r in results:
+        un.merge(r.untaught)
+        if r.taught is not None:
+            ta.merge(r.taught)
+    taught_any = any(r.taught is not None for r in results)
+    head = ["deck", "font", "style", "scenes", "cards", "per card untaught", "taught", "exact untaught",
+            "taught", "scored untaught", "taught", "teach s"]
+    lines = [_row(head), _row(["---"] * 3 + ["---:"] * (len(head) - 3))]
+
+    def cells(s: Side | None, key: Callable[[Side], float]) -> str:
+        return "—" if s is None else _pct(key(s))
+
+    for r in results:
+        u, t = r.untaught, r.taught
+        secs = "—" if r.teach_seconds is None else f"{r.teach_seconds:.2f}"
+        secs += " refused" if r.refused else ""
+        lines.append(_row([r.entry.id, r.entry.font, str(r.entry.style), str(u.totals.scenes),
+                           str(u.totals.cards), _pct(u.per_card), cells(t, lambda s: s.per_card),
+                           _pct(u.exact), cells(t, lambda s: s.exact), _pct(u.scored_rate),
+                           cells(t, lambda s: s.scored_rate), secs]))
+    times = [r.teach_seconds for r in results if r.teach_seconds is not None]
+    lines.append(_row([f"**all {len(results)} decks**", "", "", str(un.totals.scenes), str(un.totals.cards),
+                       f"**{_pct(un.per_card)}**", f"**{_pct(ta.per_card)}**" if taught_any else "—",
+                       f"**{_pct(un.exact)}**", f"**{_pct(ta.exact)}**" if taught_any else "—",
+                       _pct(un.scored_rate), _pct(ta.scored_rate) if taught_any else "—",
+                       f"median {statistics.median(times):.2f}, max {max(times):.2f}" if times else "—"]))
+    for style in sorted({r.entry.style for r in results}):
+        su, st = Side(), Side()
+        for r in results:
+            if r.entry.style == style:
+                su.merge(r.untaught)
+                st.merge(r.taught if r.taught is not None else Side())
+        lines.append(_row([f"style {style}", "", "", str(su.totals.scenes), str(su.totals.cards),
+                           _pct(su.per_card), _pct(st.per_card) if taught_any else "—", _pct(su.exact),
+                           _pct(st.exact) if taught_any else "—", _pct(su.scored_rate),
+                           _pct(st.scored_rate) if taught_any else "—", ""]))
+    out = [
+        "# Taught decks: untaught against taught on the same scenes",
+        "",
+        f"`{command}` on {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
+        f"{platform.machine()}, {os.cpu_count()} cores (shared). Each deck is taught from its one "
+        "teaching photo (`zipai deck learn`), then each scene is scanned without the deck and with it "
+        "(`zipai scan`, `zipai scan --deck`). Per card and scenes exact count as in "
+        "[evaluation.md](evaluation.md); scored as the scene: the scan's layout scores as the label's. "
+        "Teaching time is the wall time of `learn` in this process, the model already loaded.",
+        "",
+        *lines,
+        "",
+    ]
+    if learner_missing:
+        out += ["Taught: not measured, this build has no `zipai.vision.deck` (the deck API).", ""]
+    elif taught_any:
+        ok_card, ok_exact = ta.per_card >= TARGET_CARD, ta.exact >= TARGET_EXACT
+        out += [f"Targets with the deck taught: per card ≥ {_pct(TARGET_CARD)} "
+                f"({'met' if ok_card else 'not met'}), scenes exact ≥ {_pct(TARGET_EXACT)} "
+                f"({'met' if ok_exact else 'not met'}).", ""]
+    out += ["## By class", "",
+            "Classes under 99.5% read right untaught or taught (labelled cards, per card):", ""]
+    weak = [c for c in (*CARD_NAMES, "back") if un.per_class[c] and (
+        1 - un.wrong_class[c] / un.per_class[c] < TARGET_CARD
+        or (taught_any and ta.per_class[c] and 1 - ta.wrong_class[c] / ta.per_class[c] < TARGET_CARD))]
+    if weak:
+        out += [_row(["class", "cards", "untaught", "taught"]), _row(["---", "---:", "---:", "---:"])]
+        for c in weak:
+            t_cell = _pct(1 - ta.wrong_class[c] / ta.per_class[c]) if taught_any and ta.per_class[c] else "—"
+            out.append(_row([c, str(un.per_class[c]), _pct(1 - un.wrong_class[c] / un.per_class[c]), t_cell]))
+    else:
+        out.append("none")
+    out.append("")
+    for title, side in (("untaught", un), ("taught", ta if taught_any else None)):
+        if side is not None:
+            missed = sum(side.wrong_class.values()) - sum(side.confusions.values())
+            out += [f"Errors {title}: {sum(side.confusions.values())} cards misread, {missed} missed, "
+                    f"{side.totals.extra} extra detections.", ""]
+        if side is not None and side.confusions:
+            common = ", ".join(f"{a}→{b} ×{k}" for (a, b), k in side.confusions.most_common(10))
+            out += [f"Most common misreads {title} (true→read): {common}.", ""]
+    if evening:
+        out += evening_lines(results, evening)
+    refused = [r for r in results if r.refused]
+    if refused:
+        out += ["Teaching photos refused (these decks play untaught in the taught columns):", ""]
+        out += [f"- {r.entry.id}: {r.refused}" for r in refused] + [""]
+    if variants:
+        decks = len({o.deck for o in variants})
+        out += ["## Teaching photos, good and bad", "",
+                f"Every variant of the first {decks} decks' teaching photos "
+                "(`zipai data render --teach --variant V`) shown to the learner: good and upside-down "
+                "photos must be learnt (upside-down ones known as such), the others refused.", "",
+                _row(["variant", "must be", "handled right", "what went wrong (first)"]),
+                _row(["---", "---", "---:", "---"])]
+        for v in VARIANTS:
+            mine = [o for o in variants if o.variant == v]
+            if mine:
+                wrong = next((f"{o.deck}: {o.line}" for o in mine if not o.right), "")
+                out.append(_row([v, "learnt" if v in LEARNABLE else "refused",
+                                 f"{sum(o.right for o in mine)}/{len(mine)}", wrong]))
+        out.append("")
+    warned = [r for r in results if r.warnings]
+    if warned:
+        out += ["Confusable pairs the learner warned about:", ""]
+        out += [f"- {r.entry.id}: {'; '.join(r.warnings)}" for r in warned] + [""]
+    return "\n".join(out)
+
+
+def write_doc(path: Path, text: str) -> None:
+    """Replace the notebook page whole (a reader never finds half a table)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"zipai eval decks: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = _Parser(prog="zipai eval decks", description=__doc__,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", type=Path, help="a deck set (zipai data render --decks)")
+    p.add_argument("--decks", type=int, default=0, help="only the first N decks (0: all)")
+    p.add_argument("--scenes", type=int, default=0, help="only the first N scenes of each deck (0: all)")
+    p.add_argument("--untaught", action="store_true", help="skip teaching: the untaught half alone")
+    p.add_argument("--variants", type=int, default=0,
+                   help="also show every teaching photo variant of the first N decks to the learner")
+    p.add_argument("--evening", type=int, default=0, metavar="K",
+                   help="also correct the misreads of each deck's first K scenes into it, and measure "
+                        "untaught, taught and corrected on the scenes after them")
+    p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--doc", type=Path, default=DOC, help=f"where the report goes (default {DOC})")
+    p.add_argument("--no-doc", action="store_true", help="print the report only")
+    try:
+        a = p.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if a.decks < 0 or a.scenes < 0 or a.variants < 0 or a.evening < 0 or a.threads < 1:
+        print("zipai eval decks: --decks, --scenes, --variants and --evening are 0 or more, --threads at "
+              "least 1", file=sys.stderr)
+        return 2
+    if a.evening and a.untaught:
+        print("zipai eval decks: --evening needs the learner: leave --untaught out", file=sys.stderr)
+        return 2
+    if a.variants and a.untaught:
+        print("zipai eval decks: --variants needs the learner: leave --untaught out", file=sys.stderr)
+        return 2
+    try:
+        entries = read_deck_set(a.dir)[: a.decks or None]
+        teacher = None if a.untaught else deck_api(a.model, a.threads)
+        det = Detector(a.model, threads=a.threads)
+        results = []
+        for k, entry in enumerate(entries, 1):
+            r = evaluate_deck(entry, det, teacher, a.scenes, a.evening)
+            results.append(r)
+            t = f", taught {_pct(r.taught.per_card)}" if r.taught is not None else ""
+            print(f"  deck {k}/{len(entries)} {entry.id}: per card untaught {_pct(r.untaught.per_card)}{t}",
+                  file=sys.stderr)
+        outcomes: list[VariantOutcome] = []
+        if a.variants and teacher is not None:
+            for entry in entries[: a.variants]:
+                outcomes += teach_variants(entry, teacher)
+                print(f"  variants of {entry.id}: {sum(o.right for o in outcomes[-len(VARIANTS):])}/"
+                      f"{len(VARIANTS)} handled right", file=sys.stderr)
+    except (DeckSetError, ValueError) as exc:
+        print(f"zipai eval decks: {exc}", file=sys.stderr)
+        return 2
+    argv_text = " ".join(["zipai eval decks", *(argv if argv is not None else sys.argv[3:])])
+    text = report(results, argv_text, teacher is None and not a.untaught, outcomes, a.evening)
+    print(text)
+    if not a.no_doc:
+        write_doc(a.doc, text + "\n")
+        print(f"wrote {a.doc}", file=sys.stderr)
+    return 0
+

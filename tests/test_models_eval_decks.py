@@ -1,0 +1,110 @@
+"""``zipai eval decks``: the harness reads a deck set, scans its scenes, and reports what it found,
+a refused teaching photo included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zipai.cli import main as zipai_main
+from zipai.datasets.decks import read_deck_set, render_decks
+from zipai.models.eval_decks import Teacher, deck_api, evaluate_deck, report, teach_variants
+from zipai.vision.detector import Detector
+
+
+@pytest.fixture(scope="module")
+def deck_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("decks")
+    render_decks(str(root), 1, 21, scenes=2, workers=1, quiet=True)
+    return root
+
+
+def test_untaught_table_and_notebook_page(deck_set: Path, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture) -> None:
+    doc = tmp_path / "lab" / "decks.md"
+    assert zipai_main(["eval", "decks", str(deck_set), "--untaught", "--doc", str(doc)]) == 0
+    out = capsys.readouterr().out
+    entry = read_deck_set(deck_set)[0]
+    row = next(line for line in out.splitlines() if line.startswith(f"| {entry.id} "))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:5] == [entry.font, str(entry.style), "2", cells[4]] and int(cells[4]) > 10
+    assert cells[5].endswith("%") and cells[6] == "—"  # untaught measured, taught not asked for
+    assert doc.read_text(encoding="utf-8").strip() == out.strip()
+
+
+def test_a_deck_through_an_evening_is_measured_three_ways(deck_set: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture) -> None:
+    doc = tmp_path / "decks.md"
+    assert zipai_main(["eval", "decks", str(deck_set), "--evening", "1", "--doc", str(doc)]) == 0
+    out = capsys.readouterr().out
+    assert "## A deck through an evening" in out
+    at = out.splitlines().index("## A deck through an evening")
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")[1:]]
+            for r in out.splitlines()[at:] if r.startswith("| ") and "%" in r}
+    assert set(rows) == {"per card", "scenes exact", "scored as the scene"}
+    assert all(len(v) == 3 and all(c.endswith("%") for c in v) for v in rows.values())
+    assert "1 scenes after them" in out  # 2 scenes, the first corrected into the deck
+
+
+class Refused(ValueError):
+    """What a learner raises for a photo it will not learn from."""
+
+
+def test_a_refused_deck_plays_untaught(deck_set: Path) -> None:
+    entry = read_deck_set(deck_set)[0]
+
+    def refuse(photo: bytes, name: str) -> None:
+        assert photo[:2] == b"\xff\xd8" and name == entry.id  # the teaching photo, by the deck's name
+        raise Refused("found 18 faces, need 20 in two rows of ten")
+
+    r = evaluate_deck(entry, Detector(), Teacher(refuse, Refused, None), limit=1)
+    assert r.refused == "found 18 faces, need 20 in two rows of ten"
+    assert r.taught is not None and r.taught.totals.read == r.untaught.totals.read
+    assert r.taught.totals.scenes == r.untaught.totals.scenes == 1
+    text = report([r], "zipai eval decks X", learner_missing=False)
+    assert "refused" in text and "found 18 faces" in text
+
+
+@pytest.mark.parametrize(("argv", "problem"), [
+    (["eval", "decks", "/nonexistent/set"], "is not a deck set"),
+    (["eval", "decks"], "the following arguments are required: dir"),
+    (["eval", "sideways"], "unknown eval command 'sideways'"),
+])
+def test_bad_input_gets_a_clear_line(argv: list[str], problem: str, capsys: pytest.CaptureFixture) -> None:
+    assert zipai_main(argv) == 2
+    assert problem in capsys.readouterr().err
+
+
+def test_a_good_teaching_photo_is_learnt_and_read_with(deck_set: Path) -> None:
+    """Through the deck API: the set's first deck is learnt from its photo, and its scenes are
+    read with it at least as well as without."""
+    teacher = deck_api()
+    assert teacher is not None
+    entry = read_deck_set(deck_set)[0]
+    r = evaluate_deck(entry, Detector(), teacher)
+    assert r.refused is None and r.teach_seconds is not None and r.teach_seconds > 0
+    assert r.taught is not None and r.taught.totals.scenes == r.untaught.totals.scenes == 2
+    assert r.taught.totals.cards == r.untaught.totals.cards > 10
+    assert r.taught.per_card >= r.untaught.per_card
+
+
+def test_teaching_variants_are_judged_by_what_they_must_be(deck_set: Path) -> None:
+    """A good photo must be learnt and a photo with a card left out refused; a learner that
+    learns from anything gets the bad photo wrong."""
+    teacher = deck_api()
+    assert teacher is not None
+    entry = read_deck_set(deck_set)[0]
+    outcomes = teach_variants(entry, teacher, ("good", "missing"))
+    assert [(o.variant, o.right) for o in outcomes] == [("good", True), ("missing", True)]
+    assert outcomes[1].line.startswith("refused: found 19 faces")
+
+    class Taught:
+        deck = None
+        upside_down = False
+
+    gullible = Teacher(lambda photo, name: Taught(), Refused, None)
+    outcomes = teach_variants(entry, gullible, ("good", "upside_down", "blurred"))
+    assert [o.right for o in outcomes] == [True, False, False]
+    text = report([], "zipai eval decks X", learner_missing=False, variants=outcomes)
+    assert "| blurred | refused | 0/1 |" in text and "| good | learnt | 1/1 |" in text

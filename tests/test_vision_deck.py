@@ -1,0 +1,268 @@
+"""Learning a deck from a teaching photo, reading with it, and the deck store and file."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from deckphotos import scene, teach
+
+from zipai.engine import CARD_NAMES
+from zipai.vision import deck as D
+from zipai.vision.decode import decode
+from zipai.vision.scan import scan_bytes
+
+
+@pytest.fixture(scope="module")
+def det() -> D.Detector:
+    return D.deck_detector()
+
+
+@pytest.fixture(scope="module")
+def taught(det: D.Detector) -> D.Taught:
+    return D.learn(teach("good")[0], "home", det)
+
+
+def _inside(box: tuple[float, ...], card_box: list[float]) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return card_box[0] <= cx <= card_box[2] and card_box[1] <= cy <= card_box[3]
+
+
+def test_a_good_photo_teaches_all_twenty_faces_by_their_places(taught: D.Taught) -> None:
+    label = teach("good")[1]
+    assert [f.card for f in taught.faces] == list(CARD_NAMES)
+    assert not taught.upside_down
+    truth = {f["card"]: f["card_box"] for f in label["faces"]}
+    assert all(_inside(f.box, truth[f.card]) for f in taught.faces)
+    counts = taught.deck.counts()
+    assert all(counts[c] == {"teach": 1} for c in CARD_NAMES)
+    assert set(taught.separations) == set(CARD_NAMES)
+    assert all(0.0 < d <= 2.0 and near != c for c, (near, d) in taught.separations.items())
+    protos = taught.deck.prototypes
+    assert protos.shape[0] == 20 and np.allclose(np.linalg.norm(protos, axis=1), 1.0, atol=1e-4)
+    if label["back"] is not None:
+        assert taught.back is not None and _inside(taught.back, label["back"]["card_box"])
+        assert counts["back"] == {"teach": 1}
+
+
+def test_an_upside_down_photo_is_recognised_and_labelled_right(det: D.Detector) -> None:
+    photo, label = teach("upside_down")
+    t = D.learn(photo, "turned", det)
+    assert t.upside_down
+    assert [f.card for f in t.faces] == list(CARD_NAMES)
+    truth = {f["card"]: f["card_box"] for f in label["faces"]}
+    assert all(_inside(f.box, truth[f.card]) for f in t.faces)
+
+
+@pytest.mark.parametrize(("variant", "words"), [
+    ("missing", "found 19 faces, need 20 in two rows of ten"),
+    ("extra", "found 21 faces, need 20 in two rows of ten"),
+    ("duplicate", "is a card laid twice?"),
+    ("swapped", "the rows are swapped"),
+    ("blurred", "too blurred"),
+    ("scene", "need 20 in two rows of ten"),
+])
+def test_a_bad_teaching_photo_is_refused_with_one_line(det: D.Detector, variant: str, words: str) -> None:
+    with pytest.raises(D.TeachRefused) as e:
+        D.learn(teach(variant)[0], "bad", det)
+    assert words in str(e.value) and "\n" not in str(e.value)
+    assert isinstance(e.value, ValueError)
+
+
+def test_not_a_photo_is_an_image_error(det: D.Detector) -> None:
+    with pytest.raises(ValueError, match="not an image"):
+        D.learn(b"hello", "x", det)
+
+
+def test_relabel_moves_one_face_and_warns_of_the_card_left_untaught(taught: D.Taught) -> None:
+    t = taught.relabel(0, "x2")
+    assert t.faces[0].card == "x2" and t.deck.examples[0].card == "x2"
+    assert t.deck.counts()["x2"] == {"teach": 2} and "x1" not in t.deck.counts()
+    assert not np.linalg.norm(t.deck.prototypes[0]) and any("一" in w for w in t.warnings)
+    with pytest.raises(D.DeckError, match="not a card"):
+        taught.relabel(0, "x11")
+    with pytest.raises(D.DeckError, match="no face 20"):
+        taught.relabel(20, "x1")
+
+
+def test_the_deck_rereads_only_the_split_among_faces(det: D.Detector, taught: D.Taught) -> None:
+    again = D.reread(taught.deck, det)
+    classes = det.config.classes
+    n = len(classes)
+    probs = np.full((2, n), 0.5 / (n - 2), np.float32)
+    probs[:, classes.index("x3")] = 0.3  # the reader leans to 三 ...
+    probs[:, classes.index("d3")] = 0.2
+    emb = np.stack([taught.deck.prototypes[CARD_NAMES.index("d3")]] * 2)  # ... the deck sees 參
+    out = again(probs, emb)
+    face = [i for i, c in enumerate(classes) if c in CARD_NAMES]
+    assert classes[face[int(np.argmax(out[0, face]))]] == "d3"
+    # the reader's confidence is kept, only handed to other cards: the same values, reordered
+    assert np.array_equal(np.sort(out[:, face], axis=1), np.sort(probs[:, face], axis=1))
+    others = [i for i in range(n) if i not in face]
+    assert np.array_equal(out[:, others], probs[:, others])
+    far = np.zeros_like(emb)  # a find alike to every card of the deck: the reader's order stands
+    assert classes[face[int(np.argmax(again(probs, far)[0, face]))]] == "x3"
+
+
+def test_the_deck_admits_finds_near_it_and_turns_away_finds_far_from_it(det: D.Detector,
+                                                                      taught: D.Taught) -> None:
+    assert taught.deck.back is None  # this teaching photo shows no back
+    crop = taught.deck.examples[0].crop  # a stand-in for a back's crop
+    deck = D.with_back(det, dataclasses.replace(taught.deck, examples=(
+        *taught.deck.examples, D.Example("back", "teach", crop))))
+    assert deck.back is not None and abs(float(np.linalg.norm(deck.back)) - 1) < 1e-5
+    assert float(deck.back @ deck.prototypes[0]) > 0.9  # the back's views embed as that crop's do
+    deck = dataclasses.replace(deck, back=deck.prototypes[CARD_NAMES.index("d10")])
+    five = deck.prototypes[CARD_NAMES.index("x5")]
+    n, classes = 4, det.config.classes
+    embeds = np.stack([five, -five, deck.back, five]).astype(np.float32)
+    finds = D.Finds(np.tile(np.float32([0, 0, 10, 10]), (n, 1)), np.float32([0.3, 0.9, 0.3, 0.1]),
+                    np.int64([0, 0, 1, 0]), np.zeros((n, len(classes)), np.float32), np.zeros((n, 2)),
+                    embeds=embeds)
+    cards = ["x5", "x5", "back", "x5"]
+    lens = D.Lens(deck, classes, D.Admit(face=0.95, back=0.95, far=0.3, peak=0.2))
+    # near its card's prototype: a card; near none of the deck's: none, however strong its peak;
+    # near the back's: a card; near but under the peak the rule asks: the selector decides
+    assert lens.admit(finds, cards, np.ones(n)).tolist() == [1, -1, 1, 0]
+    assert D.Lens(deck, classes, D.Admit()).admit(finds, cards, np.ones(n)) is None  # the selector alone
+    bare = dataclasses.replace(finds, embeds=None)
+    assert lens.admit(bare, cards, np.ones(n)) is None  # no embedding: the deck says nothing
+
+
+def test_a_scan_with_the_deck_says_so_and_keeps_its_fields(det: D.Detector, taught: D.Taught) -> None:
+    plain = scan_bytes(scene()).to_json()
+    with_deck = scan_bytes(scene(), det, deck=taught.deck).to_json()
+    assert plain["deck"] is None and with_deck["deck"] == "home"
+    assert set(plain) == set(with_deck)
+    assert len(with_deck["detections"]) >= len(plain["detections"]) - 1
+
+
+# ----------------------------------------------------------------------------- the store
+
+@pytest.fixture
+def store(tmp_path: Path, det: D.Detector) -> D.DeckStore:
+    return D.DeckStore(tmp_path / "decks", det)
+
+
+def test_store_round_trip_list_and_remove(store: D.DeckStore, taught: D.Taught) -> None:
+    assert store.names() == []
+    path = store.save(taught.deck)
+    assert path.name == "home.deck" and store.names() == ["home"]
+    back = store.load("home")
+    assert back.name == "home" and back.model == taught.deck.model
+    assert [(e.card, e.source) for e in back.examples] == [(e.card, e.source) for e in taught.deck.examples]
+    pairs = zip(back.examples, taught.deck.examples, strict=True)
+    assert all(np.array_equal(a.crop, b.crop) for a, b in pairs)
+    assert np.array_equal(back.prototypes, taught.deck.prototypes)
+    store.remove("home")
+    assert store.names() == []
+    with pytest.raises(D.DeckError, match="unknown deck 'home'"):
+        store.load("home")
+    with pytest.raises(D.DeckError, match="unknown deck 'home'"):
+        store.remove("home")
+
+
+def test_the_root_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ZIPAI_DECKS", str(tmp_path / "a"))
+    assert D.DeckStore().root == tmp_path / "a"
+    monkeypatch.delenv("ZIPAI_DECKS")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "x"))
+    assert D.DeckStore().root == tmp_path / "x" / "zipai" / "decks"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert D.DeckStore().root == tmp_path / "h" / ".local" / "share" / "zipai" / "decks"
+
+
+@pytest.mark.parametrize("name", ["", "   ", "a/b", "..", "../up", "a\\b", ".hidden", "x" * 65, "nul\x00",
+                                  "tab\there", " padded"])
+def test_bad_names_are_refused_naming_them(store: D.DeckStore, name: str) -> None:
+    with pytest.raises(D.DeckError, match="deck name"):
+        store.path(name)
+    with pytest.raises(D.DeckError, match="deck name"):
+        store.load(name)
+
+
+def test_a_deck_file_cut_short_anywhere_names_the_file(store: D.DeckStore, taught: D.Taught) -> None:
+    path = store.save(taught.deck)
+    blob = path.read_bytes()
+    for cut in (0, 5, 12, 40, len(blob) // 3, len(blob) - 1):
+        path.write_bytes(blob[:cut])
+        with pytest.raises(D.DeckError) as e:
+            store.load("home")
+        assert str(path) in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda b: b[:-10] + bytes(10), "altered"),
+    (lambda b: b + b"tail", "after its end"),
+    (lambda b: b.replace(b"ZIPAIDECK 1", b"ZIPAIDECK 9", 1), "deck format 9"),
+    (lambda b: b"PK\x03\x04" + b[4:], "not a deck file"),
+    (lambda b: b.replace(b'"x1", "teach"', b'"x0", "teach"', 1), "examples"),
+    (lambda b: b.replace(b'"name": "home"', b'"name": "../x"', 1), "lacks or garbles"),
+])
+def test_a_tampered_deck_file_is_a_clear_error(store: D.DeckStore, taught: D.Taught, change: object,
+                                               words: str) -> None:
+    path = store.save(taught.deck)
+    path.write_bytes(change(path.read_bytes()))  # type: ignore[operator]
+    with pytest.raises(D.DeckError, match=words):
+        store.load("home")
+
+
+def test_a_file_holding_another_name_is_refused(store: D.DeckStore, taught: D.Taught) -> None:
+    path = store.save(taught.deck)
+    path.rename(path.with_name("other.deck"))
+    with pytest.raises(D.DeckError, match="holds deck 'home', not 'other'"):
+        store.load("other")
+
+
+def test_a_deck_from_another_model_is_derived_again(store: D.DeckStore, taught: D.Taught,
+                                                    det: D.Detector) -> None:
+    old = dataclasses.replace(taught.deck, model="0123456789abcdef", prototypes=taught.deck.prototypes[:, :7])
+    store.save(old)
+    deck = store.load("home")
+    assert deck.model == D.fingerprint(det)
+    assert np.allclose(deck.prototypes, taught.deck.prototypes, atol=1e-5)
+    assert D.read_deck(store.path("home")).model == D.fingerprint(det)  # written back
+
+
+def test_add_examples_counts_by_source(store: D.DeckStore, taught: D.Taught) -> None:
+    store.save(taught.deck)
+    photo = teach("good")[0]
+    box = taught.faces[2].box
+    deck = store.add_examples("home", photo, [(box, "x3")], "review")
+    assert deck.counts()["x3"] == {"teach": 1, "review": 1}
+    assert store.load("home").counts()["x3"] == {"teach": 1, "review": 1}
+    img = decode(photo)
+    with pytest.raises(D.DeckError, match="does not lie in"):
+        store.add_examples("home", photo, [((0, 0, img.width + 50, 10), "x3")], "cli")
+    with pytest.raises(D.DeckError, match="source must be"):
+        store.add_examples("home", photo, [(box, "x3")], "guess")
+    assert len(store.load("home").examples) == len(taught.deck.examples) + 1
+
+
+def test_two_processes_teaching_one_name_take_turns(tmp_path: Path) -> None:
+    """Both finish (or one is told the deck is busy); the file is whole and no temporary is left."""
+    photo = tmp_path / "teach.jpg"
+    photo.write_bytes(teach("good")[0])
+    root = tmp_path / "decks"
+    code = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from zipai.vision.deck import DeckStore, learn
+        t = learn(Path({str(photo)!r}).read_bytes(), "same")
+        for _ in range(5):
+            DeckStore(Path({str(root)!r})).save(t.deck)
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    errs = [p.communicate(timeout=300)[1] for p in procs]
+    for p, err in zip(procs, errs, strict=True):
+        assert p.returncode == 0 or "being written by another process" in err, err
+    assert sorted(x.name for x in root.iterdir()) == [".same.lock", "same.deck"]
+    deck = D.read_deck(root / "same.deck")
+    assert deck.name == "same" and len(deck.examples) >= 20

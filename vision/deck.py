@@ -1,0 +1,862 @@
+"""Teaching the scanner one printed deck from a photo of its 20 faces, and reading with it.
+
+A deck is a few glyph crops per card, each kept with the card it shows and where it came from
+(the teaching photo, a tap in the app's review, ``zipai deck add``). From them comes one
+prototype per card: the mean of the reader's embedding (the pooled feature its last layer
+reads) over each crop under small shifts, scalings, turns, light and blur. A find is read by
+the reader as always, and then again by its embedding's likeness to the deck's prototypes; the
+two opinions are multiplied. Only the split of the face probability among the 20 faces changes:
+"back" and "none" keep the reader's value, so the finds kept stay the finds the reader keeps.
+
+Runtime code: numpy, Pillow and onnxruntime only. The file format is in docs/decks.md."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from zipai.engine import CARD_NAMES, Card
+
+from .config import Config
+from .decode import Decoded, decode
+from .detection import Finds
+from .detector import Detection, Detector
+from .errors import VisionError
+from .preprocess import cut_crops, normalise
+from .selector import SYMMETRIC
+from .steps import ClassIndex
+
+FORMAT = 1
+MAGIC = b"ZIPAIDECK"
+CROP = 64  # stored crops: CROP x CROP RGB, the square CROP_MARGIN times the glyph's long side
+CROP_MARGIN = 1.6
+SOURCES = ("teach", "review", "cli")
+CLASSES = (*CARD_NAMES, "back")  # what an example may show; only faces get prototypes
+MAX_NAME = 64
+MAX_EXAMPLES = 2000
+MAX_HEADER = 1 << 20
+MAX_DIM = 1024
+EXAMPLE_BYTES = CROP * CROP * 3
+MAX_FILE = 64 + MAX_HEADER + MAX_EXAMPLES * EXAMPLE_BYTES + len(CARD_NAMES) * MAX_DIM * 4
+AUGMENTS = 8  # views of each crop the prototypes average (the crop itself among them)
+WEIGHT = 2.0  # the deck's say against the reader's: probabilities multiplied, the deck's to this power
+SHARPNESS = 20.0  # cosine similarities to prototypes, scaled, then softmax over the deck's cards
+CONFUSABLE = 0.12  # prototypes closer than this (1 - cosine) stay confusable: the learner warns
+ALIKE = 0.95  # two faces' embeddings this alike (cosine) are one card laid twice
+SURE = 0.85  # an untaught read this sure that disagrees with a card's place refuses the photo
+MAX_UNSURE = 3  # unsure disagreements a photo may have before it is refused as not the layout
+MIN_SHARPNESS = 1.0  # the glyphs' median sharpness (``sharpness``) a teaching photo needs
+LOCK_WAIT = 5.0  # seconds a writer waits for another process's lock on the same deck
+
+
+class DeckError(VisionError):
+    """A deck that cannot be named, found, read or written: the message names it and the problem."""
+
+    def __init__(self, message: str, code: str = "deck") -> None:
+        super().__init__(message, code)
+
+
+class TeachRefused(DeckError):
+    """A teaching photo the learner will not learn from; ``str`` is the line shown to the player."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "teach_refused")
+
+
+def glyph(card: str) -> str:
+    """What a player calls the card: 一…十, 壹…拾; 'back' for a back."""
+    return "back" if card == "back" else Card.parse(card).chinese(traditional=True)
+
+
+def place(index: int) -> str:
+    """Where the ``index``-th face of the teaching layout lies, in the player's words."""
+    return f"row {index // 10 + 1}, card {index % 10 + 1}"
+
+
+# ----------------------------------------------------------------------------- the deck itself
+
+@dataclass(frozen=True, eq=False)
+class Example:
+    """One glyph crop (uint8 CROP x CROP x 3) and the card it shows; ``source`` says who said so."""
+
+    card: str
+    source: str
+    crop: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Deck:
+    """A taught deck: its examples, and the prototypes derived from them with ``model`` (the
+    fingerprint of the reader's embedding network; another model derives them again)."""
+
+    name: str
+    model: str
+    examples: tuple[Example, ...]
+    prototypes: np.ndarray  # [20, D] unit vectors, CARD_NAMES order; a row of zeros: no example
+    created: str = ""
+    # the back's prototype [D] (unit), from the back's crops; derived, not stored: ``with_back``
+    back: np.ndarray | None = field(default=None, repr=False)
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Card -> source -> number of examples, in CARD_NAMES order (then the back)."""
+        out: dict[str, dict[str, int]] = {}
+        for c in CLASSES:
+            per = {s: sum(1 for e in self.examples if e.card == c and e.source == s) for s in SOURCES}
+            if any(per.values()):
+                out[c] = {s: n for s, n in per.items() if n}
+        return out
+
+    def separations(self) -> dict[str, tuple[str, float]]:
+        """Each taught card's nearest other card of this deck and how far (1 - cosine)."""
+        return separations(self.prototypes)
+
+    def warnings(self) -> tuple[str, ...]:
+        """The pairs of cards that stay confusable in this deck."""
+        return confusable(self.separations())
+
+
+def separations(protos: np.ndarray) -> dict[str, tuple[str, float]]:
+    have = np.flatnonzero(np.linalg.norm(protos, axis=1) > 0)
+    out: dict[str, tuple[str, float]] = {}
+    if len(have) < 2:
+        return out
+    d = 1.0 - protos[have] @ protos[have].T
+    np.fill_diagonal(d, np.inf)
+    for row, i in enumerate(have):
+        j = int(np.argmin(d[row]))
+        out[CARD_NAMES[i]] = (CARD_NAMES[have[j]], round(float(d[row, j]), 4))
+    return out
+
+
+def confusable(seps: dict[str, tuple[str, float]]) -> tuple[str, ...]:
+    near = {tuple(sorted((a, b), key=CARD_NAMES.index)) for a, (b, d) in seps.items() if d < CONFUSABLE}
+    pairs = sorted(near, key=lambda p: CARD_NAMES.index(p[0]))
+    return tuple(f"{glyph(a)} and {glyph(b)} look alike in this deck (distance {seps[a][1]:.3f}): "
+                 "check them in the review" for a, b in pairs)
+
+
+# ----------------------------------------------------------------------------- embedding
+
+def fingerprint(det: Detector) -> str:
+    """The embedding network a deck's prototypes were derived with."""
+    spec = det.manifest.embed_spec() or {}
+    return str(spec.get("sha256", ""))[:16]
+
+
+def _margins(det: Detector) -> tuple[float, ...]:
+    r = det.config.reader
+    return r.margins or (r.margin,)
+
+
+def _embed_crops(det: Detector, crops: np.ndarray) -> np.ndarray:
+    """Unit embeddings [N, D] of reader crops (uint8 N x size x size x 3)."""
+    if not det.embeds:
+        raise DeckError("decks need a detector made with embed=True (the reader's embedding twin)")
+    cfg = det.config
+    out = []
+    for i in range(0, len(crops), 256):
+        x = normalise(crops[i:i + 256], cfg.mean, cfg.std)
+        outs = det.sessions[1].run({cfg.reader.input: x})
+        out.append(np.asarray(outs[2], np.float32))
+    e = np.concatenate(out) if out else np.zeros((0, 1), np.float32)
+    return e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-6)
+
+
+def views(crop: np.ndarray, n: int, size: int, margins: Sequence[float], seed: int) -> np.ndarray:
+    """Reader crops [n * len(margins), size, size, 3] of a stored crop: itself, then ``n - 1``
+    views shifted, scaled, turned, lit and blurred a little (what the next photo of the same
+    card does), at each margin, margin by margin."""
+    rng = np.random.default_rng(seed)
+    g, c = CROP / CROP_MARGIN, CROP / 2  # the glyph's side and centre in stored-crop pixels
+    dx, dy = rng.uniform(-0.08, 0.08, (2, n)) * g
+    scale = rng.uniform(0.9, 1.12, n)
+    angle = np.radians(rng.uniform(-7.0, 7.0, n))
+    light = rng.uniform(0.8, 1.15, n)
+    blur = rng.random(n) < 0.4
+    dx[0] = dy[0] = angle[0] = 0.0
+    scale[0] = light[0] = 1.0
+    blur[0] = False
+    half = g * scale / 2
+    boxes = np.stack([c + dx - half, c + dy - half, c + dx + half, c + dy + half], axis=1)
+    k = len(margins)
+    out = cut_crops(crop, np.tile(boxes, (k, 1)), size, np.repeat(np.asarray(margins, np.float32), n),
+                    np.tile(angle, k).astype(np.float32)).astype(np.float32)
+    soft = np.tile(blur, k)
+    if soft.any():  # a light blur: each pixel with its four neighbours
+        x = out[soft]
+        p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), mode="edge")
+        out[soft] = (2 * x + p[:, :-2, 1:-1] + p[:, 2:, 1:-1] + p[:, 1:-1, :-2] + p[:, 1:-1, 2:]) / 6
+    out *= np.tile(light, k)[:, None, None, None]
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _prototype(det: Detector, crops: Sequence[np.ndarray]) -> np.ndarray | None:
+    """The unit mean embedding of stored crops under the views ``derive`` takes (None: no crop)."""
+    if not crops:
+        return None
+    margins = _margins(det)
+    views_ = np.concatenate([views(c, AUGMENTS, det.config.reader.size, margins, seed=k)
+                             for k, c in enumerate(crops)])
+    s = _embed_crops(det, views_).sum(axis=0)
+    return s / max(float(np.linalg.norm(s)), 1e-6)
+
+
+def with_back(det: Detector, deck: Deck) -> Deck:
+    """The deck with its back's prototype (``Deck.back``) derived from its back crops: the file
+    keeps the crops, and one crop's views cost a few milliseconds to embed at load."""
+    return replace(deck, back=_prototype(det, [e.crop for e in deck.examples if e.card == "back"]))
+
+
+def derive(det: Detector, name: str, examples: Sequence[Example], created: str = "") -> Deck:
+    """The deck's prototypes from its examples, with this detector's embedding network."""
+    margins = _margins(det)
+    protos = np.zeros((len(CARD_NAMES), 0), np.float32)
+    sums: dict[int, np.ndarray] = {}
+    faces = [(CARD_NAMES.index(e.card), e) for e in examples if e.card in CARD_NAMES]
+    if faces:
+        crops = np.concatenate([views(e.crop, AUGMENTS, det.config.reader.size, margins, seed=k)
+                                for k, (_, e) in enumerate(faces)])
+        emb = _embed_crops(det, crops).reshape(len(faces), AUGMENTS * len(margins), -1)
+        for (i, _), e in zip(faces, emb, strict=True):
+            sums[i] = sums.get(i, 0) + e.sum(axis=0)
+        protos = np.zeros((len(CARD_NAMES), emb.shape[-1]), np.float32)
+        for i, s in sums.items():
+            protos[i] = s / max(float(np.linalg.norm(s)), 1e-6)
+    return with_back(det, Deck(name, fingerprint(det), tuple(examples), protos, created or _now()))
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+@dataclass(frozen=True, slots=True)
+class Admit:
+    """How near a find's embedding must lie to the deck's prototypes (cosine) for the deck to
+    decide whether it is a card (``Lens.admit``); None: that half of the rule is off.
+    ``face``/``back``: a face or back find at least this near the prototype it is read as is
+    a card (when its finder peak reaches ``peak`` and the selector gives it at least ``least``);
+    ``far``: a find under this to every prototype is no card. Chosen on decks of the
+    validation split (``zipai tune deck-finds``)."""
+
+    face: float | None = None
+    back: float | None = None
+    far: float | None = None
+    peak: float = 0.0
+    least: float = 0.0
+
+    @property
+    def active(self) -> bool:
+        return self.face is not None or self.back is not None or self.far is not None
+
+
+# the shipped rule: none. On 16 validation decks (80 scenes) no setting of ``zipai tune deck-finds``
+# read more scenes exactly than the reread alone without more extra finds: what the finder misses
+# is seldom among the weak finds, and its extras (a card's far end, a double) lie as near the
+# card's prototype as the card (docs/decks.md, "What a deck cannot find")
+ADMIT = Admit()
+
+
+def reread(deck: Deck, det: Detector, admit: Admit | None = None) -> Lens:
+    """The deck as ``Detector.detect(lens=...)`` takes it, for ``det``'s classes."""
+    return Lens(deck, det.config.classes, admit)
+
+
+class Lens:
+    """The deck's second opinion on a look's finds. The faces are ranked by the reader's
+    probability times the softmax of the find's likeness to the deck's prototypes (to the power
+    WEIGHT), and the reader's own probabilities, largest first, are given to them in that order.
+    What the thresholds and the selector weigh (how sure the reader is of its best face, the
+    margin to the next, "back" and "none") stays the reader's, so the finds kept stay the finds
+    kept untaught; only which card each is changes. Letting the deck raise the reader's
+    confidence instead kept more finds, and more that were no card (``zipai eval decks``).
+    Stateless once made: one lens serves many threads."""
+
+    def __init__(self, deck: Deck, classes: tuple[str, ...], admit: Admit | None = None) -> None:
+        self.deck = deck
+        self.classes = classes
+        self.rule = ADMIT if admit is None else admit
+        self.cols = np.asarray(ClassIndex.of(tuple(classes)).faces, np.int64)  # the faces among the classes
+        self.rows = np.asarray([CARD_NAMES.index(classes[i]) for i in self.cols], np.int64)
+        self.taught = np.linalg.norm(deck.prototypes, axis=1) > 0
+
+    def __call__(self, probs: np.ndarray, emb: np.ndarray) -> np.ndarray:
+        """The reader's probabilities [N, classes] with the faces reranked by the embeddings [N, D]."""
+        protos, rows, cols = self.deck.prototypes, self.rows, self.cols
+        if not len(probs) or not self.taught.any() or emb.shape[1] != protos.shape[1]:
+            return probs
+        e = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-6)
+        sim = SHARPNESS * (e @ protos[rows].T)  # [N, faces]
+        missing = ~self.taught[rows]
+        if missing.any():  # a card with no example yet: neither likely nor unlikely
+            sim[:, missing] = np.median(sim[:, ~missing], axis=1, keepdims=True)
+        sim -= sim.max(axis=1, keepdims=True)
+        like = np.exp(sim)
+        like /= like.sum(axis=1, keepdims=True)
+        face = probs[:, cols]
+        order = np.argsort(-(face * like ** WEIGHT), axis=1, kind="stable")
+        ranked = np.empty_like(face)
+        np.put_along_axis(ranked, order, -np.sort(-face, axis=1), axis=1)
+        out = probs.copy()
+        out[:, cols] = ranked
+        return out
+
+    def admit(self, finds: Finds, cards: Sequence[str], prob: np.ndarray) -> np.ndarray | None:
+        """Per find, the deck's verdict on whether it is a card at all (``steps.select``): 1 a
+        card whatever the selector says, -1 no card whatever it says, 0 the selector decides.
+        A find whose embedding lies close to the prototype of the card it is read as (a face's,
+        or the back's) is a card of this deck; a find far from every prototype of the deck is
+        none of its cards. ``prob``: the selector's probability that each find is a card; the
+        deck takes a find in only where it reaches ``Admit.least``. None: the deck says nothing
+        (no rule, no embeddings)."""
+        rule, protos = self.rule, self.deck.prototypes
+        taught = self.taught
+        if not rule.active or finds.embeds is None or not len(finds) or not taught.any() \
+                or finds.embeds.shape[1] != protos.shape[1]:
+            return None
+        e = finds.embeds / np.maximum(np.linalg.norm(finds.embeds, axis=1, keepdims=True), 1e-6)
+        sims = e @ protos[taught].T
+        face = sims.max(axis=1)
+        back = e @ self.deck.back if self.deck.back is not None else np.full(len(e), np.nan)
+        is_back = np.asarray([c == "back" for c in cards], bool)
+        verdict = np.zeros(len(e), np.int8)
+        weak = (finds.scores >= rule.peak) & (prob >= rule.least)
+        if rule.face is not None:
+            verdict[~is_back & (face >= rule.face) & weak] = 1
+        if rule.back is not None:
+            verdict[is_back & (back >= rule.back) & weak] = 1
+        if rule.far is not None:
+            near = np.fmax(face, back)
+            verdict[near < rule.far] = -1
+        return verdict
+
+    def reread(self, finds: Finds, config: Config) -> Finds:
+        """The finds with their faces reread (``steps.Lens``); finds without embeddings as they are."""
+        if finds.embeds is None or tuple(config.classes) != tuple(self.classes):
+            return finds
+        return Finds(finds.boxes, finds.scores, finds.kinds, self(finds.probs, finds.embeds), finds.downs,
+                     finds.reds, finds.embeds)
+
+
+# ----------------------------------------------------------------------------- learning
+
+@dataclass(frozen=True)
+class Face:
+    """One face of the teaching layout: the card its place names, its box (photo pixels), what
+    the untaught reader read and how sure it was."""
+
+    card: str
+    box: tuple[float, float, float, float]
+    read_as: str
+    confidence: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"card": self.card, "box": [round(v, 1) for v in self.box], "read_as": self.read_as,
+                "confidence": round(self.confidence, 4)}
+
+
+@dataclass(frozen=True)
+class Taught:
+    """What ``learn`` made of a teaching photo (the app shows it for one look and a tap to fix)."""
+
+    deck: Deck
+    faces: tuple[Face, ...]
+    back: tuple[float, float, float, float] | None
+    separations: dict[str, tuple[str, float]]
+    warnings: tuple[str, ...]
+    upside_down: bool
+    seconds: float
+    detector: Detector | None = field(default=None, repr=False, compare=False)
+
+    def relabel(self, index: int, card: str) -> Taught:
+        """The deck with face ``index`` taken to show ``card`` (a tap to fix), derived again."""
+        if not 0 <= index < len(self.faces):
+            raise DeckError(f"no face {index} in deck {self.deck.name!r} (0 to {len(self.faces) - 1})")
+        card = _card_name(card)
+        faces = list(self.faces)
+        faces[index] = replace(faces[index], card=card)
+        examples = list(self.deck.examples)
+        examples[index] = replace(examples[index], card=card)
+        det = self.detector or deck_detector()
+        deck = derive(det, self.deck.name, examples, self.deck.created)
+        seps = deck.separations()
+        dup = _duplicates(faces)
+        return replace(self, deck=deck, faces=tuple(faces), separations=seps,
+                       warnings=dup + confusable(seps))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"deck": self.deck.name, "faces": [f.to_json() for f in self.faces],
+                "back": None if self.back is None else [round(v, 1) for v in self.back],
+                "separations": {c: {"nearest": n, "distance": d} for c, (n, d) in self.separations.items()},
+                "warnings": list(self.warnings), "upside_down": self.upside_down,
+                "seconds": round(self.seconds, 3), "counts": self.deck.counts()}
+
+
+def _duplicates(faces: Sequence[Face]) -> tuple[str, ...]:
+    seen = [f.card for f in faces]
+    missing = [c for c in CARD_NAMES if c not in seen]
+    return (f"no face is taken as {', '.join(glyph(c) for c in missing)}",) if missing else ()
+
+
+def _card_name(card: str) -> str:
+    try:
+        return str(Card.parse(card))
+    except ValueError:
+        raise DeckError(f"{card!r} is not a card (x1…x10, d1…d10 or its numeral)") from None
+
+
+_DECK_DETECTOR: Detector | None = None
+_LOADING = threading.Lock()
+
+
+def deck_detector(threads: int = 2) -> Detector:
+    """The shipped model with the reader's embedding twin, loaded once per process."""
+    global _DECK_DETECTOR
+    with _LOADING:
+        if _DECK_DETECTOR is None:
+            _DECK_DETECTOR = Detector(threads=threads, embed=True)
+    return _DECK_DETECTOR
+
+
+def _rows(faces: list[Detection]) -> list[list[Detection]]:
+    """The faces in rows, top to bottom, each left to right: a new row where the next glyph
+    down lies more than a glyph size below the last."""
+    if not faces:
+        return []
+    size = float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in faces]))
+    rows: list[list[Detection]] = []
+    for d in sorted(faces, key=lambda d: d.center[1]):
+        if rows and d.center[1] - rows[-1][-1].center[1] <= size:
+            rows[-1].append(d)
+        else:
+            rows.append([d])
+    return [sorted(r, key=lambda d: d.center[0]) for r in rows]
+
+
+def _far_ends(faces: list[Detection]) -> list[Detection]:
+    """The faces less the far ends the finder kept: 一二三十 read the same turned round, so the
+    reader gives them no down, and a card's other end is the same card straight below it,
+    within a card's length."""
+    def size(d: Detection) -> float:
+        return max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
+
+    def far(d: Detection) -> bool:
+        return d.card in SYMMETRIC and any(
+            u is not d and u.card == d.card and abs(d.center[0] - u.center[0]) < 0.6 * size(u)
+            and 1.5 * size(u) < d.center[1] - u.center[1] < 7 * size(u) for u in faces)
+
+    return [d for d in faces if not far(d)]
+
+
+def _far_rows(rows: list[list[Detection]]) -> list[list[Detection]]:
+    """Rows less a short one (three finds or fewer) between or below full rows whose every find
+    lies straight below a find of the row above, within a card's length: far ends the reader
+    misread (一's far end read as 三)."""
+    kept: list[list[Detection]] = []
+    for r in rows:
+        above = kept[-1] if kept else []
+
+        def under(d: Detection, above: list[Detection] = above) -> bool:
+            return any(abs(d.center[0] - u.center[0]) < 0.6 * _side(u)
+                       and 1.5 * _side(u) < d.center[1] - u.center[1] < 7 * _side(u) for u in above)
+
+        if len(r) <= 3 and len(above) >= 5 and all(under(d) for d in r):
+            continue
+        kept.append(r)
+    return kept
+
+
+def _side(d: Detection) -> float:
+    return max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
+
+
+def _turned(d: Detection) -> bool:
+    """A glyph that reads upside down in the photo (a card's far end, or a turned photo)."""
+    return d.card not in SYMMETRIC and d.down[1] < -0.5
+
+
+def _find_faces(det: Detector, decoded: Decoded) -> tuple[list[list[Detection]], Detection | None, int]:
+    dets = det.detect(decoded).detections
+    faces = [d for d in dets if d.card != "back" and not _turned(d)]
+    backs = sorted((d for d in dets if d.card == "back"), key=lambda d: -d.score)
+    rows = _far_rows(_rows(_far_ends(faces)))
+    return rows, backs[0] if backs else None, sum(len(r) for r in rows)
+
+
+def _turn(decoded: Decoded) -> Decoded:
+    return Decoded(decoded.image.rotate(180), decoded.width, decoded.height)
+
+
+def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
+    """Learn a deck from a photo of its 20 faces in two rows of ten (small cards on top, each
+    row 一 to 十 left to right). Raises ``TeachRefused`` with the line to show the player."""
+    t0 = time.perf_counter()
+    check_name(name)
+    det = detector or deck_detector()
+    decoded = decode(photo, "teaching photo")
+    rows, back, n = _find_faces(det, decoded)
+    turned = rotated = False  # taken upside down; the decoded photo turned to read it
+    if n < 20:  # glyphs that all read upside down: the photo was taken the other way round
+        rows2, back2, n2 = _find_faces(det, _turn(decoded))
+        if n2 > n and n2 >= 10:
+            rows, back, n, turned = rows2, back2, n2, True
+            rotated = True
+            decoded = _turn(decoded)
+    _check_sharp(decoded, [d for r in rows for d in r], det)
+    if n != 20 or [len(r) for r in rows] != [10, 10]:
+        shape = " and ".join(str(len(r)) for r in rows[:4]) + (" and more" if len(rows) > 4 else "")
+        where = "" if n != 20 else f" (in rows of {shape})"
+        raise TeachRefused(f"found {n} faces{where}, need 20 in two rows of ten")
+    found = rows[0] + rows[1]
+    upright = list(CARD_NAMES)
+    flipped = [*reversed(CARD_NAMES[10:]), *reversed(CARD_NAMES[:10])]
+    miss = [sum(d.card != c for d, c in zip(found, want, strict=True)) for want in (upright, flipped)]
+    half = miss[1] < miss[0]
+    labels = flipped if half else upright
+    if half:  # each card reads the same turned round: only the order shows the photo was turned
+        turned = not turned
+    arr = np.asarray(decoded.image, np.uint8)
+    k = decoded.scale
+    boxes = np.asarray([d.box for d in found], np.float32) / k
+    emb = _embed_crops(det, cut_crops(arr, boxes, det.config.reader.size, det.config.reader.margin))
+    unsure = _check_order(found, labels, emb)
+    crops = cut_crops(arr, boxes, CROP, CROP_MARGIN)
+    order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
+    faces = [Face(labels[i], _photo_box(found[i].box, decoded, rotated), found[i].card,
+                  float(found[i].class_prob)) for i in order]
+    examples = [Example(labels[i], "teach", crops[i]) for i in order]
+    back_box = None
+    if back is not None:
+        size = float(np.median(boxes[:, 2:] - boxes[:, :2]))
+        cx, cy = back.center
+        cx, cy, half = cx / k, cy / k, size / 2
+        bb = np.asarray([[cx - half, cy - half, cx + half, cy + half]], np.float32)
+        examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN)[0]))
+        back_box = _photo_box(back.box, decoded, rotated)
+    deck = derive(det, name, examples)
+    seps = deck.separations()
+    return Taught(deck, tuple(faces), back_box, seps, unsure + confusable(seps), turned,
+                  time.perf_counter() - t0, det)
+
+
+def _photo_box(box: tuple[float, float, float, float], decoded: Decoded,
+               turned: bool) -> tuple[float, float, float, float]:
+    """A box in the photo as the player took it (a turned photo's boxes turned back)."""
+    if not turned:
+        return box
+    w, h = decoded.width, decoded.height
+    return (w - box[2], h - box[3], w - box[0], h - box[1])
+
+
+def sharpness(crops: np.ndarray) -> float:
+    """How sharp glyph crops are: the median over crops of the strongest Laplacian over the
+    crop's contrast. Rendered teaching photos in focus give 2.6 to 4.9, badly out of focus 0.25
+    to 0.45."""
+    g = crops.astype(np.float32).mean(axis=-1)
+    lap = np.abs(4 * g[:, 1:-1, 1:-1] - g[:, :-2, 1:-1] - g[:, 2:, 1:-1] - g[:, 1:-1, :-2] - g[:, 1:-1, 2:])
+    flat = g.reshape(len(g), -1)
+    return float(np.median(lap.reshape(len(g), -1).max(axis=1) / (flat.std(axis=1) + 5.0)))
+
+
+def _check_sharp(decoded: Decoded, faces: list[Detection], det: Detector) -> None:
+    if len(faces) < 5:
+        return
+    boxes = np.asarray([d.box for d in faces], np.float32) / decoded.scale
+    r = det.config.reader
+    sharp = sharpness(cut_crops(np.asarray(decoded.image, np.uint8), boxes, r.size, r.margin))
+    if sharp < MIN_SHARPNESS:
+        raise TeachRefused(f"the photo is too blurred to learn from (sharpness {sharp:.2f}, need "
+                           f"{MIN_SHARPNESS}): hold the phone steady and take it again")
+
+
+def _check_order(found: list[Detection], labels: list[str], emb: np.ndarray) -> tuple[str, ...]:
+    """Refuse a layout whose reading disagrees with the places: a card laid twice (read as
+    another face reads, surely or with a near-identical embedding ``emb``), a sure misread, a
+    card of the wrong colour, or more unsure ones than an unfamiliar print explains. The unsure
+    ones left are returned as warnings: the deck is learnt by place, and the player is told."""
+    wrong = [(i, d) for i, (d, c) in enumerate(zip(found, labels, strict=True)) if d.card != c]
+    big = [Card.parse(d.card).big for d in found]
+    if len(wrong) > MAX_UNSURE and sum(big[:10]) >= 7 and sum(big[10:]) <= 3:
+        raise TeachRefused("the rows are swapped: the small cards 一…十 go in the top row, the big ones "
+                           "壹…拾 below")
+    for i, d in wrong:
+        twin = next((j for j, e in enumerate(found) if j != i and e.card == d.card == labels[j]), None)
+        if twin is not None and (d.class_prob >= SURE or float(emb[i] @ emb[twin]) >= ALIKE):
+            raise TeachRefused(f"{place(i)} reads as {glyph(d.card)}, as {place(twin)} does: is a card laid "
+                               f"twice? ({glyph(labels[i])} belongs there)")
+    for i, d in wrong:
+        colour = Card.parse(labels[i]).color
+        if d.class_prob >= SURE or (d.color is not None and d.color != colour and d.color_margin > 0.05):
+            raise TeachRefused(f"{place(i)} reads as {glyph(d.card)}, expected {glyph(labels[i])}: "
+                               "is the order right?")
+    if len(wrong) > MAX_UNSURE:
+        i, d = wrong[0]
+        raise TeachRefused(f"{len(wrong)} cards read as other cards than their places say ({place(i)} "
+                           f"reads as {glyph(d.card)}, expected {glyph(labels[i])}): is the order right, "
+                           "is the photo sharp?")
+    return tuple(f"{place(i)} read as {glyph(d.card)} untaught, learnt as {glyph(labels[i])} by its place: "
+                 "check it" for i, d in wrong)
+
+
+# ----------------------------------------------------------------------------- the store
+
+_BAD_NAME = re.compile(r"[/\\\x00-\x1f\x7f:*?\"<>|]")
+
+
+def check_name(name: object) -> str:
+    """A deck name that is safe as a file name: refused with a DeckError naming it otherwise."""
+    if not isinstance(name, str) or not name.strip():
+        raise DeckError(f"deck name {name!r} is empty: give a name", "bad_name")
+    if len(name) > MAX_NAME:
+        raise DeckError(f"deck name {name[:20]!r}… is too long ({len(name)} characters, at most {MAX_NAME})",
+                        "bad_name")
+    if _BAD_NAME.search(name) or name.startswith(".") or name != name.strip():
+        raise DeckError(f"deck name {name!r} may not hold path separators, control characters, "
+                        "a leading dot or surrounding spaces", "bad_name")
+    return name
+
+
+def default_root() -> Path:
+    """$ZIPAI_DECKS, else $XDG_DATA_HOME/zipai/decks, else ~/.local/share/zipai/decks."""
+    if os.environ.get("ZIPAI_DECKS"):
+        return Path(os.environ["ZIPAI_DECKS"])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "zipai" / "decks"
+
+
+SUFFIX = ".deck"
+
+
+class DeckStore:
+    """One file per deck in ``root``: written whole to a temporary file and renamed, under a
+    lock file, so a reader never sees half a deck and two writers of one name take turns."""
+
+    def __init__(self, root: Path | None = None, detector: Detector | None = None) -> None:
+        self.root = Path(root) if root is not None else default_root()
+        self._det = detector
+
+    @property
+    def detector(self) -> Detector:
+        return self._det or deck_detector()
+
+    def path(self, name: str) -> Path:
+        return self.root / (check_name(name) + SUFFIX)
+
+    def names(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        out = []
+        for p in self.root.iterdir():
+            if p.suffix == SUFFIX and p.is_file():
+                with contextlib.suppress(DeckError):
+                    out.append(check_name(p.stem))
+        return sorted(out)
+
+    def load(self, name: str, write_back: bool = True) -> Deck:
+        """The deck, derived again when another model made it (and written back, unless the
+        caller holds the deck's lock and writes it itself)."""
+        path = self.path(name)
+        if not path.exists():
+            known = ", ".join(self.names()) or "none taught yet"
+            raise DeckError(f"unknown deck {name!r} (decks: {known}; teach one with zipai deck learn)",
+                            "no_deck")
+        deck = read_deck(path)
+        if deck.name != name:
+            raise DeckError(f"{path}: the file holds deck {deck.name!r}, not {name!r}", "bad_deck")
+        det = self.detector
+        if deck.model != fingerprint(det):
+            deck = derive(det, deck.name, deck.examples, deck.created)
+            if write_back:
+                with contextlib.suppress(DeckError):
+                    self.save(deck)
+            return deck
+        return with_back(det, deck)
+
+    def save(self, deck: Deck) -> Path:
+        path = self.path(deck.name)
+        with self._locked(deck.name):
+            self._write(path, deck)
+        return path
+
+    def remove(self, name: str) -> None:
+        path = self.path(name)
+        with self._locked(name):
+            if not path.exists():
+                raise DeckError(f"unknown deck {name!r}", "no_deck")
+            path.unlink()
+
+    def add_examples(self, name: str, photo: bytes, fixes: Sequence[tuple[Sequence[float], str]],
+                     source: str) -> Deck:
+        """The deck with each fix's crop added (a box in photo pixels and the card it shows),
+        derived again and saved: a read, change and write under the lock, so nothing is lost."""
+        if source not in SOURCES:
+            raise DeckError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
+        decoded = decode(photo, "photo")
+        arr = np.asarray(decoded.image, np.uint8)
+        new = []
+        for box, card in fixes:
+            card = "back" if card == "back" else _card_name(card)
+            b = _checked_box(box, decoded)
+            new.append(Example(card, source, cut_crops(arr, b[None] / decoded.scale, CROP, CROP_MARGIN)[0]))
+        with self._locked(name):
+            deck = self.load(name, write_back=False)
+            if len(deck.examples) + len(new) > MAX_EXAMPLES:
+                raise DeckError(f"deck {name!r} would hold {len(deck.examples) + len(new)} examples, "
+                                f"at most {MAX_EXAMPLES}")
+            deck = derive(self.detector, name, [*deck.examples, *new], deck.created)
+            self._write(self.path(name), deck)
+        return deck
+
+    @contextlib.contextmanager
+    def _locked(self, name: str) -> Iterator[None]:
+        """An exclusive lock on the deck's lock file; another writer waits up to LOCK_WAIT s."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.root / f".{check_name(name)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise DeckError(f"{self.root}: cannot write decks here ({exc.strerror or exc})", "io") from None
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: one writer at a time is the user's care
+            fcntl = None  # type: ignore[assignment]
+        try:
+            if fcntl is not None:
+                end = time.monotonic() + LOCK_WAIT
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        if time.monotonic() > end:
+                            raise DeckError(f"deck {name!r} is being written by another process; "
+                                            "try again", "busy") from None
+                        time.sleep(0.05)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _write(self, path: Path, deck: Deck) -> None:
+        blob = dumps(deck)
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=SUFFIX)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(blob)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError as exc:
+            raise DeckError(f"{path}: cannot write the deck ({exc.strerror or exc})", "io") from None
+
+
+def _checked_box(box: Sequence[float], decoded: Decoded) -> np.ndarray:
+    try:
+        b = np.asarray([float(v) for v in box], np.float32)
+    except (TypeError, ValueError):
+        raise DeckError(f"a box is four numbers x0, y0, x1, y1, not {str(box)[:60]}") from None
+    if b.shape != (4,) or not np.isfinite(b).all() or b[2] <= b[0] or b[3] <= b[1] \
+            or b[0] < -1 or b[1] < -1 or b[2] > decoded.width + 1 or b[3] > decoded.height + 1:
+        raise DeckError(f"box {[round(float(v), 1) for v in b]} does not lie in the "
+                        f"{decoded.width}x{decoded.height} photo")
+    return b
+
+
+# ----------------------------------------------------------------------------- the file format
+
+def dumps(deck: Deck) -> bytes:
+    """The deck file's bytes (docs/decks.md): a magic line, a JSON header, the crops, the
+    prototypes; the header holds the SHA-256 of what follows it."""
+    crops = np.stack([e.crop for e in deck.examples]).astype(np.uint8) if deck.examples \
+        else np.zeros((0, CROP, CROP, 3), np.uint8)
+    protos = np.ascontiguousarray(deck.prototypes, "<f4")
+    body = crops.tobytes() + protos.tobytes()
+    header = json.dumps({
+        "format": FORMAT, "name": deck.name, "model": deck.model, "created": deck.created,
+        "crop": {"size": CROP, "margin": CROP_MARGIN},
+        "examples": [[e.card, e.source] for e in deck.examples],
+        "prototypes": {"classes": list(CARD_NAMES), "dim": int(protos.shape[1]) if protos.ndim == 2 else 0},
+        "sha256": hashlib.sha256(body).hexdigest(),
+    }, ensure_ascii=False).encode("utf-8")
+    return MAGIC + f" {FORMAT} {len(header)}\n".encode() + header + body
+
+
+def read_deck(path: Path) -> Deck:
+    """A deck file, every field checked: a file cut short, altered or too large is a DeckError
+    naming it, never a crash."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE:
+            raise DeckError(f"{path}: {size} bytes is too large for a deck file", "bad_deck")
+        with path.open("rb") as f:
+            data = f.read(MAX_FILE + 1)
+    except OSError as exc:
+        raise DeckError(f"{path}: cannot read the deck ({exc.strerror or exc})", "io") from None
+    return loads(data, str(path))
+
+
+def loads(data: bytes, where: str = "deck") -> Deck:
+    def bad(why: str) -> DeckError:
+        return DeckError(f"{where}: {why}; teach the deck again (zipai deck learn)", "bad_deck")
+
+    line, nl, rest = data.partition(b"\n")
+    parts = line.split(b" ")
+    if not nl or len(parts) != 3 or parts[0] != MAGIC:
+        raise bad("not a deck file" if not data.startswith(MAGIC) else "the file is cut short")
+    if not parts[1].isdigit() or int(parts[1]) != FORMAT:
+        raise bad(f"deck format {parts[1][:10].decode('ascii', 'replace')} is not one this version reads "
+                  f"({FORMAT})")
+    if not parts[2].isdigit() or int(parts[2]) > MAX_HEADER:
+        raise bad("the header length is not a number this size")
+    n = int(parts[2])
+    if len(rest) < n:
+        raise bad("the file is cut short")
+    try:
+        head = json.loads(rest[:n].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise bad("the header is not JSON") from None
+    body = rest[n:]
+    try:
+        name = check_name(head["name"])
+        model, created = str(head["model"]), str(head.get("created", ""))[:40]
+        crop = head["crop"]
+        examples = head["examples"]
+        dim = int(head["prototypes"]["dim"])
+        classes = head["prototypes"]["classes"]
+        digest = str(head["sha256"])
+    except (KeyError, TypeError, ValueError, DeckError):
+        raise bad("the header lacks or garbles a field") from None
+    if crop != {"size": CROP, "margin": CROP_MARGIN} or classes != list(CARD_NAMES) \
+            or not 0 <= dim <= MAX_DIM:
+        raise bad("the header's crop size, classes or dimension are not this format's")
+    if not isinstance(examples, list) or len(examples) > MAX_EXAMPLES or not all(
+            isinstance(e, list) and len(e) == 2 and e[0] in CLASSES and e[1] in SOURCES for e in examples):
+        raise bad(f"the examples are not a list of at most {MAX_EXAMPLES} [card, source] pairs")
+    want = len(examples) * EXAMPLE_BYTES + len(CARD_NAMES) * dim * 4
+    if len(body) < want:
+        raise bad(f"the file is cut short ({len(body)} of {want} bytes of crops and prototypes)")
+    if len(body) > want:
+        raise bad("the file has bytes after its end")
+    if hashlib.sha256(body).hexdigest() != digest:
+        raise bad("its crops or prototypes were altered (SHA-256 differs)")
+    crops = np.frombuffer(body, np.uint8, len(examples) * EXAMPLE_BYTES).reshape(-1, CROP, CROP, 3)
+    protos = np.frombuffer(body, "<f4", len(CARD_NAMES) * dim, len(examples) * EXAMPLE_BYTES)
+    protos = protos.reshape(len(CARD_NAMES), dim).astype(np.float32)
+    if not np.isfinite(protos).all():
+        raise bad("a prototype is not a finite number")
+    exs = tuple(Example(c, s, crops[i].copy()) for i, (c, s) in enumerate(examples))
+    return Deck(name, model, exs, protos, created)
