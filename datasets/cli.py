@@ -112,20 +112,7 @@ def render_dataset(out: str, count: int, seed: int, split: str = "train",
     faces(split)  # a missing font fails here, before any work
     os.makedirs(os.path.join(out, "images"), exist_ok=True)
     jobs = [(out, seed, split, i, size, quality, style, compose_five) for i in range(start, start + count)]
-    results: dict[int, tuple[dict[str, Any], list]] = {}
-    bar = _Progress(count, quiet)
-    if workers > 1 and count > 1:
-        # forkserver: workers start clean, never inheriting a caller's threads (torch, BLAS)
-        ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
-        with ctx.Pool(workers) as pool:
-            for idx, entry, anns in pool.imap_unordered(_render_one, jobs, chunksize=1):
-                results[idx] = (entry, anns)
-                bar.step()
-    else:
-        for job in jobs:
-            idx, entry, anns = _render_one(job)
-            results[idx] = (entry, anns)
-            bar.step()
+    results = run_jobs(_render_one, jobs, workers, quiet)
     images, annotations = [], []
     for idx in sorted(results):
         entry, anns = results[idx]
@@ -176,6 +163,7 @@ def run_jobs(fn: Any, jobs: list, workers: int, quiet: bool) -> dict[int, tuple[
     results: dict[int, tuple[dict[str, Any], list]] = {}
     bar = _Progress(len(jobs), quiet)
     if workers > 1 and len(jobs) > 1:
+        # forkserver: workers start clean, never inheriting a caller's threads (torch, BLAS)
         ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
         with ctx.Pool(workers) as pool:
             for idx, entry, anns in pool.imap_unordered(fn, jobs, chunksize=1):
