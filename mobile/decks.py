@@ -8,7 +8,6 @@ need the reader's embedding twin, a second detector loaded only when a deck is u
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -93,24 +92,6 @@ def default_root(data_dir: Path, env: Mapping[str, str]) -> Path:
     return Path(env["ZIPAI_DECKS"]) if env.get("ZIPAI_DECKS") else data_dir / "decks"
 
 
-# the learner's refusals (vision/deck.py) in the player's language: key and the fields they carry
-_PLACE = r"row (?P<row>\d+), card (?P<col>\d+) reads as (?P<read>\S+), expected (?P<want>\S+)"
-_REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"found (?P<n>\d+) faces \(in rows of (?P<rows>[\d and more]+)\), "
-                r"need 20 in two rows of ten"), "teach_found_rows"),
-    (re.compile(r"found (?P<n>\d+) faces, need 20 in two rows of ten"), "teach_found"),
-    (re.compile(rf"{_PLACE}: is the order right\?"), "teach_misread"),
-    (re.compile(r"row (?P<row>\d+), card (?P<col>\d+) reads as (?P<read>\S+), as row (?P<row2>\d+), "
-                r"card (?P<col2>\d+) does: is a card laid twice\? \((?P<want>\S+) belongs there\)"),
-     "teach_twice"),
-    (re.compile(r"the rows are swapped"), "teach_swapped"),
-    (re.compile(r"the photo is too blurred to learn from \(sharpness (?P<s>[\d.]+), need (?P<need>[\d.]+)\)"),
-     "teach_blurred"),
-    (re.compile(rf"(?P<n>\d+) cards read as other cards than their places say \({_PLACE}\)"),
-     "teach_misreads"),
-)
-
-
 def _glyph(numeral: str, t: Translator) -> str:
     try:
         return Card.parse(numeral).chinese(traditional=t.traditional)
@@ -119,20 +100,20 @@ def _glyph(numeral: str, t: Translator) -> str:
 
 
 def refusal_words(exc: TeachRefused, t: Translator) -> str:
-    """A refused teaching photo's line in the player's words; a line this app does not know is
-    shown as the learner wrote it."""
-    text = str(exc)
-    for pattern, key in _REFUSALS:
-        m = pattern.match(text)
-        if m:
-            fields = dict(m.groupdict())
-            for k in ("read", "want"):
-                if k in fields:
-                    fields[k] = _glyph(fields[k], t)
-            if "rows" in fields:
-                fields["rows"] = fields["rows"].replace(" and more", "…").replace(" and ", "、")
-            return t(key, **fields)
-    return text
+    """A refused teaching photo's line in the player's words, from the refusal's kind and fields;
+    a kind this app has no words for is shown as the learner wrote it."""
+    if not t.has(exc.kind):
+        return str(exc)
+    fields = {k: str(v) for k, v in exc.fields.items()}
+    for k in ("read", "want"):
+        if k in fields:
+            fields[k] = _glyph(fields[k], t)
+    if "rows" in fields:
+        fields["rows"] = fields["rows"].replace(",", "、")
+    try:
+        return t(exc.kind, **fields)
+    except (KeyError, IndexError):
+        return str(exc)
 
 
 __all__ = ["Box", "Deck", "DeckError", "Shelf", "Taught", "TeachRefused", "confusable_pairs", "default_root",

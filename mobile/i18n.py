@@ -492,6 +492,10 @@ class Translator:
         text = row[self.col] if row else key
         return text.format(**kw) if kw else text
 
+    def has(self, key: str) -> bool:
+        """Whether the app has words for ``key`` (a refusal of a newer learner may not)."""
+        return key in _S
+
     def error(self, code: str) -> str:
         """A refusal worded by its code; an unknown code gets the ledger's general line."""
         row = _ERRORS.get(code) or _ERRORS["ledger"]

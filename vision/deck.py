@@ -69,10 +69,19 @@ class DeckError(VisionError):
 
 
 class TeachRefused(DeckError):
-    """A teaching photo the learner will not learn from; ``str`` is the line shown to the player."""
+    """A teaching photo the learner will not learn from; ``str`` is the line shown to the player.
+    ``kind`` names the refusal and ``fields`` carry its numbers and cards (card text such as
+    ``x3``), so an app can word it in its own language without reading the English line."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, kind: str = "teach", **fields: str | int | float) -> None:
         super().__init__(message, "teach_refused")
+        self.kind = kind
+        self.fields = fields
+
+
+def _at(index: int, suffix: str = "") -> dict[str, int]:
+    """A face's place as refusal fields: ``row`` and ``col`` (1-based), with ``suffix``."""
+    return {f"row{suffix}": index // 10 + 1, f"col{suffix}": index % 10 + 1}
 
 
 def glyph(card: str) -> str:
@@ -517,7 +526,9 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     if n != 20 or [len(r) for r in rows] != [10, 10]:
         shape = " and ".join(str(len(r)) for r in rows[:4]) + (" and more" if len(rows) > 4 else "")
         where = "" if n != 20 else f" (in rows of {shape})"
-        raise TeachRefused(f"found {n} faces{where}, need 20 in two rows of ten")
+        raise TeachRefused(f"found {n} faces{where}, need 20 in two rows of ten",
+                           "teach_found_rows" if where else "teach_found", n=n,
+                           rows=",".join(str(len(r)) for r in rows[:4]) + (",…" if len(rows) > 4 else ""))
     found = rows[0] + rows[1]
     upright = list(CARD_NAMES)
     flipped = [*reversed(CARD_NAMES[10:]), *reversed(CARD_NAMES[:10])]
@@ -577,7 +588,8 @@ def _check_sharp(decoded: Decoded, faces: list[Detection], det: Detector) -> Non
     sharp = sharpness(cut_crops(np.asarray(decoded.image, np.uint8), boxes, r.size, r.margin))
     if sharp < MIN_SHARPNESS:
         raise TeachRefused(f"the photo is too blurred to learn from (sharpness {sharp:.2f}, need "
-                           f"{MIN_SHARPNESS}): hold the phone steady and take it again")
+                           f"{MIN_SHARPNESS}): hold the phone steady and take it again", "teach_blurred",
+                           s=f"{sharp:.2f}", need=f"{MIN_SHARPNESS}")
 
 
 def _check_order(found: list[Detection], labels: list[str], emb: np.ndarray) -> tuple[str, ...]:
@@ -589,22 +601,24 @@ def _check_order(found: list[Detection], labels: list[str], emb: np.ndarray) -> 
     big = [Card.parse(d.card).big for d in found]
     if len(wrong) > MAX_UNSURE and sum(big[:10]) >= 7 and sum(big[10:]) <= 3:
         raise TeachRefused("the rows are swapped: the small cards 一…十 go in the top row, the big ones "
-                           "壹…拾 below")
+                           "壹…拾 below", "teach_swapped")
     for i, d in wrong:
         twin = next((j for j, e in enumerate(found) if j != i and e.card == d.card == labels[j]), None)
         if twin is not None and (d.class_prob >= SURE or float(emb[i] @ emb[twin]) >= ALIKE):
             raise TeachRefused(f"{place(i)} reads as {glyph(d.card)}, as {place(twin)} does: is a card laid "
-                               f"twice? ({glyph(labels[i])} belongs there)")
+                               f"twice? ({glyph(labels[i])} belongs there)", "teach_twice", **_at(i),
+                               **_at(twin, "2"), read=d.card, want=labels[i])
     for i, d in wrong:
         colour = Card.parse(labels[i]).color
         if d.class_prob >= SURE or (d.color is not None and d.color != colour and d.color_margin > 0.05):
             raise TeachRefused(f"{place(i)} reads as {glyph(d.card)}, expected {glyph(labels[i])}: "
-                               "is the order right?")
+                               "is the order right?", "teach_misread", **_at(i), read=d.card, want=labels[i])
     if len(wrong) > MAX_UNSURE:
         i, d = wrong[0]
         raise TeachRefused(f"{len(wrong)} cards read as other cards than their places say ({place(i)} "
                            f"reads as {glyph(d.card)}, expected {glyph(labels[i])}): is the order right, "
-                           "is the photo sharp?")
+                           "is the photo sharp?", "teach_misreads", n=len(wrong), **_at(i), read=d.card,
+                           want=labels[i])
     return tuple(f"{place(i)} read as {glyph(d.card)} untaught, learnt as {glyph(labels[i])} by its place: "
                  "check it" for i, d in wrong)
 

@@ -146,24 +146,22 @@ def test_scans_read_with_the_deck_in_use_and_learn_its_fixes(tmp_path: Path) -> 
     st.close()
 
 
-@pytest.mark.parametrize(("line", "zh"), [
-    ("found 18 faces, need 20 in two rows of ten", "找到18张正面，要20张、两排各十张"),
-    ("found 20 faces (in rows of 11 and 9), need 20 in two rows of ten",
-     "找到20张正面，排成11、9张，要两排各十张"),
-    ("row 2, card 4 reads as 伍, expected 肆: is the order right?", "第2排第4张读成伍，应该是肆：顺序对吗？"),
-    ("row 1, card 2 reads as 貳, expected 二: is the order right?", "第1排第2张读成贰，应该是二：顺序对吗？"),
-    ("5 cards read as other cards than their places say (row 1, card 1 reads as 壹, expected 一): "
-     "is the order right, is the photo sharp?",
+@pytest.mark.parametrize(("kind", "fields", "zh"), [
+    ("teach_found", {"n": 18, "rows": "18"}, "找到18张正面，要20张、两排各十张"),
+    ("teach_found_rows", {"n": 20, "rows": "11,9"}, "找到20张正面，排成11、9张，要两排各十张"),
+    ("teach_misread", {"row": 2, "col": 4, "read": "d5", "want": "d4"},
+     "第2排第4张读成伍，应该是肆：顺序对吗？"),
+    ("teach_misread", {"row": 1, "col": 2, "read": "d2", "want": "x2"},
+     "第1排第2张读成贰，应该是二：顺序对吗？"),
+    ("teach_misreads", {"n": 5, "row": 1, "col": 1, "read": "d1", "want": "x1"},
      "5张牌和位置对不上（第1排第1张读成壹，应该是一）：顺序对吗？照片清楚吗？"),
-    ("row 1, card 3 reads as 四, as row 1, card 4 does: is a card laid twice? (三 belongs there)",
+    ("teach_twice", {"row": 1, "col": 3, "row2": 1, "col2": 4, "read": "x4", "want": "x3"},
      "第1排第3张读成四，和第1排第4张一样：有一张放了两次吗？（这里应该是三）"),
-    ("the rows are swapped: the small cards 一…十 go in the top row, the big ones 壹…拾 below",
-     "两排放反了：小字一到十放上排，大字壹到拾放下排"),
-    ("the photo is too blurred to learn from (sharpness 0.12, need 0.3): hold the phone steady and take it "
-     "again", "照片太模糊（清晰度 0.12，要 0.3）：拿稳手机再拍一张"),
-    ("a line this app has no words for", "a line this app has no words for"),
+    ("teach_swapped", {}, "两排放反了：小字一到十放上排，大字壹到拾放下排"),
+    ("teach_blurred", {"s": "0.12", "need": "0.3"}, "照片太模糊（清晰度 0.12，要 0.3）：拿稳手机再拍一张"),
+    ("teach_from_a_newer_learner", {}, "the learner's own line"),
 ])
-def test_the_learners_refusals_in_the_players_words(line: str, zh: str) -> None:
-    assert refusal_words(TeachRefused(line), Translator("zh_Hans")) == zh
-    assert "貳" in refusal_words(TeachRefused("row 1, card 2 reads as 貳, expected 二: is the order right?"),
-                                 Translator("zh_Hant"))
+def test_the_learners_refusals_in_the_players_words(kind: str, fields: dict, zh: str) -> None:
+    assert refusal_words(TeachRefused("the learner's own line", kind, **fields), Translator("zh_Hans")) == zh
+    assert "貳" in refusal_words(TeachRefused("row 1, card 2 …", "teach_misread", row=1, col=2, read="d2",
+                                              want="x2"), Translator("zh_Hant"))

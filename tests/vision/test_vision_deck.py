@@ -59,19 +59,23 @@ def test_an_upside_down_photo_is_recognised_and_labelled_right(det: D.Detector) 
     assert all(_inside(f.box, truth[f.card]) for f in t.faces)
 
 
-@pytest.mark.parametrize(("variant", "words"), [
-    ("missing", "found 19 faces, need 20 in two rows of ten"),
-    ("extra", "found 21 faces, need 20 in two rows of ten"),
-    ("duplicate", "is a card laid twice?"),
-    ("swapped", "the rows are swapped"),
-    ("blurred", "too blurred"),
-    ("scene", "need 20 in two rows of ten"),
+@pytest.mark.parametrize(("variant", "words", "kind"), [
+    ("missing", "found 19 faces, need 20 in two rows of ten", "teach_found"),
+    ("extra", "found 21 faces, need 20 in two rows of ten", "teach_found"),
+    ("duplicate", "is a card laid twice?", "teach_twice"),
+    ("swapped", "the rows are swapped", "teach_swapped"),
+    ("blurred", "too blurred", "teach_blurred"),
+    ("scene", "need 20 in two rows of ten", "teach_found"),
 ])
-def test_a_bad_teaching_photo_is_refused_with_one_line(det: D.Detector, variant: str, words: str) -> None:
+def test_a_bad_teaching_photo_is_refused_with_one_line(det: D.Detector, variant: str, words: str,
+                                                       kind: str) -> None:
     with pytest.raises(D.TeachRefused) as e:
         D.learn(teach(variant)[0], "bad", det)
     assert words in str(e.value) and "\n" not in str(e.value)
     assert isinstance(e.value, ValueError)
+    assert e.value.kind == kind  # what an app words the refusal by
+    if kind == "teach_found":
+        assert str(e.value.fields["n"]) in str(e.value)
 
 
 def test_not_a_photo_is_an_image_error(det: D.Detector) -> None:
