@@ -79,9 +79,9 @@ class Detector:
         risky = (self.int8_files or m.signed_weights) and not signed_kernels_exact()
         make = factory or (unfused_ort_factory if risky else ort_factory)
         self.embeds = embed
+        finder = m.model_bytes("finder", self.int8_files)  # the finder's file is checked first
         reader = m.model_bytes("reader", self.int8_files, embed)
-        self.sessions: tuple[Session, Session] = (make(m.model_bytes("finder", self.int8_files), threads),
-                                                  make(reader, threads))
+        self.sessions: tuple[Session, Session] = (make(finder, threads), make(reader, threads))
         self.finder = self.finder_for(self.config)
         self.reader = self.reader_for(self.config)
 
