@@ -23,7 +23,7 @@ OPEN, CONCEALED, FREE = "open", "concealed", "hand"
 class Params:
     """Clustering thresholds, in units of the median glyph size ``s``. ``min_step``,
     ``max_across``, ``row_split``, ``off_axis`` and ``column_break`` were chosen on the labelled
-    cards of the validation scenes (``scripts/tune_layout.py``)."""
+    cards of the validation scenes (``zipai tune layout``)."""
 
     max_lateral: float = 0.65  # |across-column offset| of two cards in one column
     max_gap: float = 1.9  # gap along the column between consecutive boxes
@@ -40,8 +40,8 @@ class Params:
     reread_below: float = 0.9  # a face read less surely than this may take the reader's second choice
     reread_max: int = 6  # the least sure faces that ``reread`` weighs
     low_find: float = 0.35  # finder score below this is a doubt
-    low_select: float = 0.5  # the selector's probability below this is a doubt (scripts/tune_doubts.py)
-    # which guessed claimed rows are doubts (``ROW_GUESSES``; scripts/tune_doubts.py)
+    low_select: float = 0.5  # the selector's probability below this is a doubt (zipai tune doubts)
+    # which guessed claimed rows are doubts (``ROW_GUESSES``; zipai tune doubts)
     row_doubts: frozenset[str] = frozenset({"split"})
     color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
     off_axis: float = 30.0  # degrees: a face turned further from the layout's axis lies apart
