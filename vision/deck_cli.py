@@ -10,16 +10,12 @@ from pathlib import Path
 from zipai.engine import CARD_NAMES, ZipaiError
 from zipai.engine.files import read_file, shown
 
+from .cli import _Parser
 from .deck import SOURCES, DeckError, DeckStore, Taught, check_name, glyph, learn
 from .decode import read_bytes
 from .errors import VisionError
 
 MAX_SCAN_BYTES = 16 << 20  # a scan's JSON: a few KB per card
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
-        raise VisionError(message, code="usage")
 
 
 def build_parser() -> argparse.ArgumentParser:
