@@ -32,6 +32,7 @@ from typing import Any
 from zipai.datasets.decks import DeckEntry, DeckSetError, read_deck_set
 from zipai.datasets.teach import LEARNABLE, VARIANTS, DeckRef, render_teach
 from zipai.engine import CARD_NAMES
+from zipai.models.error_breakdown import CardOutcome, caption, outcomes, sheet, tile
 from zipai.models.evaluate import (
     SceneMatch,
     Totals,
@@ -45,6 +46,7 @@ from zipai.vision.decode import Decoded, load
 from zipai.vision.detector import Detector
 from zipai.vision.scan import Scan, scan_decoded
 
+WHOLE = 0.95  # a card whose best glyph shows at least this share of its ink is whole; else covered
 DOC = Path(__file__).resolve().parents[1] / "docs" / "lab" / "decks.md"
 TARGET_CARD, TARGET_EXACT = 0.995, 0.90  # issue 50, with the deck taught
 
@@ -59,15 +61,25 @@ class Side:
     per_class: Counter = field(default_factory=Counter)  # card -> labelled
     wrong_class: Counter = field(default_factory=Counter)  # card -> misread or missed
     confusions: Counter = field(default_factory=Counter)  # (true, read) -> n
+    # (misread | missed | labelled, whole | covered) -> n, and extra finds by what they were read as
+    causes: Counter = field(default_factory=Counter)
 
-    def add(self, m: SceneMatch, anns: Sequence[dict[str, Any]], scored: bool | None) -> None:
+    def add(self, m: SceneMatch, anns: Sequence[dict[str, Any]], scored: bool | None,
+            read: Sequence[str] = ()) -> None:
+        """One scene's match; ``read``: the detections' cards, in the order ``m`` indexes them."""
         self.totals.add(m)
         if scored is not None:
             self.layouts += 1
             self.scored += scored
-        for a in anns:
-            if not a.get("ignore"):
-                self.per_class[category_name(int(a["category_id"]))] += 1
+        for c in outcomes(anns, m):
+            self.per_class[c.name] += 1
+            where = "whole" if c.visible >= WHOLE else "covered"
+            self.causes[("labelled", where)] += 1
+            if c.outcome != "read":
+                self.causes[(c.outcome, where)] += 1
+        for i in m.extras:
+            if i < len(read):
+                self.causes[("extra", "back" if read[i] == "back" else "face")] += 1
         for true, read in m.wrong:
             self.wrong_class[true] += 1
             self.confusions[(true, read)] += 1
@@ -82,6 +94,7 @@ class Side:
         self.per_class.update(other.per_class)
         self.wrong_class.update(other.wrong_class)
         self.confusions.update(other.confusions)
+        self.causes.update(other.causes)
 
     @property
     def per_card(self) -> float:
@@ -148,11 +161,26 @@ def corrections(decoded: Decoded, sc: Scan, anns: Sequence[dict[str, Any]]) -> l
     return out
 
 
+def lost_tiles(decoded: Decoded, sc: Scan, m: SceneMatch, anns: Sequence[dict[str, Any]]
+               ) -> list[tuple[Any, str]]:
+    """Pictures of a scan's errors for ``--sheet``: each card lost (``x7>x10 0.62 hand``, a miss
+    ``x1>-``) and each extra find (``extra x2``), cut from the photo around it."""
+    out = [(tile(decoded.image, c, decoded.scale), caption(c))
+           for c in outcomes(anns, m) if c.outcome != "read"]
+    for i in m.extras:
+        d = sc.detections[i]
+        x0, y0, x1, y1 = d.box
+        extra = CardOutcome("-", "", 1.0, 0, "extra", d.card, (x0, y0, x1 - x0, y1 - y0))
+        out.append((tile(decoded.image, extra, decoded.scale), f"extra {d.card}"))
+    return out
+
+
 def evaluate_deck(entry: DeckEntry, det: Detector, teacher: Teacher | None, limit: int = 0,
-                  evening: int = 0) -> DeckResult:
+                  evening: int = 0, lost: list[tuple[Any, str]] | None = None) -> DeckResult:
     """Teach ``entry`` (when a teacher is given), then scan each of its scenes untaught and taught;
     with ``evening`` K, correct the taught misreads of the first K scenes into the deck and
-    measure all three ways on the scenes after them."""
+    measure all three ways on the scenes after them. ``lost`` gathers pictures of the taught
+    scans' errors (the untaught ones' where no deck was taught)."""
     res = DeckResult(entry)
     deck = None
     if teacher is not None:
@@ -196,7 +224,9 @@ def evaluate_deck(entry: DeckEntry, det: Detector, teacher: Teacher | None, limi
         for side, sc in scans:
             m = match_scene([(d.card, d.box) for d in sc.detections], anns)
             scored = same_score(sc.assembled.layout, sc.assembled.complete, truth) if truth else None
-            side.add(m, anns, scored)
+            side.add(m, anns, scored, [d.card for d in sc.detections])
+            if lost is not None and side is (res.taught or res.untaught):
+                lost += lost_tiles(decoded, sc, m, anns)
     return res
 
 
@@ -264,6 +294,37 @@ def evening_lines(results: Sequence[DeckResult], k: int) -> list[str]:
             _row(["per card", *(_pct(s.per_card) for s in sides)]),
             _row(["scenes exact", *(_pct(s.exact) for s in sides)]),
             _row(["scored as the scene", *(_pct(s.scored_rate) for s in sides)]), ""]
+
+
+def cause_lines(un: Side, ta: Side | None) -> list[str]:
+    """Where the errors lie: whole glyphs or covered ones, misread, missed or found where no card
+    is. A deck changes only how a find is read, so only a misread has a deck to answer it."""
+    sides = [un] + ([ta] if ta is not None else [])
+
+    def share(s: Side, where: str) -> str:
+        n = s.causes[("labelled", where)]
+        wrong = s.causes[("misread", where)] + s.causes[("missed", where)]
+        return _pct(1 - wrong / n) if n else "—"
+
+    rows = [("misread, whole glyph", ("misread", "whole")),
+            ("misread, glyph partly covered", ("misread", "covered")),
+            ("missed, whole glyph", ("missed", "whole")),
+            ("missed, glyph partly covered", ("missed", "covered")),
+            ("extra finds read as a face", ("extra", "face")),
+            ("extra finds read as a back", ("extra", "back"))]
+    head = ["", "untaught"] + (["taught"] if ta is not None else [])
+    out = ["## Where the errors are", "",
+           f"A card is whole when its best glyph shows at least {WHOLE:.0%} of its ink (the label's "
+           "`visible`), else covered: partly under the card laid on it, as in a hand's fan or a table "
+           "column, where the top of 七 is the top of 十. Misses and extra finds are the finder's; a "
+           "deck changes only how a find is read.", "",
+           _row(head), _row(["---"] + ["---:"] * (len(head) - 1)),
+           _row(["labelled cards, whole / covered",
+                 *(f"{s.causes['labelled', 'whole']} / {s.causes['labelled', 'covered']}" for s in sides)])]
+    out += [_row([title, *(str(s.causes[key]) for s in sides)]) for title, key in rows]
+    out += [_row(["per card, whole glyphs", *(share(s, "whole") for s in sides)]),
+            _row(["per card, covered glyphs", *(share(s, "covered") for s in sides)]), ""]
+    return out
 
 
 def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
@@ -347,6 +408,7 @@ def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
         if side is not None and side.confusions:
             common = ", ".join(f"{a}→{b} ×{k}" for (a, b), k in side.confusions.most_common(10))
             out += [f"Most common misreads {title} (true→read): {common}.", ""]
+    out += cause_lines(un, ta if taught_any else None)
     if evening:
         out += evening_lines(results, evening)
     refused = [r for r in results if r.refused]
@@ -403,6 +465,8 @@ def main(argv: list[str] | None = None) -> int:
                         "untaught, taught and corrected on the scenes after them")
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--sheet", type=Path, default=None, metavar="PNG",
+                   help="draw every card the taught scans lost, and every extra find, on one sheet")
     p.add_argument("--doc", type=Path, default=DOC, help=f"where the report goes (default {DOC})")
     p.add_argument("--no-doc", action="store_true", help="print the report only")
     try:
@@ -424,8 +488,9 @@ def main(argv: list[str] | None = None) -> int:
         teacher = None if a.untaught else deck_api(a.model, a.threads)
         det = Detector(a.model, threads=a.threads)
         results = []
+        lost: list[tuple[Any, str]] | None = [] if a.sheet else None
         for k, entry in enumerate(entries, 1):
-            r = evaluate_deck(entry, det, teacher, a.scenes, a.evening)
+            r = evaluate_deck(entry, det, teacher, a.scenes, a.evening, lost)
             results.append(r)
             t = f", taught {_pct(r.taught.per_card)}" if r.taught is not None else ""
             print(f"  deck {k}/{len(entries)} {entry.id}: per card untaught {_pct(r.untaught.per_card)}{t}",
@@ -442,6 +507,13 @@ def main(argv: list[str] | None = None) -> int:
     argv_text = " ".join(["zipai eval decks", *(argv if argv is not None else sys.argv[3:])])
     text = report(results, argv_text, teacher is None and not a.untaught, outcomes, a.evening)
     print(text)
+    if lost is not None:
+        try:
+            sheet(lost, columns=12).save(a.sheet)
+        except (OSError, ValueError) as exc:
+            print(f"zipai eval decks: cannot write {a.sheet}: {exc}", file=sys.stderr)
+            return 2
+        print(f"{len(lost)} errors drawn in {a.sheet}", file=sys.stderr)
     if not a.no_doc:
         write_doc(a.doc, text + "\n")
         print(f"wrote {a.doc}", file=sys.stderr)

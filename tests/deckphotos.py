@@ -19,10 +19,14 @@ def _jpeg(img: object) -> bytes:
     return buf.getvalue()
 
 
+# a deck whose 二 the finder splits into its two strokes and whose 叁's 三 it finds apart
+SPLIT_GLYPHS = DeckRef(21, "heldout", 18, 1, 0.3)
+
+
 @functools.cache
-def teach(variant: str = "good") -> tuple[bytes, dict]:
-    """A teaching photo of REF's deck (``datasets.teach.VARIANTS``) and its label."""
-    img, label = render_teach(REF, variant, SIZE)
+def teach(variant: str = "good", ref: DeckRef = REF) -> tuple[bytes, dict]:
+    """A teaching photo of ``ref``'s deck (``datasets.teach.VARIANTS``) and its label."""
+    img, label = render_teach(ref, variant, SIZE)
     return _jpeg(img), label
 
 

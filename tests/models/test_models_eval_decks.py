@@ -108,3 +108,28 @@ def test_teaching_variants_are_judged_by_what_they_must_be(deck_set: Path) -> No
     assert [o.right for o in outcomes] == [True, False, False]
     text = report([], "zipai eval decks X", learner_missing=False, variants=outcomes)
     assert "| blurred | refused | 0/1 |" in text and "| good | learnt | 1/1 |" in text
+
+
+def test_the_errors_add_up_by_cause_and_are_drawn(deck_set: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture) -> None:
+    sheet = tmp_path / "lost.png"
+    assert zipai_main(["eval", "decks", str(deck_set), "--untaught", "--no-doc", "--sheet", str(sheet)]) == 0
+    got = capsys.readouterr()
+    lines = got.out.splitlines()
+    at = lines.index("## Where the errors are")
+    cause = {r.split("|")[1].strip(): r.split("|")[2].strip() for r in lines[at:]
+             if r.startswith("| ") and r.count("|") == 3}
+    errors = next(x for x in lines if x.startswith("Errors untaught:"))
+    misread, missed, extra = (int(w) for w in errors.replace(",", "").split() if w.isdigit())
+    assert int(cause["misread, whole glyph"]) + int(cause["misread, glyph partly covered"]) == misread
+    assert int(cause["missed, whole glyph"]) + int(cause["missed, glyph partly covered"]) == missed
+    assert int(cause["extra finds read as a face"]) + int(cause["extra finds read as a back"]) == extra
+    whole, covered = (int(v) for v in cause["labelled cards, whole / covered"].split(" / "))
+    total = next(x for x in lines if x.startswith("| **all 1 decks**")).split("|")[5].strip()
+    assert whole + covered == int(total)
+    drawn = misread + missed + extra
+    assert f"{drawn} errors drawn in {sheet}" in got.err
+    from PIL import Image
+
+    with Image.open(sheet) as im:
+        assert im.width == 12 * 130 and im.height == max(1, -(-drawn // 12)) * 144

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from deckphotos import scene, teach
+from deckphotos import SPLIT_GLYPHS, scene, teach
 
 from zipai.engine import CARD_NAMES
 from zipai.vision import deck as D
@@ -48,6 +48,30 @@ def test_a_good_photo_teaches_all_twenty_faces_by_their_places(taught: D.Taught)
     if label["back"] is not None:
         assert taught.back is not None and _inside(taught.back, label["back"]["card_box"])
         assert counts["back"] == {"teach": 1}
+
+
+def test_a_glyph_the_finder_splits_is_one_card(det: D.Detector) -> None:
+    """二's two strokes and 叁's 三 found apart are one card each, not 22 faces."""
+    photo, label = teach("good", SPLIT_GLYPHS)
+    raw = [d for d in det.detect(decode(photo, "p")).detections if d.card != "back" and not D._turned(d)]
+    assert len(D._far_ends(raw)) > 20  # the pieces are there to be joined
+    t = D.learn(photo, "split", det)
+    assert [f.card for f in t.faces] == list(CARD_NAMES)
+    truth = {f["card"]: f["card_box"] for f in label["faces"]}
+    assert all(_inside(f.box, truth[f.card]) for f in t.faces)
+
+
+def test_pieces_of_one_glyph_join_and_neighbours_stay_apart() -> None:
+    def face(card: str, box: tuple[float, float, float, float], score: float) -> D.Detection:
+        return D.Detection(card, box, score, "black")
+
+    two = [face("x2", (100, 100, 140, 112), 0.6), face("x2", (100, 126, 140, 138), 0.45)]
+    row = [face("x1", (40, 100, 80, 140), 0.8), *two, face("x3", (160, 100, 200, 140), 0.7)]
+    kept = D._one_glyph(row)
+    assert sorted(d.card for d in kept) == ["x1", "x2", "x3"]
+    joined = next(d for d in kept if d.card == "x2")
+    assert joined.box == (100, 100, 140, 138) and joined.score == 0.6
+    assert D._one_glyph(row[:1]) == row[:1]
 
 
 def test_an_upside_down_photo_is_recognised_and_labelled_right(det: D.Detector) -> None:
