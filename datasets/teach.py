@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import io
+import math
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,7 @@ from .scene import (
 VARIANTS: dict[str, str] = {
     "good": "the twenty faces as they should lie",
     "upside_down": "the good layout photographed from the other side (rows swapped, every glyph turned)",
+    "slanted": "the good layout photographed with the phone turned 12 to 25 degrees either way",
     "missing": "19 faces: one card left out",
     "extra": "21 faces: a second copy of one card at the end of its row",
     "duplicate": "20 faces, one card laid twice and another left out",
@@ -43,7 +45,7 @@ VARIANTS: dict[str, str] = {
     "blurred": "the good layout, badly out of focus",
     "scene": "a table scene of the deck instead of the layout",
 }
-LEARNABLE = frozenset({"good", "upside_down"})
+LEARNABLE = frozenset({"good", "upside_down", "slanted"})
 ROWS = (tuple(c for c in ALL_CARDS if not c.big), tuple(c for c in ALL_CARDS if c.big))
 DECK_STYLES = (1, 2, 3)
 
@@ -199,6 +201,9 @@ def render_teach(ref: DeckRef, variant: str = "good", size: tuple[int, int] = (1
 
     PW, PH = int(W * 1.35), int(H * 1.35)
     theta = rng.gauss(0, 3)
+    if variant == "slanted":  # its own draw: every other variant keeps its pixels
+        srng = _rngs(ref, "slant")
+        theta = srng.choice((-1.0, 1.0)) * srng.uniform(12.0, 25.0)
     keystone = rng.choice((1.0, rng.uniform(1.0, 1.12), rng.uniform(1.05, 1.22)))
     fill = rng.uniform(0.72, 0.9)
     ccx, ccy = PW / 2 + rng.gauss(0, 0.02) * PW, PH / 2 + rng.gauss(0, 0.02) * PH
@@ -244,14 +249,15 @@ def render_teach(ref: DeckRef, variant: str = "good", size: tuple[int, int] = (1
     erng = _rngs(ref, "effects")
     photo = _mild_effects(erng, np.random.default_rng(erng.getrandbits(64)), rgb,
                           blurred=variant == "blurred") if effects else rgb
-    label = _label(ref, variant, (W, H), items, anns)
+    label = _label(ref, variant, (W, H), items, anns, theta)
     label["table"] = table_kind
     return photo, label
 
 
 def _label(ref: DeckRef, variant: str, size: tuple[int, int], items: list[Placed],
-           anns: list[dict[str, Any]]) -> dict[str, Any]:
-    """Faces in photo order (row by row from the top, left to right), the back, the COCO labels."""
+           anns: list[dict[str, Any]], roll: float = 0.0) -> dict[str, Any]:
+    """Faces in photo order (row by row from the top, left to right, along the layout's rows as
+    the camera's ``roll``, degrees, turns them), the back, the COCO labels."""
     W, H = size
     entries = []
     back = None
@@ -267,13 +273,24 @@ def _label(ref: DeckRef, variant: str, size: tuple[int, int], items: list[Placed
         entries.append({"card": CARD_NAMES[p.card.index], "category_id": category_id(p.card),
                         "bbox": a["bbox"], "card_box": box, "card_corners": a["card_corners"],
                         "upright": upright})
-    # rows: split the faces at the widest gap between card centres from top to bottom
-    entries.sort(key=lambda e: (e["card_box"][1] + e["card_box"][3]) / 2)
-    mids = [(e["card_box"][1] + e["card_box"][3]) / 2 for e in entries]
+    # rows: split the faces at the widest gap between card centres from top to bottom, in axes
+    # turned with the camera so that a slanted photo's rows lie level
+    c, s = math.cos(math.radians(roll)), math.sin(math.radians(roll))
+
+    def across(e: dict[str, Any]) -> float:
+        x, y = (e["card_box"][0] + e["card_box"][2]) / 2, (e["card_box"][1] + e["card_box"][3]) / 2
+        return s * x + c * y
+
+    def along(e: dict[str, Any]) -> float:
+        x, y = (e["card_box"][0] + e["card_box"][2]) / 2, (e["card_box"][1] + e["card_box"][3]) / 2
+        return c * x - s * y
+
+    entries.sort(key=across)
+    mids = [across(e) for e in entries]
     cut = 1 + max(range(len(mids) - 1), key=lambda i: mids[i + 1] - mids[i])
     faces: list[dict[str, Any]] = []
     for r, row in enumerate((entries[:cut], entries[cut:]), start=1):
-        row.sort(key=lambda e: (e["card_box"][0] + e["card_box"][2]) / 2)
+        row.sort(key=along)
         faces += [{**e, "row": r, "col": c} for c, e in enumerate(row, start=1)]
     return {"deck": ref.meta(), "variant": variant, "expect": "learn" if variant in LEARNABLE else "refuse",
             "upside_down": variant == "upside_down", "width": W, "height": H,

@@ -57,6 +57,7 @@ CONFUSABLE = 0.12  # prototypes closer than this (1 - cosine) stay confusable: t
 ALIKE = 0.95  # two faces' embeddings this alike (cosine) are one card laid twice
 SURE = 0.85  # an untaught read this sure that disagrees with a card's place refuses the photo
 MAX_UNSURE = 3  # unsure disagreements a photo may have before it is refused as not the layout
+TILT = np.radians(4.0)  # a teaching photo turned by more than this has its crops turned upright
 MIN_SHARPNESS = 1.0  # the glyphs' median sharpness (``sharpness``) a teaching photo needs
 LOCK_WAIT = 5.0  # seconds a writer waits for another process's lock on the same deck
 
@@ -438,22 +439,79 @@ def deck_detector(threads: int = 2) -> Detector:
     return _DECK_DETECTOR
 
 
-def _rows(faces: list[Detection]) -> list[list[Detection]]:
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """The teaching layout's own axes: ``down`` the cards' top-to-bottom direction in the photo,
+    rows across it. A phone held at a slant turns the whole layout; rows and far ends are found
+    along these axes, so a tilted photo reads as a straight one."""
+
+    down: tuple[float, float] = (0.0, 1.0)
+
+    def at(self, d: Detection) -> tuple[float, float]:
+        """(along the rows, down the cards) of a find's centre."""
+        (x, y), (dx, dy) = d.center, self.down
+        return x * dy - y * dx, x * dx + y * dy
+
+    @property
+    def angle(self) -> float:
+        """The turn (radians, ``cut_crops``' sense) that sets the layout's glyphs upright."""
+        return float(np.arctan2(-self.down[0], self.down[1]))
+
+
+UPRIGHT = _Frame()
+
+
+def _frame(faces: list[Detection]) -> _Frame:
+    """The layout's axes from the down directions the reader gives the faces that show one (not
+    一二三十, which read the same turned round); the photo's own axes when too few do."""
+    downs = np.asarray([d.down for d in faces if d.card not in SYMMETRIC], np.float64).reshape(-1, 2)
+    if len(downs) < 4:
+        return UPRIGHT
+    m = np.median(downs, axis=0)
+    n = float(np.linalg.norm(m))
+    return UPRIGHT if n < 0.5 else _Frame((float(m[0] / n), float(m[1] / n)))
+
+
+def _along_rows(frame: _Frame, rows: list[list[Detection]]) -> _Frame:
+    """The frame turned to lie along the rows themselves: the reader's down directions are a
+    few degrees shy on a slanted photo, and a row of ten cards shows its slope better. The
+    slope is the least-squares one of the rows of five or more, each about its own mean."""
+    pts = [np.asarray([frame.at(d) for d in r], np.float64) for r in rows if len(r) >= 5]
+    if not pts:
+        return frame
+    centred = np.concatenate([p - p.mean(axis=0) for p in pts])
+    spread = float(centred[:, 0] @ centred[:, 0])
+    if spread <= 0:
+        return frame
+    slope = float(centred[:, 0] @ centred[:, 1]) / spread
+    (dx, dy) = frame.down
+    rx, ry = dy + slope * dx, -dx + slope * dy  # the rows' direction in the photo
+    n = float(np.hypot(rx, ry))
+    return _Frame((-ry / n, rx / n))
+
+
+def _rows(faces: list[Detection], frame: _Frame = UPRIGHT) -> list[list[Detection]]:
     """The faces in rows, top to bottom, each left to right: a new row where the next glyph
     down lies more than a glyph size below the last."""
     if not faces:
         return []
-    size = float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in faces]))
+    size = float(np.median([_side(d) for d in faces]))
     rows: list[list[Detection]] = []
-    for d in sorted(faces, key=lambda d: d.center[1]):
-        if rows and d.center[1] - rows[-1][-1].center[1] <= size:
+    for d in sorted(faces, key=lambda d: frame.at(d)[1]):
+        if rows and frame.at(d)[1] - frame.at(rows[-1][-1])[1] <= size:
             rows[-1].append(d)
         else:
             rows.append([d])
-    return [sorted(r, key=lambda d: d.center[0]) for r in rows]
+    return [sorted(r, key=lambda d: frame.at(d)[0]) for r in rows]
 
 
-def _one_glyph(faces: list[Detection]) -> list[Detection]:
+def _below(d: Detection, u: Detection, frame: _Frame, size: float) -> bool:
+    """Whether ``d`` lies straight below ``u``, further than a glyph and within a card's length."""
+    (du, dv), (uu, uv) = frame.at(d), frame.at(u)
+    return abs(du - uu) < 0.6 * size and 1.5 * size < dv - uv < 7 * size
+
+
+def _one_glyph(faces: list[Detection], frame: _Frame = UPRIGHT) -> list[Detection]:
     """The faces with the pieces of one glyph made one: a glyph the finder split in two (the
     two strokes of 二, the 三 under 叁's 厶 and 大) gives a weaker find inside or just below the
     strong one. The teaching layout's cards never overlap, so two faces closer than a glyph
@@ -464,8 +522,10 @@ def _one_glyph(faces: list[Detection]) -> list[Detection]:
     size = float(np.median([_side(d) for d in faces]))
     kept: list[Detection] = []
     for d in sorted(faces, key=lambda d: -d.score):
+        (du, dv) = frame.at(d)
         for n, u in enumerate(kept):
-            if abs(d.center[0] - u.center[0]) < 0.6 * size and abs(d.center[1] - u.center[1]) < 1.0 * size:
+            uu, uv = frame.at(u)
+            if abs(du - uu) < 0.6 * size and abs(dv - uv) < 1.0 * size:
                 box = (min(u.box[0], d.box[0]), min(u.box[1], d.box[1]),
                        max(u.box[2], d.box[2]), max(u.box[3], d.box[3]))
                 kept[n] = replace(u, box=box)
@@ -475,34 +535,26 @@ def _one_glyph(faces: list[Detection]) -> list[Detection]:
     return kept
 
 
-def _far_ends(faces: list[Detection]) -> list[Detection]:
+def _far_ends(faces: list[Detection], frame: _Frame = UPRIGHT) -> list[Detection]:
     """The faces less the far ends the finder kept: 一二三十 read the same turned round, so the
     reader gives them no down, and a card's other end is the same card straight below it,
     within a card's length."""
-    def size(d: Detection) -> float:
-        return max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
-
     def far(d: Detection) -> bool:
         return d.card in SYMMETRIC and any(
-            u is not d and u.card == d.card and abs(d.center[0] - u.center[0]) < 0.6 * size(u)
-            and 1.5 * size(u) < d.center[1] - u.center[1] < 7 * size(u) for u in faces)
+            u is not d and u.card == d.card and _below(d, u, frame, _side(u)) for u in faces)
 
     return [d for d in faces if not far(d)]
 
 
-def _far_rows(rows: list[list[Detection]]) -> list[list[Detection]]:
+def _far_rows(rows: list[list[Detection]], frame: _Frame = UPRIGHT) -> list[list[Detection]]:
     """Rows less a short one (three finds or fewer) between or below full rows whose every find
     lies straight below a find of the row above, within a card's length: far ends the reader
     misread (一's far end read as 三)."""
     kept: list[list[Detection]] = []
     for r in rows:
         above = kept[-1] if kept else []
-
-        def under(d: Detection, above: list[Detection] = above) -> bool:
-            return any(abs(d.center[0] - u.center[0]) < 0.6 * _side(u)
-                       and 1.5 * _side(u) < d.center[1] - u.center[1] < 7 * _side(u) for u in above)
-
-        if len(r) <= 3 and len(above) >= 5 and all(under(d) for d in r):
+        if len(r) <= 3 and len(above) >= 5 and all(any(_below(d, u, frame, _side(u)) for u in above)
+                                                   for d in r):
             continue
         kept.append(r)
     return kept
@@ -517,12 +569,17 @@ def _turned(d: Detection) -> bool:
     return d.card not in SYMMETRIC and d.down[1] < -0.5
 
 
-def _find_faces(det: Detector, decoded: Decoded) -> tuple[list[list[Detection]], Detection | None, int]:
+def _find_faces(det: Detector, decoded: Decoded
+                ) -> tuple[list[list[Detection]], Detection | None, int, _Frame]:
     dets = det.detect(decoded).detections
     faces = [d for d in dets if d.card != "back" and not _turned(d)]
     backs = sorted((d for d in dets if d.card == "back"), key=lambda d: -d.score)
-    rows = _far_rows(_rows(_far_ends(_one_glyph(faces))))
-    return rows, backs[0] if backs else None, sum(len(r) for r in rows)
+    frame = _frame(faces)
+    rows = _far_rows(_rows(_far_ends(_one_glyph(faces, frame), frame), frame), frame)
+    if frame is not UPRIGHT or any(len(r) != 10 for r in rows):
+        frame = _along_rows(frame, rows)
+        rows = _far_rows(_rows(_far_ends(_one_glyph(faces, frame), frame), frame), frame)
+    return rows, backs[0] if backs else None, sum(len(r) for r in rows), frame
 
 
 def _turn(decoded: Decoded) -> Decoded:
@@ -536,12 +593,12 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     check_name(name)
     det = detector or deck_detector()
     decoded = decode(photo, "teaching photo")
-    rows, back, n = _find_faces(det, decoded)
+    rows, back, n, frame = _find_faces(det, decoded)
     turned = rotated = False  # taken upside down; the decoded photo turned to read it
     if n < 20:  # glyphs that all read upside down: the photo was taken the other way round
-        rows2, back2, n2 = _find_faces(det, _turn(decoded))
+        rows2, back2, n2, frame2 = _find_faces(det, _turn(decoded))
         if n2 > n and n2 >= 10:
-            rows, back, n, turned = rows2, back2, n2, True
+            rows, back, n, frame, turned = rows2, back2, n2, frame2, True
             rotated = True
             decoded = _turn(decoded)
     _check_sharp(decoded, [d for r in rows for d in r], det)
@@ -564,7 +621,9 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     boxes = np.asarray([d.box for d in found], np.float32) / k
     emb = _embed_crops(det, cut_crops(arr, boxes, det.config.reader.size, det.config.reader.margin))
     unsure = _check_order(found, labels, emb)
-    crops = cut_crops(arr, boxes, CROP, CROP_MARGIN)
+    # glyphs kept upright, as a straight photo shows them (a photo turned by less is cut as it is)
+    turn = np.full(len(boxes) + 1, frame.angle if abs(frame.angle) > TILT else 0.0, np.float32)
+    crops = cut_crops(arr, boxes, CROP, CROP_MARGIN, turn[:-1] if turn.any() else None)
     order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
     faces = [Face(labels[i], _photo_box(found[i].box, decoded, rotated), found[i].card,
                   float(found[i].class_prob)) for i in order]
@@ -575,7 +634,8 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
         cx, cy = back.center
         cx, cy, half = cx / k, cy / k, size / 2
         bb = np.asarray([[cx - half, cy - half, cx + half, cy + half]], np.float32)
-        examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN)[0]))
+        examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN,
+                                                            turn[-1:] if turn.any() else None)[0]))
         back_box = _photo_box(back.box, decoded, rotated)
     deck = derive(det, name, examples)
     seps = deck.separations()

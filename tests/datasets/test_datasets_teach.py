@@ -109,6 +109,25 @@ def test_upside_down_is_the_good_photo_turned(clean: dict) -> None:
         assert f["upright"] and f["bbox"][1] + f["bbox"][3] / 2 < (f["card_box"][1] + f["card_box"][3]) / 2
 
 
+def _row_slope(faces: list[dict]) -> float:
+    """The steepest least-squares slope (dy/dx) of a row's card centres."""
+    out = 0.0
+    for r in (1, 2):
+        xs, ys = zip(*(((f["card_box"][0] + f["card_box"][2]) / 2, (f["card_box"][1] + f["card_box"][3]) / 2)
+                       for f in faces if f["row"] == r), strict=True)
+        out = max(out, abs(float(np.polyfit(xs, ys, 1)[0])))
+    return out
+
+
+def test_the_slanted_photo_turns_the_rows_and_labels_along_them(clean: dict) -> None:
+    _, label = clean["slanted"]
+    assert label["expect"] == "learn" and not label["upside_down"]
+    assert [f["card"] for f in label["faces"]] == list(CARD_NAMES)
+    assert [(f["row"], f["col"]) for f in label["faces"]] == [(r, c) for r in (1, 2) for c in range(1, 11)]
+    assert _row_slope(label["faces"]) > np.tan(np.radians(10))  # drawn at 12 to 25 degrees
+    assert _row_slope(clean["good"][1]["faces"]) < np.tan(np.radians(8))
+
+
 def test_bad_variants_break_one_promise_each(clean: dict) -> None:
     names = {v: [f["card"] for f in label["faces"]] for v, (_, label) in clean.items()}
     good = names["good"]
