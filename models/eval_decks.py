@@ -63,6 +63,8 @@ class Side:
     confusions: Counter = field(default_factory=Counter)  # (true, read) -> n
     # (misread | missed | labelled, whole | covered) -> n, and extra finds by what they were read as
     causes: Counter = field(default_factory=Counter)
+    missed: Counter = field(default_factory=Counter)  # card -> missed
+    extras: Counter = field(default_factory=Counter)  # what extra finds were read as -> n
 
     def add(self, m: SceneMatch, anns: Sequence[dict[str, Any]], scored: bool | None,
             read: Sequence[str] = ()) -> None:
@@ -80,6 +82,8 @@ class Side:
         for i in m.extras:
             if i < len(read):
                 self.causes[("extra", "back" if read[i] == "back" else "face")] += 1
+                self.extras[read[i]] += 1
+        self.missed.update(m.missed)
         for true, read in m.wrong:
             self.wrong_class[true] += 1
             self.confusions[(true, read)] += 1
@@ -95,6 +99,8 @@ class Side:
         self.wrong_class.update(other.wrong_class)
         self.confusions.update(other.confusions)
         self.causes.update(other.causes)
+        self.missed.update(other.missed)
+        self.extras.update(other.extras)
 
     @property
     def per_card(self) -> float:
@@ -243,8 +249,8 @@ class VariantOutcome:
 def teach_variants(entry: DeckEntry, teacher: Teacher, variants: Sequence[str] = tuple(VARIANTS)
                    ) -> list[VariantOutcome]:
     """Each teaching photo variant of ``entry``'s deck (``zipai data render --teach --variant``),
-    rendered as its set was, shown to the learner: good and upside-down photos must be learnt
-    (upside-down ones known as such), every other refused."""
+    rendered as its set was, shown to the learner: good, upside-down and slanted photos must be
+    learnt (upside-down ones known as such), every other refused."""
     label = json.loads(entry.teach_label.read_text(encoding="utf-8"))
     meta = label["deck"]
     ref = DeckRef(int(meta["seed"]), str(meta["split"]), int(meta["index"]), int(meta["style"]),
@@ -324,6 +330,11 @@ def cause_lines(un: Side, ta: Side | None) -> list[str]:
     out += [_row([title, *(str(s.causes[key]) for s in sides)]) for title, key in rows]
     out += [_row(["per card, whole glyphs", *(share(s, "whole") for s in sides)]),
             _row(["per card, covered glyphs", *(share(s, "covered") for s in sides)]), ""]
+    last = sides[-1]
+    for what, counts in (("Missed most", last.missed), ("Extra finds most often read as", last.extras)):
+        if counts:
+            common = ", ".join(f"{c} ×{k}" for c, k in counts.most_common(8))
+            out += [f"{what} ({'taught' if ta is not None else 'untaught'}): {common}.", ""]
     return out
 
 
@@ -419,8 +430,9 @@ def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
         decks = len({o.deck for o in variants})
         out += ["## Teaching photos, good and bad", "",
                 f"Every variant of the first {decks} decks' teaching photos "
-                "(`zipai data render --teach --variant V`) shown to the learner: good and upside-down "
-                "photos must be learnt (upside-down ones known as such), the others refused.", "",
+                "(`zipai data render --teach --variant V`) shown to the learner: "
+                f"{', '.join(v for v in VARIANTS if v in LEARNABLE).replace('_', '-')} photos must be learnt "
+                "(upside-down ones known as such), the others refused.", "",
                 _row(["variant", "must be", "handled right", "what went wrong (first)"]),
                 _row(["---", "---", "---:", "---"])]
         for v in VARIANTS:

@@ -127,6 +127,12 @@ def test_the_errors_add_up_by_cause_and_are_drawn(deck_set: Path, tmp_path: Path
     whole, covered = (int(v) for v in cause["labelled cards, whole / covered"].split(" / "))
     total = next(x for x in lines if x.startswith("| **all 1 decks**")).split("|")[5].strip()
     assert whole + covered == int(total)
+    for title, n in (("Missed most (untaught): ", missed),
+                     ("Extra finds most often read as (untaught): ", extra)):
+        said = [x for x in lines if x.startswith(title)]
+        assert bool(said) == bool(n)
+        if said:  # the commonest eight, each "card ×k"
+            assert sum(int(part.split("×")[1]) for part in said[0][len(title):-1].split(", ")) <= n
     drawn = misread + missed + extra
     assert f"{drawn} errors drawn in {sheet}" in got.err
     from PIL import Image
