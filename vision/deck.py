@@ -549,13 +549,28 @@ def _far_ends(faces: list[Detection], frame: _Frame = UPRIGHT) -> list[Detection
 def _far_rows(rows: list[list[Detection]], frame: _Frame = UPRIGHT) -> list[list[Detection]]:
     """Rows less a short one (three finds or fewer) between or below full rows whose every find
     lies straight below a find of the row above, within a card's length: far ends the reader
-    misread (一's far end read as 三)."""
+    misread (一's far end read as 三). A find of that short row below a gap of the row above
+    is the far end of the card whose near end the finder missed (a faint 一): as 一二三十 read
+    the same either way round, it stands in for its card, in the row above."""
     kept: list[list[Detection]] = []
     for r in rows:
         above = kept[-1] if kept else []
-        if len(r) <= 3 and len(above) >= 5 and all(any(_below(d, u, frame, _side(u)) for u in above)
-                                                   for d in r):
-            continue
+        if len(r) <= 3 and len(above) >= 5:
+            size = float(np.median([_side(u) for u in above]))
+            level = float(np.median([frame.at(u)[1] for u in above]))
+
+            def under(d: Detection, above: list[Detection] = above) -> bool:
+                return any(_below(d, u, frame, _side(u)) for u in above)
+
+            def stands_in(d: Detection, above: list[Detection] = above, size: float = size,
+                          level: float = level) -> bool:
+                (du, dv) = frame.at(d)
+                return d.card in SYMMETRIC and len(above) < 10 and 1.5 * size < dv - level < 7 * size \
+                    and all(abs(du - frame.at(u)[0]) >= 0.6 * size for u in above)
+
+            if all(under(d) or stands_in(d) for d in r):
+                kept[-1] = sorted([*above, *(d for d in r if not under(d))], key=lambda d: frame.at(d)[0])
+                continue
         kept.append(r)
     return kept
 

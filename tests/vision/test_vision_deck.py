@@ -74,6 +74,23 @@ def test_a_slanted_photo_is_read_along_its_rows_and_kept_upright(det: D.Detector
     assert alike.min() > 0.93  # crops cut as they lie give 0.89 for the least alike card
 
 
+def test_a_far_end_below_a_gap_stands_in_for_its_card() -> None:
+    """一's near end missed, its far end found: it fills the gap; a far end below a card found
+    is set aside as before."""
+    def face(card: str, u: float, v: float) -> D.Detection:
+        return D.Detection(card, (u - 20, v - 20, u + 20, v + 20), 0.8, "black")
+
+    small = [face(c, 100 * k, 100) for k, c in enumerate(CARD_NAMES[:10], start=1)]
+    big = [face(c, 100 * k, 500) for k, c in enumerate(CARD_NAMES[10:], start=1)]
+    far_one, far_two = face("x1", 100, 260), face("x2", 200, 260)
+    rows = D._far_rows(D._rows([*small[1:], far_one, *big]))
+    assert [[d.card for d in r] for r in rows] == [list(CARD_NAMES[:10]), list(CARD_NAMES[10:])]
+    rows = D._far_rows(D._rows([*small, far_two, *big]))  # a card's far end below it: dropped
+    assert [len(r) for r in rows] == [10, 10] and far_two not in rows[0]
+    rows = D._far_rows(D._rows([*small[1:], face("x5", 100, 260), *big]))  # 伍 reads turned: no stand-in
+    assert [len(r) for r in rows] == [9, 1, 10]
+
+
 def test_pieces_of_one_glyph_join_and_neighbours_stay_apart() -> None:
     def face(card: str, box: tuple[float, float, float, float], score: float) -> D.Detection:
         return D.Detection(card, box, score, "black")
