@@ -10,12 +10,13 @@ is a rendered scene whose detections come from its labels (as in test_mobile_ui)
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_mobile_touch import create_session, reach_all, set_size
-from test_mobile_ui import UI, kivy_env, start_app, truth_scan
+from test_mobile_touch import app_in, create_session, reach_all, set_size
+from test_mobile_ui import UI, truth_scan
 
 from zipai.engine import CARD_NAMES
 
@@ -38,22 +39,14 @@ def photos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def ui(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    base = tmp_path_factory.mktemp("mobile_deck")
-    kivy_env(str(base / "kivy"))
+def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UI]:
     decks = os.environ.pop("ZIPAI_DECKS", None)  # each data folder keeps its own decks here
-
-    def scanner(path: str) -> Any:
-        return truth_scan(Path(path))[0]
-
-    ui = start_app(base / "data", scanner)
-    ui.base = base  # type: ignore[attr-defined]
-    yield ui
-    set_size(ui, (540, 960))
-    ui.app.stop()
-    ui.pump(2)
-    if decks is not None:
-        os.environ["ZIPAI_DECKS"] = decks
+    try:
+        with app_in(tmp_path_factory.mktemp("mobile_deck")) as ui:
+            yield ui
+    finally:
+        if decks is not None:
+            os.environ["ZIPAI_DECKS"] = decks
 
 
 def fresh(ui: UI, name: str) -> Any:

@@ -11,7 +11,9 @@ Window, on a 360×780 phone, a 540×960 phone and a 1280×800 tablet (issue 47).
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +25,10 @@ PRESETS = ("hunan", "guangxi", "guilin")
 ENGLISH = re.compile(r"[A-Za-z]{2,}[ ,.'’]+[A-Za-z]{2,}")
 
 
-@pytest.fixture(scope="module")
-def ui(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    base = tmp_path_factory.mktemp("mobile_touch")
+@contextlib.contextmanager
+def app_in(base: Path) -> Iterator[UI]:
+    """The app on a data folder under ``base``, its scans read from the photos' labels; stopped
+    at the phone size it started at."""
     kivy_env(str(base / "kivy"))
 
     def scanner(path: str) -> Any:
@@ -33,10 +36,18 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
     ui = start_app(base / "data", scanner)
     ui.base = base  # type: ignore[attr-defined]
-    yield ui
-    set_size(ui, (540, 960))
-    ui.app.stop()
-    ui.pump(2)
+    try:
+        yield ui
+    finally:
+        set_size(ui, (540, 960))
+        ui.app.stop()
+        ui.pump(2)
+
+
+@pytest.fixture(scope="module")
+def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UI]:
+    with app_in(tmp_path_factory.mktemp("mobile_touch")) as ui:
+        yield ui
 
 
 def set_size(ui: UI, size: tuple[int, int]) -> None:
