@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
 from zipai.engine import CARD_NAMES, Card
 
@@ -597,8 +598,33 @@ def _find_faces(det: Detector, decoded: Decoded
     return rows, backs[0] if backs else None, sum(len(r) for r in rows), frame
 
 
-def _turn(decoded: Decoded) -> Decoded:
-    return Decoded(decoded.image.rotate(180), decoded.width, decoded.height)
+_TURNS = {1: Image.Transpose.ROTATE_90, 2: Image.Transpose.ROTATE_180, 3: Image.Transpose.ROTATE_270}
+
+
+def _turn(decoded: Decoded, quarters: int = 2) -> Decoded:
+    """The decoded photo turned anticlockwise by ``quarters`` right angles."""
+    w, h = (decoded.height, decoded.width) if quarters % 2 else (decoded.width, decoded.height)
+    return Decoded(decoded.image.transpose(_TURNS[quarters]), w, h)
+
+
+def _laid_out(rows: list[list[Detection]]) -> bool:
+    return [len(r) for r in rows] == [10, 10]
+
+
+def _likeness(quarters: int, rows: list[list[Detection]]) -> tuple[bool, float, int, int]:
+    """How much one way of turning the photo shows the layout, to rank the ways: two rows of
+    ten; then the share of faces that read upright; then how many faces read as their places
+    name them, small cards on top (each card prints its numeral at both ends, so a layout a
+    right angle round one way shows upright far ends in the reverse order); then the faces in
+    the two longest rows, where a turned photo must show nearly all the layout to be preferred
+    to the photo as taken."""
+    two = sum(sorted((len(r) for r in rows), reverse=True)[:2])
+    if not _laid_out(rows):
+        return False, 0.0, 0, two if quarters == 0 or two >= 18 else -1
+    downs = [d.down[1] for r in rows for d in r if d.card not in SYMMETRIC]
+    upright = sum(v > 0.5 for v in downs) / len(downs) if downs else 0.0
+    straight = sum(d.card == c for d, c in zip(rows[0] + rows[1], CARD_NAMES, strict=True))
+    return True, upright, straight, two
 
 
 def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
@@ -608,16 +634,18 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     check_name(name)
     det = detector or deck_detector()
     decoded = decode(photo, "teaching photo")
-    rows, back, n, frame = _find_faces(det, decoded)
-    turned = rotated = False  # taken upside down; the decoded photo turned to read it
-    if n < 20:  # glyphs that all read upside down: the photo was taken the other way round
-        rows2, back2, n2, frame2 = _find_faces(det, _turn(decoded))
-        if n2 > n and n2 >= 10:
-            rows, back, n, frame, turned = rows2, back2, n2, frame2, True
-            rotated = True
-            decoded = _turn(decoded)
+    # the photo as taken, else turned round (taken from the other side: every glyph reads upside
+    # down), else on its side (its orientation lost); the first that shows two rows of ten, or
+    # the one most like it, whose count the refusal names
+    tries = [(0, _find_faces(det, decoded))]
+    if not _laid_out(tries[0][1][0]):
+        tries += [(q, _find_faces(det, _turn(decoded, q))) for q in (2, 1, 3)]
+    quarters, (rows, back, n, frame) = max(tries, key=lambda t: _likeness(t[0], t[1][0]))
+    turned = quarters == 2  # taken upside down
+    if quarters:
+        decoded = _turn(decoded, quarters)
     _check_sharp(decoded, [d for r in rows for d in r], det)
-    if n != 20 or [len(r) for r in rows] != [10, 10]:
+    if not _laid_out(rows):
         shape = " and ".join(str(len(r)) for r in rows[:4]) + (" and more" if len(rows) > 4 else "")
         where = "" if n != 20 else f" (in rows of {shape})"
         raise TeachRefused(f"found {n} faces{where}, need 20 in two rows of ten",
@@ -640,7 +668,7 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     turn = np.full(len(boxes) + 1, frame.angle if abs(frame.angle) > TILT else 0.0, np.float32)
     crops = cut_crops(arr, boxes, CROP, CROP_MARGIN, turn[:-1] if turn.any() else None)
     order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
-    faces = [Face(labels[i], _photo_box(found[i].box, decoded, rotated), found[i].card,
+    faces = [Face(labels[i], _photo_box(found[i].box, decoded, quarters), found[i].card,
                   float(found[i].class_prob)) for i in order]
     examples = [Example(labels[i], "teach", crops[i]) for i in order]
     back_box = None
@@ -651,7 +679,7 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
         bb = np.asarray([[cx - half, cy - half, cx + half, cy + half]], np.float32)
         examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN,
                                                             turn[-1:] if turn.any() else None)[0]))
-        back_box = _photo_box(back.box, decoded, rotated)
+        back_box = _photo_box(back.box, decoded, quarters)
     deck = derive(det, name, examples)
     seps = deck.separations()
     return Taught(deck, tuple(faces), back_box, seps, unsure + confusable(seps), turned,
@@ -659,12 +687,18 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
 
 
 def _photo_box(box: tuple[float, float, float, float], decoded: Decoded,
-               turned: bool) -> tuple[float, float, float, float]:
-    """A box in the photo as the player took it (a turned photo's boxes turned back)."""
-    if not turned:
-        return box
-    w, h = decoded.width, decoded.height
-    return (w - box[2], h - box[3], w - box[0], h - box[1])
+               quarters: int) -> tuple[float, float, float, float]:
+    """A box in the photo as the player took it: a box of ``decoded``, the photo turned
+    anticlockwise by ``quarters`` right angles, turned back."""
+    x0, y0, x1, y1 = box
+    w, h = decoded.width, decoded.height  # the turned photo's
+    if quarters == 1:  # the photo's (x, y) lies at (y, its width - x)
+        return (h - y1, x0, h - y0, x1)
+    if quarters == 2:
+        return (w - x1, h - y1, w - x0, h - y0)
+    if quarters == 3:  # the photo's (x, y) lies at (its height - y, x)
+        return (y0, w - x1, y1, w - x0)
+    return box
 
 
 def sharpness(crops: np.ndarray) -> float:
