@@ -38,6 +38,7 @@ VARIANTS: dict[str, str] = {
     "good": "the twenty faces as they should lie",
     "upside_down": "the good layout photographed from the other side (rows swapped, every glyph turned)",
     "slanted": "the good layout photographed with the phone turned 12 to 25 degrees either way",
+    "sideways": "the good photo with its orientation lost: turned a right angle, either way",
     "missing": "19 faces: one card left out",
     "extra": "21 faces: a second copy of one card at the end of its row",
     "duplicate": "20 faces, one card laid twice and another left out",
@@ -45,7 +46,7 @@ VARIANTS: dict[str, str] = {
     "blurred": "the good layout, badly out of focus",
     "scene": "a table scene of the deck instead of the layout",
 }
-LEARNABLE = frozenset({"good", "upside_down", "slanted"})
+LEARNABLE = frozenset({"good", "upside_down", "slanted", "sideways"})
 ROWS = (tuple(c for c in ALL_CARDS if not c.big), tuple(c for c in ALL_CARDS if c.big))
 DECK_STYLES = (1, 2, 3)
 
@@ -246,6 +247,12 @@ def render_teach(ref: DeckRef, variant: str = "good", size: tuple[int, int] = (1
     if turned:
         rgb = rgb.transpose(Image.Transpose.ROTATE_180)
         anns = [_turn_half(a, W, H) for a in anns]
+    if variant == "sideways":  # its own draw, after the cards': every other variant keeps its pixels
+        quarter = _rngs(ref, "sideways").choice((1, 3))
+        rgb = rgb.transpose(Image.Transpose.ROTATE_90 if quarter == 1 else Image.Transpose.ROTATE_270)
+        anns = [_turn_quarter(a, W, H, quarter) for a in anns]
+        W, H = H, W
+        theta += 90.0 if quarter == 1 else -90.0  # the layout's rows now run up or down the photo
     erng = _rngs(ref, "effects")
     photo = _mild_effects(erng, np.random.default_rng(erng.getrandbits(64)), rgb,
                           blurred=variant == "blurred") if effects else rgb
@@ -295,6 +302,21 @@ def _label(ref: DeckRef, variant: str, size: tuple[int, int], items: list[Placed
     return {"deck": ref.meta(), "variant": variant, "expect": "learn" if variant in LEARNABLE else "refuse",
             "upside_down": variant == "upside_down", "width": W, "height": H,
             "faces": faces, "back": back, "annotations": anns}
+
+
+def _turn_quarter(ann: dict[str, Any], W: int, H: int, quarter: int) -> dict[str, Any]:
+    """An annotation of a W x H photo turned a right angle anticlockwise (``quarter`` 1) or
+    clockwise (3): every point and box moved with it; each glyph stays as upright on its card."""
+    def point(x: float, y: float) -> list[float]:
+        return [round(y, 1), round(W - x, 1)] if quarter == 1 else [round(H - y, 1), round(x, 1)]
+
+    def box(b: list[int]) -> list[int]:
+        x, y, w, h = b
+        return [y, W - x - w, h, w] if quarter == 1 else [H - y - h, x, h, w]
+
+    return {**ann, "card_polygon": [point(x, y) for x, y in ann["card_polygon"]],
+            "card_corners": [point(x, y) for x, y in ann["card_corners"]], "bbox": box(ann["bbox"]),
+            "glyphs": [{**g, "bbox": box(g["bbox"])} for g in ann["glyphs"]]}
 
 
 def _turn_half(ann: dict[str, Any], W: int, H: int) -> dict[str, Any]:

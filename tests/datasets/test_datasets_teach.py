@@ -128,6 +128,27 @@ def test_the_slanted_photo_turns_the_rows_and_labels_along_them(clean: dict) -> 
     assert _row_slope(clean["good"][1]["faces"]) < np.tan(np.radians(8))
 
 
+def test_sideways_is_the_good_photo_a_right_angle_round(clean: dict) -> None:
+    good, lg = clean["good"]
+    side, ls = clean["sideways"]
+    quarter = 1 if np.array_equal(np.rot90(good, 1), side) else 3
+    assert np.array_equal(np.rot90(good, quarter), side)
+    assert ls["expect"] == "learn" and not ls["upside_down"]
+    assert (ls["width"], ls["height"]) == (lg["height"], lg["width"])
+    assert [f["card"] for f in ls["faces"]] == list(CARD_NAMES)
+    assert [(f["row"], f["col"]) for f in ls["faces"]] == [(r, c) for r in (1, 2) for c in range(1, 11)]
+    W, H = lg["width"], lg["height"]
+    by_card = {f["card"]: f for f in lg["faces"]}
+    for f in ls["faces"]:
+        x0, y0, x1, y1 = by_card[f["card"]]["card_box"]
+        want = [y0, W - x1, y1, W - x0] if quarter == 1 else [H - y1, x0, H - y0, x1]
+        assert f["card_box"] == pytest.approx(want, abs=0.11)
+        gx, gy, gw, gh = by_card[f["card"]]["bbox"]
+        assert f["bbox"] == ([gy, W - gx - gw, gh, gw] if quarter == 1 else [H - gy - gh, gx, gh, gw])
+        bx, by, bw, bh = f["bbox"]
+        assert _ink(side[by:by + bh, bx:bx + bw]).mean() > 0.02  # the glyph's ink lies in its box
+
+
 def test_bad_variants_break_one_promise_each(clean: dict) -> None:
     names = {v: [f["card"] for f in label["faces"]] for v, (_, label) in clean.items()}
     good = names["good"]
@@ -155,8 +176,8 @@ def test_the_blurred_photo_is_far_out_of_focus() -> None:
 
 
 def test_unknown_variant_and_tiny_size_are_refused() -> None:
-    with pytest.raises(ValueError, match="unknown teaching variant 'sideways'"):
-        render_teach(REF, "sideways")
+    with pytest.raises(ValueError, match="unknown teaching variant 'crumpled'"):
+        render_teach(REF, "crumpled")
     with pytest.raises(ValueError, match="too small"):
         render_teach(REF, "good", (32, 32))
     with pytest.raises(ValueError, match="unknown style"):
@@ -216,7 +237,7 @@ def test_render_teach_from_the_command_line(tmp_path: Path, capsys: pytest.Captu
 
 @pytest.mark.parametrize(("argv", "problem"), [
     (["--variant", "blurred"], "--variant needs --teach"),
-    (["--teach", "--variant", "sideways"], "unknown teaching variant 'sideways'"),
+    (["--teach", "--variant", "crumpled"], "unknown teaching variant 'crumpled'"),
     (["--teach", "--decks"], "--teach and --decks"),
     (["--scenes", "3"], "--scenes needs --decks"),
     (["--decks", "--style", "2"], "leave --style out"),
