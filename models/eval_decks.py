@@ -67,8 +67,8 @@ class Side:
     extras: Counter = field(default_factory=Counter)  # what extra finds were read as -> n
 
     def add(self, m: SceneMatch, anns: Sequence[dict[str, Any]], scored: bool | None,
-            read: Sequence[str] = ()) -> None:
-        """One scene's match; ``read``: the detections' cards, in the order ``m`` indexes them."""
+            cards: Sequence[str] = ()) -> None:
+        """One scene's match; ``cards``: the detections' cards, in the order ``m`` indexes them."""
         self.totals.add(m)
         if scored is not None:
             self.layouts += 1
@@ -80,9 +80,9 @@ class Side:
             if c.outcome != "read":
                 self.causes[(c.outcome, where)] += 1
         for i in m.extras:
-            if i < len(read):
-                self.causes[("extra", "back" if read[i] == "back" else "face")] += 1
-                self.extras[read[i]] += 1
+            if i < len(cards):
+                self.causes[("extra", "back" if cards[i] == "back" else "face")] += 1
+                self.extras[cards[i]] += 1
         self.missed.update(m.missed)
         for true, read in m.wrong:
             self.wrong_class[true] += 1
@@ -249,8 +249,8 @@ class VariantOutcome:
 def teach_variants(entry: DeckEntry, teacher: Teacher, variants: Sequence[str] = tuple(VARIANTS)
                    ) -> list[VariantOutcome]:
     """Each teaching photo variant of ``entry``'s deck (``zipai data render --teach --variant``),
-    rendered as its set was, shown to the learner: good, upside-down and slanted photos must be
-    learnt (upside-down ones known as such), every other refused."""
+    rendered as its set was, shown to the learner: those of ``LEARNABLE`` (good, upside-down,
+    slanted, sideways) must be learnt (upside-down ones known as such), every other refused."""
     label = json.loads(entry.teach_label.read_text(encoding="utf-8"))
     meta = label["deck"]
     ref = DeckRef(int(meta["seed"]), str(meta["split"]), int(meta["index"]), int(meta["style"]),
