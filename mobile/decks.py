@@ -105,7 +105,7 @@ def refusal_words(exc: TeachRefused, t: Translator) -> str:
     if not t.has(exc.kind):
         return str(exc)
     fields = {k: str(v) for k, v in exc.fields.items()}
-    for k in ("read", "want"):
+    for k in ("read", "want", "want2"):
         if k in fields:
             fields[k] = _glyph(fields[k], t)
     if "rows" in fields:

@@ -452,6 +452,12 @@ _S.update({
                     "有一張放了兩次嗎？（這裡應該是{want}）",
                     "row {row}, card {col} reads as {read}, as row {row2}, card {col2} does: "
                     "is a card laid twice? ({want} belongs there)"),
+    "teach_alike": ("第{row}排第{col}张和第{row2}排第{col2}张像是同一张牌：有一张放了两次吗？"
+                    "（这两处应该是{want}和{want2}）",
+                    "第{row}排第{col}張和第{row2}排第{col2}張像是同一張牌：有一張放了兩次嗎？"
+                    "（這兩處應該是{want}和{want2}）",
+                    "row {row}, card {col} and row {row2}, card {col2} look like one card: is a card "
+                    "laid twice? ({want} and {want2} belong there)"),
     "teach_swapped": ("两排放反了：小字一到十放上排，大字壹到拾放下排",
                       "兩排放反了：小字一到十放上排，大字壹到拾放下排",
                       "The rows are swapped: small 一…十 on top, big 壹…拾 below"),

@@ -157,6 +157,8 @@ def test_scans_read_with_the_deck_in_use_and_learn_its_fixes(tmp_path: Path) -> 
      "5张牌和位置对不上（第1排第1张读成壹，应该是一）：顺序对吗？照片清楚吗？"),
     ("teach_twice", {"row": 1, "col": 3, "row2": 1, "col2": 4, "read": "x4", "want": "x3"},
      "第1排第3张读成四，和第1排第4张一样：有一张放了两次吗？（这里应该是三）"),
+    ("teach_alike", {"row": 2, "col": 3, "row2": 2, "col2": 5, "want": "d3", "want2": "d5"},
+     "第2排第3张和第2排第5张像是同一张牌：有一张放了两次吗？（这两处应该是叁和伍）"),
     ("teach_swapped", {}, "两排放反了：小字一到十放上排，大字壹到拾放下排"),
     ("teach_blurred", {"s": "0.12", "need": "0.3"}, "照片太模糊（清晰度 0.12，要 0.3）：拿稳手机再拍一张"),
     ("teach_from_a_newer_learner", {}, "the learner's own line"),

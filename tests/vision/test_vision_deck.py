@@ -99,6 +99,20 @@ def test_a_photo_on_its_side_is_turned_and_its_boxes_turned_back(det: D.Detector
     assert np.sum(t.deck.prototypes * taught.deck.prototypes, axis=1).min() > 0.93
 
 
+def test_a_card_laid_twice_is_refused_however_the_reader_reads_it(det: D.Detector) -> None:
+    """A deck whose 伍 the reader reads as 陸 where it belongs: laid again in 參's place it reads as
+    伍 there, so no two faces read alike, but the two faces' embeddings are near one."""
+    from zipai.datasets.teach import DeckRef, render_teach
+
+    img, _ = render_teach(DeckRef(21, "heldout", 19, 2, 0.3), "duplicate", (1600, 1200))
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", quality=92)
+    with pytest.raises(D.TeachRefused) as e:
+        D.learn(buf.getvalue(), "twice", det)
+    assert e.value.kind == "teach_alike" and "look like one card: is a card laid twice?" in str(e.value)
+    assert {e.value.fields["want"], e.value.fields["want2"]} == {"d3", "d5"}
+
+
 def test_a_far_end_below_a_gap_stands_in_for_its_card() -> None:
     """一's near end missed, its far end found: it fills the gap; a far end below a card found
     is set aside as before."""
