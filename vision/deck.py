@@ -671,8 +671,9 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     emb = _embed_crops(det, cut_crops(arr, boxes, det.config.reader.size, det.config.reader.margin))
     unsure = _check_order(found, labels, emb)
     # glyphs kept upright, as a straight photo shows them (a photo turned by less is cut as it is)
-    turn = np.full(len(boxes) + 1, frame.angle if abs(frame.angle) > TILT else 0.0, np.float32)
-    crops = cut_crops(arr, boxes, CROP, CROP_MARGIN, turn[:-1] if turn.any() else None)
+    angle = frame.angle if abs(frame.angle) > TILT else 0.0
+    crops = cut_crops(arr, boxes, CROP, CROP_MARGIN,
+                      np.full(len(boxes), angle, np.float32) if angle else None)
     order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
     faces = [Face(labels[i], _photo_box(found[i].box, decoded, quarters), found[i].card,
                   float(found[i].class_prob)) for i in order]
@@ -684,7 +685,7 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
         cx, cy, half = cx / k, cy / k, size / 2
         bb = np.asarray([[cx - half, cy - half, cx + half, cy + half]], np.float32)
         examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN,
-                                                            turn[-1:] if turn.any() else None)[0]))
+                                                            np.float32([angle]) if angle else None)[0]))
         back_box = _photo_box(back.box, decoded, quarters)
     deck = derive(det, name, examples)
     seps = deck.separations()
