@@ -292,9 +292,10 @@ class Lens:
     """The deck's second opinion on a look's finds. The faces are ranked by the reader's
     probability times the softmax of the find's likeness to the deck's prototypes (to the power
     WEIGHT), and the reader's own probabilities, largest first, are given to them in that order.
-    What the thresholds and the selector weigh (how sure the reader is of its best face, the
-    margin to the next, "back" and "none") stays the reader's, so the finds kept stay the finds
-    kept untaught; only which card each is changes. Letting the deck raise the reader's
+    The thresholds and the selector weigh the finds as the reader reads them, and the deck then
+    names the cards of those kept (``steps.relabel``), so the finds kept stay the finds kept
+    untaught; only which card each is changes. (The selector's evidence pairs finds of one card,
+    a far end or a second peak, so shown the deck's cards it kept others.) Letting the deck raise the reader's
     confidence instead kept more finds, and more that were no card (``zipai eval decks``).
     Stateless once made: one lens serves many threads."""
 

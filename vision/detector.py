@@ -106,7 +106,7 @@ class Detector:
         instead of running the networks again: a tuner trying many configs on one photo pays
         for one network pass a look. ``lens``: a taught deck's say in which finds are cards and
         which card each is (``zipai.vision.deck.reread``; it needs an ``embed`` detector). The
-        looks stay the networks' outputs: the lens rereads them in each call."""
+        looks stay the networks' outputs: the lens names the chosen finds' cards in each call."""
         cfg = config or self.config
         timing = Timing()
         looks = {} if looks is None else looks

@@ -52,9 +52,9 @@ class ClassIndex:
 
 class Lens(Protocol):
     """A taught deck's part in choosing the cards (``zipai.vision.deck.Lens``), passed per call:
-    ``reread`` gives the finds back with the deck's opinion of their cards, before any step
-    weighs them; ``admit`` may overrule the selector on whether a find is a card (``select``;
-    the rules do not ask it)."""
+    ``reread`` gives the finds back with the deck's opinion of their cards, which name the
+    cards of the finds the steps chose on the reader's (``relabel``); ``admit`` may overrule
+    the selector on whether a find is a card (``select``; the rules do not ask it)."""
 
     def reread(self, finds: Finds, config: Config) -> Finds: ...
 
@@ -62,16 +62,37 @@ class Lens(Protocol):
 
 
 def choose(look: Look, config: Config, timing: Timing | None = None, lens: Lens | None = None) -> Chosen:
-    """The config's way: its selector where it has one, else the rules; with a deck's ``lens``,
-    on the finds as the deck rereads them (a look without the reader's embedding: as they are)."""
-    if lens is not None and look.finds.embeds is not None:
-        t0 = time.perf_counter()
-        look = Look(look.arr, look.scale, lens.reread(look.finds, config))
-        if timing is not None:
-            timing.reader += time.perf_counter() - t0
-    if config.postprocess.selector is not None:
-        return select(look, config, timing, lens)
-    return rules(look, config, timing)
+    """The config's way: its selector where it has one, else the rules. A deck's ``lens`` then
+    names the chosen faces' cards (``relabel``; a look without the reader's embedding keeps the
+    reader's): which finds are cards is not the deck's to change through the cards it reads,
+    since the selector's evidence and the far-end filters pair finds by their cards."""
+    chosen = select(look, config, timing, lens) if config.postprocess.selector is not None \
+        else rules(look, config, timing)
+    if lens is None or look.finds.embeds is None:
+        return chosen
+    t0 = time.perf_counter()
+    read = Look(look.arr, look.scale, lens.reread(look.finds, config))
+    chosen = Chosen(relabel(chosen.detections, read, config), relabel(chosen.spare, read, config))
+    if timing is not None:
+        timing.reader += time.perf_counter() - t0
+    return chosen
+
+
+def relabel(dets: Sequence[Detection], read: Look, config: Config) -> list[Detection]:
+    """``dets`` (finds of ``read``'s look) with each face's card, confidence and alternatives
+    as ``read``'s probabilities give them; backs, boxes and the selector's verdict unchanged."""
+    at = {photo_box(b, read.scale): i for i, b in enumerate(read.boxes)}
+    idx = ClassIndex.of(config.classes)
+    out = []
+    for d in dets:
+        i = at.get(d.box)
+        if d.card == "back" or i is None:
+            out.append(d)
+            continue
+        again = _face(read, config, idx, i, d.box, d.finder_score, read.probs[i][idx.faces], d.down)
+        again.selected = d.selected
+        out.append(again)
+    return out
 
 
 def _face(look: Look, config: Config, idx: ClassIndex, i: int, box: tuple[float, float, float, float],

@@ -206,6 +206,24 @@ def test_the_deck_rereads_only_the_split_among_faces(det: D.Detector, taught: D.
     assert classes[face[int(np.argmax(again(probs, far)[0, face]))]] == "x3"
 
 
+def test_a_deck_names_the_cards_but_never_changes_which_finds_are_cards(det: D.Detector,
+                                                                        taught: D.Taught) -> None:
+    # a deck that sees each card's face as the next card's: it rereads every face it is sure of
+    rolled = dataclasses.replace(taught.deck, prototypes=np.roll(taught.deck.prototypes, 1, axis=0))
+    photo = decode(scene(), "scene.jpg")
+    plain = det.detect(photo)
+    again = det.detect(photo, lens=D.reread(rolled, det))
+    # the selector pairs finds of one card (a far end, a second peak): were it shown the deck's
+    # cards it would keep other finds; it is shown the reader's, and the deck names them after
+    assert [d.box for d in again.detections] == [d.box for d in plain.detections]
+    assert [d.selected for d in again.detections] == [d.selected for d in plain.detections]
+    assert [d.box for d in again.spare] == [d.box for d in plain.spare]
+    pairs = list(zip(plain.detections, again.detections, strict=True))
+    faces = [(a.card, b.card) for a, b in pairs if a.card != "back"]
+    assert sum(x != y for x, y in faces) >= len(faces) // 2
+    assert all(a.card == b.card for a, b in pairs if a.card == "back")
+
+
 def test_the_deck_admits_finds_near_it_and_turns_away_finds_far_from_it(det: D.Detector,
                                                                       taught: D.Taught) -> None:
     assert taught.deck.back is None  # this teaching photo shows no back
