@@ -33,12 +33,13 @@ from .scene import (
     table_texture,
 )
 
-# variant -> what it shows; every variant but "good" and "upside_down" must be refused
+# variant -> what it shows; every variant outside LEARNABLE must be refused
 VARIANTS: dict[str, str] = {
     "good": "the twenty faces as they should lie",
     "upside_down": "the good layout photographed from the other side (rows swapped, every glyph turned)",
     "slanted": "the good layout photographed with the phone turned 12 to 25 degrees either way",
     "sideways": "the good photo with its orientation lost: turned a right angle, either way",
+    "casual": "the faces laid by hand in a hurry: uneven gaps, wandering rows, each card turned its own way",
     "missing": "19 faces: one card left out",
     "extra": "21 faces: a second copy of one card at the end of its row",
     "duplicate": "20 faces, one card laid twice and another left out",
@@ -46,7 +47,7 @@ VARIANTS: dict[str, str] = {
     "blurred": "the good layout, badly out of focus",
     "scene": "a table scene of the deck instead of the layout",
 }
-LEARNABLE = frozenset({"good", "upside_down", "slanted", "sideways"})
+LEARNABLE = frozenset({"good", "upside_down", "slanted", "sideways", "casual"})
 ROWS = (tuple(c for c in ALL_CARDS if not c.big), tuple(c for c in ALL_CARDS if c.big))
 DECK_STYLES = (1, 2, 3)
 
@@ -139,6 +140,13 @@ def _layout(ref: DeckRef, variant: str, ratio: float) -> list[_Slot]:
     back_at = rng.choice(("right", "left", "below", "above")) if rng.random() < 0.6 else None
     back_along, back_turn = rng.uniform(0.15, 0.85), rng.gauss(0, 5)
 
+    if variant == "casual":  # its own draw: every other variant keeps its layout
+        crng = _rngs(ref, "casual")
+        pitch = crng.uniform(1.15, 1.35)
+        row_pitch = ratio * crng.uniform(1.05, 1.2)
+        wave, phase = crng.uniform(0.1, 0.3), crng.uniform(0, 2 * math.pi)
+        jitter = [(crng.uniform(-0.2, 0.2), wave * math.sin(phase + i % 11 * 0.7) + crng.gauss(0, 0.08),
+                   crng.uniform(-9.0, 9.0)) for i in range(22)]
     rows = [list(ROWS[0]), list(ROWS[1])]
     vrng = _rngs(ref, f"variant:{variant}")
     if variant == "swapped":

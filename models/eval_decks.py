@@ -250,14 +250,15 @@ def teach_variants(entry: DeckEntry, teacher: Teacher, variants: Sequence[str] =
                    ) -> list[VariantOutcome]:
     """Each teaching photo variant of ``entry``'s deck (``zipai data render --teach --variant``),
     rendered as its set was, shown to the learner: those of ``LEARNABLE`` (good, upside-down,
-    slanted, sideways) must be learnt (upside-down ones known as such), every other refused."""
+    slanted, sideways, casual) must be learnt (upside-down ones known as such, each face found
+    on the card its place names), every other refused."""
     label = json.loads(entry.teach_label.read_text(encoding="utf-8"))
     meta = label["deck"]
     ref = DeckRef(int(meta["seed"]), str(meta["split"]), int(meta["index"]), int(meta["style"]),
                   float(meta["compose_five"]))
     out = []
     for v in variants:
-        img, _ = render_teach(ref, v, (int(label["width"]), int(label["height"])))
+        img, drawn = render_teach(ref, v, (int(label["width"]), int(label["height"])))
         buf = io.BytesIO()
         img.save(buf, "JPEG", quality=92)
         try:
@@ -266,9 +267,20 @@ def teach_variants(entry: DeckEntry, teacher: Teacher, variants: Sequence[str] =
             out.append(VariantOutcome(entry.id, v, v not in LEARNABLE, f"refused: {exc}"))
             continue
         turned = bool(getattr(taught, "upside_down", False))
-        right = v in LEARNABLE and turned == (v == "upside_down")
-        out.append(VariantOutcome(entry.id, v, right, "learnt" + (" as upside down" if turned else "")))
+        cards = {f["card"]: f["card_box"] for f in drawn["faces"]}
+        astray = [f.card for f in getattr(taught, "faces", ()) if not _on(f.box, cards.get(f.card))]
+        right = v in LEARNABLE and turned == (v == "upside_down") and not astray
+        out.append(VariantOutcome(entry.id, v, right, "learnt" + (" as upside down" if turned else "")
+                                  + (f", {astray[0]} found off its card" if astray else "")))
     return out
+
+
+def _on(box: Sequence[float], card: Sequence[float] | None) -> bool:
+    """Whether a found face's box (x0, y0, x1, y1) has its centre on the drawn card's box."""
+    if card is None:
+        return False
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return card[0] <= cx <= card[2] and card[1] <= cy <= card[3]
 
 
 # ---------------------------------------------------------------- the report

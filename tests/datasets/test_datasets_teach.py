@@ -149,6 +149,31 @@ def test_sideways_is_the_good_photo_a_right_angle_round(clean: dict) -> None:
         assert _ink(side[by:by + bh, bx:bx + bw]).mean() > 0.02  # the glyph's ink lies in its box
 
 
+def _turns(faces: list[dict]) -> list[float]:
+    """Each card's angle, degrees, from its long edge (card_corners: top left, top right, ...)."""
+    out = []
+    for f in faces:
+        (x0, y0), _, _, (x3, y3) = f["card_corners"]
+        out.append(float(np.degrees(np.arctan2(x0 - x3, y3 - y0))))
+    return out
+
+
+def test_the_casual_layout_is_two_rows_of_ten_laid_by_hand(clean: dict) -> None:
+    _, label = clean["casual"]
+    _, good = clean["good"]
+    assert label["expect"] == "learn" and not label["upside_down"]
+    assert [f["card"] for f in label["faces"]] == list(CARD_NAMES)
+    assert [(f["row"], f["col"]) for f in label["faces"]] == [(r, c) for r in (1, 2) for c in range(1, 11)]
+    # each card turned its own way, many times more than the good layout's
+    assert np.std(_turns(label["faces"])) > 2 * np.std(_turns(good["faces"]))
+
+    def gaps(faces: list[dict]) -> np.ndarray:
+        xs = np.asarray([(f["card_box"][0] + f["card_box"][2]) / 2 for f in faces if f["row"] == 1])
+        return np.diff(xs)
+
+    assert np.std(gaps(label["faces"])) > 1.5 * np.std(gaps(good["faces"]))  # uneven gaps
+
+
 def test_bad_variants_break_one_promise_each(clean: dict) -> None:
     names = {v: [f["card"] for f in label["faces"]] for v, (_, label) in clean.items()}
     good = names["good"]

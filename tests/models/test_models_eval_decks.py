@@ -3,7 +3,9 @@ a refused teaching photo included."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -108,6 +110,16 @@ def test_teaching_variants_are_judged_by_what_they_must_be(deck_set: Path) -> No
     assert [o.right for o in outcomes] == [True, False, False]
     text = report([], "zipai eval decks X", learner_missing=False, variants=outcomes)
     assert "| blurred | refused | 0/1 |" in text and "| good | learnt | 1/1 |" in text
+
+    # a learner that puts each card on its neighbour's place learns the good photo wrong
+    drawn = json.loads(entry.teach_label.read_text(encoding="utf-8"))["faces"]
+    boxes = [f["card_box"] for f in drawn]
+
+    faces = [SimpleNamespace(card=f["card"], box=boxes[(k + 1) % len(boxes)]) for k, f in enumerate(drawn)]
+    shifted = Teacher(lambda photo, name: SimpleNamespace(deck=None, upside_down=False, faces=faces),
+                      Refused, None)
+    [good] = teach_variants(entry, shifted, ("good",))
+    assert not good.right and good.line == f"learnt, {drawn[0]['card']} found off its card"
 
 
 def test_the_errors_add_up_by_cause_and_are_drawn(deck_set: Path, tmp_path: Path,

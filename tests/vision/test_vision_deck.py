@@ -75,6 +75,16 @@ def test_a_slanted_photo_is_read_along_its_rows_and_kept_upright(det: D.Detector
     assert alike.min() > 0.93  # crops cut as they lie give 0.89 for the least alike card
 
 
+def test_faces_laid_by_hand_are_learnt_by_their_places(det: D.Detector, taught: D.Taught) -> None:
+    """Uneven gaps, rows that wander, each card turned its own way: still two rows of ten."""
+    photo, label = teach("casual")
+    t = D.learn(photo, "casual", det)
+    assert [f.card for f in t.faces] == list(CARD_NAMES) and not t.upside_down
+    truth = {f["card"]: f["card_box"] for f in label["faces"]}
+    assert all(_inside(f.box, truth[f.card]) for f in t.faces)
+    assert np.sum(t.deck.prototypes * taught.deck.prototypes, axis=1).min() > 0.9
+
+
 @pytest.mark.parametrize("quarters", [1, 3])
 def test_a_photo_on_its_side_is_turned_and_its_boxes_turned_back(det: D.Detector, taught: D.Taught,
                                                                  quarters: int) -> None:
