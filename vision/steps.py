@@ -89,7 +89,8 @@ def relabel(dets: Sequence[Detection], read: Look, config: Config) -> list[Detec
         if d.card == "back" or i is None:
             out.append(d)
             continue
-        again = _face(read, config, idx, i, d.box, d.finder_score, read.probs[i][idx.faces], d.down)
+        again = face(config.classes, config.red_threshold, d.redness, d.box, d.finder_score,
+                     read.probs[i][idx.faces], idx.faces, d.down)  # the ink measured once, for ``d``
         again.selected = d.selected
         out.append(again)
     return out
