@@ -223,7 +223,7 @@ def evaluate_deck(entry: DeckEntry, det: Detector, teacher: Teacher | None, limi
                     from zipai.vision.deck import derive
 
                     corrected = derive(teacher.detector, deck.name, [*deck.examples, *fixed],
-                                       deck.created) if fixed else deck
+                                       deck.created, deck.peaks) if fixed else deck
                 late = scan_decoded(decoded, teacher.detector, base, deck=corrected)
                 three = (scans[0][1], scans[1][1], late)
                 scans += list(zip(res.evening, three, strict=True))
@@ -316,7 +316,8 @@ def evening_lines(results: Sequence[DeckResult], k: int) -> list[str]:
 
 def cause_lines(un: Side, ta: Side | None) -> list[str]:
     """Where the errors lie: whole glyphs or covered ones, misread, missed or found where no card
-    is. A deck changes only how a find is read, so only a misread has a deck to answer it."""
+    is. A deck rereads the finds and takes in weak finds of the cards it prints faintly; the
+    rest of the misses and every extra find are the finder's."""
     sides = [un] + ([ta] if ta is not None else [])
 
     def share(s: Side, where: str) -> str:
@@ -334,8 +335,9 @@ def cause_lines(un: Side, ta: Side | None) -> list[str]:
     out = ["## Where the errors are", "",
            f"A card is whole when its best glyph shows at least {WHOLE:.0%} of its ink (the label's "
            "`visible`), else covered: partly under the card laid on it, as in a hand's fan or a table "
-           "column, where the top of 七 is the top of 十. Misses and extra finds are the finder's; a "
-           "deck changes only how a find is read.", "",
+           "column, where the top of 七 is the top of 十. A deck rereads the finds, and takes in weak "
+           "finds of the cards its teaching photo showed faintly; the other misses and the extra finds "
+           "are the finder's.", "",
            _row(head), _row(["---"] + ["---:"] * (len(head) - 1)),
            _row(["labelled cards, whole / covered",
                  *(f"{s.causes['labelled', 'whole']} / {s.causes['labelled', 'covered']}" for s in sides)])]

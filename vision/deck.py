@@ -111,6 +111,35 @@ class Example:
     crop: np.ndarray
 
 
+@dataclass(frozen=True, slots=True)
+class Peaks:
+    """How strongly the finder found each face of the teaching photo: its peak per card
+    (CARD_NAMES order; 0: no face of that card), and the finder network that gave them
+    (``finder_fingerprint``). A deck whose 一 the finder barely sees on a clean, whole card will
+    find it faint in a table scene too, under the bar set for every deck (``Admit.faint``). A
+    peak needs the whole photo, which a deck does not keep, so another finder cannot derive
+    them again: a deck it did not find keeps none."""
+
+    finder: str
+    values: tuple[float, ...]
+
+    def of(self, card: str) -> float:
+        return self.values[CARD_NAMES.index(card)] if card in CARD_NAMES else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"finder": self.finder, "values": list(self.values)}
+
+    @classmethod
+    def from_json(cls, d: object) -> Peaks:
+        if not isinstance(d, dict) or set(d) != {"finder", "values"} or not isinstance(d["finder"], str) \
+                or len(d["finder"]) > 64 or not isinstance(d["values"], list) \
+                or len(d["values"]) != len(CARD_NAMES) \
+                or not all(isinstance(v, int | float) and not isinstance(v, bool) and 0.0 <= v <= 1.0
+                           for v in d["values"]):
+            raise ValueError("peaks are a finder and 20 numbers from 0 to 1")
+        return cls(d["finder"], tuple(float(v) for v in d["values"]))
+
+
 @dataclass(frozen=True, eq=False)
 class Deck:
     """A taught deck: its examples, and the prototypes derived from them with ``model`` (the
@@ -123,6 +152,7 @@ class Deck:
     created: str = ""
     # the back's prototype [D] (unit), from the back's crops; derived, not stored: ``with_back``
     back: np.ndarray | None = field(default=None, repr=False)
+    peaks: Peaks | None = None  # the finder's peaks on the teaching photo's faces
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Card -> source -> number of examples, in CARD_NAMES order (then the back)."""
@@ -168,6 +198,12 @@ def fingerprint(det: Detector) -> str:
     """The embedding network a deck's prototypes were derived with."""
     spec = det.manifest.embed_spec() or {}
     return str(spec.get("sha256", ""))[:16]
+
+
+def finder_fingerprint(det: Detector) -> str:
+    """The finder network a deck's peaks came from."""
+    spec = det.manifest.data.get("finder")
+    return str(spec.get("sha256", ""))[:16] if isinstance(spec, dict) else ""
 
 
 def _margins(det: Detector) -> tuple[float, ...]:
@@ -234,8 +270,10 @@ def with_back(det: Detector, deck: Deck) -> Deck:
     return replace(deck, back=_prototype(det, [e.crop for e in deck.examples if e.card == "back"]))
 
 
-def derive(det: Detector, name: str, examples: Sequence[Example], created: str = "") -> Deck:
-    """The deck's prototypes from its examples, with this detector's embedding network."""
+def derive(det: Detector, name: str, examples: Sequence[Example], created: str = "",
+           peaks: Peaks | None = None) -> Deck:
+    """The deck's prototypes from its examples, with this detector's embedding network; its
+    ``peaks`` kept only where this detector's finder gave them."""
     margins = _margins(det)
     protos = np.zeros((len(CARD_NAMES), 0), np.float32)
     sums: dict[int, np.ndarray] = {}
@@ -249,7 +287,9 @@ def derive(det: Detector, name: str, examples: Sequence[Example], created: str =
         protos = np.zeros((len(CARD_NAMES), emb.shape[-1]), np.float32)
         for i, s in sums.items():
             protos[i] = s / max(float(np.linalg.norm(s)), 1e-6)
-    return with_back(det, Deck(name, fingerprint(det), tuple(examples), protos, created or _now()))
+    peaks = peaks if peaks is not None and peaks.finder == finder_fingerprint(det) else None
+    return with_back(det, Deck(name, fingerprint(det), tuple(examples), protos, created or _now(),
+                               peaks=peaks))
 
 
 def _now() -> str:
@@ -262,25 +302,37 @@ class Admit:
     decide whether it is a card (``Lens.admit``); None: that half of the rule is off.
     ``face``/``back``: a face or back find at least this near the prototype it is read as is
     a card (when its finder peak reaches ``peak`` and the selector gives it at least ``least``);
-    ``far``: a find under this to every prototype is no card. Chosen on decks of the
-    validation split (``zipai tune deck-finds``)."""
+    ``far``: a find under this to every prototype is no card. ``faint``: a face read as a card
+    whose face on the teaching photo had a finder peak under ``faint_below`` is a card when its
+    own peak reaches ``faint`` times that one (and the selector gives it ``least``): the deck
+    prints that card faintly, so its finds come weak. Chosen on decks of the validation split
+    (``zipai tune deck-finds``)."""
 
     face: float | None = None
     back: float | None = None
     far: float | None = None
     peak: float = 0.0
     least: float = 0.0
+    faint: float | None = None
+    faint_below: float = 1.0
 
     @property
     def active(self) -> bool:
+        return self.near or self.faint is not None
+
+    @property
+    def near(self) -> bool:
+        """Whether a half of the rule that weighs the embeddings is on."""
         return self.face is not None or self.back is not None or self.far is not None
 
 
-# the shipped rule: none. On 16 validation decks (80 scenes) no setting of ``zipai tune deck-finds``
-# read more scenes exactly than the reread alone without more extra finds: what the finder misses
-# is seldom among the weak finds, and its extras (a card's far end, a double) lie as near the
+# the shipped rule, as ``zipai tune deck-finds`` chose it on 16 validation decks (80 scenes): a weak
+# find of a card the deck's teaching photo showed under 0.8 is a card from 0.6 of that photo's
+# peak (97.32% -> 97.56% per card there, no more extra finds, as many scenes exact). No setting of
+# the embedding halves read more scenes exactly without more extra finds: what the finder misses is
+# seldom near the deck's prototypes, and its extras (a card's far end, a double) lie as near the
 # card's prototype as the card (docs/decks.md, "What a deck cannot find")
-ADMIT = Admit()
+ADMIT = Admit(faint=0.6, faint_below=0.8)
 
 
 def reread(deck: Deck, det: Detector, admit: Admit | None = None) -> Lens:
@@ -333,28 +385,38 @@ class Lens:
         card whatever the selector says, -1 no card whatever it says, 0 the selector decides.
         A find whose embedding lies close to the prototype of the card it is read as (a face's,
         or the back's) is a card of this deck; a find far from every prototype of the deck is
-        none of its cards. ``prob``: the selector's probability that each find is a card; the
-        deck takes a find in only where it reaches ``Admit.least``. None: the deck says nothing
-        (no rule, no embeddings)."""
-        rule, protos = self.rule, self.deck.prototypes
+        none of its cards; a weak find of a card this deck prints faintly is one (``Admit.faint``).
+        ``prob``: the selector's probability that each find is a card; the deck takes a find in
+        only where it reaches ``Admit.least``. None: the deck says nothing (no rule, or none of
+        what the rule weighs: embeddings, the teaching photo's peaks)."""
+        rule, protos, peaks = self.rule, self.deck.prototypes, self.deck.peaks
         taught = self.taught
-        if not rule.active or finds.embeds is None or not len(finds) or not taught.any() \
-                or finds.embeds.shape[1] != protos.shape[1]:
+        faint = rule.faint is not None and peaks is not None
+        near = rule.near and finds.embeds is not None and taught.any() \
+            and finds.embeds.shape[1] == protos.shape[1]
+        if not len(finds) or not (faint or near):
             return None
+        verdict = np.zeros(len(finds), np.int8)
+        if faint:
+            assert rule.faint is not None and peaks is not None
+            taught_peak = np.asarray([peaks.of(c) for c in cards])
+            verdict[(taught_peak > 0) & (taught_peak < rule.faint_below)
+                    & (finds.scores >= rule.faint * taught_peak) & (prob >= rule.least)] = 1
+        if not near:
+            return verdict
+        assert finds.embeds is not None
         e = finds.embeds / np.maximum(np.linalg.norm(finds.embeds, axis=1, keepdims=True), 1e-6)
         sims = e @ protos[taught].T
         face = sims.max(axis=1)
         back = e @ self.deck.back if self.deck.back is not None else np.full(len(e), np.nan)
         is_back = np.asarray([c == "back" for c in cards], bool)
-        verdict = np.zeros(len(e), np.int8)
         weak = (finds.scores >= rule.peak) & (prob >= rule.least)
         if rule.face is not None:
             verdict[~is_back & (face >= rule.face) & weak] = 1
         if rule.back is not None:
             verdict[is_back & (back >= rule.back) & weak] = 1
         if rule.far is not None:
-            near = np.fmax(face, back)
-            verdict[near < rule.far] = -1
+            verdict[np.fmax(face, back) < rule.far] = -1
         return verdict
 
     def reread(self, finds: Finds, config: Config) -> Finds:
@@ -370,16 +432,17 @@ class Lens:
 @dataclass(frozen=True)
 class Face:
     """One face of the teaching layout: the card its place names, its box (photo pixels), what
-    the untaught reader read and how sure it was."""
+    the untaught reader read and how sure it was, and how strongly the finder found it."""
 
     card: str
     box: tuple[float, float, float, float]
     read_as: str
     confidence: float
+    peak: float = 0.0  # the finder's peak on it
 
     def to_json(self) -> dict[str, Any]:
         return {"card": self.card, "box": [round(v, 1) for v in self.box], "read_as": self.read_as,
-                "confidence": round(self.confidence, 4)}
+                "confidence": round(self.confidence, 4), "peak": round(self.peak, 4)}
 
 
 @dataclass(frozen=True)
@@ -405,7 +468,7 @@ class Taught:
         examples = list(self.deck.examples)
         examples[index] = replace(examples[index], card=card)
         det = self.detector or deck_detector()
-        deck = derive(det, self.deck.name, examples, self.deck.created)
+        deck = derive(det, self.deck.name, examples, self.deck.created, _peaks(det, faces))
         seps = deck.separations()
         dup = _duplicates(faces)
         return replace(self, deck=deck, faces=tuple(faces), separations=seps,
@@ -417,6 +480,15 @@ class Taught:
                 "separations": {c: {"nearest": n, "distance": d} for c, (n, d) in self.separations.items()},
                 "warnings": list(self.warnings), "upside_down": self.upside_down,
                 "seconds": round(self.seconds, 3), "counts": self.deck.counts()}
+
+
+def _peaks(det: Detector, faces: Sequence[Face]) -> Peaks:
+    """Each card's peak: its face's (the stronger, should two faces be taken as one card)."""
+    values = [0.0] * len(CARD_NAMES)
+    for f in faces:
+        i = CARD_NAMES.index(f.card)
+        values[i] = max(values[i], f.peak)
+    return Peaks(finder_fingerprint(det), tuple(values))
 
 
 def _duplicates(faces: Sequence[Face]) -> tuple[str, ...]:
@@ -677,7 +749,7 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
                       np.full(len(boxes), angle, np.float32) if angle else None)
     order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
     faces = [Face(labels[i], _photo_box(found[i].box, decoded, quarters), found[i].card,
-                  float(found[i].class_prob)) for i in order]
+                  float(found[i].class_prob), float(found[i].finder_score)) for i in order]
     examples = [Example(labels[i], "teach", crops[i]) for i in order]
     back_box = None
     if back is not None:
@@ -688,7 +760,7 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
         examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN,
                                                             np.float32([angle]) if angle else None)[0]))
         back_box = _photo_box(back.box, decoded, quarters)
-    deck = derive(det, name, examples)
+    deck = derive(det, name, examples, peaks=_peaks(det, faces))
     seps = deck.separations()
     return Taught(deck, tuple(faces), back_box, seps, unsure + confusable(seps), turned,
                   time.perf_counter() - t0, det)
@@ -838,11 +910,13 @@ class DeckStore:
             raise DeckError(f"{path}: the file holds deck {deck.name!r}, not {name!r}", "bad_deck")
         det = self.detector
         if deck.model != fingerprint(det):
-            deck = derive(det, deck.name, deck.examples, deck.created)
+            deck = derive(det, deck.name, deck.examples, deck.created, deck.peaks)
             if write_back:
                 with contextlib.suppress(DeckError):
                     self.save(deck)
             return deck
+        if deck.peaks is not None and deck.peaks.finder != finder_fingerprint(det):
+            deck = replace(deck, peaks=None)  # another finder's: they say nothing of this one's
         return with_back(det, deck)
 
     def save(self, deck: Deck) -> Path:
@@ -876,7 +950,7 @@ class DeckStore:
             if len(deck.examples) + len(new) > MAX_EXAMPLES:
                 raise DeckError(f"deck {name!r} would hold {len(deck.examples) + len(new)} examples, "
                                 f"at most {MAX_EXAMPLES}")
-            deck = derive(self.detector, name, [*deck.examples, *new], deck.created)
+            deck = derive(self.detector, name, [*deck.examples, *new], deck.created, deck.peaks)
             self._write(self.path(name), deck)
         return deck
 
@@ -952,6 +1026,7 @@ def dumps(deck: Deck) -> bytes:
         "crop": {"size": CROP, "margin": CROP_MARGIN},
         "examples": [[e.card, e.source] for e in deck.examples],
         "prototypes": {"classes": list(CARD_NAMES), "dim": int(protos.shape[1]) if protos.ndim == 2 else 0},
+        **({} if deck.peaks is None else {"peaks": deck.peaks.to_json()}),
         "sha256": hashlib.sha256(body).hexdigest(),
     }, ensure_ascii=False).encode("utf-8")
     return MAGIC + f" {FORMAT} {len(header)}\n".encode() + header + body
@@ -1002,6 +1077,10 @@ def loads(data: bytes, where: str = "deck") -> Deck:
         digest = str(head["sha256"])
     except (KeyError, TypeError, ValueError, DeckError):
         raise bad("the header lacks or garbles a field") from None
+    try:
+        peaks = None if head.get("peaks") is None else Peaks.from_json(head["peaks"])
+    except ValueError as exc:
+        raise bad(f"the header's {exc}") from None
     if crop != {"size": CROP, "margin": CROP_MARGIN} or classes != list(CARD_NAMES) \
             or not 0 <= dim <= MAX_DIM:
         raise bad("the header's crop size, classes or dimension are not this format's")
@@ -1021,4 +1100,4 @@ def loads(data: bytes, where: str = "deck") -> Deck:
     if not np.isfinite(protos).all():
         raise bad("a prototype is not a finite number")
     exs = tuple(Example(c, s, crops[i].copy()) for i, (c, s) in enumerate(examples))
-    return Deck(name, model, exs, protos, created)
+    return Deck(name, model, exs, protos, created, peaks=peaks)

@@ -1,15 +1,16 @@
-"""``zipai tune deck-finds DECKSET``: how near a find must lie to a taught deck's prototypes for the
-deck to say whether it is a card (``zipai.vision.deck.Admit``).
+"""``zipai tune deck-finds DECKSET``: when a taught deck says whether a find is a card
+(``zipai.vision.deck.Admit``): by how near its embedding lies to the deck's prototypes, or by how
+strong its peak is against the peak the finder gave that card on the deck's teaching photo.
 
 DECKSET is a deck set of the validation split (``zipai data render --decks --split val``), never
 the held-out one, which is for figures. Each deck is taught from its photo; each scene's network
 outputs are taken once and replayed under every setting (``Detector.detect(looks=...)``), then
 laid out and matched with its labels as ``zipai eval decks`` does. First it prints how near the
-finds that are cards and those that are none lie to the deck; then each half of the rule alone
-over a grid, then the best of each together. A setting wins by more scenes read exactly, then
-fewer extra finds, then more cards read right, then more scored as the scene: an extra find
-spoils a scene as a missed card does. The choice is printed, not written: it is
-``vision/deck.py``'s ``ADMIT``."""
+finds that are cards and those that are none lie to the deck, and how strongly the finder found
+each card of the teaching photos; then each half of the rule alone over a grid, then the best of
+each together. A setting wins by more scenes read exactly, then fewer extra finds, then more
+cards read right, then more scored as the scene: an extra find spoils a scene as a missed card
+does. The choice is printed, not written: it is ``vision/deck.py``'s ``ADMIT``."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from zipai.datasets.decks import DeckSetError, read_deck_set
+from zipai.engine import CARD_NAMES
 from zipai.models.evaluate import Tally, labelled_scenes, layout_base, match_scene
 from zipai.vision.deck import Admit, Deck, Lens, TeachRefused, learn, reread
 from zipai.vision.decode import Decoded, load
@@ -30,6 +32,8 @@ from zipai.vision.detector import Detector, LookKey
 from zipai.vision.scan import scan_detections
 from zipai.vision.steps import weigh
 
+FAINT = (0.4, 0.5, 0.6, 0.7, 0.8)  # of the card's peak on the teaching photo
+FAINT_BELOW = (0.6, 0.8, 1.01)  # for cards whose teaching peak lies under this (1.01: every card)
 FACE = (0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 BACK = (0.6, 0.7, 0.8, 0.9)
 FAR = (0.2, 0.3, 0.4, 0.5, 0.6)
@@ -106,6 +110,19 @@ def nearness(det: Detector, scenes: list[Scene]) -> None:
             print(f"  {name:<15} n={len(known):5d}  " + " ".join(f"{x:.3f}" for x in q))
 
 
+def teaching_peaks(scenes: list[Scene]) -> None:
+    """Quantiles over the decks of the finder's peak on each card of their teaching photos: a
+    card the finder barely sees on a clean photo is one the faint half of the rule weighs."""
+    decks = {id(s.deck): s.deck for s in scenes if s.deck.peaks is not None}
+    if not decks:
+        return
+    values = np.asarray([d.peaks.values for d in decks.values() if d.peaks is not None])
+    print(f"the finder's peak on each card of the {len(decks)} teaching photos, quantiles 5/50% "
+          "(the faintest cards first):")
+    low, mid = np.percentile(values, 5, axis=0), np.median(values, axis=0)
+    print("  " + "  ".join(f"{CARD_NAMES[i]} {low[i]:.2f}/{mid[i]:.2f}" for i in np.argsort(low)[:8]))
+
+
 def rule(t: Tally) -> tuple[float, int, float, float]:
     f = t.totals.figures()
     return f["scene_exact_rate"], -t.totals.extra, f["per_card_accuracy"], t.scored / max(1, t.totals.scenes)
@@ -139,12 +156,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(scenes)} scenes; the deck rereading only:")
     print(line(off, base))
     nearness(det, scenes)
+    teaching_peaks(scenes)
     best: dict[str, tuple[Any, Tally]] = {}
-    for name, grid in (("face", FACE), ("back", BACK), ("far", FAR)):
+    for name, grid in (("face", FACE), ("back", BACK), ("far", FAR), ("faint", FAINT)):
         best[name] = (None, base)
         for v in grid:
-            for peak, least in ((p, q) for p in PEAK for q in LEAST) if name != "far" else ((0.0, 0.0),):
-                admit = replace(off, **{name: v, "peak": peak, "least": least})
+            if name == "faint":
+                tries = [{"faint_below": b, "least": q} for b in FAINT_BELOW for q in LEAST]
+            elif name == "far":
+                tries = [{}]
+            else:
+                tries = [{"peak": p, "least": q} for p in PEAK for q in LEAST]
+            for more in tries:
+                admit = replace(off, **{name: v, **more})
                 t = measure(det, scenes, admit)
                 print(line(admit, t), flush=True)
                 if rule(t) > rule(best[name][1]):
@@ -152,7 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     won = {n: adm for n, (adm, _) in best.items() if adm is not None}
     chosen = Admit(*(getattr(won[n], n) if n in won else None for n in ("face", "back", "far")),
                    peak=max((won[n].peak for n in ("face", "back") if n in won), default=0.0),
-                   least=max((won[n].least for n in ("face", "back") if n in won), default=0.0))
+                   least=max((won[n].least for n in ("face", "back", "faint") if n in won), default=0.0),
+                   faint=won["faint"].faint if "faint" in won else None,
+                   faint_below=won["faint"].faint_below if "faint" in won else 1.0)
     t = measure(det, scenes, chosen)
     print("together:")
     print(line(chosen, t))

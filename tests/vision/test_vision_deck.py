@@ -259,6 +259,37 @@ def test_the_deck_admits_finds_near_it_and_turns_away_finds_far_from_it(det: D.D
     assert lens.admit(bare, cards, np.ones(n)) is None  # no embedding: the deck says nothing
 
 
+def test_the_teaching_photo_records_how_strongly_each_face_was_found(det: D.Detector,
+                                                                       taught: D.Taught) -> None:
+    peaks = taught.deck.peaks
+    assert peaks is not None and peaks.finder == D.finder_fingerprint(det) != ""
+    assert all(0.0 < v <= 1.0 for v in peaks.values)
+    assert all(peaks.of(f.card) == f.peak for f in taught.faces)
+    # a tap that takes a face as another card takes its peak along; the card left has none
+    moved = taught.relabel(0, "x2")
+    assert moved.deck.peaks is not None
+    assert moved.deck.peaks.of("x2") == max(taught.faces[0].peak, taught.faces[1].peak)
+    assert moved.deck.peaks.of("x1") == 0.0
+
+
+def test_a_deck_takes_in_weak_finds_of_the_cards_it_prints_faintly(det: D.Detector,
+                                                                   taught: D.Taught) -> None:
+    values = [0.9] * 20
+    values[CARD_NAMES.index("x1")] = 0.4  # the finder barely saw this deck's 一 on the teaching photo
+    deck = dataclasses.replace(taught.deck, peaks=D.Peaks("f", tuple(values)))
+    n, classes = 5, det.config.classes
+    finds = D.Finds(np.tile(np.float32([0, 0, 10, 10]), (n, 1)), np.float32([0.3, 0.2, 0.6, 0.3, 0.3]),
+                    np.int64([0, 0, 0, 1, 0]), np.zeros((n, len(classes)), np.float32), np.zeros((n, 2)))
+    cards = ["x1", "x1", "x2", "back", "x1"]
+    prob = np.float32([0.5, 0.5, 0.5, 0.5, 0.05])
+    lens = D.Lens(deck, classes, D.Admit(faint=0.6, faint_below=0.8, least=0.1))
+    # 一 at 0.3 reaches 0.6 x 0.4; 一 at 0.2 does not; 二 this deck prints boldly is the
+    # selector's; a back has no teaching peak; 一 the selector all but rules out stays out
+    assert lens.admit(finds, cards, prob).tolist() == [1, 0, 0, 0, 0]  # no embeddings needed
+    bare = dataclasses.replace(deck, peaks=None)  # a deck taught by another finder: no say
+    assert D.Lens(bare, classes, D.Admit(faint=0.6)).admit(finds, cards, prob) is None
+
+
 def test_a_scan_with_the_deck_says_so_and_keeps_its_fields(det: D.Detector, taught: D.Taught) -> None:
     plain = scan_bytes(scene()).to_json()
     with_deck = scan_bytes(scene(), det, deck=taught.deck).to_json()
@@ -336,6 +367,20 @@ def test_a_tampered_deck_file_is_a_clear_error(store: D.DeckStore, taught: D.Tau
     path.write_bytes(change(path.read_bytes()))  # type: ignore[operator]
     with pytest.raises(D.DeckError, match=words):
         store.load("home")
+
+
+def test_peaks_go_through_the_file_and_bad_ones_are_refused(store: D.DeckStore, taught: D.Taught) -> None:
+    path = store.save(taught.deck)
+    assert store.load("home").peaks == taught.deck.peaks
+    bad = dataclasses.replace(taught.deck, peaks=D.Peaks("f", (2.0,) * 20))
+    path.write_bytes(D.dumps(bad))
+    with pytest.raises(D.DeckError, match="peaks are a finder and 20 numbers from 0 to 1") as e:
+        store.load("home")
+    assert str(path) in str(e.value)
+    # another finder's peaks say nothing of this one's: the deck loads without them
+    path.write_bytes(D.dumps(dataclasses.replace(taught.deck, peaks=D.Peaks("0" * 16, (0.5,) * 20))))
+    deck = store.load("home")
+    assert deck.peaks is None and np.array_equal(deck.prototypes, taught.deck.prototypes)
 
 
 def test_a_file_holding_another_name_is_refused(store: D.DeckStore, taught: D.Taught) -> None:
