@@ -345,11 +345,12 @@ class Lens:
     probability times the softmax of the find's likeness to the deck's prototypes (to the power
     WEIGHT), and the reader's own probabilities, largest first, are given to them in that order.
     The thresholds and the selector weigh the finds as the reader reads them, and the deck then
-    names the cards of those kept (``steps.relabel``), so the finds kept stay the finds kept
-    untaught; only which card each is changes. (The selector's evidence pairs finds of one card,
-    a far end or a second peak, so shown the deck's cards it kept others.) Letting the deck raise the reader's
-    confidence instead kept more finds, and more that were no card (``zipai eval decks``).
-    Stateless once made: one lens serves many threads."""
+    names the cards of those kept (``steps.relabel``), so the reread keeps the finds kept
+    untaught and changes only which card each is (the selector's evidence pairs finds of one
+    card, a far end or a second peak, so shown the deck's cards it kept others); which finds are
+    cards is the deck's to say only through its rule (``admit``). Letting the deck raise the
+    reader's confidence instead kept more finds, and more that were no card (``zipai eval
+    decks``). Stateless once made: one lens serves many threads."""
 
     def __init__(self, deck: Deck, classes: tuple[str, ...], admit: Admit | None = None) -> None:
         self.deck = deck

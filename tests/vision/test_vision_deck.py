@@ -216,13 +216,13 @@ def test_the_deck_rereads_only_the_split_among_faces(det: D.Detector, taught: D.
     assert classes[face[int(np.argmax(again(probs, far)[0, face]))]] == "x3"
 
 
-def test_a_deck_names_the_cards_but_never_changes_which_finds_are_cards(det: D.Detector,
-                                                                        taught: D.Taught) -> None:
+def test_the_reread_names_the_cards_but_never_changes_which_finds_are_cards(det: D.Detector,
+                                                                             taught: D.Taught) -> None:
     # a deck that sees each card's face as the next card's: it rereads every face it is sure of
     rolled = dataclasses.replace(taught.deck, prototypes=np.roll(taught.deck.prototypes, 1, axis=0))
     photo = decode(scene(), "scene.jpg")
     plain = det.detect(photo)
-    again = det.detect(photo, lens=D.reread(rolled, det))
+    again = det.detect(photo, lens=D.reread(rolled, det, D.Admit()))  # the reread alone, no admitting
     # the selector pairs finds of one card (a far end, a second peak): were it shown the deck's
     # cards it would keep other finds; it is shown the reader's, and the deck names them after
     assert [d.box for d in again.detections] == [d.box for d in plain.detections]
