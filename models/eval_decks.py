@@ -37,6 +37,7 @@ from zipai.models.evaluate import (
     SceneMatch,
     Totals,
     category_name,
+    inside,
     labelled_scenes,
     layout_base,
     match_scene,
@@ -267,20 +268,17 @@ def teach_variants(entry: DeckEntry, teacher: Teacher, variants: Sequence[str] =
             out.append(VariantOutcome(entry.id, v, v not in LEARNABLE, f"refused: {exc}"))
             continue
         turned = bool(getattr(taught, "upside_down", False))
-        cards = {f["card"]: f["card_box"] for f in drawn["faces"]}
-        astray = [f.card for f in getattr(taught, "faces", ()) if not _on(f.box, cards.get(f.card))]
+        cards = {f["card"]: f["card_corners"] for f in drawn["faces"]}
+        astray = [f.card for f in getattr(taught, "faces", ())
+                  if f.card not in cards or not inside(_centre(f.box), cards[f.card])]
         right = v in LEARNABLE and turned == (v == "upside_down") and not astray
         out.append(VariantOutcome(entry.id, v, right, "learnt" + (" as upside down" if turned else "")
                                   + (f", {astray[0]} found off its card" if astray else "")))
     return out
 
 
-def _on(box: Sequence[float], card: Sequence[float] | None) -> bool:
-    """Whether a found face's box (x0, y0, x1, y1) has its centre on the drawn card's box."""
-    if card is None:
-        return False
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return card[0] <= cx <= card[2] and card[1] <= cy <= card[3]
+def _centre(box: Sequence[float]) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
 
 
 # ---------------------------------------------------------------- the report
