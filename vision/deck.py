@@ -206,6 +206,11 @@ def finder_fingerprint(det: Detector) -> str:
     return str(spec.get("sha256", ""))[:16] if isinstance(spec, dict) else ""
 
 
+def _own_peaks(det: Detector, peaks: Peaks | None) -> Peaks | None:
+    """``peaks`` where this detector's finder gave them; another finder's say nothing of it."""
+    return peaks if peaks is not None and peaks.finder == finder_fingerprint(det) else None
+
+
 def _margins(det: Detector) -> tuple[float, ...]:
     r = det.config.reader
     return r.margins or (r.margin,)
@@ -287,9 +292,8 @@ def derive(det: Detector, name: str, examples: Sequence[Example], created: str =
         protos = np.zeros((len(CARD_NAMES), emb.shape[-1]), np.float32)
         for i, s in sums.items():
             protos[i] = s / max(float(np.linalg.norm(s)), 1e-6)
-    peaks = peaks if peaks is not None and peaks.finder == finder_fingerprint(det) else None
     return with_back(det, Deck(name, fingerprint(det), tuple(examples), protos, created or _now(),
-                               peaks=peaks))
+                               peaks=_own_peaks(det, peaks)))
 
 
 def _now() -> str:
@@ -714,9 +718,9 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     check_name(name)
     det = detector or deck_detector()
     decoded = decode(photo, "teaching photo")
-    # the photo as taken, else turned round (taken from the other side: every glyph reads upside
-    # down), else on its side (its orientation lost); the first that shows two rows of ten, or
-    # the one most like it, whose count the refusal names
+    # the photo as taken; unless it shows two rows of ten, also turned round (taken from the
+    # other side: every glyph reads upside down) and on either side (its orientation lost): the
+    # way most like the layout (``_likeness``) is read, and a refusal names its count
     tries = [(0, _find_faces(det, decoded))]
     if not _laid_out(tries[0][1][0]):
         tries += [(q, _find_faces(det, _turn(decoded, q))) for q in (2, 1, 3)]
@@ -916,9 +920,7 @@ class DeckStore:
                 with contextlib.suppress(DeckError):
                     self.save(deck)
             return deck
-        if deck.peaks is not None and deck.peaks.finder != finder_fingerprint(det):
-            deck = replace(deck, peaks=None)  # another finder's: they say nothing of this one's
-        return with_back(det, deck)
+        return with_back(det, replace(deck, peaks=_own_peaks(det, deck.peaks)))
 
     def save(self, deck: Deck) -> Path:
         path = self.path(deck.name)

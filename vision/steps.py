@@ -71,29 +71,28 @@ def choose(look: Look, config: Config, timing: Timing | None = None, lens: Lens 
     if lens is None or look.finds.embeds is None:
         return chosen
     t0 = time.perf_counter()
-    read = Look(look.arr, look.scale, lens.reread(look.finds, config))
-    chosen = Chosen(relabel(chosen.detections, read, config), relabel(chosen.spare, read, config))
+    chosen = relabel(chosen, Look(look.arr, look.scale, lens.reread(look.finds, config)), config)
     if timing is not None:
         timing.reader += time.perf_counter() - t0
     return chosen
 
 
-def relabel(dets: Sequence[Detection], read: Look, config: Config) -> list[Detection]:
-    """``dets`` (finds of ``read``'s look) with each face's card, confidence and alternatives
+def relabel(chosen: Chosen, read: Look, config: Config) -> Chosen:
+    """``chosen`` (finds of ``read``'s look) with each face's card, confidence and alternatives
     as ``read``'s probabilities give them; backs, boxes and the selector's verdict unchanged."""
     at = {photo_box(b, read.scale): i for i, b in enumerate(read.boxes)}
     idx = ClassIndex.of(config.classes)
-    out = []
-    for d in dets:
+
+    def again(d: Detection) -> Detection:
         i = at.get(d.box)
         if d.card == "back" or i is None:
-            out.append(d)
-            continue
-        again = face(config.classes, config.red_threshold, d.redness, d.box, d.finder_score,
-                     read.probs[i][idx.faces], idx.faces, d.down)  # the ink measured once, for ``d``
-        again.selected = d.selected
-        out.append(again)
-    return out
+            return d
+        out = face(config.classes, config.red_threshold, d.redness, d.box, d.finder_score,
+                   read.probs[i][idx.faces], idx.faces, d.down)  # the ink measured once, for ``d``
+        out.selected = d.selected
+        return out
+
+    return Chosen([again(d) for d in chosen.detections], [again(d) for d in chosen.spare])
 
 
 def _face(look: Look, config: Config, idx: ClassIndex, i: int, box: tuple[float, float, float, float],
