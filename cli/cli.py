@@ -159,8 +159,23 @@ class _PipeGuard:
         return getattr(self.stream, name)
 
 
+def _degrade_encoding() -> None:
+    """Text the stream's encoding cannot carry (an ASCII locale, ``PYTHONIOENCODING=latin-1``)
+    comes out escaped instead of raising: a command that has committed a write must never fail
+    while saying so, or a retry records it twice."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):  # a detached or closed stream: nothing to print to anyway
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _degrade_encoding()
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(_usage())
         return 0
