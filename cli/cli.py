@@ -22,6 +22,7 @@ COMMANDS: dict[str, Entry] = {
     "tune": ("zipai.models.tune", "main", "choose the detector's settings on validation scenes"),
     "deck": ("zipai.vision.deck_cli", "main", "teach the scanner a deck from one photo of its faces"),
     "app": ("zipai.mobile.main", "main", "start the table app"),
+    "serve": ("zipai.serve.cli", "main", "the table page: each phone follows the session ([serve] extra)"),
 }
 
 
@@ -55,12 +56,13 @@ GROUPS: dict[str, Group] = {
         "preview": ("zipai.mobile.bench_preview", "main", "the capture screen's live read (the [app] extra)"),
         "render": ("zipai.datasets.bench", "main", "scenes rendered per second"),
         "train-step": ("zipai.models.bench_train", "main", "one training step (the [train] extra)"),
+        "serve": ("zipai.serve.bench", "main", "8 phones on the table page: every update within a second?"),
     }, default="engine"),
 }
 
 # the extra that installs a module a subcommand may miss
 EXTRAS = {"torch": "train", "onnx": "train", "matplotlib": "train", "kivy": "app", "cv2": "app",
-          "rapidocr_onnxruntime": "ocr"}
+          "rapidocr_onnxruntime": "ocr", "starlette": "serve", "uvicorn": "serve", "segno": "serve"}
 
 
 def _usage() -> str:
@@ -73,7 +75,7 @@ def _usage() -> str:
 
 
 _ORDER = ("score", "bench", "session", "hand", "players", "data", "train", "eval", "tune", "scan", "deck",
-          "app")
+          "app", "serve")
 
 
 def _group_usage(name: str) -> str:

@@ -112,17 +112,19 @@ def connect(path: str | Path, *, create: bool = True, readonly: bool = False) ->
         if not create or readonly:
             raise NotALedger(f"{shown} does not exist")
         p.parent.mkdir(parents=True, exist_ok=True)
-    elif p.stat().st_size:
-        with p.open("rb") as fh:
-            if fh.read(16) != b"SQLite format 3\x00":
-                raise _refuse(shown, "not an SQLite database")
-    elif readonly:
+    elif readonly and not p.stat().st_size:
         raise _refuse(shown, "the file is empty")
+    # The header is read by SQLite, never by a file object of ours: closing any descriptor of
+    # the file drops every POSIX lock this process holds on it, so a second Ledger opened in a
+    # process that already has one (the app serving its table page) would leave the first
+    # unlocked while other processes write, and then read pages that are not there.
     conn = _open(p, shown, readonly)
     try:
         _prepare(conn, shown, readonly)
     except sqlite3.DatabaseError as exc:
         conn.close()
+        if str(getattr(exc, "sqlite_errorname", "")) == "SQLITE_NOTADB" and not _sqlite_header(p):
+            raise _refuse(shown, "not an SQLite database") from None
         wal = Path(f"{p}-wal")
         if not readonly or is_busy(exc) or (wal.exists() and wal.stat().st_size):
             raise _failure(shown, exc) from None
@@ -153,6 +155,16 @@ def _open(p: Path, shown: str, readonly: bool, immutable: bool = False) -> sqlit
                                check_same_thread=False, uri=True)
     except sqlite3.Error as exc:
         raise _refuse(shown, f"cannot open it ({exc})") from None
+
+
+def _sqlite_header(p: Path) -> bool:
+    """Whether the file starts as an SQLite database does (read only once SQLite said it is none,
+    so no connection of this process can hold a lock on it)."""
+    try:
+        with p.open("rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def _failure(shown: str, exc: sqlite3.DatabaseError) -> LedgerError:

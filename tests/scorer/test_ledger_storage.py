@@ -143,6 +143,21 @@ def test_two_ledger_objects_see_each_others_writes(tmp_path: Path) -> None:
     assert e.dealer == 2 and a.state(s.id).round_totals == [18, 18, 18]
 
 
+def test_a_second_ledger_in_one_process_leaves_the_first_ones_locks(tmp_path: Path) -> None:
+    """Opening and closing another Ledger on the file while one is open (the app serving its
+    table page) must not drop the first one's locks: after another process writes, both this
+    process's writes and a fresh reader still see every page."""
+    held = new_ledger(tmp_path)
+    s = held.new_session("共", "hunan", ["甲", "乙", "丙"])
+    new_ledger(tmp_path).close()
+    subprocess.run([sys.executable, "-m", "zipai", "hand", "add", "-", "--db", str(tmp_path / "ledger.db"),
+                    "--session", "共"], input=json.dumps(l1(1, "stock")), text=True, check=True,
+                   capture_output=True, timeout=60)
+    held.record_hand(s.id, l1(2, "stock"))
+    fresh = new_ledger(tmp_path)
+    assert fresh.state(s.id).hands == 2 and fresh.integrity() == "ok"
+
+
 def test_schema_version_1_and_migrations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "ledger.db"
     led = Ledger(path)
