@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package Zipai Scorer needs: CJK fonts for card rendering
-# and the app, Mesa/EGL for headless Kivy, and the libraries Kivy's SDL2 wheels load.
+# and the app, Mesa/EGL for headless Kivy, the libraries Kivy's SDL2 wheels load, and
+# Chromium for the table page's browser tests.
 # Safe to run twice; run as root or with sudo available.
 set -euo pipefail
 PKGS=(
@@ -25,6 +26,8 @@ PKGS=(
   # headless Kivy: real pixels through Mesa
   libgl1-mesa-dri libegl1 libgles2 libgl1 xvfb xauth
   libmtdev1 libsdl2-2.0-0 libsdl2-image-2.0-0 libsdl2-ttf-2.0-0 libsdl2-mixer-2.0-0
+  # the table page's browser tests (zipai serve): headless Chromium, driven by Playwright
+  chromium
   # SQLite command-line tool for inspecting ledgers by hand
   sqlite3
   # a virtual environment for the project (Debian splits venv out of python3)
