@@ -17,7 +17,7 @@ from kivy.properties import StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
-from . import screens
+from . import screens, table_page
 from .camera import CaptureScreen
 from .quick import QuickScreen
 from .state import AppError, AppState
@@ -79,6 +79,7 @@ class ZipaiApp(App):
             sm.add_widget(cls(name=name))
         root.ids.holder.add_widget(sm)
         self.sm = sm
+        table_page.hook(sm.get_screen("ledger"), self)
         self.state.listeners.append(self._redraw)
         sm.current = self.first_screen()
         Window.bind(on_keyboard=self._on_key)

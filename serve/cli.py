@@ -99,7 +99,13 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"port (default {DEFAULT_PORT}; 0: any free)")
     ap.add_argument("--proposals", action="store_true",
                     help="let guests propose hands (by total or photo) for the host to accept")
+    ap.add_argument("--screenshots", metavar="DIR",
+                    help="photograph the page of a demonstration evening at phone size into DIR, then stop")
     a = ap.parse_args(argv)
+    if a.screenshots:
+        from .shots import main as shots
+
+        return shots(a.screenshots)
     if not 0 <= a.port <= 65535:
         print(f"zipai serve: --port must be 0 to 65535, not {a.port}", file=sys.stderr)
         return 2
