@@ -339,10 +339,14 @@ def make_app(cfg: Config) -> Guard:
         name = request.url.path.rsplit("/", 1)[-1]
         return Response(table.assets[name], media_type=ASSETS[name])
 
+    async def fresh() -> None:
+        """The ledger as it is now, not as the last poll saw it (a one-off read or a proposal)."""
+        if await anyio.to_thread.run_sync(table.poll):
+            table.hub.bump()
+
     async def view(request: Request) -> Response:
         lang = pick_lang(request.query_params.get("lang"))
-        if await anyio.to_thread.run_sync(table.poll):  # a one-off read is as fresh as the ledger
-            table.hub.bump()
+        await fresh()
         return JSONResponse(await anyio.to_thread.run_sync(table.view, lang, role(request)))
 
     async def events(request: Request) -> Response:
@@ -374,14 +378,18 @@ def make_app(cfg: Config) -> Guard:
             return Response("Not Found", status_code=404, media_type="text/plain")
         return Response(p.photo.overlay, media_type="image/jpeg")
 
-    def closed() -> JSONResponse | None:
+    async def closed() -> JSONResponse | None:
         if not cfg.proposals:
             return JSONResponse({"error": "the host has not opened proposals", "code": "closed"},
                                 status_code=403)
+        await fresh()
+        if table.state().locked:
+            return JSONResponse({"error": "the session is settled: the host reopens it first",
+                                 "code": "locked"}, status_code=409)
         return None
 
     async def propose_total(request: Request) -> Response:
-        if (refused := closed()) is not None:
+        if (refused := await closed()) is not None:
             return refused
         try:
             body = await _read(request, MAX_JSON_BYTES)
@@ -397,7 +405,7 @@ def make_app(cfg: Config) -> Guard:
         return JSONResponse({"id": p.id})
 
     async def propose_photo(request: Request) -> Response:
-        if (refused := closed()) is not None:
+        if (refused := await closed()) is not None:
             return refused
         if not table.uploads.acquire(blocking=False):
             return _refusal(ProposalError("two photos are being read; try again in a moment",

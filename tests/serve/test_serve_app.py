@@ -140,6 +140,10 @@ def test_only_the_host_records_a_proposal(table: tuple[TestClient, Config]) -> N
         e = led.state("周五").history[0]
     assert e.input == {"winner": 2, "won_by": "discard", "from": 0, "total": 20}
     assert c.get(g(cfg, "view")).json()["proposals"] == []
+    with Ledger(cfg.db) as led:
+        led.settle("周五")
+    r = c.post(g(cfg, "propose/total"), json={"winner": 2, "won_by": "self_draw", "total": 20})
+    assert r.status_code == 409 and "settled" in r.json()["error"]
 
 
 @pytest.mark.parametrize(("body", "status", "words"), [
