@@ -183,9 +183,11 @@ def server(cfg: Config) -> Any:
 
 
 def serve(cfg: Config, sock: socket.socket) -> int:
-    """Run the server on ``sock`` until interrupted."""
+    """Run the server on ``sock`` until Ctrl-C, its way to stop (exit 0: nothing was left undone)."""
     try:
         server(cfg).run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn raises the signal again once it has shut down
+        pass
     finally:
         sock.close()
     return 0

@@ -250,3 +250,42 @@ def test_a_port_in_use_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_a_missing_extra_names_serve() -> None:
     exc = ModuleNotFoundError("No module named 'starlette'", name="starlette")
     assert "pip install 'zipai-scorer[serve]'" in _missing(exc)
+
+
+def test_zipai_serve_runs_until_ctrl_c_and_stopping_loses_nothing(tmp_path: Path) -> None:
+    """The real command in its own process: the printed link answers, an open event stream
+    does not hold up Ctrl-C, and the ledger is as it was (nothing of the server's is stored)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    db, _ = _ledger(tmp_path)
+    with Ledger(db) as led:
+        led.record_hand("周五", HAND)
+        before = led.export_json("周五")
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    proc = subprocess.Popen([sys.executable, "-m", "zipai", "serve", "--db", str(db), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        link = ""
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("join link"):
+                link = line.split()[-1]
+            if line.startswith("Ctrl-C"):
+                break
+        with urllib.request.urlopen(link + "view", timeout=10) as r:
+            assert json.loads(r.read())["session"]["hands"] == 1
+        stream = urllib.request.urlopen(link + "events", timeout=10)
+        assert stream.readline().startswith(b"id: ")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=15) == 0
+        stream.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.stderr is not None and proc.stderr.read() == ""
+    with Ledger(db, readonly=True) as led:
+        assert led.export_json("周五") == before and led.integrity() == "ok"
