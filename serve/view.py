@@ -80,8 +80,10 @@ def hand_view(e: Entry, s: SessionInfo, t: Translator, ledger: Path) -> dict[str
         names = "、".join(players[w] for w in e.winners)
         d["title"] = f"{t('hand_no', n=e.no)} · {t('double_entry')} · {names}"
         d["groups"] = groups_view(e.groups, t)
-        for r in (e.output or {}).get("results") or []:
-            d["working"] += explain(r, s.preset, players, t)
+        raws = e.input if isinstance(e.input, list) else []
+        for raw, r in zip(raws, (e.output or {}).get("results") or [], strict=False):
+            if raw.get("winner") in e.winners:  # the winning layouts, as the groups are
+                d["working"] += explain(r, s.preset, players, t)
     elif e.kind == "draw":
         d["title"] = f"{t('hand_no', n=e.no)} · {t('draw_entry')}"
     else:

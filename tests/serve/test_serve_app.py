@@ -289,3 +289,32 @@ def test_zipai_serve_runs_until_ctrl_c_and_stopping_loses_nothing(tmp_path: Path
     assert proc.stderr is not None and proc.stderr.read() == ""
     with Ledger(db, readonly=True) as led:
         assert led.export_json("周五") == before and led.integrity() == "ok"
+
+
+def test_every_kind_of_history_line_and_a_settled_session(tmp_path: Path) -> None:
+    """Guangxi: a double instant win, a drawn hand, an adjustment, then settled pairwise; each
+    line has its title and payouts, the double its working, the settlement says it is settled."""
+    from zipai.serve.app import Table
+
+    instant_a = "x1 x1 x1 x3 x3 x3 x5 x5 x5 d4 d4 d4 d9 d9 d9 x2 x4 x6 x7 x8 x9".split()
+    instant_b = "x10 x10 x10 d1 d1 d1 d3 d3 d3 d5 d5 d5 d8 d8 d8 x2 x4 x6 x7 x8".split()
+    db = tmp_path / "ledger.db"
+    with Ledger(db) as led:
+        s = led.new_session("广西", "guangxi", list(PLAYERS))
+        led.record_double_instant(s, [{"winner": 1, "won_by": "dealt", "hand": instant_a},
+                                      {"winner": 2, "won_by": "dealt", "hand": instant_b}])
+        led.record_draw(s, note="荒庄")
+        led.adjust(s, reason="更正", deltas=[5, -5, 0])
+        led.settle(s, mode="pairwise")
+    table = Table(Config(db, s, new_token(), new_token()))
+    try:
+        v = table.view("zh_Hans", "guest")
+    finally:
+        table.close()
+    double, draw, adjust = reversed(v["hands"])
+    assert double["title"] == "第1手 · 双起手胡 · 丙" and double["groups"]
+    assert double["working"][0] == "七组合计 27油" and "七组合计 21油" not in double["working"]
+    assert draw["title"] == "第2手 · 流局" and [p["amount"] for p in draw["payouts"]] == [0, 0, 0]
+    assert adjust["title"] == "第3手 · 调整：更正" and [p["amount"] for p in adjust["payouts"]] == [5, -5, 0]
+    assert v["rounds"] == [] and v["session"]["locked"] is True
+    assert v["settlement"]["title"] == "已结算 · 两两结算"
