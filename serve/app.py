@@ -271,6 +271,8 @@ class Table:
             if path is not None:
                 path.unlink(missing_ok=True)
             raise ProposalError(str(exc), status=409, code=exc.code) from None
+        if path is not None and p.photo is not None:  # the photo as read is the one just shown
+            self._photos[(e.event, str(path))] = p.photo.overlay
         return e.no
 
     def stop_streams(self) -> None:

@@ -178,8 +178,9 @@ def server(cfg: Config) -> Any:
             app.table.stop_streams()
             await super().shutdown(sockets)
 
+    # no proxy headers: the throttle counts the address that connected, which no header can change
     return Server(uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2,
-                                 lifespan="on"))
+                                 lifespan="on", proxy_headers=False, server_header=False))
 
 
 def serve(cfg: Config, sock: socket.socket) -> int:

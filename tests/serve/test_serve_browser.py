@@ -197,6 +197,7 @@ def test_a_proposal_rejected_by_the_host_is_not_recorded(served: Served, phone: 
     assert (after.hands, after.last_event) == (before.hands, before.last_event)
 
 
+@pytest.mark.slow
 def test_a_photo_proposal_is_read_and_a_hostile_one_gets_the_scans_refusal(
         served: Served, phone: Any, host_phone: Any, tmp_path: Path) -> None:
     from zipai.vision.decode import decode
