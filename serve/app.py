@@ -265,7 +265,7 @@ class Table:
         path = None
         try:
             if p.photo is not None:
-                path = keep_photo(p.photo, self.cfg.db.parent / "photos", self.session.id, p.id)
+                path = keep_photo(p.photo, self.cfg.db.resolve().parent / "photos", self.session.id, p.id)
             e = self.ledger.record_hand(self.session, p.raw, photo=str(path) if path else None)
         except LedgerError as exc:
             if path is not None:
@@ -426,9 +426,9 @@ def make_app(cfg: Config) -> Guard:
         return JSONResponse({"id": p.id})
 
     async def answer(request: Request) -> Response:
-        if role(request) != "host":
-            return Response("Not Found", status_code=404, media_type="text/plain")
         pid, verb = str(request.path_params["pid"]), str(request.path_params["verb"])
+        if role(request) != "host" or verb not in ("accept", "reject"):
+            return Response("Not Found", status_code=404, media_type="text/plain")
         try:
             if verb == "accept":
                 no = await anyio.to_thread.run_sync(table.accept, pid)

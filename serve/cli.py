@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     port = int(sock.getsockname()[1])
     shown = (lan_address() or "127.0.0.1") if bind in ("0.0.0.0", "::") else bind
-    cfg = Config(Path(led.path), s, new_token(), new_token(), a.proposals)
+    cfg = Config(Path(led.path).resolve(), s, new_token(), new_token(), a.proposals)
     banner(s, shown, bind, port, cfg.guest_token, cfg.host_token, a.proposals, sys.stdout)
     return serve(cfg, sock)
 

@@ -132,6 +132,7 @@ def test_only_the_host_records_a_proposal(table: tuple[TestClient, Config]) -> N
     prop = c.get(g(cfg, "view")).json()["proposals"][0]
     assert prop["id"] == pid and prop["by"] == "小王的提议" and prop["working"]
     assert c.post(g(cfg, f"proposal/{pid}/accept")).status_code == 404  # a guest's link cannot
+    assert c.post(h(cfg, f"proposal/{pid}/forget")).status_code == 404
     with Ledger(cfg.db, readonly=True) as led:
         assert led.state("周五").events == 0
     assert c.post(h(cfg, f"proposal/{pid}/accept")).json() == {"recorded": 1}
