@@ -140,6 +140,8 @@ class Table:
         self._views: dict[tuple[int, str], dict[str, Any]] = {}
         self._photos: OrderedDict[tuple[int, str], bytes] = OrderedDict()
         self._scan_lock = threading.Lock()  # one scan at a time: the detector is shared
+        self._building = threading.Lock()  # the view cache
+        self._kept = threading.Lock()  # the photo cache
         self.uploads = threading.BoundedSemaphore(2)  # photos being received at once
         self.assets = {name: _asset(name or "index.html") for name in ASSETS}
 
@@ -179,12 +181,13 @@ class Table:
     def view(self, lang: str, role: str) -> dict[str, Any]:
         """The page's whole view in ``lang`` (cached per hub version), with the proposals."""
         key = (self.hub.version, lang)
-        base = self._views.get(key)
-        if base is None:
-            st = self.state()
-            base = session_view(st, self.settlement(st), lang, self.cfg.db)
-            base["proposals"] = [self.proposal_view(p, st, lang) for p in self.proposals.pending()]
-            self._views = {key: base, **{k: v for k, v in self._views.items() if k[0] == key[0]}}
+        with self._building:  # eight phones woken at once: one builds, the others read the cache
+            base = self._views.get(key)
+            if base is None:
+                st = self.state()
+                base = session_view(st, self.settlement(st), lang, self.cfg.db)
+                base["proposals"] = [self.proposal_view(p, st, lang) for p in self.proposals.pending()]
+                self._views = {key: base, **{k: v for k, v in self._views.items() if k[0] == key[0]}}
         return {**base, "role": role, "proposals_open": self.cfg.proposals, "problem": self.problem}
 
     def proposal_view(self, p: Proposal, st: SessionState, lang: str) -> dict[str, Any]:
@@ -226,8 +229,9 @@ class Table:
         if e is None or path is None:
             return None
         key = (event, str(path))
-        if key in self._photos:
-            return self._photos[key]
+        with self._kept:
+            if key in self._photos:
+                return self._photos[key]
         from zipai.vision.decode import load
         from zipai.vision.scan import overlay, scan_decoded
 
@@ -244,10 +248,14 @@ class Table:
             except ValueError:
                 pic = img.image
         data = jpeg(pic, 80, PHOTO_SIDE)
-        self._photos[key] = data
-        while len(self._photos) > 16:
-            self._photos.popitem(last=False)
+        self._keep(key, data)
         return data
+
+    def _keep(self, key: tuple[int, str], data: bytes) -> None:
+        with self._kept:
+            self._photos[key] = data
+            while len(self._photos) > 16:
+                self._photos.popitem(last=False)
 
     def propose_photo(self, data: bytes, fields: dict[str, Any]) -> Proposal:
         st = self.state()
@@ -272,7 +280,7 @@ class Table:
                 path.unlink(missing_ok=True)
             raise ProposalError(str(exc), status=409, code=exc.code) from None
         if path is not None and p.photo is not None:  # the photo as read is the one just shown
-            self._photos[(e.event, str(path))] = p.photo.overlay
+            self._keep((e.event, str(path)), p.photo.overlay)
         return e.no
 
     def stop_streams(self) -> None:
