@@ -79,7 +79,8 @@ def banner(s: SessionInfo, host: str, bind: str, port: int, guest: str, hostkey:
           + (" (this machine only; --bind lan lets the phones at the table in)" if local else ""), file=out)
     print(f"join link (everyone at the table): {link}", file=out)
     qr_text(link, out)
-    print(f"host link (yours alone: it accepts proposals): {url(host, port, hostkey)}", file=out)
+    why = "it accepts or rejects the guests' proposals" if proposals else "the same page, for you"
+    print(f"host link (yours alone: {why}): {url(host, port, hostkey)}", file=out)
     print("guests may propose hands; only the host link records them" if proposals
           else "guests can only watch (--proposals lets them propose hands for you to accept)", file=out)
     print("Ctrl-C stops serving; the ledger keeps everything.", file=out)
