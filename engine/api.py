@@ -162,7 +162,7 @@ def check_dealt(hand: Hand) -> None:
         return
     for n, g in enumerate(hand.groups):
         if g.state is State.OPEN:
-            raise InputError(f"groups[{n}] {g} lies open on the table, but a dealt win (天胡/天福) has "
+            raise InputError(f"groups[{n}] {hand.rules.variant.group_name(g)} {g} lies open on the table, but a dealt win (天胡/天福) has "
                              f"nothing open on the table ({DEALT_SEEDS})", code="dealt_open_group")
     if ctx.winner != ctx.dealer and _instant(hand) is None:
         variant = hand.rules.variant
