@@ -99,6 +99,7 @@ class Hunan(Variant):
     lists_transfers = False
     plays_rounds = True
     counts_reds = True
+    forfeit_penalty = True
 
     def default_minimum(self, players: int) -> int:
         return 20 if players == 2 else 15  # 15 福, 20 with two players
