@@ -162,8 +162,9 @@ def check_dealt(hand: Hand) -> None:
         return
     for n, g in enumerate(hand.groups):
         if g.state is State.OPEN:
-            raise InputError(f"groups[{n}] {hand.rules.variant.group_name(g)} {g} lies open on the table, but a dealt win (天胡/天福) has "
-                             f"nothing open on the table ({DEALT_SEEDS})", code="dealt_open_group")
+            name = hand.rules.variant.group_name(g)
+            raise InputError(f"groups[{n}] {name} {g} lies open on the table, but a dealt win (天胡/天福) "
+                             f"has nothing open on the table ({DEALT_SEEDS})", code="dealt_open_group")
     if ctx.winner != ctx.dealer and _instant(hand) is None:
         variant = hand.rules.variant
         allowed = (f"; another seat wins dealt only by an instant win "

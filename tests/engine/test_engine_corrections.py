@@ -98,7 +98,8 @@ def test_a_discard_win_without_the_winning_card_says_where_it_matters() -> None:
     assert placed["score"] == 26 and "winning_card_matters" not in placed
 
 
-@pytest.mark.parametrize(("won_by", "text"), [("self_draw", L1), ("dealt", "| d5d5d5 x10x10x10 x1x2x3 x4x5x6 d2d7d10 x9x9x9 d8d8x8")])
+@pytest.mark.parametrize(("won_by", "text"), [
+    ("self_draw", L1), ("dealt", "| d5d5d5 x10x10x10 x1x2x3 x4x5x6 d2d7d10 x9x9x9 d8d8x8")])
 def test_the_winning_card_matters_only_when_it_came_from_another_player(won_by: str, text: str) -> None:
     assert "winning_card_matters" not in score(layout(text, won_by=won_by, winner=0))
 
