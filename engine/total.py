@@ -35,6 +35,7 @@ MAX_TOTAL = 72
 """The most seven groups score in every built-in rule set: six concealed big quads (12 each)
 and the pair they allow (0); seven groups without a quad make at most 7 × 6 = 42. A rule set's
 own bound is ``most_points``; a typed total above it is a typing slip."""
+OLD_MAX_TOTAL = 84
 MAX_XING = 21
 
 
@@ -96,6 +97,8 @@ def total_result(obj: Any, rules: str | Rules | None = None) -> Result:
     hand = parse_input(seats, rules)
     r, ctx = hand.rules, hand.ctx
     most, how = most_points(r.variant)
+    if r.options.rules_version < 3:  # the bound before version 3, so an old ledger replays as it was
+        most, how = OLD_MAX_TOTAL, "the bound of rules versions 1 and 2"
     if base > most:
         shown = base if base < 10**9 else "of 10 digits or more"
         raise InputError(f"total {shown} is more than seven groups make in {r.name}: at most {most} "

@@ -141,3 +141,12 @@ def test_the_new_options_check_their_values(key: str, value: Any) -> None:
 def test_the_new_options_are_hunan_only() -> None:
     with pytest.raises(ValueError, match="does not apply to guangxi"):
         get_rules("guangxi", {"idle_rounding": "units"})
+
+
+def test_an_old_version_keeps_the_old_total_bound() -> None:
+    obj = {"rules": "hunan", "players": 3, "winner": 1, "won_by": "stock", "total": 80}
+    with pytest.raises(ZipaiError, match="at most 72"):
+        score(obj)
+    assert score({**obj, "options": {"rules_version": 2}})["score"] == 100
+    with pytest.raises(ZipaiError, match="at most 84"):
+        score({**obj, "total": 85, "options": {"rules_version": 2}})
