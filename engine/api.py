@@ -174,6 +174,20 @@ def check_dealt(hand: Hand) -> None:
                          f"dealt in {hand.rules.name}{allowed}", code="dealt_not_dealer")
 
 
+def check_drawn_fourth(hand: Hand) -> None:
+    """A ``self_draw`` hand holding the fourth copy of a table triple's card (rules version 3):
+    that copy is the card just drawn, so a winning card marked elsewhere contradicts it."""
+    w = hand.winning_card
+    if w is None or hand.ctx.won_by != "self_draw" or hand.rules.options.rules_version < 3:
+        return
+    fourths = [g for g in hand.groups if g.kind is Kind.TRIPLE and hand.hand.count(g.cards[0]) == 1]
+    if fourths and all(g.cards[0] != w for g in fourths):
+        g = fourths[0]
+        raise InputError(f"the hand holds {g.cards[0]}, the fourth of the table's "
+                         f"{hand.rules.variant.group_name(g)} {g}: self-drawn, only it can be the card "
+                         f"just drawn, not {w}", code="drawn_fourth")
+
+
 # ------------------------------------------------------------------ evaluation
 
 def _build(hand: Hand, split: Split) -> tuple[list[Group], int]:
@@ -445,6 +459,7 @@ def score_hand(obj: Any, rules: str | Rules | None = None) -> Result:
         return total_result(obj, rules)
     hand = parse_input(obj, rules)
     check_dealt(hand)
+    check_drawn_fourth(hand)
     search = _Search.of(hand)
     best, cands = evaluate(hand, search)
     return _result(hand, best, cands, winning_card_matters(hand, cands, search))

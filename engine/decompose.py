@@ -232,4 +232,7 @@ def splits_into_groups(
         quads += same and len(cards) == 4
         pairs += same and len(cards) == 2
         triples.append(TableTriple(cards[0], is_open) if same and len(cards) == 3 else None)
+    fourths = {t.card for t in triples if t is not None and counts[t.card] == 1}
+    if won_by == "self_draw" and version >= 3 and winning >= 0 and fourths and winning not in fourths:
+        return False  # only the held fourth can be the card just drawn: the scorer refuses the mark
     return bool(hand_splits(counts, len(table), quads, winning, won_by, tuple(triples), pairs, version))

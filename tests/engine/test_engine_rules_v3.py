@@ -150,3 +150,12 @@ def test_an_old_version_keeps_the_old_total_bound() -> None:
     assert score({**obj, "options": {"rules_version": 2}})["score"] == 100
     with pytest.raises(ZipaiError, match="at most 84"):
         score({**obj, "total": 85, "options": {"rules_version": 2}})
+
+
+def test_a_mark_elsewhere_contradicts_the_drawn_fourth() -> None:
+    text = "x5x5x5 d1d2d3 | x5 x2x7x10 x9!x9x9 d8d8x8 d4d5d6 x1x1"
+    with pytest.raises(ZipaiError, match="the hand holds x5, the fourth of the table's 碰 x5x5x5") as exc:
+        score(layout(text, won_by="self_draw"))
+    assert exc.value.code == "drawn_fourth"
+    assert score(layout(text, won_by="self_draw", options={"rules_version": 2}))["winning"] is False
+    assert score(layout(text, won_by="stock"))["winning"] is False  # another player's: it may lie free
