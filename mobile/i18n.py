@@ -479,7 +479,8 @@ _ERRORS.update({
     "dealt_not_dealer": ("只有庄家能起手胡（三龙、五坎这类起手胡除外）",
                          "只有莊家能起手胡（三龍、五坎這類起手胡除外）",
                          "Only the dealer wins as dealt, bar an instant win"),
-    "drawn_fourth": ("自摸时手里有桌上那组的第四张，胡的只能是它", "自摸時手裡有桌上那組的第四張，胡的只能是它",
+    "drawn_fourth": ("自摸时手里有桌上那组的第四张，胡的只能是它",
+                     "自摸時手裡有桌上那組的第四張，胡的只能是它",
                      "Self-drawn, the fourth card of a group on the table is the winning card"),
 })
 
