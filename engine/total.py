@@ -35,8 +35,9 @@ MAX_TOTAL = 72
 """The most seven groups score in every built-in rule set: six concealed big quads (12 each)
 and the pair they allow (0); seven groups without a quad make at most 7 × 6 = 42. A rule set's
 own bound is ``most_points``; a typed total above it is a typing slip."""
-OLD_MAX_TOTAL = 84
+OLD_MAX_TOTAL = 84  # the bound of rules versions 1 and 2
 MAX_XING = 21
+CARD_FIELDS = ("groups", "hand", "winning_card")
 
 
 @lru_cache(maxsize=16)
@@ -54,7 +55,6 @@ def most_points(variant: Variant) -> tuple[int, str]:
     if by_quads >= by_threes:
         return by_quads, f"six {name(quad)} of big cards ({variant.group_points(quad)} each) and a pair"
     return by_threes, f"seven {name(three)} ({variant.group_points(three)} each)"
-CARD_FIELDS = ("groups", "hand", "winning_card")
 
 
 def _whole(value: Any, key: str, hi: int | None) -> int:

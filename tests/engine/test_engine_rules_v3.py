@@ -159,3 +159,10 @@ def test_a_mark_elsewhere_contradicts_the_drawn_fourth() -> None:
     assert exc.value.code == "drawn_fourth"
     assert score(layout(text, won_by="self_draw", options={"rules_version": 2}))["winning"] is False
     assert score(layout(text, won_by="stock"))["winning"] is False  # another player's: it may lie free
+
+
+def test_every_rule_set_bounds_a_total_at_six_concealed_big_quads() -> None:
+    from zipai.engine.total import MAX_TOTAL, most_points
+    from zipai.engine.variants import variants
+
+    assert {most_points(v)[0] for v in variants()} == {MAX_TOTAL} == {6 * 12}
