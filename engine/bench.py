@@ -15,6 +15,7 @@ from typing import Any
 
 from .api import score
 from .generate import random_hand, random_layout
+from .options import RULES_VERSIONS
 
 RULES = ("hunan", "guangxi", "guilin")
 
@@ -68,8 +69,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="instead of timing, print each layout's number and the SHA-256 of its result "
                         "without the rules echo, one line each: diff two versions' lines to list the "
                         "layouts whose score moved")
+    p.add_argument("--rules-version", type=int, choices=sorted(RULES_VERSIONS), metavar="N",
+                   help="score every layout under this rules version (default: the current one), to "
+                        "compare the readings with --each")
     args = p.parse_args(argv)
     inputs = bench_set(args.count, args.seed)
+    if args.rules_version is not None:
+        inputs = [{**obj, "options": {"rules_version": args.rules_version}} for obj in inputs]
     if args.each:
         print("\n".join(result_lines(inputs)))
         return 0
