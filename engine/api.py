@@ -151,6 +151,43 @@ def parse_input(obj: Any, rules: str | Rules | None = None) -> Hand:
     return Hand(r, ctx, tuple(groups), hand, winning)
 
 
+DEALT_SEEDS = "seed 000 「當牌抓完之後，還沒有清牌之前」, seed 001 「庄家起手的牌」"
+
+
+def check_dealt(hand: Hand) -> None:
+    """A ``dealt`` win (rules version 3, RULINGS section 5): nothing open lies on the table
+    yet, and only the dealer wins so, bar the instant wins where the rule set has them."""
+    ctx = hand.ctx
+    if ctx.won_by != "dealt" or hand.rules.options.rules_version < 3:
+        return
+    for n, g in enumerate(hand.groups):
+        if g.state is State.OPEN:
+            name = hand.rules.variant.group_name(g)
+            raise InputError(f"groups[{n}] {name} {g} lies open on the table, but a dealt win (天胡/天福) "
+                             f"has nothing open on the table ({DEALT_SEEDS})", code="dealt_open_group")
+    if ctx.winner != ctx.dealer and _instant(hand) is None:
+        variant = hand.rules.variant
+        allowed = (f"; another seat wins dealt only by an instant win "
+                   f"({'/'.join(variant.specials[s] for s in variant.instant_specials)})"
+                   if variant.instant_specials else "")
+        raise InputError(f"seat {ctx.winner} is not the dealer (seat {ctx.dealer}): only the dealer wins "
+                         f"dealt in {hand.rules.name}{allowed}", code="dealt_not_dealer")
+
+
+def check_drawn_fourth(hand: Hand) -> None:
+    """A ``self_draw`` hand holding the fourth copy of a table triple's card (rules version 3):
+    that copy is the card just drawn, so a winning card marked elsewhere contradicts it."""
+    w = hand.winning_card
+    if w is None or hand.ctx.won_by != "self_draw" or hand.rules.options.rules_version < 3:
+        return
+    fourths = [g for g in hand.groups if g.kind is Kind.TRIPLE and hand.hand.count(g.cards[0]) == 1]
+    if fourths and all(g.cards[0] != w for g in fourths):
+        g = fourths[0]
+        raise InputError(f"the hand holds {g.cards[0]}, the fourth of the table's "
+                         f"{hand.rules.variant.group_name(g)} {g}: self-drawn, only it can be the card "
+                         f"just drawn, not {w}", code="drawn_fourth")
+
+
 # ------------------------------------------------------------------ evaluation
 
 def _build(hand: Hand, split: Split) -> tuple[list[Group], int]:
@@ -364,7 +401,11 @@ def winning_card_matters(hand: Hand, cands: list[Candidate], search: _Search | N
     ``cands`` are the hand's decompositions as held, the claimed one first: the placements
     that split the hand as held are worked out from their points, the rest are searched.
     """
-    if hand.winning_card is not None or hand.ctx.won_by not in ("stock", "discard"):
+    if hand.winning_card is not None:
+        return []
+    if hand.ctx.won_by == "self_draw":
+        return _fourths_that_matter(hand, cands, search or _Search.of(hand))
+    if hand.ctx.won_by not in ("stock", "discard"):
         return []
     search = search or _Search.of(hand)
     counts = search.counts
@@ -393,6 +434,22 @@ def winning_card_matters(hand: Hand, cands: list[Candidate], search: _Search | N
     return out
 
 
+def _fourths_that_matter(hand: Hand, cands: list[Candidate], search: _Search) -> list[Card]:
+    """A self-drawn win: the unmarked fourth copy of a table triple's card is the card just
+    drawn (rules version 3), so it needs no mark; only when the hand holds the fourth of two
+    table triples, one of which must be it, can its place change the score."""
+    if hand.rules.options.rules_version < 3:
+        return []
+    counts = search.counts
+    places = sorted({t.card for t in search.table_triples if t is not None and counts[t.card] == 1})
+    if len(places) < 2:
+        return []
+    o = cands[0].outcome if cands else None
+    held = (True, o.score, tuple(o.payouts)) if o is not None and o.winning else NO_PAY
+    return [ALL_CARDS[i] for i in places
+            if _best_pays(hand, _split_bases(hand, search.splits(hand, i))) != held]
+
+
 def score_hand(obj: Any, rules: str | Rules | None = None) -> Result:
     """Score one input object into a typed ``Result``; raises a ``ZipaiError`` (a ValueError)
     on bad input."""
@@ -401,6 +458,8 @@ def score_hand(obj: Any, rules: str | Rules | None = None) -> Result:
 
         return total_result(obj, rules)
     hand = parse_input(obj, rules)
+    check_dealt(hand)
+    check_drawn_fourth(hand)
     search = _Search.of(hand)
     best, cands = evaluate(hand, search)
     return _result(hand, best, cands, winning_card_matters(hand, cands, search))

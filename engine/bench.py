@@ -15,6 +15,7 @@ from typing import Any
 
 from .api import score
 from .generate import random_hand, random_layout
+from .options import RULES_VERSIONS
 
 RULES = ("hunan", "guangxi", "guilin")
 
@@ -44,6 +45,18 @@ def results_digest(inputs: list[dict[str, Any]]) -> str:
     return h.hexdigest()
 
 
+def result_lines(inputs: list[dict[str, Any]]) -> list[str]:
+    """One line per layout: its number and the SHA-256 of its result's JSON without the
+    ``rules`` echo (which names the rules version and every option, so it moves whenever an
+    option is added): two versions' lines, compared with ``diff``, name the layouts that moved."""
+    out = []
+    for n, obj in enumerate(inputs):
+        r = score(obj)
+        r.pop("rules", None)
+        out.append(f"{n} {hashlib.sha256(json.dumps(r, ensure_ascii=False).encode()).hexdigest()}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="zipai bench", description=__doc__)
     p.add_argument("--count", type=int, default=10_000)
@@ -52,8 +65,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--digest", action="store_true",
                    help="instead of timing, print the SHA-256 of every result's JSON, one line each: "
                         "two versions of the engine that print the same digest score the set alike")
+    p.add_argument("--each", action="store_true",
+                   help="instead of timing, print each layout's number and the SHA-256 of its result "
+                        "without the rules echo, one line each: diff two versions' lines to list the "
+                        "layouts whose score moved")
+    p.add_argument("--rules-version", type=int, choices=sorted(RULES_VERSIONS), metavar="N",
+                   help="score every layout under this rules version (default: the current one), to "
+                        "compare the readings with --each")
     args = p.parse_args(argv)
     inputs = bench_set(args.count, args.seed)
+    if args.rules_version is not None:
+        inputs = [{**obj, "options": {"rules_version": args.rules_version}} for obj in inputs]
+    if args.each:
+        print("\n".join(result_lines(inputs)))
+        return 0
     if args.digest:
         print(f"{len(inputs)} layouts, results sha256 {results_digest(inputs)}")
         return 0

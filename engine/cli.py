@@ -57,7 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
         "Score a winning Zipai layout. FILE holds the JSON input object ('-' for stdin); "
         "--text takes the notation instead: table groups, then '|', then hand cards, e.g. "
         "\"d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8\" (~ = concealed, "
-        "x9! = the winning card)."))
+        "x9! = the winning card). A hand may instead be entered by its total: a JSON object with "
+        "\"total\" (the seven groups' 福/油/胡, at most 72) and no groups or hand cards; the output "
+        "says \"entered_by\": \"total\" and gives the \"total\", with no groups. Guilin's 醒 is "
+        "then a count (\"xing\": 2). A total cannot express what needs the cards: 乌福 and 红福 "
+        "(the red cards) or an instant win after the deal (三龙/五坎, 三笼五坎); enter those card "
+        "by card."))
     p.add_argument("file", nargs="?", help="JSON input file, or - for stdin")
     p.add_argument("--text", help="the layout in text notation")
     p.add_argument("--json", action="store_true", help="print the output object as JSON")

@@ -7,6 +7,7 @@ The rules that shape the search (RULINGS sections 2 and 5):
   quad (坎/提), never split, except the winning card taken from another player;
 - the winning card that is the fourth of a table triple goes where ``fourth_card_moves``
   says: forced into it when self-drawn, never into an open 碰 from another player's hand;
+  self-drawn and unmarked, such a fourth copy is the winning card (rules version 3);
 - the other cards form runs, 123, 2710, mixed groups and at most one pair, and a
   pair appears exactly when the layout holds a quad.
 """
@@ -137,6 +138,11 @@ def hand_splits(
     c = counts[winning] if winning >= 0 else 0
     fourth = [(t, tt) for t, tt in enumerate(table_triples) if tt is not None and tt.card == winning
               ] if c == 1 else []
+    if winning < 0 and won_by == "self_draw" and version >= 3:
+        # The unmarked fourth copy of a table triple's card can only be the card just drawn
+        # (drawn earlier, it would have been forced onto the triple): it is the winning card.
+        fourth = [(t, tt) for t, tt in enumerate(table_triples) if tt is not None and counts[tt.card] == 1]
+        c = 1 if fourth else 0
     if from_other and c >= 3:
         # A: the winning card with the held cards makes an open 碰 or 跑.
         if not beyond_held:
@@ -179,7 +185,9 @@ def hand_splits(
             free[i] = 0
             n_free -= n
         if upgrade >= 0:
-            free[winning] -= 1
+            onto = table_triples[upgrade]
+            assert onto is not None
+            free[onto.card] -= 1
             quads += 1
             n_free -= 1
         need = 7 - table_groups - len(sets)
@@ -224,4 +232,7 @@ def splits_into_groups(
         quads += same and len(cards) == 4
         pairs += same and len(cards) == 2
         triples.append(TableTriple(cards[0], is_open) if same and len(cards) == 3 else None)
+    fourths = {t.card for t in triples if t is not None and counts[t.card] == 1}
+    if won_by == "self_draw" and version >= 3 and winning >= 0 and fourths and winning not in fourths:
+        return False  # only the held fourth can be the card just drawn: the scorer refuses the mark
     return bool(hand_splits(counts, len(table), quads, winning, won_by, tuple(triples), pairs, version))

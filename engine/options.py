@@ -17,9 +17,11 @@ from .errors import RulesError
 # rules it was recorded with. 1: before the corrections of 2026-12 (a fourth card may join
 # any table triple when it came from another player and never when self-drawn; a Hunan
 # discarder loses the whole score; 数审 takes half rounded to a point; 自摸 doubles uncapped).
-# 2: RULINGS sections 5 and 6 as they stand.
-RULES_VERSIONS = {1: "before 2026-12", 2: "2026-12"}
-CURRENT_RULES_VERSION = 2
+# 2: RULINGS sections 5 and 6 of 2026-12. 3: the reread of 2026-12-07 (a self_draw hand's
+# unmarked fourth copy of a table triple's card is the card just drawn and goes onto the
+# triple; a `dealt` win has nothing open on the table and is the dealer's, bar instant wins).
+RULES_VERSIONS = {1: "before 2026-12", 2: "2026-12", 3: "2026-12-07"}
+CURRENT_RULES_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,10 @@ class Options:
     fan_as_zi: bool = False
     dealer_rotation: str = "winner"
     rules_version: int = CURRENT_RULES_VERSION
+    # Hunan readings a table may play the other way (docs/rules.md, "the project's reading"):
+    specials_below_minimum: bool = True  # 乌福 and 红福 (13+ reds) win below the minimum
+    thirty_plus_ten: bool = True  # the 30 rule's capped doubling takes +10 on 自摸
+    idle_rounding: str = "tens"  # 数审's half 四舍五入 to tens ("tens") or to a point ("units")
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -95,5 +101,13 @@ def check_value(key: str, value: Any, preset: str, minimums: tuple[int, ...] | N
     if key == "dealer_rotation":
         if value not in ("winner", "next_seat"):
             raise RulesError(f"option 'dealer_rotation' must be 'winner' or 'next_seat', got {value!r}")
+        return value
+    if key in ("specials_below_minimum", "thirty_plus_ten"):
+        if not isinstance(value, bool):
+            raise RulesError(f"option {key!r} must be true or false, got {value!r}")
+        return value
+    if key == "idle_rounding":
+        if value not in ("tens", "units"):
+            raise RulesError(f"option 'idle_rounding' must be 'tens' or 'units', got {value!r}")
         return value
     raise RulesError(f"unknown option {key!r}")  # pragma: no cover - callers check the key first

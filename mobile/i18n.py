@@ -468,6 +468,22 @@ _S.update({
                      "The deck learned {n} corrected cards"),
 })
 
+# 胡多少处罚多少 (seed 001) and rules version 3's refusals of a dealt hand
+_S.update({
+    "penalty": ("不算胡：胡多少罚多少", "不算胡：胡多少罰多少", "No win: pays what it would score (penalty)"),
+    "penalized": ("已记入处罚：第{n}手", "已記入處罰：第{n}手", "Penalty recorded: hand {n}"),
+})
+_ERRORS.update({
+    "dealt_open_group": ("起手胡（天胡、天福）桌上不能有亮出的组", "起手胡（天胡、天福）桌上不能有亮出的組",
+                         "A dealt win (天胡/天福) has nothing open on the table"),
+    "dealt_not_dealer": ("只有庄家能起手胡（三龙、五坎这类起手胡除外）",
+                         "只有莊家能起手胡（三龍、五坎這類起手胡除外）",
+                         "Only the dealer wins as dealt, bar an instant win"),
+    "drawn_fourth": ("自摸时手里有桌上那组的第四张，胡的只能是它",
+                     "自摸時手裡有桌上那組的第四張，胡的只能是它",
+                     "Self-drawn, the fourth card of a group on the table is the winning card"),
+})
+
 _SPECIALS: dict[str, tuple[str, str, str]] = {
     "tianfu": ("天福", "天福", "天福 (dealt win)"), "difu": ("地福", "地福", "地福 (first discard)"),
     "wufu": ("乌福", "烏福", "乌福 (no red)"), "hongfu": ("红福", "紅福", "红福 (many red)"),
@@ -522,3 +538,4 @@ def keys() -> set[str]:
 
 def error_codes() -> set[str]:
     return set(_ERRORS)
+

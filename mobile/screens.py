@@ -24,6 +24,7 @@ from zipai.engine.variants import get_variant
 
 from .explain import explain, round_working
 from .i18n import LANG_NAMES, LANGS
+from .penalty import offer as offer_penalty
 from .state import CAMERA_RESOLUTIONS, PRESETS, WON_BY, AppState
 from .widgets import ACCENT, GREEN, CardChip, Cell, Choice, Txt, face_text, tr
 
@@ -459,6 +460,7 @@ class ResultScreen(Base):
             box.add_widget(Txt(text=f"{s.players[seat]}: {amount:+d}", font_size=sp(20),
                                color=(0.1, 0.45, 0.2, 1) if amount > 0 else (0.1, 0.1, 0.1, 1)))
         self.ids.confirm.disabled = not r["winning"] or st.sstate.locked
+        offer_penalty(self)  # Hunan 胡多少处罚多少: record the hand as its winner's penalty
 
     def add_groups(self, groups: list[dict[str, Any]], winning: str | None) -> None:
         """One row a group: its name, its cards (the one winning card marked) and its points."""

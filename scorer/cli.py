@@ -499,6 +499,13 @@ def _hand_adjust(led: Ledger, a: argparse.Namespace) -> int:
     return 0
 
 
+def _hand_penalty(led: Ledger, a: argparse.Namespace) -> int:
+    e = led.penalty(a.session, _read_json(a.file), reason=a.reason or "")
+    st = led.state(a.session)
+    _emit(a, {"entry": e.to_dict(), "state": st.to_dict(history=False)}, lambda: entry_text(st, e))
+    return 0
+
+
 def _seat_of(players: Sequence[str], text: str) -> int:
     if text.isdigit():
         return int(text)
@@ -544,13 +551,19 @@ def _build_hand(p: _Parser) -> None:
     g.add_argument("--xiahuo", metavar="SEAT|NAME", help="Guangxi 下夥: pays every other player the minimum")
     aj.add_argument("--amount", type=int, help="with --xiahuo: points per player instead of the minimum")
     aj.set_defaults(func=_hand_adjust)
+    pn = sub.add_parser("penalty", help="Hunan 胡多少处罚多少: the hand's winner broke a forced rule "
+                        "and pays what the hand (an engine input FILE, or -) would have scored")
+    pn.add_argument("file")
+    pn.add_argument("--reason", help="which rule was broken (shown in the history)")
+    pn.set_defaults(func=_hand_penalty)
     sub.add_parser("list", help="the history of the session").set_defaults(func=_hand_list, reads=True)
 
 
 def hand_main(argv: list[str] | None = None) -> int:
-    """``zipai hand add FILE|-``, ``edit N FILE``, ``draw``, ``double A B``, ``adjust``, ``list``."""
+    """``zipai hand add FILE|-``, ``edit N FILE``, ``draw``, ``double A B``, ``adjust``, ``penalty FILE``,
+    ``list``."""
     return _run("zipai hand", argv, _build_hand,
-                "Hands of the current session: add, edit, draw, double instant win, adjust, list.")
+                "Hands of the current session: add, edit, draw, double instant win, adjust, penalty, list.")
 
 
 # ------------------------------------------------------------------ zipai players

@@ -37,6 +37,7 @@ from .checks import (
 )
 from .errors import DamagedData, LedgerError, LockedSession, NotALedger, UnknownSession
 from .exchange import check_results, csv_text, export_dict, read_export
+from .penalty import penalty_data
 from .settle import balances, minimal_transfers, pairwise
 from .state import (
     LEDGER_FIELDS,
@@ -446,6 +447,17 @@ class Ledger:
         def make(st: SessionState) -> tuple[str, dict[str, Any], None, None, None]:
             data = check_adjustment(s, reason, deltas, transfers, offender, amount)
             return "adjust", data, None, None, None
+        return self._append(s, make).history[-1]
+
+    def penalty(self, ref: SessionRef, engine_input: Mapping[str, Any], reason: str = "") -> Entry:
+        """胡多少处罚多少 (Hunan, seed 001): the hand's ``winner`` broke a forced rule, so it
+        does not win and pays what the hand would have scored (an adjustment with a name)."""
+        s = self.session(ref)
+
+        def make(st: SessionState) -> tuple[str, dict[str, Any], None, None, None]:
+            where = f"penalty {len(st.history) + 1}"
+            raw = self._check_input(s, engine_input, where)
+            return "adjust", penalty_data(s, raw, st.dealer, reason, where), None, None, None
         return self._append(s, make).history[-1]
 
     def undo_last(self, ref: SessionRef = None) -> Entry:

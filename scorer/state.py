@@ -366,6 +366,11 @@ class Replayer:
         entry.payouts = list(ev.data["deltas"])
         entry.transfers = [list(t) for t in ev.data.get("transfers") or []]
         entry.input = ev.data
+        pen = ev.data.get("penalty")  # 胡多少处罚多少 (scorer/penalty.py): shows the forfeited hand
+        if isinstance(pen, Mapping):
+            entry.points, entry.score = (v if isinstance(v, int) and not isinstance(v, bool) else 0
+                                         for v in (pen.get("points"), pen.get("score")))
+            entry.text = pen.get("text") if isinstance(pen.get("text"), str) else ""
 
     # ------------------------------------------------------------ effects
     def _apply(self, entry: Entry) -> None:

@@ -30,7 +30,7 @@ HANDS: list[dict[str, Any]] = [
     json.loads(Path(EXAMPLE).read_text(encoding="utf-8")),
     layout(L1, "guangxi", won_by="discard", from_=2, options={"minimum": 20}),
     layout(L1, "guilin", won_by="self_draw", xing=["x10"], options={"xing": ["up", "same"]}),
-    layout("x1x1x1x1 x2x2x2x2 x3x3x3x3 | x4x5x6 d1d1", "guangxi", won_by="dealt", winner=0),
+    layout("~x1x1x1x1 ~x2x2x2x2 ~x3x3x3x3 | x4x5x6 d1d1", "guangxi", won_by="dealt", winner=0),
     layout("| x1x2x3 x4x5x6 x7x8x9 d1d2d3 d4d5d6 d7d8d9 x10x10 x9!", "hunan", players=4, won_by="stock"),
 ]
 RULES_FILES = [

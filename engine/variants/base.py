@@ -66,6 +66,9 @@ class Variant(ABC):
     """Two instant wins after one deal settle as one event."""
     misdeal_penalty: ClassVar[bool] = False
     """下夥: a seat that mis-holds pays every other seat the minimum."""
+    forfeit_penalty: ClassVar[bool] = False
+    """胡多少处罚多少: a seat that broke a forced rule forfeits the win and pays what its hand
+    would have scored (seed 001)."""
     hand_minimum: ClassVar[bool] = False
     """The dealer may change the minimum for one hand."""
 

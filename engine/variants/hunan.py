@@ -50,13 +50,16 @@ def difu(ctx: Context) -> bool:
             and ctx.winner != ctx.dealer)
 
 
-def idle_share(score: int, version: int = 2) -> int:
-    """数审's half of the score, 四舍五入 to tens with halves up (the seed's 地福: 110 → 60).
+def idle_share(score: int, version: int = 2, rounding: str = "tens") -> int:
+    """数审's half of the score, 四舍五入 to tens with halves up (the seed's 地福: 110 → 60);
+    the house option ``idle_rounding = "units"`` (and rules version 1) rounds to a point.
 
     >>> [idle_share(s) for s in (26, 30, 110)]
     [10, 20, 60]
+    >>> [idle_share(s, rounding="units") for s in (26, 27, 110)]
+    [13, 14, 55]
     """
-    if version < 2:
+    if version < 2 or rounding == "units":
         return (score + 1) // 2
     return (score + 10) // 20 * 10
 
@@ -83,7 +86,8 @@ class Hunan(Variant):
     seats = (2, 4)
     minimums = (15, 20)
     any_minimum = True
-    option_keys = COMMON_OPTIONS | {"self_draw", "piao"}
+    option_keys = COMMON_OPTIONS | {"self_draw", "piao", "specials_below_minimum", "thirty_plus_ten",
+                                      "idle_rounding"}
     defaults = Options()  # the minimum follows the seat count
     group_names = MappingProxyType({
         (Kind.RUN, None): "顺子", (Kind.MIXED, None): "半边", (Kind.PAIR, None): "对子",
@@ -95,6 +99,7 @@ class Hunan(Variant):
     lists_transfers = False
     plays_rounds = True
     counts_reds = True
+    forfeit_penalty = True
 
     def default_minimum(self, players: int) -> int:
         return 20 if players == 2 else 15  # 15 福, 20 with two players
@@ -120,14 +125,18 @@ class Hunan(Variant):
         specials: dict[str, tuple[int, int]] = {}  # id: (its own value, the +10 on top)
         if reached and tianfu(ctx) is not None:
             specials["tianfu"] = (100, 10)
+        low = options.specials_below_minimum  # the project's reading; a house option
         for name, v, below_ok in (
-            ("wufu", wufu(reds), True),
-            ("hongfu", hongfu(reds, base), reds >= 13),
+            ("wufu", wufu(reds), low),
+            ("hongfu", hongfu(reds, base), low and reds >= 13),
             ("piaofu", piaofu(base, options), True),
             ("thirty", thirty(base), False),
         ):
             if v is not None and (reached or below_ok):
-                specials[name] = (v, bonus)
+                plus = bonus
+                if name == "thirty" and ctx.won_by == "self_draw" and not options.thirty_plus_ten:
+                    plus = 0
+                specials[name] = (v, plus)
         if reached and difu(ctx):
             specials = MappingProxyType({"difu": (100, 10), **specials})
         if explain:
@@ -158,7 +167,7 @@ class Hunan(Variant):
             loss = score - 10 if version >= 2 else score
             payouts[ctx.discarder] -= loss
         if ctx.idle is not None:
-            half = idle_share(score, version)
+            half = idle_share(score, version, options.idle_rounding)
             payouts[ctx.idle] += half
         if explain:
             steps.append(step("normal", normal, how=how))

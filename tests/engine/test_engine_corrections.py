@@ -74,14 +74,15 @@ def test_idle_share_is_half_rounded_to_tens_halves_up(score_: int, half: int) ->
 
 def test_rules_version_is_an_option_of_every_rule_set() -> None:
     for preset in ("hunan", "guangxi", "guilin"):
-        assert get_rules(preset).options.rules_version == 2
+        assert get_rules(preset).options.rules_version == 3
         assert get_rules(preset, {"rules_version": 1}).options.rules_version == 1
+        assert get_rules(preset, {"rules_version": 2}).options.rules_version == 2
     with pytest.raises(RulesError, match="rules_version"):
-        get_rules("hunan", {"rules_version": 3})
+        get_rules("hunan", {"rules_version": 4})
     with pytest.raises(RulesError, match="rules_version"):
         get_rules("hunan", {"rules_version": [2]})
     r = score(layout("d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8"))
-    assert r["rules"]["options"]["rules_version"] == 2
+    assert r["rules"]["options"]["rules_version"] == 3
 
 
 # ---------------------------------------------------------------- the winning card's place
@@ -97,9 +98,10 @@ def test_a_discard_win_without_the_winning_card_says_where_it_matters() -> None:
     assert placed["score"] == 26 and "winning_card_matters" not in placed
 
 
-@pytest.mark.parametrize("won_by", ["self_draw", "dealt"])
-def test_the_winning_card_matters_only_when_it_came_from_another_player(won_by: str) -> None:
-    assert "winning_card_matters" not in score(layout(L1, won_by=won_by))
+@pytest.mark.parametrize(("won_by", "text"), [
+    ("self_draw", L1), ("dealt", "| d5d5d5 x10x10x10 x1x2x3 x4x5x6 d2d7d10 x9x9x9 d8d8x8")])
+def test_the_winning_card_matters_only_when_it_came_from_another_player(won_by: str, text: str) -> None:
+    assert "winning_card_matters" not in score(layout(text, won_by=won_by, winner=0))
 
 
 def test_a_winning_card_that_changes_nothing_is_not_asked_for() -> None:

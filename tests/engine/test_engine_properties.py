@@ -7,10 +7,10 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from zipai.engine import ALL_CARDS, score
+from zipai.engine import ALL_CARDS, ZipaiError, score
 from zipai.engine.generate import random_layout
 
 RULES = st.sampled_from(["hunan", "guangxi", "guilin"])
@@ -31,6 +31,8 @@ def _obj(rules, won_by, hand, groups=(), winning=None):
            "groups": list(groups), "hand": hand}
     if won_by == "discard":
         obj["from"] = 2
+    if won_by == "dealt":  # only the dealer wins dealt, with nothing open (an instant win aside)
+        obj["dealer"] = 1
     if winning:
         obj["winning_card"] = winning
     return obj
@@ -76,11 +78,21 @@ def test_generated_layouts(seed, rules, won_by, winning):
     obj.update(won_by=won_by, winner=1)
     if won_by == "discard":
         obj["from"] = 2
+    if won_by == "dealt":  # a dealt hand is the dealer's and has nothing open on the table
+        obj["dealer"] = 1
+        obj["groups"] = [{**g, "state": "concealed"} for g in obj["groups"]]
     if winning and obj["hand"]:
         obj["winning_card"] = random.Random(seed).choice(obj["hand"])
+    triples = {g["cards"][0] for g in obj["groups"] if len(g["cards"]) == 3 and len(set(g["cards"])) == 1}
+    fourths = {c for c in triples if obj["hand"].count(c) == 1}
+    if won_by == "self_draw" and fourths and obj.get("winning_card", next(iter(fourths))) not in fourths:
+        with pytest.raises(ZipaiError, match="only it can be the card just drawn"):
+            score(obj)  # the held fourth is the card just drawn: a mark elsewhere contradicts it
+        return
     r = score(obj)
     _check(obj, r)
-    if not winning:
+    forced = won_by == "self_draw" and bool(fourths)
+    if not winning and not forced:  # a held fourth of a table triple, self-drawn, goes onto it
         assert r["groups"], "a generated structure always decomposes"
 
 
@@ -100,12 +112,13 @@ def _pays(r):
 
 
 @settings(max_examples=300, deadline=None)
-@given(seed=st.integers(0, 2**32), rules=RULES, won_by=st.sampled_from(["stock", "discard"]),
-       version=st.sampled_from([1, 2]), table=st.sampled_from([None, "open", "concealed"]))
+@given(seed=st.integers(0, 2**32), rules=RULES, won_by=st.sampled_from(["stock", "discard", "self_draw"]),
+       version=st.sampled_from([1, 2, 3]), table=st.sampled_from([None, "open", "concealed"]))
 def test_winning_card_matters_names_exactly_the_cards_whose_placement_pays_otherwise(
         seed, rules, won_by, version, table):
     """The engine works the placements out from the held splits' points; scoring each
     placement in full must name the same cards."""
+    assume(won_by != "self_draw" or version >= 3)  # before version 3 a self-drawn card is never asked
     lay = random_layout(random.Random(seed), rules=rules)
     obj = lay.to_input()
     obj.update(won_by=won_by, winner=1, options={"rules_version": version})
@@ -118,10 +131,19 @@ def test_winning_card_matters_names_exactly_the_cards_whose_placement_pays_other
             obj["hand"] = [c for c in obj["hand"] if c != four] + [four]
             obj["groups"] = [*obj["groups"], {"cards": [four] * 3, "state": table}]
     r = score(obj)
-    placed = [c for c in dict.fromkeys(obj["hand"])
-              if _pays(score({**obj, "winning_card": c})) != _pays(r)]
+    placed = [c for c in dict.fromkeys(obj["hand"]) if _placed(obj, c) not in (None, _pays(r))]
     assert sorted(r.get("winning_card_matters", []), key=ALL_CARDS_ORDER.index) == \
         sorted(placed, key=ALL_CARDS_ORDER.index)
 
 
 ALL_CARDS_ORDER = [str(c) for c in ALL_CARDS]
+
+
+def _placed(obj, card):
+    """What the hand pays with ``card`` as its winning card; None where that cannot be (a
+    self-drawn hand holding the fourth of a table triple: only that fourth was drawn)."""
+    try:
+        return _pays(score({**obj, "winning_card": card}))
+    except ZipaiError as exc:
+        assert exc.code == "drawn_fourth"
+        return None

@@ -38,3 +38,11 @@ def test_the_section_8_layout_keeps_all_seven_red_cards() -> None:
     r = score(layout(h["text"], h["rules"], won_by=h["won_by"]))
     red = ("x2", "x7", "x10", "d2", "d7", "d10")
     assert sum(1 for g in r["groups"] for c in g["cards"] if c in red) == 7
+
+
+@pytest.mark.parametrize("h", HANDS, ids=[h["id"] for h in HANDS])
+def test_every_hand_says_where_it_comes_from(h: dict[str, Any]) -> None:
+    """Seed words where a seed has them (``001: …``), else why none does (the project's reading)."""
+    seed, reading = h.get("seed", ""), h.get("reading", "")
+    assert bool(seed) != bool(reading)
+    assert seed[:5] in ("000: ", "001: ", "003: ") if seed else "the project's reading" in reading

@@ -8,6 +8,7 @@ from conftest import layout
 from zipai.engine import InputError, score, score_simultaneous
 
 L1 = "d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8"
+L1_DEALT = "| d5d5d5 x10x10x10 x1x2x3 x4x5x6 d2d7d10 x9x9x9 d8d8x8"  # L1 as dealt: nothing on the table
 WUFU = "| x1x1x1 d1d1d1 x3x4x5 d4d5d6 x8x8d8 d9d9x9 x6x6d6"  # no red card, 9 福
 HONG15 = "x2x7x10 d2d7d10 x7x7d7 | x2x2d2 d10d10x10 x3x4x5 d4d5d6"  # 15 red, 9 福
 HONG12 = "x2x7x10 d2d7d10 d1d1d1 | x7x7d7 x10d10d10 d3d3d3 x4x5x6"  # 12 red, 18 福
@@ -62,7 +63,7 @@ def test_hunan_self_draw_plus_ten_option():
 
 
 def test_hunan_tianfu_is_110():
-    r = score(layout(L1, winner=0, won_by="dealt"))
+    r = score(layout(L1_DEALT, winner=0, won_by="dealt"))
     assert ids(r) == ["tianfu"] and r["score"] == 110 and r["payouts"] == [110, 0, 0]
 
 
@@ -96,10 +97,10 @@ def test_hunan_has_no_transfers():
 
 # ---------------------------------------------------------------- Guangxi
 
-@pytest.mark.parametrize(("mult", "each"), [(None, 36), (3, 54)])
+@pytest.mark.parametrize(("mult", "each"), [(None, 42), (3, 63)])
 def test_guangxi_tianhu(mult, each):
     opts = {"tianhu_multiplier": mult} if mult else {}
-    r = score(layout(L1, "guangxi", winner=0, won_by="dealt", options=opts))
+    r = score(layout(L1_DEALT, "guangxi", winner=0, won_by="dealt", options=opts))
     assert ids(r) == ["tianhu"] and r["score"] == each
     assert r["payouts"] == [2 * each, -each, -each]
 
@@ -160,8 +161,8 @@ def test_guilin_xing_wraps_from_one_to_ten():
 
 
 def test_guilin_tianhu_doubles():
-    r = score(layout(L1, "guilin", winner=0, won_by="dealt"))
-    assert ids(r) == ["tianhu"] and r["payouts"] == [12, -6, -6]
+    r = score(layout(L1_DEALT, "guilin", winner=0, won_by="dealt"))  # 21 胡: 4 子
+    assert ids(r) == ["tianhu"] and r["payouts"] == [16, -8, -8]
 
 
 def test_guilin_dihu_discarder_pays_every_share():

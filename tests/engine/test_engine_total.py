@@ -105,7 +105,7 @@ def test_hunan_difu_and_tianfu_are_told_by_how_won():
 
 
 def test_hunan_every_total_keeps_the_payout_rule():
-    for total in range(0, 85):
+    for total in range(0, 73):
         for won_by in ("stock", "self_draw", "discard"):
             fields = {"from_": 2} if won_by == "discard" else {}
             r = by_total("hunan", total, won_by, **fields)
@@ -145,8 +145,11 @@ def test_steps_in_order_for_a_hunan_discard():
 @pytest.mark.parametrize(("extra", "code", "words"), [
     ({"total": "18"}, "bad_input", "whole number"),
     ({"total": True}, "bad_input", "whole number"),
-    ({"total": -1}, "bad_total", "0 to 84"),
-    ({"total": 85}, "bad_total", "0 to 84"),
+    ({"total": -1}, "bad_total", "0 or more"),
+    ({"total": 73}, "bad_total", "at most 72 福 (six 提 of big cards (12 each) and a pair)"),
+    ({"total": 80, "rules": "guangxi"}, "bad_total", "at most 72 油 (six 龙"),
+    ({"total": 10**40, "rules": "guilin"}, "bad_total", "at most 72 胡 (six 扫穿"),
+    ({"won_by": "dealt", "winner": 1}, "dealt_not_dealer", "a total cannot express an instant win"),
     ({"hand": ["x1"]}, "total_with_cards", "'hand'"),
     ({"groups": [{"cards": ["x1", "x2", "x3"]}]}, "total_with_cards", "'groups'"),
     ({"xing": 2}, "bad_total", "Guilin"),
@@ -178,4 +181,5 @@ def test_zipai_score_prints_a_total(tmp_path, capsys):
     f.write_text('{"rules": "hunan", "winner": 1, "won_by": "stock", "total": 99}', encoding="utf-8")
     assert main([str(f)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["zipai score: field 'total' must be 0 to 84, got 99"]
+    assert err == ["zipai score: total 99 is more than seven groups make in hunan: at most 72 福 "
+                   "(six 提 of big cards (12 each) and a pair)"]

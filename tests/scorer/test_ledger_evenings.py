@@ -161,7 +161,8 @@ def test_four_player_hunan_with_shushen(tmp_path: Path) -> None:
 
 def test_editing_an_early_hand_changes_later_dealers_and_scores(tmp_path: Path) -> None:
     led = new_ledger(tmp_path)
-    s = led.new_session("改", "hunan", ["甲", "乙", "丙"])
+    # rules version 2 scored a non-dealer's dealt hand as a plain hand; version 3 refuses it
+    s = led.new_session("改", "hunan", ["甲", "乙", "丙"], options={"rules_version": 2})
     led.record_hand(s, l1(1, "stock"))
     e2 = led.record_hand(s, l1(2, "dealt"))       # dealer is 1: a plain 18, no 天福
     assert e2.score == 18

@@ -26,7 +26,7 @@ def _as_recorded_before_versions(db: Path, session_id: int) -> None:
 def test_a_new_session_records_the_current_rules_version(tmp_path: Path) -> None:
     led = new_ledger(tmp_path)
     s = led.new_session("新", "hunan", ["甲", "乙", "丙"])
-    assert s.options["rules_version"] == 2 and s.rules_version == 2
+    assert s.options["rules_version"] == 3 and s.rules_version == 3
     assert led.record_hand(s, l1(2, "discard", 0)).payouts == [-18, 0, 28]
 
 
@@ -70,7 +70,7 @@ def test_session_show_names_the_rules_version(tmp_path: Path) -> None:
     led = new_ledger(tmp_path)
     new = led.new_session("新", "hunan", ["甲", "乙", "丙"])
     old = led.new_session("旧", "hunan", ["甲", "乙", "丙"], options={"rules_version": 1})
-    assert "rules_version=2" in state_text(led.state(new)).splitlines()[0]
+    assert "rules_version=3" in state_text(led.state(new)).splitlines()[0]
     assert "rules_version=1" in state_text(led.state(old)).splitlines()[0]
 
 

@@ -45,7 +45,8 @@ def test_editing_an_earlier_hand_rescores_a_later_total(tmp_path: Path) -> None:
     """The dealer follows the winner; changing hand 1's winner moves the dealer of hand 2, whose
     stored result is then scored again from its total (tianfu depends on the dealer)."""
     with Ledger(tmp_path / "l.db") as led:
-        s = led.new_session("x", "hunan", ["甲", "乙", "丙"])
+        # rules version 2: a non-dealer's dealt total is a plain hand (version 3 refuses it)
+        s = led.new_session("x", "hunan", ["甲", "乙", "丙"], options={"rules_version": 2})
         led.record_hand(s, total(1, "stock", 20))
         e2 = led.record_hand(s, total(1, "dealt", 18))  # seat 1 deals now: 天福
         assert e2.score == 110 and e2.specials[0]["id"] == "tianfu"
@@ -79,4 +80,4 @@ def test_zipai_hand_add_takes_a_total(tmp_path: Path, monkeypatch: pytest.Monkey
     f.write_text(json.dumps({"winner": 1, "won_by": "self_draw", "total": 200}), encoding="utf-8")
     assert hand_main(["add", str(f)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "'total' must be 0 to 84" in err[0]
+    assert len(err) == 1 and "at most 72 胡 (six 扫穿" in err[0]

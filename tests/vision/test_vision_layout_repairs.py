@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from zipai.engine import score
+from zipai.engine import ZipaiError, score
 from zipai.vision.detector import Detection
 from zipai.vision.layout import (
     HAND,
@@ -255,5 +255,9 @@ def test_splits_is_the_engines_answer(won_by: str) -> None:
     for rules, table, hand in cases:
         draft = _draft(table, hand, base={**base, "rules": rules})
         layout = assemble(draft.columns, draft.detections, draft.base).layout
-        assert draft.splits == bool(score(layout)["groups"]), (rules, hand)
+        try:  # a dealt hand with open groups, or a non-dealer's, is refused: no split
+            engine_splits = bool(score(layout)["groups"])
+        except ZipaiError:
+            engine_splits = False
+        assert draft.splits == engine_splits, (rules, hand)
     assert _draft([], instant, base={**base, "rules": "guilin"}).splits == (won_by == "dealt")
