@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import sys
 from pathlib import Path
 
 import pytest
@@ -138,6 +139,8 @@ def test_every_detector_doubt_about_a_card_goes_when_the_user_sets_it() -> None:
 
 
 def test_a_guessed_claimed_row_is_asked_until_a_group_is_flipped_and_a_saved_draft_keeps_it() -> None:
+    # the layout tests' hand-built scene, importable whether or not tests/vision was collected first
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
     from test_vision_layout import FACE_UP_ROW, HAND_ROW, L1_BASE, _scene
 
     from zipai.vision.layout import columns, propose_states
