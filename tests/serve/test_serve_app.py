@@ -157,7 +157,7 @@ def test_only_the_host_records_a_proposal(table: tuple[TestClient, Config]) -> N
     ({"winner": 5, "won_by": "self_draw", "total": 20}, 400, "'winner' must be a whole number from 0 to 2"),
     ({"winner": 1, "won_by": "magic", "total": 20}, 400, "'won_by' must be one of"),
     ({"winner": 1, "won_by": "discard", "total": 20}, 400, "'from' must be"),
-    ({"winner": 1, "won_by": "self_draw", "total": 200}, 400, "'total' must be a whole number from 0 to 84"),
+    ({"winner": 1, "won_by": "self_draw", "total": 200}, 400, "'total' must be a whole number from 0 to 72"),
     ({"winner": 1, "won_by": "self_draw", "total": 9}, 400, "minimum"),
     ({"winner": 1, "won_by": "self_draw", "total": 20, "by": "a\nb"}, 400, "a name is one line"),
     ([1, 2], 400, "a proposal is a JSON object"),
