@@ -194,6 +194,20 @@ def check_stake(value: Any) -> Decimal:
     return d if d.as_tuple().exponent <= 0 else d.quantize(Decimal(1))  # 1E+2 is stored as 100
 
 
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+
+def session_id(value: Any) -> int | None:
+    """A session id given as a number or ASCII digits, if it can be one; else ``None`` (a name,
+    or a value past SQLite's integers, which no session has)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if 0 < value <= MAX_ID else None
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 19:
+        n = int(value)
+        return n if 0 < n <= MAX_ID else None
+    return None
+
+
 SALVAGE_HINT = "'zipai session export' salvages the readable events"
 
 

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from zipai.engine import Rules, ZipaiError, get_rules
 
-from . import db
+from . import db, files
 from .checks import (
     SALVAGE_HINT,
     check_adjustment,
@@ -33,6 +33,8 @@ from .checks import (
     preset_name,
     replay_checked,
     session_from_row,
+    session_id,
+    short,
     why,
 )
 from .errors import DamagedData, LedgerError, LockedSession, NotALedger, UnknownSession
@@ -137,16 +139,26 @@ class Ledger:
                 raise self._write_error(exc) from None
 
     def _write_error(self, exc: sqlite3.DatabaseError) -> LedgerError:
-        """A failed write, named for what it is: busy, read-only, or a damaged file."""
+        """A failed write, named for what it is: busy, a full disk, read-only, no permission."""
         if db.is_busy(exc):
             return db.busy(str(self.path))
-        if db.is_read_only(exc) or self.readonly:
-            return db.read_only(str(self.path))
+        cause = None if db.is_damage(exc) else db.environment_cause(self.path, exc)
+        if cause == "the disk is full":
+            return LedgerError(f"{self.path}: the disk is full; the write was rolled back and nothing "
+                               "was recorded (free some space and try again)", code="disk_full")
+        if db.is_read_only(exc) or self.readonly or (cause is not None and "read-only" in cause):
+            return db.read_only(str(self.path), cause)
+        if cause is not None:
+            return LedgerError(f"{self.path}: cannot write the ledger: {cause}; nothing was recorded",
+                               code="permission")
         return LedgerError(f"{self.path}: the write failed and was rolled back ({exc})", code="db_error")
 
     def _read_error(self, exc: sqlite3.DatabaseError) -> LedgerError:
         if db.is_busy(exc):
             return db.busy(str(self.path))
+        cause = None if db.is_damage(exc) else db.environment_cause(self.path, exc)
+        if cause is not None:
+            return LedgerError(f"{self.path}: cannot read the ledger: {cause} ({exc})", code="io")
         return NotALedger(f"{self.path}: cannot read the ledger ({exc}); {SALVAGE_HINT}",
                           code="damaged")
 
@@ -258,11 +270,9 @@ class Ledger:
         return out
 
     def _current_id(self) -> int | None:
+        """The current session's id; a damaged value (not an id) reads as no current session."""
         row = self._q("SELECT value FROM meta WHERE key = 'current_session'")
-        try:
-            return int(row[0][0]) if row else None
-        except ValueError:
-            return None
+        return session_id(row[0][0]) if row else None
 
     def session(self, ref: SessionRef = None) -> SessionInfo:
         """A session by id, by name, or (``None``) the current one."""
@@ -275,14 +285,15 @@ class Ledger:
                                      "or pick one with --session")
             ref = cur
         row = None
-        if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
+        sid = session_id(ref)
+        if sid is not None:
             row = self._q("SELECT id, name, rules_json, stake, first_dealer, created_at FROM sessions "
-                          "WHERE id = ?", (int(ref),))
+                          "WHERE id = ?", (sid,))
         if not row and isinstance(ref, str):
             row = self._q("SELECT id, name, rules_json, stake, first_dealer, created_at FROM sessions "
                           "WHERE name = ?", (ref,))
         if not row:
-            raise UnknownSession(f"no session with id or name {str(ref)!r}")
+            raise UnknownSession(f"no session with id or name {short(ref)}")
         sid, name, rules_json, stake, dealer, created = row[0]
         seats = self._q("SELECT p.name FROM session_players sp JOIN players p ON p.id = sp.player_id "
                         "WHERE sp.session_id = ? ORDER BY sp.seat", (sid,))
@@ -595,23 +606,33 @@ class Ledger:
             return sid
         return self.session(self._write(body))
 
-    def backup(self, dest: str | Path) -> Path:
-        """A consistent copy of the whole database (SQLite online backup), safe while others write."""
-        d = Path(dest)
-        if d.exists():
-            raise LedgerError(f"{d} exists; a backup never overwrites a file", code="exists")
-        d.parent.mkdir(parents=True, exist_ok=True)
-        out = sqlite3.connect(str(d))
-        try:
-            with self._lock:
-                self._conn.backup(out)
-        except sqlite3.DatabaseError as exc:
-            out.close()
-            d.unlink(missing_ok=True)
-            raise self._read_error(exc) from None
-        finally:
-            out.close()
-        return d
+    def backup(self, dest: str | Path, keep: Sequence[str | Path] = ()) -> Path:
+        """A consistent copy of the whole database (SQLite online backup), safe while others write.
+
+        It appears whole or not at all, never over an existing file, the ledger or ``keep``."""
+        def fill(tmp: Path) -> None:
+            try:
+                out = sqlite3.connect(str(tmp), isolation_level=None)
+            except sqlite3.Error as exc:
+                raise LedgerError(f"{dest}: cannot write the backup ({exc})", code="io") from None
+            try:
+                with self._lock:
+                    self._conn.backup(out)
+                out.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+            except sqlite3.DatabaseError as exc:
+                if db.environment_cause(tmp, exc) is not None or "disk" in str(exc):
+                    cause = db.environment_cause(tmp, exc) or str(exc)
+                    raise LedgerError(f"{dest}: cannot write the backup ({cause}); nothing was written",
+                                      code="io") from None
+                raise self._read_error(exc) from None
+            finally:
+                out.close()
+            try:
+                files.fsync_file(tmp)
+            except OSError as exc:
+                raise LedgerError(f"{dest}: cannot write the backup ({files.os_cause(exc)}); nothing "
+                                  "was written", code="io") from None
+        return files.publish_new(Path(dest), fill, [*files.ledger_files(self.path), *keep], "backup")
 
     def restore(self, src: str | Path) -> Path:
         """Replace the whole database with a backup, and return where the replaced file is kept.
@@ -620,8 +641,14 @@ class Ledger:
         so a file that would break the ledger is refused with the ledger untouched.
         """
         p = Path(src)
-        if not p.is_file():
-            raise NotALedger(f"{p} does not exist")
+        try:
+            files.check_input(p, "backup")
+        except LedgerError as exc:
+            raise NotALedger(f"{exc}; nothing was replaced", code=exc.code) from None
+        for mine in files.ledger_files(self.path):
+            if files.same_file(p, mine):
+                raise LedgerError(f"{p} is the open ledger itself ({mine}); restore from a backup",
+                                  code="bad_input")
         check = Ledger(p, readonly=True)
         try:
             ok = check.integrity()
@@ -657,14 +684,29 @@ class Ledger:
             n += 1
         try:
             return self.backup(dest)
-        except LedgerError:
-            if dest.exists():
-                dest.unlink()
-            shutil.copy2(self.path, dest)
-            wal = Path(f"{self.path}-wal")
-            if wal.is_file():
-                shutil.copy2(wal, Path(f"{dest}-wal"))
-            return dest
+        except LedgerError as exc:
+            if exc.code in ("io", "exists"):  # the disk, not the ledger: a raw copy would fail too
+                raise LedgerError(f"the ledger could not be kept aside before the restore ({exc}); "
+                                  "nothing was replaced", code=exc.code) from None
+
+        def raw(tmp: Path) -> None:  # SQLite cannot read it: keep its bytes, and its -wal's
+            try:
+                shutil.copyfile(self.path, tmp)
+                files.fsync_file(tmp)
+            except OSError as exc:
+                raise LedgerError(f"the ledger could not be kept aside before the restore "
+                                  f"({files.os_cause(exc)}); nothing was replaced", code="io") from None
+        kept = files.publish_new(dest, raw, files.ledger_files(self.path), "copy of the replaced ledger")
+        wal = Path(f"{self.path}-wal")
+        if wal.is_file():
+            try:
+                files.publish_new(Path(f"{kept}-wal"),
+                                  lambda t: (shutil.copyfile(wal, t), files.fsync_file(t)),
+                                  files.ledger_files(self.path), "copy of the replaced ledger's -wal")
+            except LedgerError:
+                kept.unlink(missing_ok=True)
+                raise
+        return kept
 
     def integrity(self) -> str:
         """SQLite's own check of the file: ``ok`` when sound."""
