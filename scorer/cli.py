@@ -23,11 +23,12 @@ from zipai.engine import ZipaiError, rules_from_flag
 from zipai.engine.files import read_file
 from zipai.engine.variants import find_variant
 
-from . import db
+from . import db, files
 from .checks import parse_json
 from .errors import DamagedData, LedgerError, NotALedger
-from .ledger import Ledger, Settlement, money
+from .ledger import Ledger
 from .salvage import salvage
+from .settle import Settlement, money
 from .state import Entry, SessionState
 
 WON_BY = {"self_draw": "自摸", "stock": "翻牌", "discard": "点炮", "dealt": "起手"}
@@ -260,8 +261,7 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
         args = p.parse_args(rest)
         args.db, args.session, args.json = glob["db"], glob["session"], glob["json"]
         if not hasattr(args, "func"):
-            p.print_help(sys.stderr)
-            return 2
+            raise UsageError("a command is missing (see --help)")
         path = Path(args.db) if args.db else db.default_path()
         reads = getattr(args, "reads", False) or getattr(args, "preview", False)
         try:
@@ -344,6 +344,8 @@ def _session_reopen(led: Ledger, a: argparse.Namespace) -> int:
 
 
 def _session_export(led: Ledger, a: argparse.Namespace) -> int:
+    if a.output and a.output != "-":
+        files.check_output(a.output, files.ledger_files(led.path), "export")
     try:
         if a.csv:
             text = led.export_csv(a.session)
@@ -353,13 +355,14 @@ def _session_export(led: Ledger, a: argparse.Namespace) -> int:
         if exc.code != "damaged":
             raise
         return _salvage_export(led.path, a, exc)
-    _write_out(a, text)
+    _write_out(a, text, led.path)
     return 0
 
 
-def _write_out(a: argparse.Namespace, text: str) -> None:
+def _write_out(a: argparse.Namespace, text: str, ledger: Path) -> None:
+    """The export to ``-o`` (whole or not at all, never onto the ledger or a database) or stdout."""
     if a.output and a.output != "-":
-        Path(a.output).write_text(text, encoding="utf-8")
+        files.write_atomic(a.output, text.encode("utf-8"), files.ledger_files(ledger), "export")
         print(f"wrote {a.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -370,7 +373,7 @@ def _salvage_export(path: Path, a: argparse.Namespace, why: LedgerError) -> int:
     got = salvage(path, a.session)
     text = got.to_csv() if a.csv else json.dumps(got.to_json(str(path)), ensure_ascii=False,
                                                  indent=1) + "\n"
-    _write_out(a, text)
+    _write_out(a, text, path)
     kept = sum(1 for e in got.events)
     head = f"zipai session: {path} is damaged; salvaged {kept} events of session {got.session.name!r}"
     if not got.skipped:

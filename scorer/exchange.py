@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -51,9 +52,16 @@ def export_dict(s: SessionInfo, events: Sequence[Event], st: SessionState) -> di
     }
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
 def _cell(value: Any) -> Any:
-    """A CSV cell a spreadsheet shows as text: a leading = + - @ (or tab, CR) would start a formula."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+    """A CSV cell a spreadsheet shows as text: a leading = + - @ (or tab, CR, LF) would start a
+    formula, and so would their full-width and other compatibility forms (＝ ＋ － ＠ ﹦ ⁺ …),
+    which spreadsheets fold to the plain ones."""
+    if isinstance(value, str) and value and (
+            value[0] in FORMULA_START or unicodedata.normalize("NFKC", value[0])[:1] in FORMULA_START
+            or value[0] in "\u2212\u2012\u2013\u2014\ufe63\uff0d"):
         return "'" + value
     return value
 

@@ -96,7 +96,7 @@ def check_output(target: str | Path, keep: Iterable[str | Path], what: str = "ou
             raise OutputRefused(f"{name}: not a regular file (a FIFO, device or socket); the {what} "
                                 "is written only to a plain file")
         if _is_sqlite(t):
-            raise OutputRefused(f"{name}: is an SQLite database (a ledger or a backup); an {what} "
+            raise OutputRefused(f"{name}: is an SQLite database (a ledger or a backup); {_a(what)} "
                                 "never replaces one")
     parent = t.parent if str(t.parent) else Path(".")
     try:

@@ -11,8 +11,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from copy import copy
-from dataclasses import dataclass
-from decimal import Decimal, localcontext
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,13 +38,12 @@ from .checks import (
 )
 from .errors import DamagedData, LedgerError, LockedSession, NotALedger, UnknownSession
 from .exchange import check_results, csv_text, export_dict, read_export
-from .settle import balances, minimal_transfers, pairwise
+from .settle import Settlement, settlement
 from .state import (
     LEDGER_FIELDS,
     Entry,
     Event,
     Replayer,
-    Round,
     SessionInfo,
     SessionState,
     redoable,
@@ -56,48 +54,6 @@ from .state import (
 T = TypeVar("T")
 SessionRef = int | str | SessionInfo | None
 EVENT_COLS = "id, kind, target, data, options, photo, created_at"
-
-
-@dataclass
-class Settlement:
-    """The end of an evening: net points and money per player, and the payments that settle it."""
-
-    session: SessionInfo
-    mode: str
-    points: list[int]
-    transfers: list[tuple[int, int, int]]
-    closing_round: Round | None
-    locked: bool
-
-    def money(self, points: int) -> Decimal:
-        return money(points, self.session.stake)
-
-    def to_dict(self) -> dict[str, Any]:
-        s = self.session
-        return {
-            "session": s.id, "name": s.name, "mode": self.mode, "locked": self.locked,
-            "stake": str(s.stake),
-            "players": [{"seat": i, "name": s.players[i], "points": p, "money": _money(self.money(p))}
-                        for i, p in enumerate(self.points)],
-            "transfers": [{"from": a, "from_name": s.players[a], "to": b, "to_name": s.players[b],
-                           "points": amt, "money": _money(self.money(amt))}
-                          for a, b, amt in self.transfers],
-            "closing_round": self.closing_round.to_dict() if self.closing_round else None,
-        }
-
-
-def money(points: int, stake: Decimal) -> Decimal:
-    """points × stake, exact: the context holds every digit of the product."""
-    with localcontext() as ctx:
-        ctx.prec = len(str(abs(points))) + len(stake.as_tuple().digits) + 8
-        return points * stake
-
-
-def _money(d: Decimal) -> str:
-    """Money as text with two decimals (exact, no float rounding)."""
-    with localcontext() as ctx:
-        ctx.prec = max(28, d.adjusted() + 8)
-        return str(d.quantize(Decimal("0.01")))
 
 
 def _dumps(obj: Any) -> str:
@@ -522,7 +478,7 @@ class Ledger:
     # ------------------------------------------------------------ settling
     def settlement(self, ref: SessionRef = None, mode: str = "minimal") -> Settlement:
         """What settling now would give (changes nothing)."""
-        return _settlement(self.state(ref), mode)
+        return settlement(self.state(ref), mode)
 
     def settle(self, ref: SessionRef = None, mode: str = "minimal") -> Settlement:
         """Close the open Hunan round, compute the payments and lock the session."""
@@ -532,7 +488,7 @@ class Ledger:
         snap: list[Settlement] = []
 
         def make(st: SessionState) -> tuple[str, dict[str, Any], None, None, None]:
-            res = _settlement(st, mode)
+            res = settlement(st, mode)
             snap.append(res)
             return "settle", {"mode": mode, "settlement": res.to_dict()}, None, None, None
         st = self._append(ref, make)
@@ -727,13 +683,3 @@ def _copy_state(st: SessionState) -> SessionState:
     nxt.rounds = list(st.rounds)
     nxt.flows = defaultdict(int, st.flows)
     return nxt
-
-
-def _settlement(st: SessionState, mode: str) -> Settlement:
-    if mode not in ("minimal", "pairwise"):
-        raise LedgerError(f"settlement mode must be 'minimal' or 'pairwise', not {mode!r}", code="bad_mode")
-    points, closing = st.projected()
-    transfers = minimal_transfers(points) if mode == "minimal" else pairwise(st.pair_flows())
-    if balances(transfers, len(points)) != points:  # pragma: no cover - a bug, never a user error
-        raise LedgerError(f"internal error: the {mode} transfers do not settle {points}")
-    return Settlement(st.session, mode, points, transfers, closing, st.locked)
