@@ -18,7 +18,7 @@ from zipai.engine.variants import find_variant, variant_names
 
 from .errors import DamagedData, LedgerError
 from .settle import balances, minimal_transfers
-from .state import Event, Replayer, SessionInfo, SessionState, active_voids
+from .state import Event, Replayer, SessionInfo, SessionState, active_voids, late_changes
 
 # Bounds on what a user or a file may give: beyond them a session could never be settled
 # (money is points × stake in exact decimals) or a command could recurse without end.
@@ -237,7 +237,7 @@ def replay_checked(s: SessionInfo, events: Sequence[Event], prefix: str = "", st
     """
     voids = active_voids([e for e in events if e.kind != "void" or isinstance(e.target, int)])
     edits = {e.target: e for e in events if e.kind == "edit" and isinstance(e.target, int)}
-    r = Replayer(s, voids, edits)
+    r = Replayer(s, voids, edits, late_changes(events))
     tail = f"; {hint}" if hint else ""
     for e in events:
         culprit = edits[e.id].id if e.id in edits and e.id not in voids else e.id
