@@ -215,16 +215,24 @@ def session_from_row(sid: Any, name: Any, rules_json: Any, stake: Any, dealer: A
                      players: Sequence[Any]) -> SessionInfo:
     """A stored session row, or ``DamagedData`` naming it (never a traceback)."""
     try:
-        rules = json.loads(rules_json)
+        for col, v in (("name", name), ("rules", rules_json), ("stake", stake), ("created_at", created)):
+            if not isinstance(v, str) or len(v) > 1 << 16:
+                raise ValueError(f"its {col} column holds {type(v).__name__}, not a text")
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not isinstance(sid, int):
+            raise ValueError(f"first dealer {short(dealer)} is not a seat number")
+        rules = parse_json(rules_json, "its rules")
         preset, options = rules["preset"], rules["options"]
         if not isinstance(preset, str) or preset not in variant_names() or not isinstance(options, dict):
             raise ValueError(f"rules {short(preset)} are of no known preset")
-        info = SessionInfo(int(sid), str(name), preset, options, str(rules.get("source") or preset),
-                           tuple(str(p) for p in players), Decimal(stake), int(dealer), str(created))
-        if not info.stake.is_finite() or not 0 <= info.first_dealer < max(info.n, 1):
-            raise ValueError(f"stake {stake!r} or first dealer {dealer!r} out of range")
+        names = [check_name(p, "a player name") for p in players]
+        info = SessionInfo(int(sid), check_name(name, "its name"), preset, options,
+                           str(rules.get("source") or preset), tuple(names), check_stake(stake),
+                           int(dealer), str(created))
+        if not 0 <= info.first_dealer < max(info.n, 1):
+            raise ValueError(f"first dealer {dealer!r} is no seat")
+        info.rules  # noqa: B018 - the stored options, checked as the engine checks them today
     except (ValueError, TypeError, KeyError, ArithmeticError, RecursionError) as exc:
-        raise DamagedData(f"session {sid} is damaged ({why(exc)}); {SALVAGE_HINT}") from None
+        raise DamagedData(f"session {short(sid)} is damaged ({why(exc)}); {SALVAGE_HINT}") from None
     return info
 
 

@@ -26,6 +26,7 @@ from zipai.engine.variants import find_variant
 from . import db, files
 from .checks import parse_json
 from .errors import DamagedData, LedgerError, NotALedger
+from .exchange import EXPORT_BYTES
 from .ledger import Ledger
 from .salvage import salvage
 from .settle import Settlement, money
@@ -75,7 +76,6 @@ def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
 
 
 HAND_BYTES = 1 << 20  # a hand's JSON: a few kB
-EXPORT_BYTES = 64 << 20  # an exported session: about 2 kB a hand
 
 
 def _read_json(name: str, limit: int = HAND_BYTES) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
 import sqlite3
 import threading
@@ -37,7 +38,7 @@ from .checks import (
     why,
 )
 from .errors import DamagedData, LedgerError, LockedSession, NotALedger, UnknownSession
-from .exchange import check_results, csv_text, export_dict, read_export
+from .exchange import EXPORT_BYTES, check_results, check_signature, csv_text, export_dict, read_export, sign
 from .settle import Settlement, settlement
 from .state import (
     LEDGER_FIELDS,
@@ -88,9 +89,12 @@ class Ledger:
         self.close()
 
     def _write(self, body: Callable[[], T]) -> T:
+        def keyed() -> T:
+            self._ensure_key()
+            return body()
         with self._lock:
             try:
-                return db.transaction(self._conn, body)  # type: ignore[return-value]
+                return db.transaction(self._conn, keyed)  # type: ignore[return-value]
             except sqlite3.DatabaseError as exc:
                 raise self._write_error(exc) from None
 
@@ -191,6 +195,21 @@ class Ledger:
                 self._set_meta("current_session", str(sid))
             return sid
         return self.session(self._write(body))
+
+    def _ensure_key(self) -> None:
+        """The ledger's export key, made on its first write (inside that write's transaction)."""
+        self._conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('export_key', ?)",
+                           (secrets.token_hex(32),))
+
+    def _export_key(self) -> bytes | None:
+        """The key this ledger signs its exports with; ``None`` before its first write."""
+        row = self._q("SELECT value FROM meta WHERE key = 'export_key'")
+        if not row or not isinstance(row[0][0], str) or len(row[0][0]) != 64:
+            return None
+        try:
+            return bytes.fromhex(row[0][0])
+        except ValueError:
+            return None
 
     def _set_meta(self, key: str, value: str) -> None:
         self._conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
@@ -302,6 +321,7 @@ class Ledger:
         s = self.session(ref)
 
         def body() -> SessionState:
+            self._ensure_key()
             st = self._fresh_state(s)
             if st.locked and not allow_locked:
                 raise LockedSession(f"session {s.name!r} is settled; reopen it first "
@@ -515,7 +535,9 @@ class Ledger:
                 events = self._events(s.id)
             except sqlite3.DatabaseError as exc:
                 raise self._read_error(exc) from None
-        return export_dict(s, events, self.state(s))
+        out = export_dict(s, events, self.state(s))
+        key = self._export_key()
+        return sign(out, key) if key is not None else out
 
     def export_csv(self, ref: SessionRef = None) -> str:
         """One row per history line: who dealt and won, the score, each player's change and total."""
@@ -529,11 +551,15 @@ class Ledger:
         the summary) disagrees with what the events score to; the error names the first one.
         """
         if isinstance(data, str | bytes):
+            if len(data) > EXPORT_BYTES:
+                raise LedgerError(f"the export is {len(data)} bytes long, at most {EXPORT_BYTES}",
+                                  code="too_large")
             data = parse_json(data, "the export")
         else:
             check_depth(data, "the export")
         info, events = read_export(data, name)
         events = check_results(info, events, data.get("summary"))
+        check_signature(data, self._export_key())  # after the replay: its refusals say more
 
         def body() -> int:
             if self._conn.execute("SELECT 1 FROM sessions WHERE name = ?", (info.name,)).fetchone():
