@@ -24,7 +24,8 @@ from .state import Event, Replayer, SessionInfo, SessionState, active_voids, lat
 # (money is points × stake in exact decimals) or a command could recurse without end.
 MAX_STAKE = Decimal(1_000_000)
 STAKE_PLACES = 4  # decimals of a stake
-MAX_POINTS = 1_000_000  # one seat's change in one adjustment, or one transfer
+MAX_POINTS = 1_000_000  # what one adjustment moves in all: one seat's change, the sum of its transfers
+MAX_TRANSFERS = 100  # payments listed in one adjustment
 MAX_NAME = 60  # characters of a player or session name
 MAX_TEXT = 200  # characters of a note or a reason
 MAX_PATH = 4096  # characters of a stored photo path
@@ -290,6 +291,9 @@ def check_adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
         transfers = [[seat, j, pay] for j in range(n) if j != seat]
         reason = reason or "下夥"
     if transfers is not None:
+        if isinstance(transfers, Sequence) and len(transfers) > MAX_TRANSFERS:
+            raise LedgerError(f"an adjustment lists at most {MAX_TRANSFERS} transfers, got {len(transfers)}",
+                              code="bad_adjustment")
         clean = []
         for t in transfers:
             if not isinstance(t, Sequence) or isinstance(t, str) or len(t) != 3 or not all(
@@ -322,4 +326,8 @@ def check_adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
                               code="bad_adjustment")
     if not any(d):
         raise LedgerError("the adjustment changes nothing", code="bad_adjustment")
+    moved = max(sum(amt for _, _, amt in clean), sum(x for x in d if x > 0), -sum(x for x in d if x < 0))
+    if moved > MAX_POINTS:
+        raise LedgerError(f"an adjustment moves at most {MAX_POINTS} points in all, this one moves "
+                          f"{moved}", code="bad_adjustment")
     return {"reason": reason or "correction", "deltas": d, "transfers": clean}

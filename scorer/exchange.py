@@ -262,6 +262,14 @@ def _read_event(info: SessionInfo, i: int, e: Any, kinds: Mapping[int, str]) -> 
     created = e.get("created_at")
     if not isinstance(created, str) or len(created) > 40 or bad_char(created):
         created = db.now()
+    data = check_content(info, str(kind), data, options, where)
+    return Event(eid, str(kind), dict(data), target, dict(options) if options else None, photo, created)
+
+
+def check_content(info: SessionInfo, kind: str, data: Mapping[str, Any],
+                  options: Mapping[str, Any] | None, where: str) -> Mapping[str, Any]:
+    """What an event holds, checked as the ledger checks it when writing: an import's events,
+    and every stored row on reading. Returns the data (a draw's note tidied)."""
     if kind in ("hand", "edit"):
         raw = _field(data, "input", Mapping, where)
         if raw.get("rules") is not None and preset_name(raw["rules"], where) != info.preset:
@@ -282,7 +290,19 @@ def _read_event(info: SessionInfo, i: int, e: Any, kinds: Mapping[int, str]) -> 
         _check_adjust(info, data, where)
     if kind not in ("hand", "edit") and options:
         raise LedgerError(f"{where}: a {kind} takes no options", code="bad_import")
-    return Event(eid, str(kind), dict(data), target, dict(options) if options else None, photo, created)
+    return data
+
+
+def stored_event(info: SessionInfo, row: Sequence[Any]) -> Event:
+    """One stored row as an ``Event``, checked as on writing; a ``ValueError`` names what is wrong."""
+    ev = Event.from_row(row)
+    try:
+        if ev.photo is not None:
+            check_photo(ev.photo)
+        check_content(info, ev.kind, ev.data, ev.options, f"event {ev.id}")
+    except LedgerError as exc:
+        raise ValueError(str(exc)) from None
+    return ev
 
 
 def _stored_input(raw: Mapping[str, Any], where: str) -> None:

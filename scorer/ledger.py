@@ -38,7 +38,16 @@ from .checks import (
     why,
 )
 from .errors import DamagedData, LedgerError, LockedSession, NotALedger, UnknownSession
-from .exchange import EXPORT_BYTES, check_results, check_signature, csv_text, export_dict, read_export, sign
+from .exchange import (
+    EXPORT_BYTES,
+    check_results,
+    check_signature,
+    csv_text,
+    export_dict,
+    read_export,
+    sign,
+    stored_event,
+)
 from .settle import Settlement, settlement
 from .state import (
     LEDGER_FIELDS,
@@ -275,16 +284,21 @@ class Ledger:
         return session_from_row(sid, name, rules_json, stake, dealer, created, [r[0] for r in seats])
 
     # ------------------------------------------------------------ derived state
-    def _events(self, sid: int) -> list[Event]:
+    def _events(self, s: SessionInfo | int) -> list[Event]:
+        """The session's rows, each checked as it was when written (a ``DamagedData`` otherwise)."""
+        if not isinstance(s, SessionInfo):
+            s = self.session(s)
         rows = self._conn.execute(f"SELECT {EVENT_COLS} FROM events WHERE session_id = ? ORDER BY id",
-                                  (sid,)).fetchall()
+                                  (s.id,)).fetchall()
         out = []
         for r in rows:
             try:
-                out.append(Event.from_row(r))
+                out.append(stored_event(s, r))
             except (ValueError, TypeError, RecursionError) as exc:
-                raise DamagedData(f"{self.path}: event {r[0]} of session {sid} is damaged "
-                                  f"({why(exc)}); {SALVAGE_HINT}") from None
+                err = DamagedData(f"{self.path}: event {short(r[0])} of session {s.id} is damaged "
+                                  f"({why(exc)}); {SALVAGE_HINT}")
+                err.event, err.why = r[0] if isinstance(r[0], int) else None, why(exc)
+                raise err from None
         return out
 
     def _fresh_state(self, s: SessionInfo) -> SessionState:
@@ -296,7 +310,7 @@ class Ledger:
         cached = self._cache.get(s.id)
         if cached is not None and cached.last_event == last and gen == self._gen:
             return cached
-        st = replay_checked(s, self._events(s.id), f"{self.path}: ", stored=True)
+        st = replay_checked(s, self._events(s), f"{self.path}: ", stored=True)
         self._cache[s.id] = st
         self._gen = gen
         return st
@@ -338,7 +352,7 @@ class Ledger:
                 nxt = _copy_state(st)
                 Replayer.resume(nxt).feed(ev)
                 return nxt
-            return replay_checked(s, self._events(s.id), f"{self.path}: ")
+            return replay_checked(s, self._events(s), f"{self.path}: ")
 
         with self._lock:
             try:
@@ -455,7 +469,7 @@ class Ledger:
         target: list[int] = []
 
         def make(st: SessionState) -> tuple[str, dict[str, Any], None, None, int]:
-            undo = redoable(self._events(s.id))
+            undo = redoable(self._events(s))
             if undo is None or undo.target is None:
                 raise LedgerError(f"session {s.name!r} has no undo to take back", code="nothing_to_redo")
             target.append(int(undo.target))
@@ -467,7 +481,7 @@ class Ledger:
         """Whether ``redo_last`` would take back an undo now."""
         s = self.session(ref)
         with self._lock:
-            return redoable(self._events(s.id)) is not None
+            return redoable(self._events(s)) is not None
 
     def edit_hand(self, ref: SessionRef, no: int, engine_input: Mapping[str, Any],
                   photo: str | None = None, options: Mapping[str, Any] | None = None) -> Entry:
@@ -532,7 +546,7 @@ class Ledger:
         s = self.session(ref)
         with self._lock:
             try:
-                events = self._events(s.id)
+                events = self._events(s)
             except sqlite3.DatabaseError as exc:
                 raise self._read_error(exc) from None
         out = export_dict(s, events, self.state(s))
