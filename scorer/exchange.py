@@ -35,7 +35,7 @@ from .checks import (
     replay_checked,
     short,
 )
-from .errors import LedgerError
+from .errors import DamagedData, LedgerError
 from .state import EVENT_BYTES, LEDGER_FIELDS, PLAY_KINDS, Entry, Event, SessionInfo, SessionState
 
 T = TypeVar("T")
@@ -349,6 +349,26 @@ def _unscored(e: Event) -> Event:
 
 def _result(e: Entry) -> tuple[Any, ...]:
     return (e.kind, e.dealer, e.winners, e.points, e.score, e.payouts, e.transfers)
+
+
+def first_unimportable(info: SessionInfo, events: Sequence[Event],
+                       st: SessionState) -> tuple[int, str] | None:
+    """The first event an import would refuse although it replays (a stored result that scores
+    otherwise, a counted hand without its stored result), and why; ``None`` if there is none.
+    Salvage leaves such events out, so that what it exports imports."""
+    try:
+        fresh = replay_checked(info, [_unscored(e) for e in events], stored=True, hint="")
+    except DamagedData as exc:
+        return (exc.event if exc.event is not None else events[-1].id), exc.why or str(exc)
+    by_id = {e.id: e for e in events}
+    for a, b in zip(st.history, fresh.history, strict=True):
+        ev = by_id[b.edited_by or b.event]
+        if b.kind in ("hand", "double") and (not isinstance(ev.data.get("output"), Mapping)
+                                             or not isinstance(ev.data.get("dealer"), int)):
+            return ev.id, "a counted hand without its stored result"
+        if _result(a) != _result(b):
+            return ev.id, f"stores {a.points} points and payouts {short(a.payouts)}, scored again {b.points}"
+    return None
 
 
 def check_results(info: SessionInfo, events: Sequence[Event],

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from . import db
-from .checks import replay_checked, session_from_row, why
+from .checks import replay_checked, session_from_row, session_id, why
 from .errors import DamagedData, NotALedger
-from .exchange import csv_text, export_dict
+from .exchange import csv_text, export_dict, first_unimportable, stored_event
 from .ledger import EVENT_COLS, SessionRef
 from .state import Event, SessionInfo, SessionState
 
@@ -77,8 +77,8 @@ def _salvage(conn: sqlite3.Connection, shown: str, ref: SessionRef) -> Salvage:
         ref = str(cur[0][0])
     cols = "id, name, rules_json, stake, first_dealer, created_at"
     row = None
-    if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
-        row = rows(f"SELECT {cols} FROM sessions WHERE id = ?", (int(ref),))
+    if session_id(ref) is not None:
+        row = rows(f"SELECT {cols} FROM sessions WHERE id = ?", (session_id(ref),))
     if not row and isinstance(ref, str):
         row = rows(f"SELECT {cols} FROM sessions WHERE name = ?", (ref,))
     if not row:
@@ -115,7 +115,7 @@ def _salvage(conn: sqlite3.Connection, shown: str, ref: SessionRef) -> Salvage:
                 unreadable.append(eid)
             continue
         try:
-            events.append(Event.from_row(got[0][1:]))
+            events.append(stored_event(info, got[0][1:]))
         except (ValueError, TypeError, RecursionError) as exc:
             skipped.append(f"event {eid}: {why(exc)}")
     if unreadable:
@@ -133,6 +133,12 @@ def _salvage(conn: sqlite3.Connection, shown: str, ref: SessionRef) -> Salvage:
         except DamagedData as exc:
             bad = exc.event if exc.event in present else events[-1].id
             skipped.append(f"event {bad}: {exc.why or exc}")
+            events = [e for e in events if e.id != bad]
+            continue
+        wrong = first_unimportable(info, events, st) if events else None
+        if wrong is not None:  # it replays, but an import would refuse it: leave it out too
+            bad = wrong[0] if wrong[0] in present else events[-1].id
+            skipped.append(f"event {bad}: {wrong[1]}")
             events = [e for e in events if e.id != bad]
             continue
         return Salvage(info, events, st, skipped)
