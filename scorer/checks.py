@@ -246,7 +246,7 @@ def replay_checked(s: SessionInfo, events: Sequence[Event], prefix: str = "", st
     """
     voids = active_voids([e for e in events if e.kind != "void" or isinstance(e.target, int)])
     edits = {e.target: e for e in events if e.kind == "edit" and isinstance(e.target, int)}
-    r = Replayer(s, voids, edits, late_changes(events))
+    r = Replayer(s, voids, edits, late_changes(events), verify=stored)
     tail = f"; {hint}" if hint else ""
     for e in events:
         culprit = edits[e.id].id if e.id in edits and e.id not in voids else e.id

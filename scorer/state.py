@@ -309,8 +309,11 @@ class Replayer:
     """Applies events one by one to a ``SessionState`` (``voids`` and ``edits`` known in advance)."""
 
     def __init__(self, session: SessionInfo, voids: Iterable[int] = (),
-                 edits: Mapping[int, Event] | None = None, late: Mapping[int, int] | None = None) -> None:
+                 edits: Mapping[int, Event] | None = None, late: Mapping[int, int] | None = None,
+                 verify: bool = False) -> None:
         self.voids = set(voids)
+        # score every stored hand again and refuse one whose stored result differs (on reading a file)
+        self.verify = verify
         self.edits = dict(edits or {})
         # event -> the latest undo or edit of it: a settlement before that was of other figures
         self.late = dict(late or {})
@@ -470,6 +473,8 @@ class Replayer:
         out = ev.data.get("output")
         if out is None or ev.data.get("dealer") != entry.dealer:
             out = score_hand(s, raw, entry.dealer, ev.options, where)
+        elif self.verify:
+            _same(out, score_hand(s, raw, entry.dealer, ev.options, where), where)
         entry.input, entry.output = raw, out
         entry.winners = [int(raw["winner"])]
         entry.won_by = raw.get("won_by")
@@ -485,6 +490,8 @@ class Replayer:
         out = ev.data.get("output")
         if out is None or ev.data.get("dealer") != entry.dealer:
             out = score_double(s, raws, entry.dealer, where)
+        elif self.verify:
+            _same(out, score_double(s, raws, entry.dealer, where), where)
         entry.input, entry.output = raws, out
         entry.winners = list(out["winners"])
         entry.won_by = "dealt"
@@ -540,6 +547,14 @@ class Replayer:
         if dealer in winners:
             return dealer
         return min(winners, key=lambda w: (w - dealer) % n)
+
+
+def _same(stored: Mapping[str, Any], fresh: Mapping[str, Any], where: str) -> None:
+    """A stored result must be what its cards score (a changed payout is damage, not a record)."""
+    for key in ("points", "score", "payouts", "transfers", "winners"):
+        if key in fresh and stored.get(key) != fresh[key]:
+            raise LedgerError(f"{where}: its stored {key} {str(stored.get(key))[:40]} is not what its "
+                              f"cards score ({str(fresh[key])[:40]})", code="bad_event")
 
 
 def replay(session: SessionInfo, events: Sequence[Event]) -> SessionState:
