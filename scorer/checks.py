@@ -18,7 +18,7 @@ from zipai.engine.variants import find_variant, variant_names
 
 from .errors import DamagedData, LedgerError
 from .settle import balances, minimal_transfers
-from .state import Event, Replayer, SessionInfo, SessionState, active_voids, late_changes
+from .state import Event, Replayer, SessionInfo, SessionState, active_voids, finite, late_changes
 
 # Bounds on what a user or a file may give: beyond them a session could never be settled
 # (money is points × stake in exact decimals) or a command could recurse without end.
@@ -121,6 +121,7 @@ SESSION_ONLY = ("dealer_rotation", "rules_version")  # options a hand may not ch
 def check_hand_options(s: SessionInfo, options: Mapping[str, Any], where: str) -> None:
     """A hand's own options: house options the session's rule set takes, none of those fixed
     for the whole evening (the dealer's rotation, and the rules version the evening is scored by)."""
+    check_option_values(options, where)
     fixed = next((k for k in SESSION_ONLY if k in options), None)
     if fixed is not None:
         raise LedgerError(f"{where}: {fixed!r} is fixed for the session, not per hand", code="bad_rules")
@@ -129,6 +130,15 @@ def check_hand_options(s: SessionInfo, options: Mapping[str, Any], where: str) -
     except ZipaiError as exc:
         raise LedgerError(f"{where}: {exc} (session {s.name!r} plays {s.preset})",
                           code="bad_rules") from None
+
+
+def check_option_values(options: Mapping[str, Any], where: str) -> None:
+    """No option of any rule set takes a fraction: a float (``30.0``, ``1.5``) is refused by name
+    here, before it is stored and printed as a whole number somewhere else."""
+    for k, v in options.items():
+        if isinstance(v, float):
+            raise LedgerError(f"{where}: option {short(k)} takes a whole number, not {short(v)}",
+                              code="bad_rules")
 
 
 def check_depth(obj: Any, where: str, limit: int = MAX_DEPTH) -> None:
@@ -151,7 +161,7 @@ def _no_constant(name: str) -> Any:
 def parse_json(text: str | bytes, where: str) -> Any:
     """JSON from a user or a file: any malformed, too deep or too large input is a LedgerError."""
     try:
-        obj = json.loads(text, parse_constant=_no_constant)
+        obj = json.loads(text, parse_constant=_no_constant, parse_float=finite)
     except RecursionError:
         raise LedgerError(f"{where}: not valid JSON (nested too deeply)", code="bad_json") from None
     except (ValueError, TypeError) as exc:  # JSONDecodeError, a 5000-digit number, bad UTF-8
@@ -225,6 +235,7 @@ def session_from_row(sid: Any, name: Any, rules_json: Any, stake: Any, dealer: A
         preset, options = rules["preset"], rules["options"]
         if not isinstance(preset, str) or preset not in variant_names() or not isinstance(options, dict):
             raise ValueError(f"rules {short(preset)} are of no known preset")
+        check_option_values(options, "its rules")
         names = [check_name(p, "a player name") for p in players]
         info = SessionInfo(int(sid), check_name(name, "its name"), preset, options,
                            str(rules.get("source") or preset), tuple(names), check_stake(stake),

@@ -260,6 +260,11 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
         build(p)
         args = p.parse_args(rest)
         args.db, args.session, args.json = glob["db"], glob["session"], glob["json"]
+        for key in TEXT_ARGS:  # names and notes typed in UTF-8 under an ASCII locale
+            if isinstance(getattr(args, key, None), str):
+                setattr(args, key, typed(getattr(args, key)))
+            elif isinstance(getattr(args, key, None), list):
+                setattr(args, key, [typed(v) if isinstance(v, str) else v for v in getattr(args, key)])
         if not hasattr(args, "func"):
             raise UsageError("a command is missing (see --help)")
         path = Path(args.db) if args.db else db.default_path()
@@ -277,6 +282,24 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
     except (LedgerError, ValueError, OSError) as exc:
         print(f"{prog}: {one_line(str(exc))}", file=sys.stderr)
         return 2
+
+
+# arguments that are names or text, never paths (a path must keep the bytes it was given)
+TEXT_ARGS = ("name", "players", "dealer", "option", "session", "ref", "note", "reason", "transfer",
+             "xiahuo", "names", "deltas")
+
+
+def typed(arg: str) -> str:
+    """An argument as the user typed it. Under the C or POSIX locale (without UTF-8 mode) Python
+    hands over UTF-8 bytes as lone surrogates (``周`` as three of them); decoded back here, a
+    Chinese name is the name, not 'a control character'. Bytes that are no UTF-8 stay as given
+    (and are refused by name where a name is checked)."""
+    if not any("\udc80" <= c <= "\udcff" for c in arg):
+        return arg
+    try:
+        return arg.encode(sys.getfilesystemencoding(), "surrogateescape").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return arg
 
 
 def one_line(text: str, limit: int = 600) -> str:
@@ -439,7 +462,7 @@ def _build_session(p: _Parser) -> None:
     im.set_defaults(func=_session_import)
     b = sub.add_parser("backup", help="copy the whole database to FILE")
     b.add_argument("file")
-    b.set_defaults(func=_session_backup)
+    b.set_defaults(func=_session_backup, reads=True)
     r = sub.add_parser("restore", help="replace the whole database with a backup FILE")
     r.add_argument("file")
     r.set_defaults(func=_session_restore)

@@ -27,6 +27,7 @@ from .checks import (
     check_adjustment,
     check_hand_options,
     check_name,
+    check_option_values,
     check_photo,
     check_seat,
     check_stake,
@@ -194,6 +195,7 @@ def read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]:
     if not isinstance(options, Mapping):
         raise LedgerError(f"the export's rules options must be an object, got {short(options)}",
                           code="bad_rules")
+    check_option_values(options, "the export's rules")
     try:
         r = get_rules(preset, {k: v for k, v in options.items()
                                if k in variant.option_keys and v is not None})

@@ -25,6 +25,7 @@ from .checks import (
     check_depth,
     check_hand_options,
     check_name,
+    check_option_values,
     check_photo,
     check_seat,
     check_stake,
@@ -173,6 +174,7 @@ class Ledger:
                     options: Mapping[str, Any] | None = None, make_current: bool = True) -> SessionInfo:
         """Start an evening. ``rules`` is a preset or a house-rules file, frozen here with ``options``."""
         name = check_name(name, "session name")
+        check_option_values(options or {}, "the session's rules")
         try:
             r = get_rules(rules, options or {})
         except ZipaiError as exc:

@@ -34,9 +34,17 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+def finite(text: str) -> float:
+    """A JSON number with a fraction or exponent, refused when it overflows to infinity (1e999)."""
+    v = float(text)
+    if v != v or v in (float("inf"), float("-inf")):
+        raise ValueError(f"{text[:20]} is not a finite number")
+    return v
+
+
 def _loads(text: str) -> Any:
     """Stored JSON as the ledger wrote it: no NaN or Infinity, no number too long to print."""
-    return json.loads(text, parse_constant=_no_constant)
+    return json.loads(text, parse_constant=_no_constant, parse_float=finite)
 
 
 def figure(v: Any, what: str) -> int:
