@@ -103,7 +103,7 @@ def test_export_onto_the_open_ledger_is_refused(db: Path, tmp_path: Path,
     before = db.read_bytes()
     for target in aliases:
         for fmt in ([], ["--csv"]):
-            rc, out, err = run(capsys, session_main, "export", *fmt, "-o", target)
+            rc, _out, err = run(capsys, session_main, "export", *fmt, "-o", target)
             assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err, (target, err)
             assert "replace" in err, err
     assert db.read_bytes() == before and hands_in(db) == 3
@@ -159,12 +159,12 @@ def test_a_session_with_an_absurd_option_still_shows_exports_and_settles_or_says
     con.commit()
     con.close()
     for cmd in (["show"], ["show", "--json"], ["settle"], ["list"]):
-        rc, out, err = run(capsys, session_main, *cmd)
+        rc, _, err = run(capsys, session_main, *cmd)
         assert "Traceback" not in err and err.count("\n") <= 1, (cmd, err)
         assert rc in (0, 2), (cmd, err)
-    rc, out, err = run(capsys, session_main, "export", "-o", str(tmp_path / "g.json"))
+    rc, _, err = run(capsys, session_main, "export", "-o", str(tmp_path / "g.json"))
     assert rc in (0, 1, 2) and "Traceback" not in err, err
-    rc, out, err = run(capsys, hand_main, "list")
+    rc, _out, err = run(capsys, hand_main, "list")
     assert rc in (0, 2) and err.count("\n") <= 1 and "Traceback" not in err
 
 
@@ -267,7 +267,7 @@ def test_damaged_rows_sqlite_accepts_are_one_line(db: Path, capsys: pytest.Captu
         evening(led)
     sql(db, statement, args)
     for cmd in (["show"], ["show", "--json"], ["settle", "--preview"]):
-        rc, out, err = run(capsys, session_main, *cmd)
+        rc, _out, err = run(capsys, session_main, *cmd)
         one_line(rc, err, needle)
     rc, _, err = run(capsys, session_main, "list")
     assert rc == 0 and "Traceback" not in err
@@ -316,7 +316,7 @@ def test_a_clean_ledger_on_a_read_only_file_system_is_named_read_only(
         rc, _, err = run(capsys, hand_main, "add", hand, "--db", str(path))
         one_line(rc, err, "read-only")
         assert "damaged" not in err and "salvage" not in err
-        rc, out, err = run(capsys, session_main, "show", "--db", str(path))
+        rc, _out, err = run(capsys, session_main, "show", "--db", str(path))
         assert rc == 0, err
 
 
@@ -351,13 +351,15 @@ def test_backup_and_restore_on_a_read_only_file_system_with_a_wal_left_over(
 
 # ------------------------------------------------------------------ 7. outputs appear whole
 
-def test_export_on_a_full_disk_keeps_the_old_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_on_a_full_disk_keeps_the_old_export(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     led = new_ledger(tmp_path)
     for i in range(12):
         evening(led, f"s{i}", hands=6)
     with mounted(tmp_path, "exp", "64k") as d:
         out = d / "e.json"
-        assert run(capsys, session_main, "export", "--db", str(led.path), "--session", "s0", "-o", str(out))[0] == 0
+        rc = run(capsys, session_main, "export", "--db", str(led.path), "--session", "s0", "-o", str(out))[0]
+        assert rc == 0
         old = out.read_bytes()
         fill(d)
         rc, _, err = run(capsys, session_main, "export", "--db", str(led.path), "--session", "s1",
@@ -368,7 +370,8 @@ def test_export_on_a_full_disk_keeps_the_old_export(tmp_path: Path, capsys: pyte
 
 
 def test_a_failed_export_write_leaves_the_old_file_and_no_temporary(
-        db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+        db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     with Ledger(db) as led:
         evening(led)
     out = tmp_path / "e.json"
@@ -547,8 +550,8 @@ def _guangxi(tmp_path: Path) -> tuple[Path, Ledger]:
     ("UPDATE sessions SET stake = '-5'", "stake"),
     ("UPDATE events SET data = replace(data, '\"dealer\":0', '\"dealer\":NaN') WHERE id = 1", "NaN"),
     ("UPDATE events SET data = replace(data, '\"dealer\":0', '\"dealer\":1e999') WHERE id = 1", "finite"),
-    ("UPDATE events SET data = replace(replace(data, '\"payouts\":[-18,36,-18]', '\"payouts\":[-18,3600,-3582]'), "
-     "'[0,1,18],[2,1,18]', '[0,1,18],[2,1,3582]') WHERE id = 1", "payouts"),
+    ("UPDATE events SET data = replace(replace(data, '\"payouts\":[-18,36,-18]', "
+     "'\"payouts\":[-18,3600,-3582]'), '[0,1,18],[2,1,18]', '[0,1,18],[2,1,3582]') WHERE id = 1", "payouts"),
     ("INSERT INTO events(session_id, kind, target, data, created_at) "
      "VALUES (1, 'void', 4, '{\"reason\":\"undo\"}', 'x')", "damaged"),
     ("UPDATE sessions SET rules_json = replace(rules_json, '\"minimum\":15', '\"minimum\":-5')", "minimum"),
@@ -559,9 +562,9 @@ def test_damaged_ledgers_do_not_read_as_healthy(tmp_path: Path, capsys: pytest.C
     sql(path, statement)
     if "void" in statement:
         sql(path, "UPDATE events SET target = id WHERE kind = 'void'")  # a void that voids itself
-    rc, out, err = run(capsys, session_main, "show", "--db", str(path))
+    rc, _, err = run(capsys, session_main, "show", "--db", str(path))
     one_line(rc, err, needle)
-    rc, out, err = run(capsys, session_main, "export", "--db", str(path))
+    rc, _out, err = run(capsys, session_main, "export", "--db", str(path))
     assert rc in (1, 2) and "Traceback" not in err, err
 
 
@@ -570,8 +573,8 @@ def test_salvaged_exports_of_damaged_ledgers_import(tmp_path: Path) -> None:
     damages = [
         "UPDATE events SET data = replace(data, '\"payouts\":[-18,-18,36]', '\"payouts\":[-18,-19,37]') "
         "WHERE id = 2",
-        "UPDATE events SET data = replace(replace(data, '\"payouts\":[-18,-18,36]', '\"payouts\":[-18,-19,37]'),"
-        " '[1,2,18]', '[1,2,19]') WHERE id = 2",
+        "UPDATE events SET data = replace(replace(data, '\"payouts\":[-18,-18,36]', "
+        "'\"payouts\":[-18,-19,37]'), '[1,2,18]', '[1,2,19]') WHERE id = 2",
         "UPDATE events SET data = replace(data, '\"winner\":1', '\"winner\":2') WHERE id = 1",
         "UPDATE events SET data = replace(data, '\"output\"', '\"outpux\"') WHERE id = 3",
         "UPDATE events SET photo = x'00ff' WHERE id = 2",
