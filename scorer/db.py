@@ -78,7 +78,7 @@ def default_path() -> Path:
         home = Path.home()
     except (RuntimeError, KeyError):
         raise LedgerError("no home folder is known for this user; set ZIPAI_DB to the ledger's path",
-                          code="bad_path") from None
+                          code="io") from None
     return home / ".local" / "share" / "zipai" / "ledger.db"
 
 
@@ -86,7 +86,7 @@ def expand(text: str, what: str) -> Path:
     """``~`` and ``~user`` expanded; a ``~user`` this system does not know is refused, not taken
     as a folder named ``~user`` in the current folder."""
     if "\x00" in text:
-        raise LedgerError(f"{what} holds a NUL character, not a path", code="bad_path")
+        raise LedgerError(f"{what} holds a NUL character, not a path", code="io")
     try:
         p = Path(text).expanduser()
     except (RuntimeError, KeyError):
@@ -95,7 +95,7 @@ def expand(text: str, what: str) -> Path:
         user = str(p)[1:].split(os.sep, 1)[0]
         raise LedgerError(f"{what}={text!r}: " + (f"there is no user {user!r} on this system, so "
                           f"'~{user}' names no home folder" if user else "no home folder is known")
-                          + "; give the path in full", code="bad_path")
+                          + "; give the path in full", code="io")
     return p
 
 
@@ -168,7 +168,7 @@ def connect(path: str | Path, *, create: bool = True, readonly: bool = False) ->
     except OSError as exc:
         raise LedgerError(f"{shown}: cannot open the ledger ({exc.strerror or exc})", code="io") from None
     except ValueError:
-        raise LedgerError(f"{shown!r} is not a valid file name", code="bad_path") from None
+        raise LedgerError(f"{shown!r} is not a valid file name", code="io") from None
     if mode is not None and stat.S_ISDIR(mode):
         raise _refuse(shown, "it is a folder")
     if mode is not None and not stat.S_ISREG(mode):
@@ -237,7 +237,7 @@ def _failure(shown: str, exc: sqlite3.DatabaseError) -> LedgerError:
         return LedgerError(f"{shown}: cannot open the ledger: the disk is full ({exc}); free some space "
                            "and try again, the file is unharmed", code="disk_full")
     if cause is not None and "read-only" not in cause and not is_read_only(exc):
-        return LedgerError(f"{shown}: cannot open the ledger: {cause} ({exc})", code="permission")
+        return LedgerError(f"{shown}: cannot open the ledger: {cause} ({exc})", code="read_only")
     if cause is not None or is_read_only(exc):
         return read_only(shown, cause)
     if not is_damage(exc):

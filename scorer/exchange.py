@@ -85,7 +85,7 @@ def check_signature(data: Mapping[str, Any], key: bytes | None) -> bool:
     mac = hmac.new(key, canonical(data), hashlib.sha256).hexdigest()
     if not hmac.compare_digest(mac, str(sig["hmac_sha256"])):
         raise LedgerError("the export was changed after this ledger wrote it (its signature no longer "
-                          "matches); nothing was imported", code="tampered")
+                          "matches); nothing was imported", code="bad_import")
     return True
 
 

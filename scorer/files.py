@@ -28,7 +28,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 class OutputRefused(LedgerError):
     """An output path the command will not write: it is an input, the ledger, or no plain file."""
 
-    code = "bad_output"
+    code = "io"
 
 
 def os_cause(exc: OSError) -> str:

@@ -120,7 +120,7 @@ class Ledger:
             return db.read_only(str(self.path), cause)
         if cause is not None:
             return LedgerError(f"{self.path}: cannot write the ledger: {cause}; nothing was recorded",
-                               code="permission")
+                               code="read_only")
         return LedgerError(f"{self.path}: the write failed and was rolled back ({exc})", code="db_error")
 
     def _read_error(self, exc: sqlite3.DatabaseError) -> LedgerError:
