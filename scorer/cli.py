@@ -267,7 +267,7 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
                 setattr(args, key, [typed(v) if isinstance(v, str) else v for v in getattr(args, key)])
         if not hasattr(args, "func"):
             raise UsageError("a command is missing (see --help)")
-        path = Path(args.db) if args.db else db.default_path()
+        path = db.expand(args.db, "--db") if args.db else db.default_path()
         reads = getattr(args, "reads", False) or getattr(args, "preview", False)
         try:
             led = Ledger(path, readonly=reads and path.exists())

@@ -13,8 +13,9 @@ from typing import Any
 
 from . import db
 from .checks import replay_checked, session_from_row, session_id, why
-from .errors import DamagedData, NotALedger
+from .errors import DamagedData, LedgerError, NotALedger
 from .exchange import csv_text, export_dict, first_unimportable, stored_event
+from .files import check_input
 from .ledger import EVENT_COLS, SessionRef
 from .state import Event, SessionInfo, SessionState
 
@@ -48,8 +49,10 @@ def salvage(path: str | Path, ref: SessionRef = None) -> Salvage:
     (its row or its players) cannot be read.
     """
     p = Path(path)
-    if not p.is_file():
-        raise NotALedger(f"{p} does not exist")
+    try:
+        check_input(p, "ledger")
+    except LedgerError as exc:
+        raise NotALedger(str(exc), code=exc.code) from None
     try:
         conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False,
                                timeout=db.BUSY_TIMEOUT_MS / 1000)

@@ -255,6 +255,7 @@ def test_a_tilde_path_of_an_unknown_user_is_named(tmp_path: Path, monkeypatch: p
     one_line(*run(capsys, session_main, "new", "s", "--players", "甲,乙,丙")[::2],
              "no user 'nosuchuser4711'")
     assert not any(tmp_path.iterdir())  # no folder named '~nosuchuser4711' was made here
+    one_line(*run(capsys, session_main, "show", "--db", "~nosuchuser4711/x.db")[::2], "no user")
 
 
 @pytest.mark.parametrize(("statement", "args", "needle"), [
