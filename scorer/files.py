@@ -142,7 +142,7 @@ def temp_beside(target: Path, what: str) -> Iterator[Path]:
     folder = target.parent if str(target.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:20]}.", suffix=".tmp", dir=folder)
         os.close(fd)
     except OSError as exc:
         raise LedgerError(f"{target}: cannot write the {what} ({os_cause(exc)}); nothing was written",
