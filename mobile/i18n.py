@@ -342,6 +342,8 @@ _ERRORS: dict[str, tuple[str, str, str]] = {
              "The ledger is busy in another program: try again"),
     "damaged": ("账本里有损坏的记录", "帳本裡有損壞的記錄", "The ledger has a damaged entry"),
     "read_only": ("账本只能读，不能写", "帳本只能讀，不能寫", "The ledger is read-only"),
+    "disk_full": ("存储空间满了：什么也没记下，腾出空间再试", "儲存空間滿了：什麼也沒記下，騰出空間再試",
+                  "The storage is full: nothing was recorded; free some space and try again"),
     "too_deep": ("文件嵌套太深", "檔案巢狀太深", "The file is nested too deep"),
     "too_large": ("文件太大", "檔案太大", "The file is too large"),
     "bad_image": ("照片坏了或不完整，读不了", "照片壞了或不完整，讀不了",

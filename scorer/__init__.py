@@ -41,7 +41,10 @@ write lock (``LedgerBusy``), a file that cannot be written (``ReadOnlyLedger``),
 a hand that does not win, options of another rule set, a value past the bounds of
 ``scorer.checks`` (stakes, adjustments, names, nesting). Data never names a file: a hand's
 ``rules`` and an import's preset must be preset names. An import is scored again and
-refused if any stored result disagrees.
+refused if any stored result disagrees, if it holds a field the ledger never writes, or
+(signed by this ledger's key) if it was edited after the export. Every stored row is
+checked on reading as on writing. Outputs (exports, backups) never land on the ledger or an
+input and appear whole (``scorer.files``).
 
 Hunan 冲百福: each hand's payouts change the open round's totals; when one reaches 100
 the round closes (totals rounded to tens, halves away from zero, seat i paid

@@ -18,13 +18,14 @@ from zipai.engine.variants import find_variant, variant_names
 
 from .errors import DamagedData, LedgerError
 from .settle import balances, minimal_transfers
-from .state import Event, Replayer, SessionInfo, SessionState, active_voids
+from .state import Event, Replayer, SessionInfo, SessionState, active_voids, finite, late_changes
 
 # Bounds on what a user or a file may give: beyond them a session could never be settled
 # (money is points × stake in exact decimals) or a command could recurse without end.
 MAX_STAKE = Decimal(1_000_000)
 STAKE_PLACES = 4  # decimals of a stake
-MAX_POINTS = 1_000_000  # one seat's change in one adjustment, or one transfer
+MAX_POINTS = 1_000_000  # what one adjustment moves in all: one seat's change, the sum of its transfers
+MAX_TRANSFERS = 100  # payments listed in one adjustment
 MAX_NAME = 60  # characters of a player or session name
 MAX_TEXT = 200  # characters of a note or a reason
 MAX_PATH = 4096  # characters of a stored photo path
@@ -120,6 +121,7 @@ SESSION_ONLY = ("dealer_rotation", "rules_version")  # options a hand may not ch
 def check_hand_options(s: SessionInfo, options: Mapping[str, Any], where: str) -> None:
     """A hand's own options: house options the session's rule set takes, none of those fixed
     for the whole evening (the dealer's rotation, and the rules version the evening is scored by)."""
+    check_option_values(options, where)
     fixed = next((k for k in SESSION_ONLY if k in options), None)
     if fixed is not None:
         raise LedgerError(f"{where}: {fixed!r} is fixed for the session, not per hand", code="bad_rules")
@@ -128,6 +130,15 @@ def check_hand_options(s: SessionInfo, options: Mapping[str, Any], where: str) -
     except ZipaiError as exc:
         raise LedgerError(f"{where}: {exc} (session {s.name!r} plays {s.preset})",
                           code="bad_rules") from None
+
+
+def check_option_values(options: Mapping[str, Any], where: str) -> None:
+    """No option of any rule set takes a fraction: a float (``30.0``, ``1.5``) is refused by name
+    here, before it is stored and printed as a whole number somewhere else."""
+    for k, v in options.items():
+        if isinstance(v, float):
+            raise LedgerError(f"{where}: option {short(k)} takes a whole number, not {short(v)}",
+                              code="bad_rules")
 
 
 def check_depth(obj: Any, where: str, limit: int = MAX_DEPTH) -> None:
@@ -150,7 +161,7 @@ def _no_constant(name: str) -> Any:
 def parse_json(text: str | bytes, where: str) -> Any:
     """JSON from a user or a file: any malformed, too deep or too large input is a LedgerError."""
     try:
-        obj = json.loads(text, parse_constant=_no_constant)
+        obj = json.loads(text, parse_constant=_no_constant, parse_float=finite)
     except RecursionError:
         raise LedgerError(f"{where}: not valid JSON (nested too deeply)", code="bad_json") from None
     except (ValueError, TypeError) as exc:  # JSONDecodeError, a 5000-digit number, bad UTF-8
@@ -194,6 +205,20 @@ def check_stake(value: Any) -> Decimal:
     return d if d.as_tuple().exponent <= 0 else d.quantize(Decimal(1))  # 1E+2 is stored as 100
 
 
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+
+def session_id(value: Any) -> int | None:
+    """A session id given as a number or ASCII digits, if it can be one; else ``None`` (a name,
+    or a value past SQLite's integers, which no session has)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if 0 < value <= MAX_ID else None
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 19:
+        n = int(value)
+        return n if 0 < n <= MAX_ID else None
+    return None
+
+
 SALVAGE_HINT = "'zipai session export' salvages the readable events"
 
 
@@ -201,16 +226,25 @@ def session_from_row(sid: Any, name: Any, rules_json: Any, stake: Any, dealer: A
                      players: Sequence[Any]) -> SessionInfo:
     """A stored session row, or ``DamagedData`` naming it (never a traceback)."""
     try:
-        rules = json.loads(rules_json)
+        for col, v in (("name", name), ("rules", rules_json), ("stake", stake), ("created_at", created)):
+            if not isinstance(v, str) or len(v) > 1 << 16:
+                raise ValueError(f"its {col} column holds {type(v).__name__}, not a text")
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not isinstance(sid, int):
+            raise ValueError(f"first dealer {short(dealer)} is not a seat number")
+        rules = parse_json(rules_json, "its rules")
         preset, options = rules["preset"], rules["options"]
         if not isinstance(preset, str) or preset not in variant_names() or not isinstance(options, dict):
             raise ValueError(f"rules {short(preset)} are of no known preset")
-        info = SessionInfo(int(sid), str(name), preset, options, str(rules.get("source") or preset),
-                           tuple(str(p) for p in players), Decimal(stake), int(dealer), str(created))
-        if not info.stake.is_finite() or not 0 <= info.first_dealer < max(info.n, 1):
-            raise ValueError(f"stake {stake!r} or first dealer {dealer!r} out of range")
+        check_option_values(options, "its rules")
+        names = [check_name(p, "a player name") for p in players]
+        info = SessionInfo(int(sid), check_name(name, "its name"), preset, options,
+                           str(rules.get("source") or preset), tuple(names), check_stake(stake),
+                           int(dealer), str(created))
+        if not 0 <= info.first_dealer < max(info.n, 1):
+            raise ValueError(f"first dealer {dealer!r} is no seat")
+        info.rules  # noqa: B018 - the stored options, checked as the engine checks them today
     except (ValueError, TypeError, KeyError, ArithmeticError, RecursionError) as exc:
-        raise DamagedData(f"session {sid} is damaged ({why(exc)}); {SALVAGE_HINT}") from None
+        raise DamagedData(f"session {short(sid)} is damaged ({why(exc)}); {SALVAGE_HINT}") from None
     return info
 
 
@@ -223,7 +257,7 @@ def replay_checked(s: SessionInfo, events: Sequence[Event], prefix: str = "", st
     """
     voids = active_voids([e for e in events if e.kind != "void" or isinstance(e.target, int)])
     edits = {e.target: e for e in events if e.kind == "edit" and isinstance(e.target, int)}
-    r = Replayer(s, voids, edits)
+    r = Replayer(s, voids, edits, late_changes(events), verify=stored)
     tail = f"; {hint}" if hint else ""
     for e in events:
         culprit = edits[e.id].id if e.id in edits and e.id not in voids else e.id
@@ -268,6 +302,9 @@ def check_adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
         transfers = [[seat, j, pay] for j in range(n) if j != seat]
         reason = reason or "下夥"
     if transfers is not None:
+        if isinstance(transfers, Sequence) and len(transfers) > MAX_TRANSFERS:
+            raise LedgerError(f"an adjustment lists at most {MAX_TRANSFERS} transfers, got {len(transfers)}",
+                              code="bad_adjustment")
         clean = []
         for t in transfers:
             if not isinstance(t, Sequence) or isinstance(t, str) or len(t) != 3 or not all(
@@ -300,4 +337,8 @@ def check_adjustment(s: SessionInfo, reason: str, deltas: Sequence[int] | None,
                               code="bad_adjustment")
     if not any(d):
         raise LedgerError("the adjustment changes nothing", code="bad_adjustment")
+    moved = max(sum(amt for _, _, amt in clean), sum(x for x in d if x > 0), -sum(x for x in d if x < 0))
+    if moved > MAX_POINTS:
+        raise LedgerError(f"an adjustment moves at most {MAX_POINTS} points in all, this one moves "
+                          f"{moved}", code="bad_adjustment")
     return {"reason": reason or "correction", "deltas": d, "transfers": clean}

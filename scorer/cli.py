@@ -23,11 +23,13 @@ from zipai.engine import ZipaiError, rules_from_flag
 from zipai.engine.files import read_file
 from zipai.engine.variants import find_variant
 
-from . import db
+from . import db, files
 from .checks import parse_json
 from .errors import DamagedData, LedgerError, NotALedger
-from .ledger import Ledger, Settlement, money
+from .exchange import EXPORT_BYTES
+from .ledger import Ledger
 from .salvage import salvage
+from .settle import Settlement, money
 from .state import Entry, SessionState
 
 WON_BY = {"self_draw": "自摸", "stock": "翻牌", "discard": "点炮", "dealt": "起手"}
@@ -74,7 +76,6 @@ def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
 
 
 HAND_BYTES = 1 << 20  # a hand's JSON: a few kB
-EXPORT_BYTES = 64 << 20  # an exported session: about 2 kB a hand
 
 
 def _read_json(name: str, limit: int = HAND_BYTES) -> Any:
@@ -259,10 +260,14 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
         build(p)
         args = p.parse_args(rest)
         args.db, args.session, args.json = glob["db"], glob["session"], glob["json"]
+        for key in TEXT_ARGS:  # names and notes typed in UTF-8 under an ASCII locale
+            if isinstance(getattr(args, key, None), str):
+                setattr(args, key, typed(getattr(args, key)))
+            elif isinstance(getattr(args, key, None), list):
+                setattr(args, key, [typed(v) if isinstance(v, str) else v for v in getattr(args, key)])
         if not hasattr(args, "func"):
-            p.print_help(sys.stderr)
-            return 2
-        path = Path(args.db) if args.db else db.default_path()
+            raise UsageError("a command is missing (see --help)")
+        path = db.expand(args.db, "--db") if args.db else db.default_path()
         reads = getattr(args, "reads", False) or getattr(args, "preview", False)
         try:
             led = Ledger(path, readonly=reads and path.exists())
@@ -277,6 +282,24 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
     except (LedgerError, ValueError, OSError) as exc:
         print(f"{prog}: {one_line(str(exc))}", file=sys.stderr)
         return 2
+
+
+# arguments that are names or text, never paths (a path must keep the bytes it was given)
+TEXT_ARGS = ("name", "players", "dealer", "option", "session", "ref", "note", "reason", "transfer",
+             "xiahuo", "names", "deltas")
+
+
+def typed(arg: str) -> str:
+    """An argument as the user typed it. Under the C or POSIX locale (without UTF-8 mode) Python
+    hands over UTF-8 bytes as lone surrogates (``周`` as three of them); decoded back here, a
+    Chinese name is the name, not 'a control character'. Bytes that are no UTF-8 stay as given
+    (and are refused by name where a name is checked)."""
+    if not any("\udc80" <= c <= "\udcff" for c in arg):
+        return arg
+    try:
+        return arg.encode(sys.getfilesystemencoding(), "surrogateescape").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return arg
 
 
 def one_line(text: str, limit: int = 600) -> str:
@@ -344,6 +367,8 @@ def _session_reopen(led: Ledger, a: argparse.Namespace) -> int:
 
 
 def _session_export(led: Ledger, a: argparse.Namespace) -> int:
+    if a.output and a.output != "-":
+        files.check_output(a.output, files.ledger_files(led.path), "export")
     try:
         if a.csv:
             text = led.export_csv(a.session)
@@ -353,13 +378,14 @@ def _session_export(led: Ledger, a: argparse.Namespace) -> int:
         if exc.code != "damaged":
             raise
         return _salvage_export(led.path, a, exc)
-    _write_out(a, text)
+    _write_out(a, text, led.path)
     return 0
 
 
-def _write_out(a: argparse.Namespace, text: str) -> None:
+def _write_out(a: argparse.Namespace, text: str, ledger: Path) -> None:
+    """The export to ``-o`` (whole or not at all, never onto the ledger or a database) or stdout."""
     if a.output and a.output != "-":
-        Path(a.output).write_text(text, encoding="utf-8")
+        files.write_atomic(a.output, text.encode("utf-8"), files.ledger_files(ledger), "export")
         print(f"wrote {a.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -370,7 +396,7 @@ def _salvage_export(path: Path, a: argparse.Namespace, why: LedgerError) -> int:
     got = salvage(path, a.session)
     text = got.to_csv() if a.csv else json.dumps(got.to_json(str(path)), ensure_ascii=False,
                                                  indent=1) + "\n"
-    _write_out(a, text)
+    _write_out(a, text, path)
     kept = sum(1 for e in got.events)
     head = f"zipai session: {path} is damaged; salvaged {kept} events of session {got.session.name!r}"
     if not got.skipped:
@@ -436,7 +462,7 @@ def _build_session(p: _Parser) -> None:
     im.set_defaults(func=_session_import)
     b = sub.add_parser("backup", help="copy the whole database to FILE")
     b.add_argument("file")
-    b.set_defaults(func=_session_backup)
+    b.set_defaults(func=_session_backup, reads=True)
     r = sub.add_parser("restore", help="replace the whole database with a backup FILE")
     r.add_argument("file")
     r.set_defaults(func=_session_restore)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -69,9 +70,33 @@ def default_path() -> Path:
     """``$ZIPAI_DB``, else ``$XDG_DATA_HOME/zipai/ledger.db``, else ``~/.local/share/zipai/ledger.db``."""
     env = os.environ.get("ZIPAI_DB")
     if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base).expanduser() / "zipai" / "ledger.db"
+        return expand(env, "ZIPAI_DB")
+    base = os.environ.get("XDG_DATA_HOME")
+    if base:
+        return expand(base, "XDG_DATA_HOME") / "zipai" / "ledger.db"
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError):
+        raise LedgerError("no home folder is known for this user; set ZIPAI_DB to the ledger's path",
+                          code="io") from None
+    return home / ".local" / "share" / "zipai" / "ledger.db"
+
+
+def expand(text: str, what: str) -> Path:
+    """``~`` and ``~user`` expanded; a ``~user`` this system does not know is refused, not taken
+    as a folder named ``~user`` in the current folder."""
+    if "\x00" in text:
+        raise LedgerError(f"{what} holds a NUL character, not a path", code="io")
+    try:
+        p = Path(text).expanduser()
+    except (RuntimeError, KeyError):
+        p = Path(text)
+    if str(p).startswith("~"):
+        user = str(p)[1:].split(os.sep, 1)[0]
+        raise LedgerError(f"{what}={text!r}: " + (f"there is no user {user!r} on this system, so "
+                          f"'~{user}' names no home folder" if user else "no home folder is known")
+                          + "; give the path in full", code="io")
+    return p
 
 
 def _refuse(path: str, why: str) -> NotALedger:
@@ -89,13 +114,43 @@ def is_read_only(exc: sqlite3.Error) -> bool:
     return name.startswith("SQLITE_READONLY") or "readonly" in str(exc)
 
 
+def is_damage(exc: sqlite3.Error) -> bool:
+    """SQLite found the file itself malformed (not the disk, the folder or a lock)."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    text = str(exc)
+    return (name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_FORMAT"))
+            or "malformed" in text or "not a database" in text)
+
+
+def environment_cause(path: str | Path, exc: BaseException | None = None) -> str | None:
+    """Why the file's surroundings refuse a write: a full disk, a read-only file system,
+    missing permission; ``None`` when none of them is the case."""
+    name = str(getattr(exc, "sqlite_errorname", "")) if exc is not None else ""
+    if name.startswith("SQLITE_FULL") or "database or disk is full" in str(exc or ""):
+        return "the disk is full"
+    p = Path(path)
+    folder = p.parent if str(p.parent) else Path(".")
+    try:
+        vfs = os.statvfs(folder)
+    except (OSError, AttributeError):
+        return None
+    if vfs.f_flag & getattr(os, "ST_RDONLY", 1):
+        return "it is on a read-only file system"
+    if (vfs.f_bavail == 0 and os.geteuid() != 0) or vfs.f_bfree == 0:
+        return "the disk is full"
+    if not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        return "permission denied (the file or its folder cannot be written)"
+    return None
+
+
 def busy(shown: str) -> LedgerBusy:
     return LedgerBusy(f"{shown} is busy: another program holds its write lock (waited "
                       f"{BUSY_TIMEOUT_MS / 1000:g} s); nothing was changed, try again")
 
 
-def read_only(shown: str) -> ReadOnlyLedger:
-    return ReadOnlyLedger(f"{shown} is read-only here: it can be shown and exported, not changed")
+def read_only(shown: str, cause: str | None = None) -> ReadOnlyLedger:
+    return ReadOnlyLedger(f"{shown} is read-only here" + (f" ({cause})" if cause else "")
+                          + ": it can be shown and exported, not changed")
 
 
 def connect(path: str | Path, *, create: bool = True, readonly: bool = False) -> sqlite3.Connection:
@@ -106,8 +161,18 @@ def connect(path: str | Path, *, create: bool = True, readonly: bool = False) ->
     """
     p = Path(path)
     shown = str(p)
-    if p.exists() and p.is_dir():
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise LedgerError(f"{shown}: cannot open the ledger ({exc.strerror or exc})", code="io") from None
+    except ValueError:
+        raise LedgerError(f"{shown!r} is not a valid file name", code="io") from None
+    if mode is not None and stat.S_ISDIR(mode):
         raise _refuse(shown, "it is a folder")
+    if mode is not None and not stat.S_ISREG(mode):
+        raise _refuse(shown, "not a regular file (a FIFO, device or socket)")
     if not p.exists():
         if not create or readonly:
             raise NotALedger(f"{shown} does not exist")
@@ -126,6 +191,13 @@ def connect(path: str | Path, *, create: bool = True, readonly: bool = False) ->
         if str(getattr(exc, "sqlite_errorname", "")) == "SQLITE_NOTADB" and not _sqlite_header(p):
             raise _refuse(shown, "not an SQLite database") from None
         wal = Path(f"{p}-wal")
+        if readonly and not is_busy(exc) and not is_damage(exc) and wal.exists() and wal.stat().st_size:
+            cause = environment_cause(shown, exc)
+            if cause is not None:
+                raise ReadOnlyLedger(
+                    f"{shown} cannot be read here: its -wal journal still holds committed changes "
+                    f"and {cause}, so SQLite cannot merge it; copy the ledger with its -wal file to a "
+                    "writable folder, or open it once where it can be written") from None
         if not readonly or is_busy(exc) or (wal.exists() and wal.stat().st_size):
             raise _failure(shown, exc) from None
         # a read-only folder: SQLite cannot make the -shm file a WAL reader needs; with no
@@ -168,11 +240,20 @@ def _sqlite_header(p: Path) -> bool:
 
 
 def _failure(shown: str, exc: sqlite3.DatabaseError) -> LedgerError:
-    """What an SQLite error on opening means to the user: busy, read-only, or damaged."""
+    """What an SQLite error on opening means to the user: busy, read-only, a full disk, missing
+    permission, or (only when SQLite says so) a damaged file."""
     if is_busy(exc):
         return busy(shown)
-    if is_read_only(exc):
-        return read_only(shown)
+    cause = None if is_damage(exc) else environment_cause(shown, exc)
+    if cause == "the disk is full":
+        return LedgerError(f"{shown}: cannot open the ledger: the disk is full ({exc}); free some space "
+                           "and try again, the file is unharmed", code="disk_full")
+    if cause is not None and "read-only" not in cause and not is_read_only(exc):
+        return LedgerError(f"{shown}: cannot open the ledger: {cause} ({exc})", code="read_only")
+    if cause is not None or is_read_only(exc):
+        return read_only(shown, cause)
+    if not is_damage(exc):
+        return LedgerError(f"{shown}: cannot open the ledger ({exc})", code="db_error")
     err = _refuse(shown, f"the file is damaged ({exc}); 'zipai session export' salvages what can "
                          "still be read")
     err.code = "damaged"
@@ -235,7 +316,7 @@ def migrate(conn: sqlite3.Connection, shown: str = "ledger") -> int:
             raise _refuse(shown, f"schema version {current} is newer than this program ({SCHEMA_VERSION})")
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
     for version in range(current + 1, SCHEMA_VERSION + 1):
         _apply(conn, version, MIGRATIONS[version])
@@ -256,7 +337,7 @@ def _apply(conn: sqlite3.Connection, version: int, statements: list[str]) -> Non
         conn.execute("INSERT INTO schema_migrations(version, applied_at) VALUES (?, ?)", (version, now()))
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
 
 
@@ -274,8 +355,18 @@ def transaction(conn: sqlite3.Connection, body: Callable[[], object]) -> object:
     conn.execute("BEGIN IMMEDIATE")
     try:
         result = body()
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
-    conn.execute("COMMIT")
     return result
+
+
+def rollback(conn: sqlite3.Connection) -> None:
+    """Roll back if a transaction is still open: SQLite ends one itself on some errors (a full
+    disk), and a second ROLLBACK would hide the real cause behind 'no transaction is active'."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass

@@ -8,7 +8,11 @@ the first hand that does, and the hands are stored with the output scored here.
 from __future__ import annotations
 
 import csv
+import hashlib
+import hmac
 import io
+import json
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -23,6 +27,7 @@ from .checks import (
     check_adjustment,
     check_hand_options,
     check_name,
+    check_option_values,
     check_photo,
     check_seat,
     check_stake,
@@ -31,13 +36,64 @@ from .checks import (
     replay_checked,
     short,
 )
-from .errors import LedgerError
-from .state import PLAY_KINDS, Entry, Event, SessionInfo, SessionState
+from .errors import DamagedData, LedgerError
+from .state import EVENT_BYTES, LEDGER_FIELDS, PLAY_KINDS, Entry, Event, SessionInfo, SessionState
 
 T = TypeVar("T")
 
 EXPORT_FORMAT = "zipai-ledger-session"
 EXPORT_VERSION = 1
+# the fields an export holds at each level: anything else was added by hand and is refused
+EXPORT_KEYS = {"format", "version", "session", "events", "summary", "signature", "salvaged"}
+SESSION_KEYS = {"id", "name", "rules", "players", "stake", "first_dealer", "created_at"}
+RULES_KEYS = {"preset", "source", "options"}
+EVENT_KEYS = {"id", "kind", "target", "data", "options", "photo", "created_at"}
+SUMMARY_KEYS = {"net", "projected", "locked", "hands"}
+SIGNATURE_KEYS = {"ledger", "hmac_sha256"}
+EXPORT_BYTES = 64 << 20  # an exported session's JSON: about 2 kB a hand
+MAX_EVENTS = 100_000  # events in one imported session (an evening has a few hundred)
+
+
+def canonical(data: Mapping[str, Any]) -> bytes:
+    """The bytes a signature covers: the export without its signature, keys sorted, compact."""
+    body = {k: v for k, v in data.items() if k != "signature"}
+    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def sign(data: dict[str, Any], key: bytes) -> dict[str, Any]:
+    """The export with a signature by this ledger's key: an edit made afterwards is named as one."""
+    mac = hmac.new(key, canonical(data), hashlib.sha256).hexdigest()
+    return {**data, "signature": {"ledger": key_id(key), "hmac_sha256": mac}}
+
+
+def key_id(key: bytes) -> str:
+    """A ledger's public name for its key (a digest of it: it reveals nothing of the key)."""
+    return hashlib.sha256(b"zipai-ledger-key-id:" + key).hexdigest()[:16]
+
+
+def check_signature(data: Mapping[str, Any], key: bytes | None) -> bool:
+    """Whether this ledger signed the export. A signature of this ledger's key that does not
+    match refuses it (it was edited); no signature, or another ledger's, is checked by replay only."""
+    sig = data.get("signature")
+    if sig is None:
+        return False
+    if not isinstance(sig, Mapping) or set(sig) != SIGNATURE_KEYS or not all(
+            isinstance(v, str) and len(v) <= 64 for v in sig.values()):
+        raise LedgerError("the export's signature is malformed", code="bad_import")
+    if key is None or sig["ledger"] != key_id(key):
+        return False
+    mac = hmac.new(key, canonical(data), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(mac, str(sig["hmac_sha256"])):
+        raise LedgerError("the export was changed after this ledger wrote it (its signature no longer "
+                          "matches); nothing was imported", code="bad_import")
+    return True
+
+
+def _only(obj: Mapping[str, Any], keys: set[str], where: str) -> None:
+    extra = sorted(str(k) for k in obj if k not in keys)
+    if extra:
+        raise LedgerError(f"{where} has an unknown field {short(extra[0])}; an export holds only "
+                          "what the ledger writes", code="bad_import")
 
 
 def export_dict(s: SessionInfo, events: Sequence[Event], st: SessionState) -> dict[str, Any]:
@@ -51,9 +107,16 @@ def export_dict(s: SessionInfo, events: Sequence[Event], st: SessionState) -> di
     }
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
 def _cell(value: Any) -> Any:
-    """A CSV cell a spreadsheet shows as text: a leading = + - @ (or tab, CR) would start a formula."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+    """A CSV cell a spreadsheet shows as text: a leading = + - @ (or tab, CR, LF) would start a
+    formula, and so would their full-width and other compatibility forms (＝ ＋ － ＠ ﹦ ⁺ …),
+    which spreadsheets fold to the plain ones."""
+    if isinstance(value, str) and value and (
+            value[0] in FORMULA_START or unicodedata.normalize("NFKC", value[0])[:1] in FORMULA_START
+            or value[0] in "\u2212\u2012\u2013\u2014\ufe63\uff0d"):
         return "'" + value
     return value
 
@@ -99,13 +162,24 @@ def read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]:
     version = data.get("version")
     if isinstance(version, bool) or version != EXPORT_VERSION:
         raise LedgerError(f"unsupported export version {short(version)}", code="bad_import")
+    _only(data, EXPORT_KEYS, "the export")
     meta = _field(data, "session", Mapping, "the export")
+    _only(meta, SESSION_KEYS, "the export's session")
     rules = _field(meta, "rules", Mapping, "the export's session")
+    _only(rules, RULES_KEYS, "the export's rules")
     raw_events = _field(data, "events", list, "the export")
+    if len(raw_events) > MAX_EVENTS:
+        raise LedgerError(f"the export holds {len(raw_events)} events, at most {MAX_EVENTS}",
+                          code="too_large")
     summary = data.get("summary")
-    if summary is not None and not isinstance(summary, Mapping):
+    if not isinstance(summary, Mapping):
         raise LedgerError(f"the export's summary must be an object, got {short(summary)}",
                           code="bad_import")
+    _only(summary, SUMMARY_KEYS, "the export's summary")
+    missing = sorted(SUMMARY_KEYS - set(summary))
+    if missing:
+        raise LedgerError(f"the export's summary lacks {missing[0]!r}; an export states the totals "
+                          "it derives to", code="bad_import")
     new_name = check_name(name if name is not None else meta.get("name"), "session name")
     players = [check_name(p, "player name") for p in _field(meta, "players", list, "the export's session")]
     preset = preset_name(rules.get("preset"), "the export's session")
@@ -121,6 +195,7 @@ def read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]:
     if not isinstance(options, Mapping):
         raise LedgerError(f"the export's rules options must be an object, got {short(options)}",
                           code="bad_rules")
+    check_option_values(options, "the export's rules")
     try:
         r = get_rules(preset, {k: v for k, v in options.items()
                                if k in variant.option_keys and v is not None})
@@ -155,6 +230,11 @@ def _read_event(info: SessionInfo, i: int, e: Any, kinds: Mapping[int, str]) -> 
     where = f"the export's event #{i + 1}"
     if not isinstance(e, Mapping):
         raise LedgerError(f"{where} must be an object, got {short(e)}", code="bad_import")
+    _only(e, EVENT_KEYS, where)
+    size = len(json.dumps(e, ensure_ascii=False, separators=(",", ":"), default=str))
+    if size > EVENT_BYTES:
+        raise LedgerError(f"{where} is {size} bytes long, at most {EVENT_BYTES}: no event the ledger "
+                          "writes is that large", code="too_large")
     eid = e.get("id")
     prev = next(reversed(kinds), 0)
     if isinstance(eid, bool) or not isinstance(eid, int) or not prev < eid < 2**62:
@@ -184,24 +264,56 @@ def _read_event(info: SessionInfo, i: int, e: Any, kinds: Mapping[int, str]) -> 
     created = e.get("created_at")
     if not isinstance(created, str) or len(created) > 40 or bad_char(created):
         created = db.now()
+    data = check_content(info, str(kind), data, options, where)
+    return Event(eid, str(kind), dict(data), target, dict(options) if options else None, photo, created)
+
+
+def check_content(info: SessionInfo, kind: str, data: Mapping[str, Any],
+                  options: Mapping[str, Any] | None, where: str) -> Mapping[str, Any]:
+    """What an event holds, checked as the ledger checks it when writing: an import's events,
+    and every stored row on reading. Returns the data (a draw's note tidied)."""
     if kind in ("hand", "edit"):
         raw = _field(data, "input", Mapping, where)
         if raw.get("rules") is not None and preset_name(raw["rules"], where) != info.preset:
             raise LedgerError(f"{where}: the hand is for {raw['rules']!r} rules, the session plays "
                               f"{info.preset}", code="bad_rules")
+        _stored_input(raw, where)
         if options:
             check_hand_options(info, options, where)
     elif kind == "double":
         raws = data.get("inputs")
         if not isinstance(raws, list) or len(raws) != 2 or not all(isinstance(r, Mapping) for r in raws):
             raise LedgerError(f"{where}: a double instant win holds two layouts", code="bad_import")
+        for r in raws:
+            _stored_input(r, where)
     elif kind == "draw":
         data = {**data, "note": _prefixed(where, check_text, data.get("note"), "note")}
     elif kind == "adjust":
         _check_adjust(info, data, where)
     if kind not in ("hand", "edit") and options:
         raise LedgerError(f"{where}: a {kind} takes no options", code="bad_import")
-    return Event(eid, str(kind), dict(data), target, dict(options) if options else None, photo, created)
+    return data
+
+
+def stored_event(info: SessionInfo, row: Sequence[Any]) -> Event:
+    """One stored row as an ``Event``, checked as on writing; a ``ValueError`` names what is wrong."""
+    ev = Event.from_row(row)
+    try:
+        if ev.photo is not None:
+            check_photo(ev.photo)
+        check_content(info, ev.kind, ev.data, ev.options, f"event {ev.id}")
+    except LedgerError as exc:
+        raise ValueError(str(exc)) from None
+    return ev
+
+
+def _stored_input(raw: Mapping[str, Any], where: str) -> None:
+    """A hand as the ledger stores it: the seats, the dealer, the rules and the options are the
+    session's and the event's, never the input's."""
+    owned = sorted(k for k in (*LEDGER_FIELDS, "options") if k in raw)
+    if owned:
+        raise LedgerError(f"{where}: the stored hand holds {owned[0]!r}, which the ledger fills in "
+                          "from the session and never stores", code="bad_import")
 
 
 def _prefixed(where: str, fn: Callable[..., T], *args: Any) -> T:
@@ -241,6 +353,26 @@ def _result(e: Entry) -> tuple[Any, ...]:
     return (e.kind, e.dealer, e.winners, e.points, e.score, e.payouts, e.transfers)
 
 
+def first_unimportable(info: SessionInfo, events: Sequence[Event],
+                       st: SessionState) -> tuple[int, str] | None:
+    """The first event an import would refuse although it replays (a stored result that scores
+    otherwise, a counted hand without its stored result), and why; ``None`` if there is none.
+    Salvage leaves such events out, so that what it exports imports."""
+    try:
+        fresh = replay_checked(info, [_unscored(e) for e in events], stored=True, hint="")
+    except DamagedData as exc:
+        return (exc.event if exc.event is not None else events[-1].id), exc.why or str(exc)
+    by_id = {e.id: e for e in events}
+    for a, b in zip(st.history, fresh.history, strict=True):
+        ev = by_id[b.edited_by or b.event]
+        if b.kind in ("hand", "double") and (not isinstance(ev.data.get("output"), Mapping)
+                                             or not isinstance(ev.data.get("dealer"), int)):
+            return ev.id, "a counted hand without its stored result"
+        if _result(a) != _result(b):
+            return ev.id, f"stores {a.points} points and payouts {short(a.payouts)}, scored again {b.points}"
+    return None
+
+
 def check_results(info: SessionInfo, events: Sequence[Event],
                    summary: Mapping[str, Any] | None) -> list[Event]:
     """Score every hand again; refuse the first stored result, or a summary, that disagrees.
@@ -251,6 +383,15 @@ def check_results(info: SessionInfo, events: Sequence[Event],
     """
     stored = replay_checked(info, events, "the export's ", hint="")
     fresh = replay_checked(info, [_unscored(e) for e in events], "the export's ", hint="")
+    by_id = {e.id: e for e in events}
+    for entry in fresh.history:
+        if entry.kind not in ("hand", "double"):
+            continue
+        ev = by_id[entry.edited_by or entry.event]
+        if not isinstance(ev.data.get("output"), Mapping) or not isinstance(ev.data.get("dealer"), int):
+            raise LedgerError(f"the export's hand {entry.no} (event {ev.id}) lacks the result the ledger "
+                              "stored with it (its output and dealer); nothing was imported",
+                              code="bad_import")
     for a, b in zip(stored.history, fresh.history, strict=True):
         if _result(a) != _result(b):
             raise LedgerError(
@@ -258,6 +399,9 @@ def check_results(info: SessionInfo, events: Sequence[Event],
                 f"{short(a.payouts)}, but scored again with the session's rules it gives {b.points} "
                 f"and {b.payouts}; nothing was imported", code="bad_import")
     summary = summary or {}
+    if set(summary) != SUMMARY_KEYS:
+        raise LedgerError("the export's summary must state net, projected, locked and hands",
+                          code="bad_import")
     for key, value in (("projected", fresh.projected()[0]), ("net", fresh.net), ("hands", fresh.hands),
                        ("locked", fresh.locked)):
         if key in summary and summary[key] != value:

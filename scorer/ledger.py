@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
 import sqlite3
 import threading
@@ -11,20 +12,20 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from copy import copy
-from dataclasses import dataclass
-from decimal import Decimal, localcontext
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeVar
 
 from zipai.engine import Rules, ZipaiError, get_rules
 
-from . import db
+from . import db, files
 from .checks import (
     SALVAGE_HINT,
     check_adjustment,
     check_depth,
     check_hand_options,
     check_name,
+    check_option_values,
     check_photo,
     check_seat,
     check_stake,
@@ -33,18 +34,28 @@ from .checks import (
     preset_name,
     replay_checked,
     session_from_row,
+    session_id,
+    short,
     why,
 )
 from .errors import DamagedData, LedgerError, LockedSession, NotALedger, UnknownSession
-from .exchange import check_results, csv_text, export_dict, read_export
+from .exchange import (
+    EXPORT_BYTES,
+    check_results,
+    check_signature,
+    csv_text,
+    export_dict,
+    read_export,
+    sign,
+    stored_event,
+)
 from .penalty import penalty_data
-from .settle import balances, minimal_transfers, pairwise
+from .settle import Settlement, settlement
 from .state import (
     LEDGER_FIELDS,
     Entry,
     Event,
     Replayer,
-    Round,
     SessionInfo,
     SessionState,
     redoable,
@@ -55,48 +66,6 @@ from .state import (
 T = TypeVar("T")
 SessionRef = int | str | SessionInfo | None
 EVENT_COLS = "id, kind, target, data, options, photo, created_at"
-
-
-@dataclass
-class Settlement:
-    """The end of an evening: net points and money per player, and the payments that settle it."""
-
-    session: SessionInfo
-    mode: str
-    points: list[int]
-    transfers: list[tuple[int, int, int]]
-    closing_round: Round | None
-    locked: bool
-
-    def money(self, points: int) -> Decimal:
-        return money(points, self.session.stake)
-
-    def to_dict(self) -> dict[str, Any]:
-        s = self.session
-        return {
-            "session": s.id, "name": s.name, "mode": self.mode, "locked": self.locked,
-            "stake": str(s.stake),
-            "players": [{"seat": i, "name": s.players[i], "points": p, "money": _money(self.money(p))}
-                        for i, p in enumerate(self.points)],
-            "transfers": [{"from": a, "from_name": s.players[a], "to": b, "to_name": s.players[b],
-                           "points": amt, "money": _money(self.money(amt))}
-                          for a, b, amt in self.transfers],
-            "closing_round": self.closing_round.to_dict() if self.closing_round else None,
-        }
-
-
-def money(points: int, stake: Decimal) -> Decimal:
-    """points × stake, exact: the context holds every digit of the product."""
-    with localcontext() as ctx:
-        ctx.prec = len(str(abs(points))) + len(stake.as_tuple().digits) + 8
-        return points * stake
-
-
-def _money(d: Decimal) -> str:
-    """Money as text with two decimals (exact, no float rounding)."""
-    with localcontext() as ctx:
-        ctx.prec = max(28, d.adjusted() + 8)
-        return str(d.quantize(Decimal("0.01")))
 
 
 def _dumps(obj: Any) -> str:
@@ -131,23 +100,36 @@ class Ledger:
         self.close()
 
     def _write(self, body: Callable[[], T]) -> T:
+        def keyed() -> T:
+            self._ensure_key()
+            return body()
         with self._lock:
             try:
-                return db.transaction(self._conn, body)  # type: ignore[return-value]
+                return db.transaction(self._conn, keyed)  # type: ignore[return-value]
             except sqlite3.DatabaseError as exc:
                 raise self._write_error(exc) from None
 
     def _write_error(self, exc: sqlite3.DatabaseError) -> LedgerError:
-        """A failed write, named for what it is: busy, read-only, or a damaged file."""
+        """A failed write, named for what it is: busy, a full disk, read-only, no permission."""
         if db.is_busy(exc):
             return db.busy(str(self.path))
-        if db.is_read_only(exc) or self.readonly:
-            return db.read_only(str(self.path))
+        cause = None if db.is_damage(exc) else db.environment_cause(self.path, exc)
+        if cause == "the disk is full":
+            return LedgerError(f"{self.path}: the disk is full; the write was rolled back and nothing "
+                               "was recorded (free some space and try again)", code="disk_full")
+        if db.is_read_only(exc) or self.readonly or (cause is not None and "read-only" in cause):
+            return db.read_only(str(self.path), cause)
+        if cause is not None:
+            return LedgerError(f"{self.path}: cannot write the ledger: {cause}; nothing was recorded",
+                               code="read_only")
         return LedgerError(f"{self.path}: the write failed and was rolled back ({exc})", code="db_error")
 
     def _read_error(self, exc: sqlite3.DatabaseError) -> LedgerError:
         if db.is_busy(exc):
             return db.busy(str(self.path))
+        cause = None if db.is_damage(exc) else db.environment_cause(self.path, exc)
+        if cause is not None:
+            return LedgerError(f"{self.path}: cannot read the ledger: {cause} ({exc})", code="io")
         return NotALedger(f"{self.path}: cannot read the ledger ({exc}); {SALVAGE_HINT}",
                           code="damaged")
 
@@ -193,6 +175,7 @@ class Ledger:
                     options: Mapping[str, Any] | None = None, make_current: bool = True) -> SessionInfo:
         """Start an evening. ``rules`` is a preset or a house-rules file, frozen here with ``options``."""
         name = check_name(name, "session name")
+        check_option_values(options or {}, "the session's rules")
         try:
             r = get_rules(rules, options or {})
         except ZipaiError as exc:
@@ -224,6 +207,21 @@ class Ledger:
                 self._set_meta("current_session", str(sid))
             return sid
         return self.session(self._write(body))
+
+    def _ensure_key(self) -> None:
+        """The ledger's export key, made on its first write (inside that write's transaction)."""
+        self._conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('export_key', ?)",
+                           (secrets.token_hex(32),))
+
+    def _export_key(self) -> bytes | None:
+        """The key this ledger signs its exports with; ``None`` before its first write."""
+        row = self._q("SELECT value FROM meta WHERE key = 'export_key'")
+        if not row or not isinstance(row[0][0], str) or len(row[0][0]) != 64:
+            return None
+        try:
+            return bytes.fromhex(row[0][0])
+        except ValueError:
+            return None
 
     def _set_meta(self, key: str, value: str) -> None:
         self._conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
@@ -259,11 +257,9 @@ class Ledger:
         return out
 
     def _current_id(self) -> int | None:
+        """The current session's id; a damaged value (not an id) reads as no current session."""
         row = self._q("SELECT value FROM meta WHERE key = 'current_session'")
-        try:
-            return int(row[0][0]) if row else None
-        except ValueError:
-            return None
+        return session_id(row[0][0]) if row else None
 
     def session(self, ref: SessionRef = None) -> SessionInfo:
         """A session by id, by name, or (``None``) the current one."""
@@ -276,30 +272,36 @@ class Ledger:
                                      "or pick one with --session")
             ref = cur
         row = None
-        if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
+        sid = session_id(ref)
+        if sid is not None:
             row = self._q("SELECT id, name, rules_json, stake, first_dealer, created_at FROM sessions "
-                          "WHERE id = ?", (int(ref),))
+                          "WHERE id = ?", (sid,))
         if not row and isinstance(ref, str):
             row = self._q("SELECT id, name, rules_json, stake, first_dealer, created_at FROM sessions "
                           "WHERE name = ?", (ref,))
         if not row:
-            raise UnknownSession(f"no session with id or name {str(ref)!r}")
+            raise UnknownSession(f"no session with id or name {short(ref)}")
         sid, name, rules_json, stake, dealer, created = row[0]
         seats = self._q("SELECT p.name FROM session_players sp JOIN players p ON p.id = sp.player_id "
                         "WHERE sp.session_id = ? ORDER BY sp.seat", (sid,))
         return session_from_row(sid, name, rules_json, stake, dealer, created, [r[0] for r in seats])
 
     # ------------------------------------------------------------ derived state
-    def _events(self, sid: int) -> list[Event]:
+    def _events(self, s: SessionInfo | int) -> list[Event]:
+        """The session's rows, each checked as it was when written (a ``DamagedData`` otherwise)."""
+        if not isinstance(s, SessionInfo):
+            s = self.session(s)
         rows = self._conn.execute(f"SELECT {EVENT_COLS} FROM events WHERE session_id = ? ORDER BY id",
-                                  (sid,)).fetchall()
+                                  (s.id,)).fetchall()
         out = []
         for r in rows:
             try:
-                out.append(Event.from_row(r))
+                out.append(stored_event(s, r))
             except (ValueError, TypeError, RecursionError) as exc:
-                raise DamagedData(f"{self.path}: event {r[0]} of session {sid} is damaged "
-                                  f"({why(exc)}); {SALVAGE_HINT}") from None
+                err = DamagedData(f"{self.path}: event {short(r[0])} of session {s.id} is damaged "
+                                  f"({why(exc)}); {SALVAGE_HINT}")
+                err.event, err.why = r[0] if isinstance(r[0], int) else None, why(exc)
+                raise err from None
         return out
 
     def _fresh_state(self, s: SessionInfo) -> SessionState:
@@ -311,7 +313,7 @@ class Ledger:
         cached = self._cache.get(s.id)
         if cached is not None and cached.last_event == last and gen == self._gen:
             return cached
-        st = replay_checked(s, self._events(s.id), f"{self.path}: ", stored=True)
+        st = replay_checked(s, self._events(s), f"{self.path}: ", stored=True)
         self._cache[s.id] = st
         self._gen = gen
         return st
@@ -336,6 +338,7 @@ class Ledger:
         s = self.session(ref)
 
         def body() -> SessionState:
+            self._ensure_key()
             st = self._fresh_state(s)
             if st.locked and not allow_locked:
                 raise LockedSession(f"session {s.name!r} is settled; reopen it first "
@@ -352,7 +355,7 @@ class Ledger:
                 nxt = _copy_state(st)
                 Replayer.resume(nxt).feed(ev)
                 return nxt
-            return replay_checked(s, self._events(s.id), f"{self.path}: ")
+            return replay_checked(s, self._events(s), f"{self.path}: ")
 
         with self._lock:
             try:
@@ -480,7 +483,7 @@ class Ledger:
         target: list[int] = []
 
         def make(st: SessionState) -> tuple[str, dict[str, Any], None, None, int]:
-            undo = redoable(self._events(s.id))
+            undo = redoable(self._events(s))
             if undo is None or undo.target is None:
                 raise LedgerError(f"session {s.name!r} has no undo to take back", code="nothing_to_redo")
             target.append(int(undo.target))
@@ -492,7 +495,7 @@ class Ledger:
         """Whether ``redo_last`` would take back an undo now."""
         s = self.session(ref)
         with self._lock:
-            return redoable(self._events(s.id)) is not None
+            return redoable(self._events(s)) is not None
 
     def edit_hand(self, ref: SessionRef, no: int, engine_input: Mapping[str, Any],
                   photo: str | None = None, options: Mapping[str, Any] | None = None) -> Entry:
@@ -523,7 +526,7 @@ class Ledger:
     # ------------------------------------------------------------ settling
     def settlement(self, ref: SessionRef = None, mode: str = "minimal") -> Settlement:
         """What settling now would give (changes nothing)."""
-        return _settlement(self.state(ref), mode)
+        return settlement(self.state(ref), mode)
 
     def settle(self, ref: SessionRef = None, mode: str = "minimal") -> Settlement:
         """Close the open Hunan round, compute the payments and lock the session."""
@@ -533,7 +536,7 @@ class Ledger:
         snap: list[Settlement] = []
 
         def make(st: SessionState) -> tuple[str, dict[str, Any], None, None, None]:
-            res = _settlement(st, mode)
+            res = settlement(st, mode)
             snap.append(res)
             return "settle", {"mode": mode, "settlement": res.to_dict()}, None, None, None
         st = self._append(ref, make)
@@ -557,10 +560,12 @@ class Ledger:
         s = self.session(ref)
         with self._lock:
             try:
-                events = self._events(s.id)
+                events = self._events(s)
             except sqlite3.DatabaseError as exc:
                 raise self._read_error(exc) from None
-        return export_dict(s, events, self.state(s))
+        out = export_dict(s, events, self.state(s))
+        key = self._export_key()
+        return sign(out, key) if key is not None else out
 
     def export_csv(self, ref: SessionRef = None) -> str:
         """One row per history line: who dealt and won, the score, each player's change and total."""
@@ -574,11 +579,15 @@ class Ledger:
         the summary) disagrees with what the events score to; the error names the first one.
         """
         if isinstance(data, str | bytes):
+            if len(data) > EXPORT_BYTES:
+                raise LedgerError(f"the export is {len(data)} bytes long, at most {EXPORT_BYTES}",
+                                  code="too_large")
             data = parse_json(data, "the export")
         else:
             check_depth(data, "the export")
         info, events = read_export(data, name)
         events = check_results(info, events, data.get("summary"))
+        check_signature(data, self._export_key())  # after the replay: its refusals say more
 
         def body() -> int:
             if self._conn.execute("SELECT 1 FROM sessions WHERE name = ?", (info.name,)).fetchone():
@@ -607,23 +616,33 @@ class Ledger:
             return sid
         return self.session(self._write(body))
 
-    def backup(self, dest: str | Path) -> Path:
-        """A consistent copy of the whole database (SQLite online backup), safe while others write."""
-        d = Path(dest)
-        if d.exists():
-            raise LedgerError(f"{d} exists; a backup never overwrites a file", code="exists")
-        d.parent.mkdir(parents=True, exist_ok=True)
-        out = sqlite3.connect(str(d))
-        try:
-            with self._lock:
-                self._conn.backup(out)
-        except sqlite3.DatabaseError as exc:
-            out.close()
-            d.unlink(missing_ok=True)
-            raise self._read_error(exc) from None
-        finally:
-            out.close()
-        return d
+    def backup(self, dest: str | Path, keep: Sequence[str | Path] = ()) -> Path:
+        """A consistent copy of the whole database (SQLite online backup), safe while others write.
+
+        It appears whole or not at all, never over an existing file, the ledger or ``keep``."""
+        def fill(tmp: Path) -> None:
+            try:
+                out = sqlite3.connect(str(tmp), isolation_level=None)
+            except sqlite3.Error as exc:
+                raise LedgerError(f"{dest}: cannot write the backup ({exc})", code="io") from None
+            try:
+                with self._lock:
+                    self._conn.backup(out)
+                out.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+            except sqlite3.DatabaseError as exc:
+                if db.environment_cause(tmp, exc) is not None or "disk" in str(exc):
+                    cause = db.environment_cause(tmp, exc) or str(exc)
+                    raise LedgerError(f"{dest}: cannot write the backup ({cause}); nothing was written",
+                                      code="io") from None
+                raise self._read_error(exc) from None
+            finally:
+                out.close()
+            try:
+                files.fsync_file(tmp)
+            except OSError as exc:
+                raise LedgerError(f"{dest}: cannot write the backup ({files.os_cause(exc)}); nothing "
+                                  "was written", code="io") from None
+        return files.publish_new(Path(dest), fill, [*files.ledger_files(self.path), *keep], "backup")
 
     def restore(self, src: str | Path) -> Path:
         """Replace the whole database with a backup, and return where the replaced file is kept.
@@ -632,8 +651,14 @@ class Ledger:
         so a file that would break the ledger is refused with the ledger untouched.
         """
         p = Path(src)
-        if not p.is_file():
-            raise NotALedger(f"{p} does not exist")
+        try:
+            files.check_input(p, "backup")
+        except LedgerError as exc:
+            raise NotALedger(f"{exc}; nothing was replaced", code=exc.code) from None
+        for mine in files.ledger_files(self.path):
+            if files.same_file(p, mine):
+                raise LedgerError(f"{p} is the open ledger itself ({mine}); restore from a backup",
+                                  code="bad_input")
         check = Ledger(p, readonly=True)
         try:
             ok = check.integrity()
@@ -669,14 +694,29 @@ class Ledger:
             n += 1
         try:
             return self.backup(dest)
-        except LedgerError:
-            if dest.exists():
-                dest.unlink()
-            shutil.copy2(self.path, dest)
-            wal = Path(f"{self.path}-wal")
-            if wal.is_file():
-                shutil.copy2(wal, Path(f"{dest}-wal"))
-            return dest
+        except LedgerError as exc:
+            if exc.code in ("io", "exists"):  # the disk, not the ledger: a raw copy would fail too
+                raise LedgerError(f"the ledger could not be kept aside before the restore ({exc}); "
+                                  "nothing was replaced", code=exc.code) from None
+
+        def raw(tmp: Path) -> None:  # SQLite cannot read it: keep its bytes, and its -wal's
+            try:
+                shutil.copyfile(self.path, tmp)
+                files.fsync_file(tmp)
+            except OSError as exc:
+                raise LedgerError(f"the ledger could not be kept aside before the restore "
+                                  f"({files.os_cause(exc)}); nothing was replaced", code="io") from None
+        kept = files.publish_new(dest, raw, files.ledger_files(self.path), "copy of the replaced ledger")
+        wal = Path(f"{self.path}-wal")
+        if wal.is_file():
+            try:
+                files.publish_new(Path(f"{kept}-wal"),
+                                  lambda t: (shutil.copyfile(wal, t), files.fsync_file(t)),
+                                  files.ledger_files(self.path), "copy of the replaced ledger's -wal")
+            except LedgerError:
+                kept.unlink(missing_ok=True)
+                raise
+        return kept
 
     def integrity(self) -> str:
         """SQLite's own check of the file: ``ok`` when sound."""
@@ -697,13 +737,3 @@ def _copy_state(st: SessionState) -> SessionState:
     nxt.rounds = list(st.rounds)
     nxt.flows = defaultdict(int, st.flows)
     return nxt
-
-
-def _settlement(st: SessionState, mode: str) -> Settlement:
-    if mode not in ("minimal", "pairwise"):
-        raise LedgerError(f"settlement mode must be 'minimal' or 'pairwise', not {mode!r}", code="bad_mode")
-    points, closing = st.projected()
-    transfers = minimal_transfers(points) if mode == "minimal" else pairwise(st.pair_flows())
-    if balances(transfers, len(points)) != points:  # pragma: no cover - a bug, never a user error
-        raise LedgerError(f"internal error: the {mode} transfers do not settle {points}")
-    return Settlement(st.session, mode, points, transfers, closing, st.locked)

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from . import db
-from .checks import replay_checked, session_from_row, why
-from .errors import DamagedData, NotALedger
-from .exchange import csv_text, export_dict
+from .checks import replay_checked, session_from_row, session_id, why
+from .errors import DamagedData, LedgerError, NotALedger
+from .exchange import csv_text, export_dict, first_unimportable, stored_event
+from .files import check_input
 from .ledger import EVENT_COLS, SessionRef
 from .state import Event, SessionInfo, SessionState
 
@@ -48,8 +49,10 @@ def salvage(path: str | Path, ref: SessionRef = None) -> Salvage:
     (its row or its players) cannot be read.
     """
     p = Path(path)
-    if not p.is_file():
-        raise NotALedger(f"{p} does not exist")
+    try:
+        check_input(p, "ledger")
+    except LedgerError as exc:
+        raise NotALedger(str(exc), code=exc.code) from None
     try:
         conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False,
                                timeout=db.BUSY_TIMEOUT_MS / 1000)
@@ -77,8 +80,8 @@ def _salvage(conn: sqlite3.Connection, shown: str, ref: SessionRef) -> Salvage:
         ref = str(cur[0][0])
     cols = "id, name, rules_json, stake, first_dealer, created_at"
     row = None
-    if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
-        row = rows(f"SELECT {cols} FROM sessions WHERE id = ?", (int(ref),))
+    if session_id(ref) is not None:
+        row = rows(f"SELECT {cols} FROM sessions WHERE id = ?", (session_id(ref),))
     if not row and isinstance(ref, str):
         row = rows(f"SELECT {cols} FROM sessions WHERE name = ?", (ref,))
     if not row:
@@ -115,7 +118,7 @@ def _salvage(conn: sqlite3.Connection, shown: str, ref: SessionRef) -> Salvage:
                 unreadable.append(eid)
             continue
         try:
-            events.append(Event.from_row(got[0][1:]))
+            events.append(stored_event(info, got[0][1:]))
         except (ValueError, TypeError, RecursionError) as exc:
             skipped.append(f"event {eid}: {why(exc)}")
     if unreadable:
@@ -133,6 +136,12 @@ def _salvage(conn: sqlite3.Connection, shown: str, ref: SessionRef) -> Salvage:
         except DamagedData as exc:
             bad = exc.event if exc.event in present else events[-1].id
             skipped.append(f"event {bad}: {exc.why or exc}")
+            events = [e for e in events if e.id != bad]
+            continue
+        wrong = first_unimportable(info, events, st) if events else None
+        if wrong is not None:  # it replays, but an import would refuse it: leave it out too
+            bad = wrong[0] if wrong[0] in present else events[-1].id
+            skipped.append(f"event {bad}: {wrong[1]}")
             events = [e for e in events if e.id != bad]
             continue
         return Salvage(info, events, st, skipped)

@@ -14,6 +14,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, localcontext
+from typing import TYPE_CHECKING, Any
+
+from .errors import LedgerError
+
+if TYPE_CHECKING:
+    from .state import Round, SessionInfo, SessionState
 
 Transfer = tuple[int, int, int]  # (payer seat, payee seat, points)
 EXACT_LIMIT = 16  # seats with a nonzero balance up to which the fewest payments are searched exactly
@@ -142,3 +150,55 @@ def balances(transfers: Iterable[Sequence[int]], n: int) -> list[int]:
         out[a] -= amt
         out[b] += amt
     return out
+
+
+@dataclass
+class Settlement:
+    """The end of an evening: net points and money per player, and the payments that settle it."""
+
+    session: SessionInfo
+    mode: str
+    points: list[int]
+    transfers: list[tuple[int, int, int]]
+    closing_round: Round | None
+    locked: bool
+
+    def money(self, points: int) -> Decimal:
+        return money(points, self.session.stake)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.session
+        return {
+            "session": s.id, "name": s.name, "mode": self.mode, "locked": self.locked,
+            "stake": str(s.stake),
+            "players": [{"seat": i, "name": s.players[i], "points": p, "money": _money(self.money(p))}
+                        for i, p in enumerate(self.points)],
+            "transfers": [{"from": a, "from_name": s.players[a], "to": b, "to_name": s.players[b],
+                           "points": amt, "money": _money(self.money(amt))}
+                          for a, b, amt in self.transfers],
+            "closing_round": self.closing_round.to_dict() if self.closing_round else None,
+        }
+
+
+def money(points: int, stake: Decimal) -> Decimal:
+    """points × stake, exact: the context holds every digit of the product."""
+    with localcontext() as ctx:
+        ctx.prec = len(str(abs(points))) + len(stake.as_tuple().digits) + 8
+        return points * stake
+
+
+def _money(d: Decimal) -> str:
+    """Money as text with two decimals (exact, no float rounding)."""
+    with localcontext() as ctx:
+        ctx.prec = max(28, d.adjusted() + 8)
+        return str(d.quantize(Decimal("0.01")))
+
+
+def settlement(st: SessionState, mode: str) -> Settlement:
+    if mode not in ("minimal", "pairwise"):
+        raise LedgerError(f"settlement mode must be 'minimal' or 'pairwise', not {mode!r}", code="bad_mode")
+    points, closing = st.projected()
+    transfers = minimal_transfers(points) if mode == "minimal" else pairwise(st.pair_flows())
+    if balances(transfers, len(points)) != points:  # pragma: no cover - a bug, never a user error
+        raise LedgerError(f"internal error: the {mode} transfers do not settle {points}")
+    return Settlement(st.session, mode, points, transfers, closing, st.locked)

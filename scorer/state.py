@@ -23,9 +23,35 @@ from zipai import engine
 from zipai.engine import Rules, Variant, ZipaiError, get_rules, get_variant, score_simultaneous
 
 from .errors import LedgerError
-from .settle import add_flows, round_flows, round_payments
+from .settle import add_flows, balances, round_flows, round_payments
 
 PLAY_KINDS = ("hand", "draw", "double", "adjust")
+EVENT_BYTES = 256 * 1024  # one stored or imported event's JSON: a hand is a few kB
+MAX_FIGURE = 10**15  # a hand's points, score or payout: far past any real hand, short to print
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def finite(text: str) -> float:
+    """A JSON number with a fraction or exponent, refused when it overflows to infinity (1e999)."""
+    v = float(text)
+    if v != v or v in (float("inf"), float("-inf")):
+        raise ValueError(f"{text[:20]} is not a finite number")
+    return v
+
+
+def _loads(text: str) -> Any:
+    """Stored JSON as the ledger wrote it: no NaN or Infinity, no number too long to print."""
+    return json.loads(text, parse_constant=_no_constant, parse_float=finite)
+
+
+def figure(v: Any, what: str) -> int:
+    """A stored whole number of points within ``MAX_FIGURE`` (a ``ValueError`` otherwise)."""
+    if isinstance(v, bool) or not isinstance(v, int) or not -MAX_FIGURE <= v <= MAX_FIGURE:
+        raise ValueError(f"{what} is not a whole number of points within ±{MAX_FIGURE}")
+    return v
 # input fields the ledger owns: it fills them in from the session and the dealer rotation
 LEDGER_FIELDS = ("rules", "players", "dealer")
 
@@ -102,9 +128,22 @@ class Event:
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> Event:
+        """A stored row, each column of the type the ledger writes (a ``ValueError`` otherwise)."""
         eid, kind, target, data, options, photo, created = row
-        return cls(int(eid), str(kind), json.loads(data), target,
-                   json.loads(options) if options else None, photo, str(created))
+        for col, v in (("data", data), ("options", options), ("photo", photo), ("created_at", created)):
+            if v is not None and not isinstance(v, str):
+                raise ValueError(f"the {col} column holds {type(v).__name__}, not text")
+            if isinstance(v, str) and len(v) > EVENT_BYTES:
+                raise ValueError(f"the {col} column is {len(v)} characters long, at most {EVENT_BYTES}")
+        if not isinstance(eid, int) or (target is not None and not isinstance(target, int)):
+            raise ValueError("the event's id or target is not a whole number")
+        parsed = _loads(data)
+        opts = _loads(options) if options else None
+        if not isinstance(parsed, dict) or (opts is not None and not isinstance(opts, dict)):
+            raise ValueError("the event's data or options are not a JSON object")
+        if photo is not None and (len(photo) > 4096 or not photo.isprintable()):
+            raise ValueError("the photo column is not one line of a path")
+        return cls(int(eid), str(kind), parsed, target, opts, photo, str(created))
 
 
 @dataclass
@@ -175,6 +214,11 @@ class SessionState:
     locked: bool = False
     last_event: int = 0
     events: int = 0
+    # what the log allowed at this point, to check each undo, redo and edit as the ledger writes them
+    live: list[int] = field(default_factory=list)  # play events in force, in order
+    redo_ok: list[int] = field(default_factory=list)  # undos a redo may take back, latest last
+    undone: dict[int, int] = field(default_factory=dict)  # undo event -> the event it took off
+    kinds: dict[int, str] = field(default_factory=dict)  # id -> kind of every event fed
 
     @property
     def plays_rounds(self) -> bool:
@@ -273,9 +317,14 @@ class Replayer:
     """Applies events one by one to a ``SessionState`` (``voids`` and ``edits`` known in advance)."""
 
     def __init__(self, session: SessionInfo, voids: Iterable[int] = (),
-                 edits: Mapping[int, Event] | None = None) -> None:
+                 edits: Mapping[int, Event] | None = None, late: Mapping[int, int] | None = None,
+                 verify: bool = False) -> None:
         self.voids = set(voids)
+        # score every stored hand again and refuse one whose stored result differs (on reading a file)
+        self.verify = verify
         self.edits = dict(edits or {})
+        # event -> the latest undo or edit of it: a settlement before that was of other figures
+        self.late = dict(late or {})
         n = session.n
         self.state = SessionState(session, session.first_dealer, net=[0] * n, round_totals=[0] * n)
 
@@ -289,8 +338,10 @@ class Replayer:
     # ------------------------------------------------------------ dispatch
     def feed(self, ev: Event) -> Entry | None:
         st = self.state
+        self._check_order(ev)
         st.last_event = max(st.last_event, ev.id)
         st.events += 1
+        st.kinds[ev.id] = ev.kind
         if ev.kind in ("void", "edit"):
             return None
         if ev.kind == "settle":
@@ -300,6 +351,8 @@ class Replayer:
         if ev.kind == "reopen":
             st.locked = False
             return None
+        st.live.append(ev.id)
+        st.redo_ok.clear()
         if ev.id in self.voids:
             return None
         eff = self.edits.get(ev.id, ev)
@@ -320,12 +373,106 @@ class Replayer:
         else:  # pragma: no cover - the schema's CHECK allows no other kind
             raise LedgerError(f"event {ev.id} has unknown kind {ev.kind!r}")
         n = st.session.n
-        if len(entry.payouts) != n or not all(isinstance(v, int) for v in entry.payouts):
-            raise LedgerError(f"{where}: stored payouts {entry.payouts!r} do not fit {n} seats",
+        if len(entry.payouts) != n or not all(isinstance(v, int) and not isinstance(v, bool)
+                                              and abs(v) <= MAX_FIGURE for v in entry.payouts):
+            raise LedgerError(f"{where}: stored payouts {str(entry.payouts)[:60]} do not fit {n} seats",
+                              code="bad_event")
+        if not st.plays_rounds and entry.kind != "draw" and balances(entry.transfers, n) != entry.payouts:
+            raise LedgerError(f"{where}: stored payouts {entry.payouts} are not what its transfers pay",
                               code="bad_event")
         self._apply(entry)
         st.history.append(entry)
         return entry
+
+    def _check_order(self, ev: Event) -> None:
+        """Refuse an event the ledger would not have written here: an undo of anything but the
+        latest entry, a redo of anything but the latest undo, an edit of no hand in force, a
+        change to a settled session, a settlement that is not the one these events give."""
+        st = self.state
+        where = f"event {ev.id} ({ev.kind})"
+        if ev.id <= st.last_event:
+            raise LedgerError(f"{where}: event ids must increase", code="bad_event")
+        allowed = {"hand": {"input", "dealer", "output"}, "edit": {"input", "dealer", "output"},
+                   "double": {"inputs", "dealer", "output"}, "draw": {"note", "dealer"},
+                   "adjust": {"reason", "deltas", "transfers"}, "void": {"reason"},
+                   "settle": {"mode", "settlement"}, "reopen": set()}.get(ev.kind)
+        if allowed is None:
+            raise LedgerError(f"{where}: unknown kind", code="bad_event")
+        extra = sorted(set(ev.data) - allowed)
+        if extra:
+            raise LedgerError(f"{where}: unknown field {extra[0][:40]!r} in its data", code="bad_event")
+        if (ev.target is not None) != (ev.kind in ("void", "edit")):
+            raise LedgerError(f"{where}: {'needs' if ev.target is None else 'takes no'} target event",
+                              code="bad_event")
+        if st.locked and ev.kind != "reopen":
+            raise LedgerError(f"{where}: the session is settled at this point; nothing is recorded "
+                              "until it is reopened", code="bad_event")
+        if ev.kind == "reopen" and not st.locked:
+            raise LedgerError(f"{where}: the session is not settled at this point", code="bad_event")
+        if ev.kind == "void":
+            self._check_void(ev, where)
+        elif ev.kind == "edit":
+            if ev.target not in st.live or st.kinds.get(int(ev.target)) != "hand":
+                raise LedgerError(f"{where}: event {ev.target} is no hand in force at this point",
+                                  code="bad_event")
+        elif ev.kind == "settle":
+            self._check_settle(ev, where)
+        elif ev.kind in ("hand", "double") and "output" in ev.data:
+            out = ev.data["output"]
+            if not isinstance(out, Mapping):
+                raise LedgerError(f"{where}: its stored output is not an object", code="bad_event")
+            try:
+                for key in ("points", "score"):
+                    if key in out:
+                        figure(out[key], f"its {key}")
+                for v in out.get("payouts") or []:
+                    figure(v, "a payout")
+            except ValueError as exc:
+                raise LedgerError(f"{where}: {exc}", code="bad_event") from None
+
+    def _check_void(self, ev: Event, where: str) -> None:
+        st = self.state
+        reason = ev.data.get("reason")
+        target = ev.target
+        if reason == "undo":
+            if not st.live or target != st.live[-1]:
+                raise LedgerError(f"{where}: an undo takes off the latest entry "
+                                  f"({st.live[-1] if st.live else 'none'}), not event {target}",
+                                  code="bad_event")
+            st.live.pop()
+            st.undone[ev.id] = int(target)  # type: ignore[arg-type]
+            st.redo_ok.append(ev.id)
+        elif reason == "redo":
+            if not st.redo_ok or target != st.redo_ok[-1]:
+                raise LedgerError(f"{where}: a redo takes back the latest undo with nothing recorded "
+                                  f"after it, not event {target}", code="bad_event")
+            st.redo_ok.pop()
+            st.live.append(st.undone[int(target)])  # type: ignore[arg-type]
+        else:
+            raise LedgerError(f"{where}: a void is an undo or a redo, not {str(reason)[:40]!r}",
+                              code="bad_event")
+
+    def _check_settle(self, ev: Event, where: str) -> None:
+        from .settle import settlement  # the payments a settlement at this point gives
+
+        mode = ev.data.get("mode")
+        if mode not in ("minimal", "pairwise"):
+            raise LedgerError(f"{where}: settlement mode {str(mode)[:20]!r}", code="bad_event")
+        want = settlement(self.state, str(mode)).to_dict()
+        got = ev.data.get("settlement")
+        if not isinstance(got, Mapping) or set(got) != set(want):
+            raise LedgerError(f"{where}: the stored settlement is not the ledger's", code="bad_event")
+        if any(t < ev.id < by for t, by in self.late.items()):
+            return  # an undo or edit after the settlement changed what it settled: not comparable
+        for key in want:
+            if key in ("session", "name"):  # the session's id and name when it was settled
+                continue
+            a, b = got[key], want[key]
+            if key == "closing_round" and isinstance(a, Mapping) and isinstance(b, Mapping):
+                a, b = ({k: v for k, v in r.items() if k != "closed_by"} for r in (a, b))  # ids renumber
+            if a != b:
+                raise LedgerError(f"{where}: the stored settlement's {key} differs from what the "
+                                  "events before it give", code="bad_event")
 
     # ------------------------------------------------------------ kinds
     def _hand(self, entry: Entry, ev: Event, where: str) -> None:
@@ -334,6 +481,8 @@ class Replayer:
         out = ev.data.get("output")
         if out is None or ev.data.get("dealer") != entry.dealer:
             out = score_hand(s, raw, entry.dealer, ev.options, where)
+        elif self.verify:
+            _same(out, score_hand(s, raw, entry.dealer, ev.options, where), where)
         entry.input, entry.output = raw, out
         entry.winners = [int(raw["winner"])]
         entry.won_by = raw.get("won_by")
@@ -349,6 +498,8 @@ class Replayer:
         out = ev.data.get("output")
         if out is None or ev.data.get("dealer") != entry.dealer:
             out = score_double(s, raws, entry.dealer, where)
+        elif self.verify:
+            _same(out, score_double(s, raws, entry.dealer, where), where)
         entry.input, entry.output = raws, out
         entry.winners = list(out["winners"])
         entry.won_by = "dealt"
@@ -411,6 +562,14 @@ class Replayer:
         return min(winners, key=lambda w: (w - dealer) % n)
 
 
+def _same(stored: Mapping[str, Any], fresh: Mapping[str, Any], where: str) -> None:
+    """A stored result must be what its cards score (a changed payout is damage, not a record)."""
+    for key in ("points", "score", "payouts", "transfers", "winners"):
+        if key in fresh and stored.get(key) != fresh[key]:
+            raise LedgerError(f"{where}: its stored {key} {str(stored.get(key))[:40]} is not what its "
+                              f"cards score ({str(fresh[key])[:40]})", code="bad_event")
+
+
 def replay(session: SessionInfo, events: Sequence[Event]) -> SessionState:
     """The whole derived state of a session from its event log."""
     voids = active_voids(events)
@@ -418,10 +577,23 @@ def replay(session: SessionInfo, events: Sequence[Event]) -> SessionState:
     for e in events:
         if e.kind == "edit" and e.target is not None:
             edits[int(e.target)] = e  # the latest edit wins
-    r = Replayer(session, voids, edits)
+    r = Replayer(session, voids, edits, late_changes(events))
     for e in events:
         r.feed(e)
     return r.state
+
+
+def late_changes(events: Sequence[Event]) -> dict[int, int]:
+    """Each event an undo, redo or edit refers to, and the latest such event's id."""
+    late: dict[int, int] = {}
+    for e in events:
+        if e.kind in ("void", "edit") and isinstance(e.target, int):
+            late[e.target] = max(late.get(e.target, 0), e.id)
+            if e.kind == "void" and e.data.get("reason") == "redo":
+                undo = next((u for u in events if u.id == e.target), None)
+                if undo is not None and isinstance(undo.target, int):
+                    late[undo.target] = max(late.get(undo.target, 0), e.id)
+    return late
 
 
 def active_voids(events: Sequence[Event]) -> set[int]:
