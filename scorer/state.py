@@ -394,7 +394,7 @@ class Replayer:
             raise LedgerError(f"{where}: event ids must increase", code="bad_event")
         allowed = {"hand": {"input", "dealer", "output"}, "edit": {"input", "dealer", "output"},
                    "double": {"inputs", "dealer", "output"}, "draw": {"note", "dealer"},
-                   "adjust": {"reason", "deltas", "transfers"}, "void": {"reason"},
+                   "adjust": {"reason", "deltas", "transfers", "penalty"}, "void": {"reason"},
                    "settle": {"mode", "settlement"}, "reopen": set()}.get(ev.kind)
         if allowed is None:
             raise LedgerError(f"{where}: unknown kind", code="bad_event")
@@ -417,6 +417,8 @@ class Replayer:
                                   code="bad_event")
         elif ev.kind == "settle":
             self._check_settle(ev, where)
+        elif ev.kind == "adjust" and "penalty" in ev.data:
+            self._check_penalty(ev, where)
         elif ev.kind in ("hand", "double") and "output" in ev.data:
             out = ev.data["output"]
             if not isinstance(out, Mapping):
@@ -429,6 +431,26 @@ class Replayer:
                     figure(v, "a payout")
             except ValueError as exc:
                 raise LedgerError(f"{where}: {exc}", code="bad_event") from None
+
+    def _check_penalty(self, ev: Event, where: str) -> None:
+        """A 胡多少处罚多少 adjustment replays only as the ledger wrote it: its hand scored again
+        under the session's rules gives the stored score, and the offender alone pays it."""
+        st = self.state
+        pen = ev.data.get("penalty")
+        keys = {"offender", "input", "points", "score", "text"}
+        if not isinstance(pen, Mapping) or set(pen) != keys or not isinstance(pen.get("input"), Mapping):
+            raise LedgerError(f"{where}: its penalty is not the ledger's record of a hand", code="bad_event")
+        offender, score = pen["offender"], pen["score"]
+        n = st.session.n
+        if isinstance(offender, bool) or not isinstance(offender, int) or not 0 <= offender < n:
+            raise LedgerError(f"{where}: the penalty's offender is no seat", code="bad_event")
+        out = score_hand(st.session, pen["input"], st.dealer, None, f"{where}: its penalty's hand")
+        deltas = ev.data.get("deltas")
+        want = [0] * n
+        want[offender] = -int(out["score"])
+        if score != out["score"] or pen["points"] != out["points"] or deltas != want:
+            raise LedgerError(f"{where}: the penalty's figures are not what its hand scores",
+                              code="bad_event")
 
     def _check_void(self, ev: Event, where: str) -> None:
         st = self.state

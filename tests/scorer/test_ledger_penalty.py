@@ -119,3 +119,18 @@ def test_a_version_2_session_scores_the_unmarked_fourth_as_it_did(tmp_path: Path
     t = other.import_json(again.export_json(old))
     assert t.rules_version == 2
     assert [e.payouts for e in other.state(t).history] == [FOURTH["v2"], [0, 110, 0]]
+
+
+@pytest.mark.parametrize(("field", "value"), [("score", 18), ("offender", 1), ("offender", 7)])
+def test_an_export_whose_penalty_was_edited_does_not_replay(tmp_path: Path, field: str, value: int) -> None:
+    led = new_ledger(tmp_path)
+    s = led.new_session("罚", "hunan", ["甲", "乙", "丙"])
+    led.penalty(s, _input(PENALTY))
+    data = led.export_json(s)
+    data.pop("signature", None)  # an edit that also drops the signature is left to the replay
+    pen = data["events"][0]["data"]["penalty"]
+    pen[field] = value
+    if field == "score":
+        data["events"][0]["data"]["deltas"] = [0, 0, -value]
+    with pytest.raises(LedgerError, match="penalty"):
+        Ledger(tmp_path / "other.db").import_json(data)
