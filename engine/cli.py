@@ -7,7 +7,7 @@ import json
 import sys
 import unicodedata
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 from .api import WON_BY, parse_input, score
 from .cards import Card
@@ -33,7 +33,7 @@ WON_BY_NAMES = {"self_draw": "自摸", "stock": "翻牌", "discard": "点炮", "
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         raise ZipaiError(message, code="usage")
 
 
@@ -205,8 +205,8 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
     for f, t, amount in result.get("transfers", []):
         lines.append(f"  seat {f} pays seat {t}: {amount}")
     if result.get("winning_card_matters"):
-        cards = " ".join(result["winning_card_matters"])
-        lines.append(f"note: where the winning card lies changes the score ({cards}); scored as if "
+        matters = " ".join(result["winning_card_matters"])
+        lines.append(f"note: where the winning card lies changes the score ({matters}); scored as if "
                      "every card were held: mark it with ! or give --winning-card")
     if len(result.get("alternatives", [])) > 1:
         lines.append(f"{len(result['alternatives'])} decompositions; chosen: {result['text']}")
