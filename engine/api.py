@@ -22,7 +22,7 @@ from .errors import CardError, GroupError, InputError, ZipaiError
 from .groups import Group, Kind, State
 from .result import Candidate, Reason, Result
 from .rules import Rules, get_rules
-from .scoring import Context, Outcome
+from .scoring import SILENT, Context, Outcome, Working
 from .variants import variant_names
 
 WON_BY = ("self_draw", "stock", "discard", "dealt")
@@ -168,7 +168,7 @@ def check_dealt(hand: Hand) -> None:
     if ctx.winner != ctx.dealer and _instant(hand) is None:
         variant = hand.rules.variant
         allowed = (f"; another seat wins dealt only by an instant win "
-                   f"({'/'.join(variant.specials[s] for s in variant.instant_specials)})"
+                   f"({'/'.join(variant.special_name(s) for s in variant.instant_specials)})"
                    if variant.instant_specials else "")
         raise InputError(f"seat {ctx.winner} is not the dealer (seat {ctx.dealer}): only the dealer wins "
                          f"dealt in {hand.rules.name}{allowed}", code="dealt_not_dealer")
@@ -215,18 +215,18 @@ def _build(hand: Hand, split: Split) -> tuple[list[Group], int]:
     return groups, win_at
 
 
-def _settle(hand: Hand, groups: list[Group], points: list[int], explain: bool = False) -> Outcome:
+def _settle(hand: Hand, groups: list[Group], points: list[int], working: Working = SILENT) -> Outcome:
     v = hand.rules.variant
     reds = sum(1 for g in groups for c in g.cards if c.is_red) if v.counts_reds else 0
     cards = [c.index for g in groups for c in g.cards] if v.counts_cards else []
-    return v.settle(sum(points), hand.ctx, hand.rules, reds=reds, cards=cards, explain=explain)
+    return v.settle(sum(points), hand.ctx, hand.rules.options, reds=reds, cards=cards, working=working)
 
 
-def settle_base(hand: Hand, base: int, reds: int, cards: list[int], explain: bool = False,
+def settle_base(hand: Hand, base: int, reds: int, cards: list[int], working: Working = SILENT,
                 xing: int | None = None) -> Outcome:
     """The rule set's settlement of a base; ``xing`` is a 醒 already counted."""
-    return hand.rules.variant.settle(base, hand.ctx, hand.rules, reds=reds, cards=cards, explain=explain,
-                                     xing=xing)
+    return hand.rules.variant.settle(base, hand.ctx, hand.rules.options, reds=reds, cards=cards,
+                                     working=working, xing=xing)
 
 
 def layout_text(groups: Sequence[Group], table: int = 0) -> str:
@@ -260,9 +260,11 @@ def _instant(hand: Hand) -> Candidate | None:
     leftover = tuple(ALL_CARDS[i] for i in range(20) for _ in range(rest[i]))
     points = [variant.group_points(g) for g in groups]
     cards = [c.index for c in hand.hand] + [c.index for g in hand.groups for c in g.cards]
-    outcome = variant.settle_instant(sum(points), len(quads), len(triples), cards, hand.ctx, hand.rules)
+    working = Working()
+    outcome = variant.settle_instant(sum(points), len(quads), len(triples), cards, hand.ctx,
+                                     hand.rules.options, working)
     text = layout_text(groups) + (" + " + " ".join(c.text for c in leftover) if leftover else "")
-    return Candidate(groups, points, outcome, -1, text, leftover)
+    return Candidate(groups, points, outcome, -1, text, leftover, tuple(working.steps))
 
 
 def _best_scoring_runs(counts: list[int]) -> list[Group]:
@@ -327,8 +329,9 @@ def evaluate(hand: Hand, search: _Search | None = None) -> tuple[Candidate | Non
             seen.add(sig)
         groups, win_at = _build(hand, split)
         points = [variant.group_points(g) for g in groups]
-        cands.append(Candidate(groups, points, _settle(hand, groups, points, alone), win_at,
-                               layout_text(groups, len(hand.groups))))
+        working = Working() if alone else SILENT
+        cands.append(Candidate(groups, points, _settle(hand, groups, points, working), win_at,
+                               layout_text(groups, len(hand.groups)), working=tuple(working.steps)))
     inst = _instant(hand)
     if inst is not None:
         cands.append(inst)
@@ -385,8 +388,12 @@ def _result(hand: Hand, best: Candidate | None, cands: list[Candidate], matters:
             "not_seven_groups", f"the {total} cards do not form seven groups "
                                 "(one pair exactly when there is a quad)"), winning_card_matters=shown)
     # the search settles every candidate without its working; the claimed one is worked out
-    steps = best.outcome.steps or _settle(hand, best.groups, best.points, explain=True).steps
-    return Result(hand.rules, n, best.outcome, tuple(cands), tuple(steps), shown)
+    steps = best.working
+    if not steps:
+        working = Working()
+        _settle(hand, best.groups, best.points, working)
+        steps = tuple(working.steps)
+    return Result(hand.rules, n, best.outcome, tuple(cands), steps, shown)
 
 
 Pays = tuple[bool, int, tuple[int, ...]]  # whether a layout wins, its score and its payouts

@@ -7,7 +7,7 @@ import json
 import sys
 import unicodedata
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 from .api import WON_BY, parse_input, score
 from .cards import Card
@@ -33,7 +33,7 @@ WON_BY_NAMES = {"self_draw": "自摸", "stock": "翻牌", "discard": "点炮", "
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         raise ZipaiError(message, code="usage")
 
 
@@ -205,8 +205,8 @@ def render(obj: dict[str, Any], result: dict[str, Any], traditional: bool = Fals
     for f, t, amount in result.get("transfers", []):
         lines.append(f"  seat {f} pays seat {t}: {amount}")
     if result.get("winning_card_matters"):
-        cards = " ".join(result["winning_card_matters"])
-        lines.append(f"note: where the winning card lies changes the score ({cards}); scored as if "
+        matters = " ".join(result["winning_card_matters"])
+        lines.append(f"note: where the winning card lies changes the score ({matters}); scored as if "
                      "every card were held: mark it with ! or give --winning-card")
     if len(result.get("alternatives", [])) > 1:
         lines.append(f"{len(result['alternatives'])} decompositions; chosen: {result['text']}")
@@ -220,14 +220,14 @@ _HOW = {"held": "翻牌 {v}", "double": "自摸 ×2 = {v}", "double_capped": "�
 def step_text(st: dict[str, Any], variant: Variant) -> str:
     """One step of the working in words, as a player would say it ('' for the plain ones)."""
     code, v = st["code"], st["value"]
-    unit, names = variant.unit, variant.specials
+    unit, name_of = variant.unit, variant.special_name
     if code == "special":
-        name = names.get(st["id"], st["id"])
+        name = name_of(st["id"])
         return f"{name} {v}" + (f" (×{st['times']})" if "times" in st else "")
     if code == "normal":
         return _HOW[st["how"]].format(v=v)
     if code == "bonus":
-        return f"+{v} on {names.get(st['on'], st['on'])}"
+        return f"+{v} on {name_of(st['on'])}"
     if code == "discarder":
         return f"discarder seat {st['seat']} {v:+d}"
     if code == "idle":
@@ -237,7 +237,7 @@ def step_text(st: dict[str, Any], variant: Variant) -> str:
     if code == "xing":
         return f"{v} 醒"
     if code == "fan":
-        names = "+".join(names.get(i, i) for i in st["items"]) or "none"
+        names = "+".join(name_of(i) for i in st["items"]) or "none"
         return f"+{v} 子 ({names})" if st.get("as_zi") else f"{v} 番 ({names})"
     if code == "pay":
         who = ", ".join(f"seat {s}" for s in st["seats"])

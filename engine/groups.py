@@ -11,13 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .cards import ALL_CARDS, Card, parse_cards
 from .errors import GroupError
 
-if TYPE_CHECKING:
-    from .variants import Variant
+
+class Namer(Protocol):
+    """What names a group in a region: a rule set (engine/variants/), which imports this module."""
+
+    def group_name(self, group: Group, traditional: bool = False) -> str: ...
 
 
 class Kind(StrEnum):
@@ -100,13 +103,13 @@ class Group:
         """True when every card is big (大), the form that scores the higher column."""
         return all(c.big for c in self.cards)
 
-    def name(self, region: str | Variant = "hunan", traditional: bool = False) -> str:
+    def name(self, region: str | Namer = "hunan", traditional: bool = False) -> str:
         """The group's native name in that region (the rule set's ``group_name``)."""
-        from .variants import get_variant  # the rule sets know the names; they import this module
+        if isinstance(region, str):
+            from .variants import get_variant  # the rule sets know the names; they import this module
 
-        return get_variant(region).group_name(self, traditional)
-
-
+            return get_variant(region).group_name(self, traditional)
+        return region.group_name(self, traditional)
 
     def text(self) -> str:
         return "".join([c.text for c in self.cards])  # a list joins faster than a generator

@@ -91,6 +91,7 @@ class Candidate:
     winning_group: int
     text: str
     leftover: tuple[Card, ...] = ()  # cards outside the groups (instant wins only)
+    working: tuple[Mapping[str, Any], ...] = ()  # its steps, where it was worked out (else empty)
 
     def key(self, winner: int) -> tuple[int, int, int]:
         o = self.outcome
@@ -164,8 +165,8 @@ class Result:
     @property
     def specials(self) -> tuple[Special, ...]:
         o = self.settled
-        names = self.variant.specials
-        return tuple(Special(s, names[s]) for s in o.specials) if o is not None and o.winning else ()
+        name = self.variant.special_name
+        return tuple(Special(s, name(s)) for s in o.specials) if o is not None and o.winning else ()
 
     @property
     def extra(self) -> tuple[tuple[str, int], ...]:
@@ -262,9 +263,9 @@ class Result:
 def _outcome_json(o: Outcome, v: Variant, players: int) -> dict[str, Any]:
     """What a settled hand pays, in the contract's fields (a hand that does not win pays nothing)."""
     win = o.winning
-    names = v.specials
+    name = v.special_name
     out: dict[str, Any] = {
-        "specials": [{"id": s, "name": names[s]} for s in o.specials] if win else [],
+        "specials": [{"id": s, "name": name(s)} for s in o.specials] if win else [],
         "score": o.score if win else 0}
     if v.extra_fields:
         out.update(v.outcome_extra(o.extra))

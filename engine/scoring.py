@@ -1,5 +1,5 @@
 """What every rule set's scoring shares (RULINGS sections 3, 4 and 6): how the hand was won,
-the settled outcome, one line of working, and every-seat-pays.
+the settled outcome, the recorder of the working, and every-seat-pays.
 
 The points, specials and settlement of each rule set live with it, in engine/variants/.
 """
@@ -7,11 +7,7 @@ The points, specials and settlement of each rule set live with it, in engine/var
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .groups import Group
-    from .rules import Rules
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,12 +33,33 @@ class Outcome:
     transfers: list[list[int]] = field(default_factory=list)
     reason: tuple[str, str] | None = None
     extra: dict[str, int] = field(default_factory=dict)
-    steps: list[dict[str, Any]] = field(default_factory=list)  # the working, as the contract gives it
 
 
-def step(code: str, value: int, **extra: Any) -> dict[str, Any]:
-    """One line of a score's working: ``code`` names it, ``value`` is its number."""
-    return {"code": code, "value": value, **extra}
+class Working:
+    """The score's working, one line at a time, as the contract's ``steps`` give it: the
+    settlement writes every line here; the search settles with ``SILENT``, which keeps none."""
+
+    __slots__ = ("steps",)
+
+    def __init__(self) -> None:
+        self.steps: list[dict[str, Any]] = []
+
+    def __call__(self, code: str, value: int, **extra: Any) -> None:
+        """One line: ``code`` names it, ``value`` is its number."""
+        self.steps.append({"code": code, "value": value, **extra})
+
+
+class _Silent(Working):
+    """Keeps nothing: the decomposition search settles every candidate, and only the claimed
+    one is worked out."""
+
+    __slots__ = ()
+
+    def __call__(self, code: str, value: int, **extra: Any) -> None:
+        return None
+
+
+SILENT: Working = _Silent()
 
 
 def pay_each(ctx: Context, amount: int, payer: int | None = None) -> tuple[list[int], list[list[int]]]:
@@ -63,17 +80,6 @@ def pay_each(ctx: Context, amount: int, payer: int | None = None) -> tuple[list[
     return payouts, transfers
 
 
-def below_minimum(base: int, minimum: int, unit: str, steps: list[dict[str, Any]]) -> Outcome:
+def below_minimum(base: int, minimum: int, unit: str) -> Outcome:
     """The outcome of a base short of the minimum (no special lifts it)."""
-    return Outcome(False, reason=("below_minimum", f"{base} {unit} is below the minimum of {minimum}"),
-                   steps=steps)
-
-
-def group_points(group: Group, rules: Rules) -> int:
-    """胡息/福/油 of one group under ``rules``, RULINGS section 3."""
-    return rules.variant.group_points(group)
-
-
-def piece_points(piece: tuple[int, ...], open_: bool, rules: Rules) -> int:
-    """Points of a group given as count-vector indices (the search's hot loop)."""
-    return rules.variant.piece_points(piece, open_)
+    return Outcome(False, reason=("below_minimum", f"{base} {unit} is below the minimum of {minimum}"))

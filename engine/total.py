@@ -29,6 +29,7 @@ from .errors import InputError
 from .groups import Group, State
 from .result import Result
 from .rules import Rules
+from .scoring import Working
 from .variants import Variant
 
 MAX_TOTAL = 72
@@ -109,5 +110,6 @@ def total_result(obj: Any, rules: str | Rules | None = None) -> Result:
                          "enter its cards", code="dealt_not_dealer")
     if xing and not r.variant.turned_cards:
         raise InputError(f"醒 is a Guilin count; {r.name} has none", code="bad_total")
-    out = settle_base(hand, base, _NO_RED_SPECIAL, [], explain=True, xing=xing)
-    return Result(r, ctx.players, out, working=tuple(out.steps), total=base)
+    working = Working()
+    out = settle_base(hand, base, _NO_RED_SPECIAL, [], working, xing=xing)
+    return Result(r, ctx.players, out, working=tuple(working.steps), total=base)

@@ -1,7 +1,8 @@
 """UI strings in simplified Chinese, traditional Chinese and English.
 
-Only words live here, never rules: group names, card glyphs and special names come from the
-engine (``Group.name``, ``Card.chinese``) and are converted to the chosen script here.
+Only words live here, never rules: group names, card glyphs, rule-set and special names come
+from the engine (``Group.name``, ``Card.chinese``, the rule sets' records) and are shown here
+in the chosen script.
 
 >>> t = Translator("en"); t("confirm")
 'Confirm and record'
@@ -12,6 +13,8 @@ engine (``Group.name``, ``Card.chinese``) and are converted to the chosen script
 from __future__ import annotations
 
 from typing import Final
+
+from zipai.engine.variants import find_special, region_names
 
 LANGS: Final = ("zh_Hans", "zh_Hant", "en")
 LANG_NAMES: Final = {"zh_Hans": "简体中文", "zh_Hant": "繁體中文", "en": "English"}
@@ -141,9 +144,6 @@ _S: dict[str, tuple[str, str, str]] = {
     "no_backup": ("没有备份", "沒有備份", "No backup yet"),
     "restored": ("已恢复：{p}", "已恢復：{p}", "Restored: {p}"),
     "error": ("出错：{msg}", "出錯：{msg}", "Error: {msg}"),
-    "hunan": ("湖南字牌（福）", "湖南字牌（福）", "Hunan (福)"),
-    "guangxi": ("广西大字牌（油）", "廣西大字牌（油）", "Guangxi (油)"),
-    "guilin": ("桂林字牌（胡）", "桂林字牌（胡）", "Guilin (胡)"),
     "opt_self_draw": ("自摸算法", "自摸算法", "Self-draw pays"),
     "double": ("翻倍", "翻倍", "double"),
     "plus_ten": ("加十", "加十", "plus ten"),
@@ -486,14 +486,6 @@ _ERRORS.update({
                      "Self-drawn, the fourth card of a group on the table is the winning card"),
 })
 
-_SPECIALS: dict[str, tuple[str, str, str]] = {
-    "tianfu": ("天福", "天福", "天福 (dealt win)"), "difu": ("地福", "地福", "地福 (first discard)"),
-    "wufu": ("乌福", "烏福", "乌福 (no red)"), "hongfu": ("红福", "紅福", "红福 (many red)"),
-    "piaofu": ("飘福", "飄福", "飘福 (no points)"), "thirty": ("三十福", "三十福", "三十福 (30+)"),
-    "tianhu": ("天胡", "天胡", "天胡"), "dihu": ("地胡", "地胡", "地胡"), "zimo": ("自摸", "自摸", "自摸"),
-    "sanlong": ("三龙", "三龍", "三龙 (3 quads)"), "wukan": ("五坎", "五坎", "五坎 (5 triples)"),
-    "sanlong_wukan": ("三笼五坎", "三籠五坎", "三笼五坎"),
-}
 _TRAD = str.maketrans("贰叁陆顺边绞扫开龙将对乌红飘", "貳參陸順邊絞掃開龍將對烏紅飄")
 
 
@@ -512,7 +504,7 @@ class Translator:
         return self.lang == "zh_Hant"
 
     def __call__(self, key: str, **kw: object) -> str:
-        row = _S.get(key)
+        row = _S.get(key) or region_names(key)  # a rule set's name is the engine's record
         text = row[self.col] if row else key
         return text.format(**kw) if kw else text
 
@@ -526,8 +518,8 @@ class Translator:
         return row[self.col]
 
     def special(self, sid: str, fallback: str = "") -> str:
-        row = _SPECIALS.get(sid)
-        return row[self.col] if row else self.script(fallback or sid)
+        special = find_special(sid)  # the engine's record names it in the three scripts
+        return special.names[self.col] if special else self.script(fallback or sid)
 
     def script(self, text: str) -> str:
         """Engine text (simplified) in the chosen script."""

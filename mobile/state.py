@@ -707,11 +707,10 @@ def engine_explains() -> bool:
 
 
 def sample_photo() -> Path | None:
-    """models/sample.jpg, shipped by the detector's package, when it is there."""
-    import zipai.models
+    """models/sample.jpg, shipped with the model, when it is there (vision owns where)."""
+    from zipai.vision.files import sample_photo as shipped
 
-    p = Path(zipai.models.__file__).resolve().parent / "sample.jpg"
-    return p if p.is_file() else None
+    return shipped()
 
 
 _DETECTOR: Any = None

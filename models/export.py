@@ -23,6 +23,7 @@ from zipai.vision.constants import (
     READER_CROP,
     READER_MARGIN,
 )
+from zipai.vision.files import models_dir
 from zipai.vision.preprocess import MEAN, STD, normalise
 
 from .manifest import PROVENANCE_SECTIONS, provenance_path, read_provenance, write_manifest
@@ -421,4 +422,4 @@ def add_embedding(out_dir: Path) -> None:
 
 
 if __name__ == "__main__":
-    add_embedding(Path(__file__).resolve().parent)
+    add_embedding(models_dir())

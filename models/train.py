@@ -26,6 +26,7 @@ from PIL import Image
 
 from zipai.engine import CARD_NAMES
 from zipai.vision import constants as C
+from zipai.vision.files import models_dir
 from zipai.vision.preprocess import MEAN, STD
 
 from . import data as D
@@ -948,7 +949,7 @@ def run(args: argparse.Namespace) -> int:
     from . import export as E
     from .nets import n_params
 
-    out_dir = args.out or Path(__file__).resolve().parent
+    out_dir = args.out or models_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
     args.runs.mkdir(parents=True, exist_ok=True)
     if args.fresh:

@@ -13,16 +13,10 @@ from zipai.engine.files import read_file
 
 from .config import Config
 from .errors import ModelError
+from .files import models_dir
 
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_MODEL_BYTES = 256 << 20  # the shipped networks are a few MB each
-
-
-def models_dir() -> Path:
-    """Where the shipped model lives (the zipai.models package directory)."""
-    import zipai.models
-
-    return Path(zipai.models.__file__).resolve().parent
 
 
 def default_manifest() -> Path:

@@ -3,30 +3,30 @@
 >>> get_variant("桂林").unit, get_variant("hunan").seats
 ('胡', (2, 4))
 
-A new region is one module here: a ``Variant`` subclass decorated with ``@register``, and
-an import below.
+A new region is one module: a ``Variant`` subclass with its ``Special`` records, named in
+``registry.BUILT_IN`` (or passed to ``register``, as a test does with its own).
 """
 
-from .base import Variant
+from .base import Names, Special, Variant, Win
+from .guangxi import Guangxi
+from .guilin import Guilin
+from .hunan import Hunan
 from .registry import (
+    BUILT_IN,
     UnknownVariant,
     canonical,
+    find_special,
     find_variant,
     get_variant,
+    region_names,
     register,
     unregister,
     variant_names,
     variants,
 )
 
-# the regions register themselves on import, in the order the product lists them
-# isort: off
-from .hunan import Hunan
-from .guangxi import Guangxi
-from .guilin import Guilin
-# isort: on
-
 __all__ = [
-    "Guangxi", "Guilin", "Hunan", "UnknownVariant", "Variant", "canonical", "find_variant",
-    "get_variant", "register", "unregister", "variant_names", "variants",
+    "BUILT_IN", "Guangxi", "Guilin", "Hunan", "Names", "Special", "UnknownVariant", "Variant", "Win",
+    "canonical", "find_special", "find_variant", "get_variant", "region_names", "register", "unregister",
+    "variant_names", "variants",
 ]

@@ -9,21 +9,72 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from ..errors import RulesError
 from ..groups import TRADITIONAL, Group, Kind, State
 from ..options import OPTION_KEYS, Options, check_value
-from ..scoring import Context, Outcome
-
-if TYPE_CHECKING:
-    from ..rules import Rules
+from ..scoring import SILENT, Context, Outcome, Working
 
 GroupNames = Mapping[tuple[Kind, State | None], str]
 """A region's names for the groups: (kind, state) for triples and quads, (kind, None) else."""
 
 COMMON_OPTIONS = frozenset({"minimum", "dealer_rotation", "rules_version"})
+
+
+class Names(NamedTuple):
+    """A name as the product shows it: in simplified and traditional Chinese, and as the
+    app's English screens give it (often the Chinese word with a gloss)."""
+
+    simplified: str
+    traditional: str
+    english: str
+
+
+@dataclass(frozen=True, slots=True)
+class Win:
+    """What a special's value rule reads of a settled hand."""
+
+    base: int
+    minimum: int
+    ctx: Context
+    options: Options
+    reds: int = 0  # red cards in the seven groups, where the rule set counts them
+    instant: bool = False  # an instant win after the deal (起手胡)
+    quads: int = 0  # of an instant win: quads and triples dealt
+    triples: int = 0
+
+    @property
+    def reached(self) -> bool:
+        return self.instant or self.base >= self.minimum
+
+
+def _nothing(win: Win) -> int:
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class Special:
+    """One special (番/福 of its own) of a rule set: the rule set applies its specials in
+    ``order`` and asks each one's ``value`` of the hand; None: the special does not apply.
+    What the value means is the rule set's (Hunan: 福 in place of the normal score; Guangxi
+    天胡: a multiplier; Guilin: one 番)."""
+
+    id: str
+    names: Names
+    order: int
+    value: Callable[[Win], int | None]
+    bonus: Callable[[Win], int] = _nothing
+    """Points on top of the value (Hunan's +10 of a win by self-draw or discard)."""
+    instant: bool = False
+    """A special of an instant win after the deal (起手胡)."""
+
+    @property
+    def name(self) -> str:
+        """The name the contract's ``specials`` give (simplified)."""
+        return self.names.simplified
 
 
 class Variant(ABC):
@@ -35,6 +86,8 @@ class Variant(ABC):
     aliases: ClassVar[tuple[str, ...]] = ()
     """Other names a user may type (Chinese place names)."""
     title: ClassVar[str]
+    names: ClassVar[Names]
+    """The region as the app lists it (title and unit), in the three scripts."""
     unit: ClassVar[str]
     """What a group's points are called: 福, 油 or 胡."""
     seats: ClassVar[tuple[int, int]] = (2, 3)
@@ -46,8 +99,9 @@ class Variant(ABC):
     option_keys: ClassVar[frozenset[str]] = COMMON_OPTIONS
     defaults: ClassVar[Options] = Options()
     group_names: ClassVar[GroupNames]
-    specials: ClassVar[Mapping[str, str]] = {}
-    """Every special this rule set can report: id to its Chinese name."""
+    specials: ClassVar[tuple[Special, ...]] = ()
+    """Every special this rule set can report, as records; kept sorted by ``order``."""
+    special_by_id: ClassVar[Mapping[str, Special]] = {}
     extra_fields: ClassVar[tuple[tuple[str, int], ...]] = ()
     """Output fields after ``score`` (name, value when the hand pays nothing)."""
     lists_transfers: ClassVar[bool] = True
@@ -61,7 +115,7 @@ class Variant(ABC):
     turned_cards: ClassVar[bool] = False
     """醒: a turned card whose neighbours among the winner's cards add to the score."""
     instant_specials: ClassVar[tuple[str, ...]] = ()
-    """The specials of an instant win after the deal (起手胡); none: no instant wins."""
+    """The specials of an instant win after the deal (起手胡), from the records; none: no instant wins."""
     simultaneous_instant: ClassVar[bool] = False
     """Two instant wins after one deal settle as one event."""
     misdeal_penalty: ClassVar[bool] = False
@@ -78,6 +132,21 @@ class Variant(ABC):
 
     def __init__(self) -> None:
         self.piece_points = partial(_piece_points, self)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        ordered = tuple(sorted(cls.specials, key=lambda s: s.order))
+        ids = [s.id for s in ordered]
+        if len(set(ids)) != len(ids) or len({s.order for s in ordered}) != len(ordered):
+            raise RulesError(f"{cls.__name__}: each special needs its own id and order")
+        cls.specials = ordered
+        cls.special_by_id = {s.id: s for s in ordered}
+        cls.instant_specials = tuple(s.id for s in ordered if s.instant)
+
+    def special_name(self, sid: str) -> str:
+        """The contract's name of a special (its id when the rule set has no such special)."""
+        s = self.special_by_id.get(sid)
+        return s.name if s is not None else sid
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
@@ -133,14 +202,23 @@ class Variant(ABC):
 
     # ------------------------------------------------------------ settlement
     @abstractmethod
-    def settle(self, base: int, ctx: Context, rules: Rules, *, reds: int = 0, cards: Sequence[int] = (),
-               explain: bool = False, xing: int | None = None) -> Outcome:
+    def settle(self, base: int, ctx: Context, options: Options, *, reds: int = 0,
+               cards: Sequence[int] = (), xing: int | None = None, working: Working = SILENT) -> Outcome:
         """The hand score and the payouts of a base of ``base`` points. ``reds`` and ``cards``
         are given when ``counts_reds`` / ``counts_cards`` ask; ``xing`` is a 醒 already
-        counted (a hand entered by its total); ``explain`` also writes the working."""
+        counted (a hand entered by its total); the working is written to ``working``."""
+
+    def applied(self, win: Win) -> list[tuple[Special, int]]:
+        """The specials that apply to a hand and their values, in the records' order."""
+        out = []
+        for s in self.specials:
+            v = s.value(win)
+            if v is not None:
+                out.append((s, v))
+        return out
 
     def settle_instant(self, points: int, quads: int, triples: int, cards: Sequence[int], ctx: Context,
-                       rules: Rules) -> Outcome:
+                       options: Options, working: Working = SILENT) -> Outcome:
         """An instant win after the deal (only asked when ``instant_specials`` is not empty)."""
         raise NotImplementedError(f"{self.name} has no instant wins")
 

@@ -5,16 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..groups import Kind, State
 from ..options import Options
-from ..scoring import Context, Outcome, below_minimum, pay_each, step
-from .base import COMMON_OPTIONS, Variant
-from .registry import register
-
-if TYPE_CHECKING:
-    from ..rules import Rules
+from ..scoring import SILENT, Context, Outcome, Working, below_minimum, pay_each
+from .base import COMMON_OPTIONS, Names, Special, Variant, Win
 
 
 def zi_of(base: int, minimum: int) -> int:
@@ -34,25 +30,25 @@ def xing_count(cards: Sequence[int], ctx: Context, options: Options) -> int:
     return total
 
 
-def fan_items(ctx: Context, instant: bool) -> list[str]:
-    """番 factors: 自摸, 天胡, 地胡, 三笼五坎."""
-    items = []
-    if ctx.won_by == "self_draw":
-        items.append("zimo")
-    if ctx.won_by == "dealt" and ctx.winner == ctx.dealer:
-        items.append("tianhu")
-    if ctx.won_by == "discard" and ctx.first_discard and ctx.discarder == ctx.dealer:
-        items.append("dihu")
-    if instant:
-        items.append("sanlong_wukan")
-    return items
+SPECIALS = (
+    Special("zimo", Names("自摸", "自摸", "自摸"), 0, lambda w: 1 if w.ctx.won_by == "self_draw" else None),
+    Special("tianhu", Names("天胡", "天胡", "天胡"), 1,
+            lambda w: 1 if w.ctx.won_by == "dealt" and w.ctx.winner == w.ctx.dealer else None),
+    Special("dihu", Names("地胡", "地胡", "地胡"), 2,
+            lambda w: 1 if (w.ctx.won_by == "discard" and w.ctx.first_discard
+                            and w.ctx.discarder == w.ctx.dealer) else None),
+    Special("sanlong_wukan", Names("三笼五坎", "三籠五坎", "三笼五坎"), 3, lambda w: 1 if w.instant else None,
+            instant=True),
+)
+"""Guilin's 番 factors, each worth one 番 (×2, or +1 子 with ``fan_as_zi``): 自摸, 天胡, 地胡,
+三笼五坎."""
 
 
-@register
 class Guilin(Variant):
     name = "guilin"
     aliases = ("桂林",)
     title = "桂林字牌"
+    names = Names("桂林字牌（胡）", "桂林字牌（胡）", "Guilin (胡)")
     unit = "胡"
     minimums = (10, 15)
     option_keys = COMMON_OPTIONS | {"xing", "fan_as_zi"}
@@ -62,41 +58,38 @@ class Guilin(Variant):
         (Kind.TRIPLE, State.OPEN): "碰", (Kind.TRIPLE, State.CONCEALED): "扫",
         (Kind.QUAD, State.OPEN): "开舵", (Kind.QUAD, State.CONCEALED): "扫穿",
     })
-    specials = MappingProxyType({"tianhu": "天胡", "dihu": "地胡", "zimo": "自摸",
-                                 "sanlong_wukan": "三笼五坎"})
+    specials = SPECIALS
     extra_fields = (("zi", 0), ("xing", 0), ("fan", 1))
     counts_cards = True
     turned_cards = True
-    instant_specials = ("sanlong_wukan",)
 
-    def settle(self, base: int, ctx: Context, rules: Rules, *, reds: int = 0, cards: Sequence[int] = (),
-               explain: bool = False, xing: int | None = None) -> Outcome:
+    def settle(self, base: int, ctx: Context, options: Options, *, reds: int = 0,
+               cards: Sequence[int] = (), xing: int | None = None, working: Working = SILENT) -> Outcome:
         """Each loser's share (子 + 醒) × 番; ``xing`` is a 醒 already counted (a hand entered
         by its total), else it is counted on ``cards`` against the turned cards."""
-        return self._settle(base, cards, ctx, rules, False, explain, xing)
+        return self._settle(base, cards, ctx, options, False, working, xing)
 
     def settle_instant(self, points: int, quads: int, triples: int, cards: Sequence[int], ctx: Context,
-                       rules: Rules) -> Outcome:
+                       options: Options, working: Working = SILENT) -> Outcome:
         """三笼五坎: scores whatever its points, and doubles as a 番."""
-        return self._settle(points, cards, ctx, rules, True, True, None)
+        return self._settle(points, cards, ctx, options, True, working, None)
 
     def score_text(self, score: int, fields: Mapping[str, Any]) -> str:
         return f"({fields['zi']} 子 + {fields['xing']} 醒) × {fields['fan']} 番 = {score} per share"
 
-    def _settle(self, base: int, cards: Sequence[int], ctx: Context, rules: Rules, instant: bool,
-                explain: bool, xing: int | None) -> Outcome:
-        options = rules.options
+    def _settle(self, base: int, cards: Sequence[int], ctx: Context, options: Options, instant: bool,
+                working: Working, xing: int | None) -> Outcome:
         minimum = self.minimum(ctx.players, options)
-        steps = [step("points", base), step("minimum", minimum, reached=instant or base >= minimum)
-                 ] if explain else []
+        working("points", base)
+        working("minimum", minimum, reached=instant or base >= minimum)
         if not instant and base < minimum:
-            return below_minimum(base, minimum, self.unit, steps)
+            return below_minimum(base, minimum, self.unit)
         zi = zi_of(base, minimum)
         if instant:
             zi = max(zi, 1)
         if xing is None:
             xing = xing_count(cards, ctx, options)
-        items = fan_items(ctx, instant)
+        items = [s.id for s, _ in self.applied(Win(base, minimum, ctx, options, instant=instant))]
         if options.fan_as_zi:
             fan = 1
             share = zi + xing + len(items)
@@ -105,14 +98,16 @@ class Guilin(Variant):
             share = (zi + xing) * fan
         payer = ctx.discarder if ctx.won_by == "discard" else None
         payouts, transfers = pay_each(ctx, share, payer)
-        if explain:
-            steps += [step("zi", zi, step=5 if minimum >= 15 else 3), step("xing", xing),
-                      step("fan", len(items), items=items, as_zi=True) if options.fan_as_zi
-                      else step("fan", fan, items=items), step("score", share)]
-            losers = [s for s in range(ctx.players) if s != ctx.winner]
-            if payer is not None:
-                steps.append(step("pay", share * len(losers), seats=[payer], times=len(losers)))
-            else:
-                steps.append(step("pay", share, seats=losers, times=1))
-        return Outcome(True, share, items, payouts, transfers, extra={"zi": zi, "xing": xing, "fan": fan},
-                       steps=steps)
+        working("zi", zi, step=5 if minimum >= 15 else 3)
+        working("xing", xing)
+        if options.fan_as_zi:
+            working("fan", len(items), items=items, as_zi=True)
+        else:
+            working("fan", fan, items=items)
+        working("score", share)
+        losers = [s for s in range(ctx.players) if s != ctx.winner]
+        if payer is not None:
+            working("pay", share * len(losers), seats=[payer], times=len(losers))
+        else:
+            working("pay", share, seats=losers, times=1)
+        return Outcome(True, share, items, payouts, transfers, extra={"zi": zi, "xing": xing, "fan": fan})

@@ -5,16 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from ..groups import Kind, State
 from ..options import Options
-from ..scoring import Context, Outcome, below_minimum, step
-from .base import COMMON_OPTIONS, Variant
-from .registry import register
-
-if TYPE_CHECKING:
-    from ..rules import Rules
+from ..scoring import SILENT, Context, Outcome, Working, below_minimum
+from .base import COMMON_OPTIONS, Names, Special, Variant, Win
 
 
 def tianfu(ctx: Context) -> int | None:
@@ -77,11 +72,50 @@ def hunan_normal(base: int, won_by: str, options: Options) -> tuple[int, str]:
     return base, "held"
 
 
-@register
+def _plus_ten(win: Win) -> int:
+    """The +10 of a win by self-draw or by discard, on top of a special."""
+    return 10 if win.ctx.won_by in ("self_draw", "discard") else 0
+
+
+def _thirty_plus(win: Win) -> int:
+    """The 30 rule's +10: on a self-draw only with the house option ``thirty_plus_ten``."""
+    if win.ctx.won_by == "self_draw" and not win.options.thirty_plus_ten:
+        return 0
+    return _plus_ten(win)
+
+
+def _ten(win: Win) -> int:
+    return 10
+
+
+def _below(win: Win) -> bool:
+    """乌福 and 红福 below the minimum: the project's reading, a house option."""
+    return win.options.specials_below_minimum
+
+
+SPECIALS = (
+    Special("difu", Names("地福", "地福", "地福 (first discard)"), 0,
+            lambda w: 100 if w.reached and difu(w.ctx) else None, _ten),
+    Special("tianfu", Names("天福", "天福", "天福 (dealt win)"), 1,
+            lambda w: 100 if w.reached and tianfu(w.ctx) is not None else None, _ten),
+    Special("wufu", Names("乌福", "烏福", "乌福 (no red)"), 2,
+            lambda w: wufu(w.reds) if w.reached or _below(w) else None, _plus_ten),
+    Special("hongfu", Names("红福", "紅福", "红福 (many red)"), 3,
+            lambda w: hongfu(w.reds, w.base) if w.reached or (_below(w) and w.reds >= 13) else None,
+            _plus_ten),
+    Special("piaofu", Names("飘福", "飄福", "飘福 (no points)"), 4,
+            lambda w: piaofu(w.base, w.options), _plus_ten),
+    Special("thirty", Names("三十福", "三十福", "三十福 (30+)"), 5,
+            lambda w: thirty(w.base) if w.reached else None, _thirty_plus),
+)
+"""Hunan's specials in the order they are applied: the first of the highest pays."""
+
+
 class Hunan(Variant):
     name = "hunan"
     aliases = ("湖南",)
     title = "湖南字牌"
+    names = Names("湖南字牌（福）", "湖南字牌（福）", "Hunan (福)")
     unit = "福"
     seats = (2, 4)
     minimums = (15, 20)
@@ -94,8 +128,7 @@ class Hunan(Variant):
         (Kind.TRIPLE, State.OPEN): "碰", (Kind.TRIPLE, State.CONCEALED): "坎",
         (Kind.QUAD, State.OPEN): "跑", (Kind.QUAD, State.CONCEALED): "提",
     })
-    specials = MappingProxyType({"tianfu": "天福", "difu": "地福", "wufu": "乌福", "hongfu": "红福",
-                                 "piaofu": "飘福", "thirty": "三十福"})
+    specials = SPECIALS
     lists_transfers = False
     plays_rounds = True
     counts_reds = True
@@ -112,49 +145,32 @@ class Hunan(Variant):
         """数审: with four players the dealer's opposite sits the hand out."""
         return (dealer + 2) % 4 if players == 4 else None
 
-    def settle(self, base: int, ctx: Context, rules: Rules, *, reds: int = 0, cards: Sequence[int] = (),
-               explain: bool = False, xing: int | None = None) -> Outcome:
+    def settle(self, base: int, ctx: Context, options: Options, *, reds: int = 0,
+               cards: Sequence[int] = (), xing: int | None = None, working: Working = SILENT) -> Outcome:
         """The hand score and round-total changes (the search settles every candidate, but
-        only the claimed one is explained)."""
-        options = rules.options
+        only the claimed one is worked out)."""
         minimum = self.minimum(ctx.players, options)
         version = options.rules_version
-        reached = base >= minimum
-        bonus = 10 if ctx.won_by in ("self_draw", "discard") else 0
-        steps = [step("points", base), step("minimum", minimum, reached=reached)] if explain else []
-        specials: dict[str, tuple[int, int]] = {}  # id: (its own value, the +10 on top)
-        if reached and tianfu(ctx) is not None:
-            specials["tianfu"] = (100, 10)
-        low = options.specials_below_minimum  # the project's reading; a house option
-        for name, v, below_ok in (
-            ("wufu", wufu(reds), low),
-            ("hongfu", hongfu(reds, base), low and reds >= 13),
-            ("piaofu", piaofu(base, options), True),
-            ("thirty", thirty(base), False),
-        ):
-            if v is not None and (reached or below_ok):
-                plus = bonus
-                if name == "thirty" and ctx.won_by == "self_draw" and not options.thirty_plus_ten:
-                    plus = 0
-                specials[name] = (v, plus)
-        if reached and difu(ctx):
-            specials = MappingProxyType({"difu": (100, 10), **specials})
-        if explain:
-            steps += [step("special", v, id=name) for name, (v, _) in specials.items()]
+        win = Win(base, minimum, ctx, options, reds)
+        reached = win.reached
+        working("points", base)
+        working("minimum", minimum, reached=reached)
+        specials = {s.id: (v, s.bonus(win)) for s, v in self.applied(win)}  # id: (value, the +10 on top)
+        for name, (v, _) in specials.items():
+            working("special", v, id=name)
         if not reached and not specials:
-            return below_minimum(base, minimum, self.unit, steps)
+            return below_minimum(base, minimum, self.unit)
         payouts = [0] * ctx.players
         if "difu" in specials:  # the seed's own numbers: dealer −100, winner +110, 数审 +60
             payouts[ctx.dealer] -= 100
             payouts[ctx.winner] += 110
-            if explain:
-                steps += [step("bonus", 10, on="difu"), step("score", 110, **{"from": "difu"}),
-                          step("discarder", -100, seat=ctx.dealer)]
+            working("bonus", 10, on="difu")
+            working("score", 110, **{"from": "difu"})
+            working("discarder", -100, seat=ctx.dealer)
             if ctx.idle is not None:
                 payouts[ctx.idle] += 60
-                if explain:
-                    steps.append(step("idle", 60, seat=ctx.idle, of=110))
-            return Outcome(True, 110, list(specials), payouts, steps=steps)
+                working("idle", 60, seat=ctx.idle, of=110)
+            return Outcome(True, 110, list(specials), payouts)
         normal, how = hunan_normal(base, ctx.won_by, options)
         score, source, extra = normal, "normal", 0
         for name, (v, plus) in specials.items():
@@ -169,13 +185,12 @@ class Hunan(Variant):
         if ctx.idle is not None:
             half = idle_share(score, version, options.idle_rounding)
             payouts[ctx.idle] += half
-        if explain:
-            steps.append(step("normal", normal, how=how))
-            if extra:
-                steps.append(step("bonus", extra, on=source))
-            steps.append(step("score", score, **{"from": source}))
-            if loss:
-                steps.append(step("discarder", -loss, seat=ctx.discarder))
-            if ctx.idle is not None:
-                steps.append(step("idle", half, seat=ctx.idle, of=score))
-        return Outcome(True, score, list(specials), payouts, steps=steps)
+        working("normal", normal, how=how)
+        if extra:
+            working("bonus", extra, on=source)
+        working("score", score, **{"from": source})
+        if loss:
+            working("discarder", -loss, seat=ctx.discarder)
+        if ctx.idle is not None:
+            working("idle", half, seat=ctx.idle, of=score)
+        return Outcome(True, score, list(specials), payouts)

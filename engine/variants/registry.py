@@ -1,13 +1,20 @@
-"""The rule sets by name: ``@register`` adds one, ``get_variant`` finds one by name or alias."""
+"""The rule sets by name: ``BUILT_IN`` lists the regions the product ships, in the order it
+lists them; ``register`` adds another (a test's own region), ``get_variant`` finds one by
+name or alias. Nothing registers itself on import."""
 
 from __future__ import annotations
 
 from typing import TypeVar
 
 from ..errors import RulesError
-from .base import Variant
+from .base import Names, Special, Variant
+from .guangxi import Guangxi
+from .guilin import Guilin
+from .hunan import Hunan
 
 V = TypeVar("V", bound=type[Variant])
+
+BUILT_IN: tuple[type[Variant], ...] = (Hunan, Guangxi, Guilin)
 
 _BY_NAME: dict[str, Variant] = {}
 _ALIASES: dict[str, str] = {}
@@ -23,7 +30,7 @@ class UnknownVariant(RulesError):
 
 
 def register(cls: V) -> V:
-    """Class decorator: make a rule set known by its name and aliases (one instance serves all)."""
+    """Make a rule set known by its name and aliases (one instance serves all)."""
     variant = cls()
     for key in (cls.name, *cls.aliases):
         if key in _BY_NAME or key in _ALIASES:
@@ -32,6 +39,10 @@ def register(cls: V) -> V:
     for alias in cls.aliases:
         _ALIASES[alias] = cls.name
     return cls
+
+
+for _cls in BUILT_IN:
+    register(_cls)
 
 
 def unregister(name: str) -> None:
@@ -72,3 +83,19 @@ def variants() -> tuple[Variant, ...]:
 
 def variant_names() -> tuple[str, ...]:
     return tuple(_BY_NAME)
+
+
+def region_names(name: str) -> Names | None:
+    """A registered region's names in the three scripts (the app's rule-set labels)."""
+    v = find_variant(name)
+    return v.names if v is not None else None
+
+
+def find_special(sid: str) -> Special | None:
+    """The first registered rule set's special of that id (regions that share an id, such as
+    天胡, share its names)."""
+    for v in _BY_NAME.values():
+        s = v.special_by_id.get(sid)
+        if s is not None:
+            return s
+    return None

@@ -26,9 +26,8 @@ from zipai.engine import (
 )
 from zipai.engine.bench import bench_set
 from zipai.engine.groups import Kind, State
-from zipai.engine.rules import Rules
-from zipai.engine.scoring import Context, Outcome, below_minimum, pay_each, step
-from zipai.engine.variants import unregister, variant_names
+from zipai.engine.scoring import SILENT, Context, Outcome, Working, below_minimum, pay_each
+from zipai.engine.variants import Names, Special, Win, find_special, region_names, unregister, variant_names
 from zipai.scorer import Ledger, LedgerError
 
 
@@ -155,19 +154,25 @@ class Tiny(Variant):
         (Kind.TRIPLE, State.OPEN): "明三", (Kind.TRIPLE, State.CONCEALED): "暗三",
         (Kind.QUAD, State.OPEN): "明四", (Kind.QUAD, State.CONCEALED): "暗四",
     })
-    specials = MappingProxyType({"double": "翻倍"})
+    names = Names("小字牌（分）", "小字牌（分）", "Tiny (分)")
+    specials = (Special("double", Names("翻倍", "翻倍", "Doubled"), 0,
+                        lambda w: 2 if w.ctx.won_by == "self_draw" else None),)
 
-    def settle(self, base: int, ctx: Context, rules: Rules, *, reds: int = 0, cards: Sequence[int] = (),
-               explain: bool = False, xing: int | None = None) -> Outcome:
-        minimum = self.minimum(ctx.players, rules.options)
-        steps = [step("points", base), step("minimum", minimum, reached=base >= minimum)] if explain else []
+    def settle(self, base: int, ctx: Context, options: Options, *, reds: int = 0,
+               cards: Sequence[int] = (), xing: int | None = None, working: Working = SILENT) -> Outcome:
+        minimum = self.minimum(ctx.players, options)
+        working("points", base)
+        working("minimum", minimum, reached=base >= minimum)
         if base < minimum:
-            return below_minimum(base, minimum, self.unit, steps)
-        doubled = ctx.won_by == "self_draw"
-        share = base * (2 if doubled else 1)
+            return below_minimum(base, minimum, self.unit)
+        applied = self.applied(Win(base, minimum, ctx, options))
+        share = base
+        for special, times in applied:
+            share *= times
+            working("special", share, id=special.id, times=times)
         payouts, transfers = pay_each(ctx, share)
-        return Outcome(True, share, ["double"] if doubled else [], payouts, transfers,
-                       steps=[*steps, step("score", share)])
+        working("score", share)
+        return Outcome(True, share, [s.id for s, _ in applied], payouts, transfers)
 
 
 @pytest.fixture
@@ -186,6 +191,8 @@ def test_a_new_region_is_one_class_and_scores_through_the_engine(tiny: Variant) 
     assert r.winning and r.points == 18 and r.score == 36
     assert r.payouts == (-36, 72, -36) and r.transfers == ((0, 1, 36), (2, 1, 36))
     assert [s.name for s in r.specials] == ["翻倍"]
+    assert [(s["code"], s["value"]) for s in r.steps] == [("points", 18), ("minimum", 5), ("special", 36),
+                                                          ("score", 36)]
     assert [g.name for g in r.groups][:2] == ["明三", "暗三"]
     assert r.to_json()["rules"]["preset"] == "tiny"
     short = score_hand({**HAND, "rules": "tiny", "options": {"minimum": 8}, "hand": HAND["hand"]})
@@ -211,3 +218,49 @@ def test_a_new_region_keeps_a_ledger_without_a_line_of_the_scorer_changed(tiny: 
     with pytest.raises(LedgerError, match="tiny adjustments must sum to zero"):
         led.adjust(s, reason="x", deltas=[5, 0, 0])
     assert led.settle(s, mode="minimal").points == [-36, 72, -36]
+
+
+def test_a_new_region_is_named_by_the_app_without_a_line_of_the_app_changed(tiny: Variant) -> None:
+    """The app's rule-set labels and special names are the engine's records."""
+    from zipai.mobile.i18n import Translator
+
+    assert region_names("tiny") == Names("小字牌（分）", "小字牌（分）", "Tiny (分)")
+    assert find_special("double") is tiny.special_by_id["double"]
+    assert [Translator(lang)("tiny") for lang in ("zh_Hans", "en")] == ["小字牌（分）", "Tiny (分)"]
+    assert Translator("en").special("double") == "Doubled"
+    r = score_hand({**HAND, "rules": "tiny", "won_by": "self_draw"}).to_json()
+    assert r["specials"] == [{"id": "double", "name": "翻倍"}]
+
+
+def test_the_built_in_regions_are_named_in_three_scripts_by_their_records() -> None:
+    from zipai.mobile.i18n import Translator
+
+    assert [Translator(lang)("guangxi") for lang in ("zh_Hans", "zh_Hant", "en")] == [
+        "广西大字牌（油）", "廣西大字牌（油）", "Guangxi (油)"]
+    assert [Translator(lang).special("wufu") for lang in ("zh_Hans", "zh_Hant", "en")] == [
+        "乌福", "烏福", "乌福 (no red)"]
+    assert [s.id for s in get_variant("hunan").specials] == ["difu", "tianfu", "wufu", "hongfu", "piaofu",
+                                                             "thirty"]
+    assert get_variant("guangxi").instant_specials == ("sanlong", "wukan")
+    shared: dict[str, Names] = {}
+    for v in (get_variant(n) for n in ("hunan", "guangxi", "guilin")):
+        assert [s.order for s in v.specials] == sorted(s.order for s in v.specials)
+        for s in v.specials:
+            assert shared.setdefault(s.id, s.names) == s.names, s.id  # one id, one name everywhere
+
+
+def test_a_region_refuses_two_specials_of_one_order() -> None:
+    with pytest.raises(RulesError, match="its own id and order"):
+        type("Twice", (Tiny,), {"specials": (Special("a", Names("甲", "甲", "a"), 0, lambda w: 1),
+                                             Special("b", Names("乙", "乙", "b"), 0, lambda w: 1))})
+
+
+def test_the_search_keeps_no_working_and_a_recorder_keeps_every_line() -> None:
+    ctx = Context(3, 0, 1, "stock")
+    hunan = get_variant("hunan")
+    working = Working()
+    out = hunan.settle(35, ctx, Options(), reds=5, working=working)
+    assert out.score == 70 and out.specials == ["thirty"]
+    assert [s["code"] for s in working.steps] == ["points", "minimum", "special", "normal", "score"]
+    hunan.settle(35, ctx, Options(), reds=5)
+    assert SILENT.steps == []
