@@ -12,6 +12,7 @@ from typing import Any
 from zipai.engine import Card, ZipaiError, input_options, parse_input, rules_from_flag
 from zipai.engine.cli import add_win_flags, win_fields
 from zipai.engine.files import shown
+from zipai.engine.text import arg_int
 
 from .errors import VisionError
 
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--model", metavar="MANIFEST", help="a model manifest.json (default: the shipped model)")
     p.add_argument("--deck", metavar="NAME", help="read with a deck taught by zipai deck learn")
-    p.add_argument("--threads", type=int, default=2,
+    p.add_argument("--threads", type=arg_int("--threads"), default=2,
                    help=f"inference threads, 1 to {MAX_THREADS} (default 2)")
     return p
 
