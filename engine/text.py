@@ -18,6 +18,7 @@ zipai.engine.errors.InputError: piao must be a whole number in ASCII digits (0-9
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from typing import Any
 
@@ -61,6 +62,18 @@ def arg_int(what: str) -> Any:
 
     conv.__name__ = what
     return conv
+
+
+def from_argv(text: str) -> str:
+    """A command-line argument as the user typed it. Under an ASCII locale (``LC_ALL=C`` without
+    UTF-8 mode) Python hands a non-ASCII argument over as escaped bytes (lone surrogates); a
+    terminal sends UTF-8, so those bytes are read as UTF-8 where they are UTF-8."""
+    if not any("\udc80" <= c <= "\udcff" for c in text):
+        return text
+    try:
+        return os.fsencode(text).decode("utf-8")
+    except (UnicodeError, ValueError):
+        return text
 
 
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")

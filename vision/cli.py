@@ -11,7 +11,7 @@ from typing import Any
 from zipai.engine import Card, ZipaiError, input_options, parse_input, rules_from_flag
 from zipai.engine.cli import add_win_flags, win_fields
 from zipai.engine.files import shown
-from zipai.engine.text import arg_int
+from zipai.engine.text import arg_int, from_argv
 
 from .errors import VisionError
 
@@ -109,6 +109,7 @@ def run(argv: list[str]) -> int:
         raise VisionError(f"--threads must be 1 to {MAX_THREADS}, got {args.threads}", code="usage")
     deck_file = None
     if args.deck is not None:
+        args.deck = from_argv(args.deck)
         from .deck import DeckStore
 
         deck_file = str(DeckStore().path(args.deck))

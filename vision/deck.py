@@ -931,6 +931,12 @@ def _folder(value: str, var: str) -> Path:
 SUFFIX = ".deck"
 
 
+def _on_disk(file_name: str) -> str:
+    """A deck's file name as the OS takes it: always its UTF-8 bytes, whatever the locale's
+    encoding (under ``LC_ALL=C`` a name of 家里 would not encode otherwise)."""
+    return os.fsdecode(file_name.encode("utf-8"))
+
+
 class DeckStore:
     """One file per deck in ``root``: written whole to a temporary file and renamed, under a
     lock file, so a reader never sees half a deck and two writers of one name take turns."""
@@ -952,7 +958,7 @@ class DeckStore:
         if len(f".{name}.lock".encode()) > limit:
             raise DeckError(f"deck name {printable(name[:20])!r}… is too long for a file name in "
                             f"{shown(str(self.root))} (at most {limit} bytes)", "bad_name")
-        return self.root / (name + SUFFIX)
+        return self.root / _on_disk(name + SUFFIX)
 
     def names(self) -> list[str]:
         try:
@@ -964,9 +970,9 @@ class DeckStore:
             raise DeckError(f"{shown(str(self.root))}: cannot list decks ({why})", "io") from None
         out = []
         for p in found:
-            with contextlib.suppress(DeckError, OSError):
+            with contextlib.suppress(DeckError, OSError, UnicodeError):
                 if p.suffix == SUFFIX and stat.S_ISREG(p.lstat().st_mode):
-                    out.append(check_name(p.stem))
+                    out.append(check_name(os.fsencode(p.stem).decode("utf-8")))
         return sorted(out)
 
     def _stat(self, name: str) -> tuple[Path, os.stat_result | None]:
@@ -1065,7 +1071,7 @@ class DeckStore:
         """An exclusive lock on the deck's lock file; another writer waits up to LOCK_WAIT s."""
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.root / f".{check_name(name)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.root / _on_disk(f".{check_name(name)}.lock"), os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise DeckError(f"{self.root}: cannot write decks here ({exc.strerror or exc})", "io") from None
         try:
@@ -1106,12 +1112,17 @@ class DeckStore:
             raise DeckError(f"{path}: cannot write the deck ({exc.strerror or exc})", "io") from None
 
 
-def _checked_box(box: Sequence[float], decoded: Decoded) -> np.ndarray:
-    """Four numbers from a scan JSON (data: a 400-digit one, a string, true are refused)."""
-    ok = isinstance(box, list | tuple) and len(box) == 4 and all(
+def box_numbers(box: object) -> bool:
+    """Whether ``box`` is four plain numbers of a photo's size (data may hold a 400-digit one,
+    which ``float`` cannot take, a string or true)."""
+    return isinstance(box, list | tuple) and len(box) == 4 and all(
         isinstance(v, int | float | np.floating | np.integer) and not isinstance(v, bool)
-        and (not isinstance(v, int) or abs(v) < 10**9) for v in box)
-    if not ok:
+        and (abs(v) < 10**9 if isinstance(v, int) else bool(np.isfinite(v))) for v in box)
+
+
+def _checked_box(box: Sequence[float], decoded: Decoded) -> np.ndarray:
+    """Four numbers from a scan JSON, lying in the photo."""
+    if not box_numbers(box):
         raise DeckError(f"a box is four numbers x0, y0, x1, y1, not {printable(short(box, 60))}") from None
     b = np.asarray([float(v) for v in box], np.float32)
     if b.shape != (4,) or not np.isfinite(b).all() or b[2] <= b[0] or b[3] <= b[1] \

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from zipai.engine import CARD_NAMES, ZipaiError
 from zipai.engine.files import read_file, shown
-from zipai.engine.text import printable
+from zipai.engine.text import from_argv, printable, short
 
 from .cli import _Parser
-from .deck import SOURCES, DeckError, DeckStore, Taught, check_name, glyph, learn
+from .deck import SOURCES, DeckError, DeckStore, Taught, box_numbers, check_name, glyph, learn
 from .decode import read_bytes
 from .errors import VisionError
 
@@ -85,6 +85,9 @@ def fixes_from_scan(path: str, width: int, height: int) -> list[tuple[list[float
     for k, d in enumerate(dets):
         if not (isinstance(d, dict) and isinstance(d.get("card"), str) and isinstance(d.get("box"), list)):
             raise DeckError(f"{shown(path)}: detection {k} needs a card and a box", "bad_scan")
+        if not box_numbers(d["box"]):
+            raise DeckError(f"{shown(path)}: detection {k}: the box is not four numbers x0, y0, x1, y1 "
+                            f"({printable(short(d['box'], 60))})", "bad_scan")
         if d["card"] != "back" and d["card"] not in CARD_NAMES:
             raise DeckError(f"{shown(path)}: detection {k}: {str(d['card'])[:20]!r} is not a card "
                             "(x1…x10, d1…d10 or back)", "bad_scan")
@@ -103,6 +106,8 @@ def _shipped_fingerprint() -> str:
 
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "name", None) is not None:
+        args.name = from_argv(args.name)
     store = DeckStore()
     if args.command == "learn":
         store.path(args.name)  # the name, and its file name in this folder, before any work
