@@ -22,7 +22,7 @@ from PIL import Image
 from zipai.cli import main as zipai
 from zipai.engine import CARD_NAMES
 from zipai.vision import deck as D
-from zipai.vision.deck_cli import _shipped_fingerprint
+from zipai.vision.manifest import load_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 L1 = ROOT / "examples" / "l1_hunan.json"
@@ -45,7 +45,8 @@ def _deck(name: str = "home", model: str | None = None, dim: int = 16, per_card:
     protos /= np.linalg.norm(protos, axis=1, keepdims=True)
     crop = np.full((D.CROP, D.CROP, 3), 128, np.uint8)
     examples = tuple(D.Example(c, "teach", crop) for c in CARD_NAMES for _ in range(per_card))
-    return D.Deck(name, _shipped_fingerprint() if model is None else model, examples, protos, created)
+    shipped = str((load_manifest().embed_spec() or {}).get("sha256", ""))[:16]
+    return D.Deck(name, shipped if model is None else model, examples, protos, created)
 
 
 def _v1(deck: D.Deck, **header: object) -> bytes:
