@@ -100,7 +100,8 @@ def check_overlay(photo: str, out: str, deck: str | None = None) -> tuple[str, P
     if fmt is None:
         raise VisionError(f"--overlay {shown(out)}: give a file ending in "
                           f"{', '.join(OVERLAY_FORMATS)}", code="usage")
-    return fmt, check_output(out, [photo, *([deck] if deck else [])], "--overlay")
+    inputs = [(photo, "the photo itself"), *([(deck, "the deck file")] if deck else [])]
+    return fmt, check_output(out, inputs, "--overlay")
 
 
 def run(argv: list[str]) -> int:

@@ -25,9 +25,10 @@ def _same(a: os.stat_result, b: os.stat_result) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def check_output(path: str, inputs: Sequence[str], flag: str) -> Path:
+def check_output(path: str, inputs: Sequence[tuple[str, str]], flag: str) -> Path:
     """The file ``path`` names, once it is known to be writable as a regular file that is none of
-    ``inputs``; a one-line VisionError (usage) otherwise. Symbolic links are followed: the file
+    ``inputs`` (each a path and what it is, "the photo itself"); a one-line VisionError (usage)
+    otherwise. Symbolic links are followed: the file
     they reach is the one replaced, and it must pass the same checks."""
     name = shown(path)
     if not path or "\x00" in path:
@@ -43,14 +44,14 @@ def check_output(path: str, inputs: Sequence[str], flag: str) -> Path:
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise VisionError(f"{flag} {name}: not a regular file (a directory, device or FIFO); give a file "
                           "name to write", code="usage")
-    for given in inputs:
+    for given, what in inputs:
         try:
             same = st is not None and _same(st, os.stat(given))
         except (OSError, ValueError):
             same = False
         if same or target == Path(os.path.realpath(given)):
-            raise VisionError(f"{flag} {name} is an input of this run ({shown(given)}); give another "
-                              "file name", code="usage")
+            raise VisionError(f"{flag} {name} is {what}, an input of this run; give another file name",
+                              code="usage")
     folder = target.parent
     if folder.parts[1:2] in (("dev",), ("proc",), ("sys",)):
         raise VisionError(f"{flag} {name}: {shown(str(folder))} holds devices and kernel files, not "
