@@ -1104,6 +1104,12 @@ class DeckStore:
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(tmp, path)
+                with contextlib.suppress(OSError):  # the rename reaches the disk with its folder
+                    dfd = os.open(self.root, os.O_RDONLY)
+                    try:
+                        os.fsync(dfd)
+                    finally:
+                        os.close(dfd)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
