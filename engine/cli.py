@@ -16,6 +16,7 @@ from .files import open_regular, read_file, shown, size_text
 from .groups import TRADITIONAL
 from .notation import format_layout, parse_layout
 from .rules import Rules, rules_from_flag
+from .text import arg_int, parse_int
 from .variants import Variant
 
 MAX_JSON_BYTES = 1 << 20
@@ -39,11 +40,12 @@ class _Parser(argparse.ArgumentParser):
 
 def add_win_flags(p: argparse.ArgumentParser) -> None:
     """The seat and win flags shared by ``zipai score`` and ``zipai scan``."""
-    p.add_argument("--players", type=int)
-    p.add_argument("--dealer", type=int)
-    p.add_argument("--winner", type=int)
+    p.add_argument("--players", type=arg_int("--players"))
+    p.add_argument("--dealer", type=arg_int("--dealer"))
+    p.add_argument("--winner", type=arg_int("--winner"))
     p.add_argument("--won-by", choices=WON_BY)
-    p.add_argument("--from", dest="from_", type=int, metavar="SEAT", help="the discarding seat")
+    p.add_argument("--from", dest="from_", type=arg_int("--from"), metavar="SEAT",
+                   help="the discarding seat")
     p.add_argument("--winning-card")
     p.add_argument("--first-discard", action="store_true", default=None,
                    help="the dealer's first discard (地福 / 地胡)")
@@ -73,14 +75,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _option_value(text: str) -> Any:
+def _numeric(text: str) -> bool:
+    """Text a user meant as a number: digits of any script, a sign, a point or an exponent."""
+    body = text.strip().lstrip("+-")
+    return bool(body) and (body[0].isdecimal() or (body[0] == "." and body[1:2].isdecimal()))
+
+
+def _option_value(text: str, key: str = "value") -> Any:
+    """An ``--option`` value: true/false, a whole number in ASCII digits, or a word or list."""
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
-    try:
-        return int(low)
-    except ValueError:
-        pass
+    if _numeric(low):
+        try:
+            return parse_int(low, f"--option {key}")
+        except ZipaiError as exc:
+            raise ZipaiError(str(exc), code="usage") from None
     if "," in text or text.strip() in ("up", "down", "same", ""):
         if text.strip() in ("double", "plus_ten"):
             return text.strip()
@@ -102,7 +112,7 @@ def win_fields(args: argparse.Namespace) -> dict[str, Any]:
         if "=" not in item:
             raise ZipaiError(f"--option {item!r} must be KEY=VALUE", code="usage")
         k, v = item.split("=", 1)
-        opts[k.strip()] = _option_value(v)
+        opts[k.strip()] = _option_value(v, k.strip())
     if opts:
         out["options"] = opts
     return out

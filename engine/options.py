@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from .errors import RulesError
+from .text import short
 
 # The engine's readings of the sources, numbered so a ledger replays a session under the
 # rules it was recorded with. 1: before the corrections of 2026-12 (a fourth card may join
@@ -59,48 +60,58 @@ class Options:
 
 OPTION_KEYS = frozenset(Options.__dataclass_fields__)
 
+BOUNDS: dict[str, tuple[int, int, str]] = {
+    "minimum": (0, 100, "seven groups make at most 84 points, so a higher minimum no hand could reach"),
+    "tianhu_multiplier": (1, 10, "天胡 at ten times the base is past any house's; a larger one is a slip"),
+}
+"""The numeric options' ranges and why: a value past them is a typing slip, and an unbounded
+one grows every score and payout (a 4,000-digit multiplier makes numbers Python cannot print)."""
+
 
 def check_value(key: str, value: Any, preset: str, minimums: tuple[int, ...] | None) -> Any:
     """One option value checked (and normalised); ``minimums`` are the allowed minimums of the
     rule set ``preset``, None when any whole number is allowed. The error names the key."""
 
-    def need_int(lo: int) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-            raise RulesError(f"option {key!r} must be a whole number >= {lo}, got {value!r}")
+    def need_int() -> int:
+        lo, hi, why = BOUNDS[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise RulesError(f"option {key!r} must be a whole number from {lo} to {hi} ({why}), "
+                             f"got {short(value)}")
         return value
 
     if key == "minimum":
-        v = need_int(0)
+        v = need_int()
         if minimums is not None and v not in minimums:
             raise RulesError(f"option 'minimum' for {preset} must be one of {minimums}, got {v}")
         return v
     if key == "self_draw":
         if value not in ("double", "plus_ten"):
-            raise RulesError(f"option 'self_draw' must be 'double' or 'plus_ten', got {value!r}")
+            raise RulesError(f"option 'self_draw' must be 'double' or 'plus_ten', got {short(value)}")
         return value
     if key == "piao":
-        if isinstance(value, bool) or value not in (30, 100):
-            raise RulesError(f"option 'piao' must be 30 or 100, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value not in (30, 100):
+            raise RulesError(f"option 'piao' must be 30 or 100 (a whole number), got {short(value)}")
         return value
     if key == "tianhu_multiplier":
-        return need_int(1)
+        return need_int()
     if key == "xing":
         if isinstance(value, str) or not isinstance(value, list | tuple) or not all(
             v in ("up", "same", "down") for v in value
         ):
-            raise RulesError(f"option 'xing' must be a list of 'up', 'same', 'down', got {value!r}")
+            raise RulesError(f"option 'xing' must be a list of 'up', 'same', 'down', got {short(value)}")
         return tuple(v for v in ("up", "same", "down") if v in value)
     if key == "fan_as_zi":
         if not isinstance(value, bool):
-            raise RulesError(f"option 'fan_as_zi' must be true or false, got {value!r}")
+            raise RulesError(f"option 'fan_as_zi' must be true or false, got {short(value)}")
         return value
     if key == "rules_version":
         if isinstance(value, bool) or not isinstance(value, int) or value not in RULES_VERSIONS:
-            raise RulesError(f"option 'rules_version' must be one of {sorted(RULES_VERSIONS)}, got {value!r}")
+            raise RulesError(f"option 'rules_version' must be one of {sorted(RULES_VERSIONS)}, "
+                             f"got {short(value)}")
         return value
     if key == "dealer_rotation":
         if value not in ("winner", "next_seat"):
-            raise RulesError(f"option 'dealer_rotation' must be 'winner' or 'next_seat', got {value!r}")
+            raise RulesError(f"option 'dealer_rotation' must be 'winner' or 'next_seat', got {short(value)}")
         return value
     if key in ("specials_below_minimum", "thirty_plus_ten"):
         if not isinstance(value, bool):

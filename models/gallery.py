@@ -51,18 +51,19 @@ def picture(photo: Image.Image, sc: Scan, anns: list[dict], scored: bool | None,
     drawn over it and a caption below."""
     m = m or match_scene([(d.card, d.box) for d in sc.detections], anns)
     img = overlay(photo, sc)
+    k = img.width / max(1, sc.width)  # the overlay is drawn at most OVERLAY_SIDE wide
     draw = ImageDraw.Draw(img)
     lw = max(3, round(max(img.size) / 400))
     font = _font(max(14, round(max(img.size) / 55)))
-    for k in m.missed_at:
-        poly = [tuple(p) for p in _polygon(anns[k])]
+    for m_k in m.missed_at:
+        poly = [(p[0] * k, p[1] * k) for p in _polygon(anns[m_k])]
         draw.line([*poly, poly[0]], fill=MISSED, width=lw)
         x, y = min(p[0] for p in poly), max(p[1] for p in poly)
-        draw.text((x, y + lw), f"missed {category_name(int(anns[k]['category_id']))}", fill=MISSED,
+        draw.text((x, y + lw), f"missed {category_name(int(anns[m_k]['category_id']))}", fill=MISSED,
                   font=font, stroke_width=2, stroke_fill=(0, 0, 0))
     marks = [(i, MISREAD, f"{read}, is {true}") for i, (true, read) in zip(m.misreads, m.wrong, strict=True)]
     for i, colour, label in marks + [(i, EXTRA, "extra") for i in m.extras]:
-        x0, y0, x1, y1 = sc.detections[i].box
+        x0, y0, x1, y1 = (v * k for v in sc.detections[i].box)
         draw.rectangle((x0 - 2 * lw, y0 - 2 * lw, x1 + 2 * lw, y1 + 2 * lw), outline=colour, width=lw)
         draw.text((x0, y1 + 2 * lw), label, fill=colour, font=font, stroke_width=2, stroke_fill=(0, 0, 0))
     lines = caption(sc, m, scored)

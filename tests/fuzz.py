@@ -55,6 +55,36 @@ NASTY_VALUES: list[Any] = [
     "self_draw", [], {}, [None], ["x1"] * 5, ["up", "same"], {"cards": []}, [[[[[]]]]],
     {"minimum": 18}, {"xing": "up"}, {"piao": 100}, {"self_draw": "plus_ten"},
 ]
+# Numbers as a user or a file might type them: any length up to past Python's 4,300-digit
+# limit, signs, points, exponents, and digits of other scripts that ``int()`` would take.
+OTHER_DIGITS = ("٠١٢٣٤٥٦٧٨٩", "۰۱۲۳۴۵۶۷۸۹", "०१२३४५६७८९", "０１２３４５６７８９", "𝟎𝟏𝟐𝟑𝟒𝟓𝟔𝟕𝟖𝟗")
+
+
+def number_text(r: random.Random) -> str:
+    """A numeric-looking text of any length (1 to 6,000 digits), often not a plain integer."""
+    n = r.choice((1, 2, 3, r.randint(1, 30), r.randint(4290, 4310), r.randint(1, 6000)))
+    digits = "".join(r.choice("0123456789") for _ in range(n))
+    roll = r.random()
+    if roll < 0.15:
+        table = r.choice(OTHER_DIGITS)
+        digits = "".join(table[int(c)] if r.random() < 0.5 else c for c in digits)
+    elif roll < 0.25:
+        digits += r.choice((".0", ".5", "e3", "e-1", "_0", " ", "\u00a0", "\x00"))
+    elif roll < 0.3:
+        digits = r.choice(("nan", "inf", "-inf", "1e999999", "0x1f", "0b1", "+", "-", "", " "))
+    return r.choice(("", "", "-", "+")) + digits
+
+
+def number_value(r: random.Random) -> Any:
+    """A JSON or TOML number of any size, or a float where a whole number belongs."""
+    roll = r.random()
+    if roll < 0.5:
+        return int("".join(r.choice("123456789") for _ in range(r.randint(1, 4299)))) * r.choice((1, -1))
+    if roll < 0.7:
+        return r.choice((30.0, 30.5, 100.0, 2.0, 1e308, -0.0, 0.1))
+    return r.choice((0, 1, 2, 3, 10, 11, 15, 30, 84, 100, 101, -1, 2**63))
+
+
 NASTY_BYTES: list[bytes] = [
     b"\x00", b"\xff", b"\xff\xfe", b"\xef\xbb\xbf", b"\n", b"\r", b"\r\n", b"\xe2\x80\xa8",
     b"9" * 5000, b"[" * 3000, b"{" * 50, b'"', b"\\", b"\\u0000", b"\\ud800", b"NaN", b"-Infinity",

@@ -1,6 +1,7 @@
-"""Fuzzing the entry points in process (issue 48): random and mutated JSON hands, house-rules
-TOML files, text notation and photos go to ``zipai score`` / ``zipai scan`` exactly as a user's
-file would, and anything that escapes other than the project's own errors fails the test.
+"""Fuzzing the entry points in process: random and mutated JSON hands, house-rules TOML files,
+text notation, photos, numbers of any length, the environment (output encodings, locales,
+``~user`` and empty folders) and deck files go to ``zipai score`` / ``scan`` / ``deck`` exactly
+as a user's would, and anything that escapes other than the project's own errors fails the test.
 
 The suite runs a bounded count with a fixed seed; ``ZIPAI_FUZZ=20000 pytest tests/test_fuzz.py``
 is the longer run (``ZIPAI_FUZZ_SEED`` picks another seed)."""
@@ -14,9 +15,10 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from conftest import layout
-from fuzz import Mutator, cases, check, count, report, seed
+from fuzz import Mutator, cases, check, count, number_text, number_value, report, seed
 from PIL import Image
 
 from zipai.cli import main as zipai
@@ -209,3 +211,250 @@ def test_the_harness_fails_on_what_it_should() -> None:
     failures = check(target, kinds)
     assert [kinds[f.case] for f in failures] == ["foreign", "warning", "c-level"]
     assert "KeyError" in failures[0].error and "warning" in failures[1].error
+
+
+# ----------------------------------------------------------------------------- numbers of any length
+
+NUMERIC_KEYS = ("minimum", "piao", "tianhu_multiplier", "rules_version")
+SEAT_FLAGS = ("--winner", "--from", "--players", "--dealer")
+
+
+def test_fuzz_numeric_options_of_any_length(tmp_path: Path) -> None:
+    """Every numeric option and seat flag, typed with 1 to 6,000 digits (other scripts, points,
+    exponents among them), in text, --json, --jsonl, a JSON hand and a rules file: exit 0 or 2,
+    one line, and an error short enough to read."""
+    m = Mutator(seed() + 5)
+    r = m.rng
+    hand, jsonl, toml = tmp_path / "hand.json", tmp_path / "hands.jsonl", tmp_path / "house.toml"
+
+    def make(i: int) -> tuple[int, str, str, Any]:
+        return i % 5, r.choice(NUMERIC_KEYS), number_text(r), number_value(r)
+
+    def run(case: tuple[int, str, str, Any]) -> None:
+        kind, key, text, value = case
+        preset = "guangxi" if key == "tianhu_multiplier" else "hunan"
+        if kind == 0:
+            _entry(["score", "--rules", preset, "--text", L1, "--won-by", "dealt",
+                    "--option", f"{key}={text}"])
+        elif kind == 1:
+            flag = SEAT_FLAGS[len(text) % len(SEAT_FLAGS)]
+            _entry(["score", "--text", L1, "--json", flag, text])
+        elif kind == 2:
+            obj = {**HANDS[0], "rules": preset, "won_by": "dealt", "winner": 0, "options": {key: value}}
+            obj.pop("from", None)
+            hand.write_text(json.dumps(obj))
+            _entry(["score", str(hand), "--json"])
+        elif kind == 3:
+            obj = {**HANDS[0], "options": {key: value}}
+            jsonl.write_text(json.dumps(obj) + "\n" + json.dumps(HANDS[0]) + "\n")
+            _entry(["score", "--jsonl", str(jsonl)])
+        else:
+            shown = json.dumps(value) if not isinstance(value, float) or value == value else "nan"
+            toml.write_text(f'preset = "{preset}"\n[options]\n{key} = {shown}\n')
+            _entry(["score", "--rules", str(toml), "--text", L1])
+
+    failures = check(run, cases(count(300), make))
+    assert not failures, report(failures)
+
+
+def test_fuzz_numeric_flags_of_scan_and_deck(tmp_path: Path) -> None:
+    """``zipai scan``'s numbers (--threads, seats, options) refused before any pixel is read."""
+    m = Mutator(seed() + 6)
+    photo = tmp_path / "p.png"
+    Image.new("RGB", (32, 32)).save(photo)
+
+    def make(i: int) -> list[str]:
+        text = number_text(m.rng)
+        flag = ["--threads", "--winner", "--from", "--option"][i % 4]
+        value = f"{m.rng.choice(NUMERIC_KEYS)}={text}" if flag == "--option" else text
+        return ["scan", str(photo), flag, value, "--threads" if flag != "--threads" else "--json",
+                *(["1"] if flag != "--threads" else [])]
+
+    failures = check(_entry, cases(count(40), make))
+    assert not failures, report(failures)
+
+
+# ----------------------------------------------------------------------------- the environment
+
+ENCODINGS = ("ascii", "latin-1", "cp1252", "utf-8", "cp437", "iso8859-7")
+ENV_VALUES = ("~nosuchuser", "~nosuchuser/decks", "~", "", " ", "relative/decks", "/nonexistent/decks",
+              "/dev/null", "/proc/self", "TMP", "TMP/file", "TMP/家里", "TMP/\u202e")
+
+
+def _environment(tmp: Path, r: Any) -> dict[str, str | None]:
+    """Values for the variables a command reads its folders from (None: unset)."""
+
+    def pick() -> str | None:
+        v = r.choice((*ENV_VALUES, None, None))
+        return None if v is None else v.replace("TMP", str(tmp))
+
+    return {"ZIPAI_DECKS": pick(), "XDG_DATA_HOME": pick(), "HOME": pick()}
+
+
+def test_fuzz_environment_for_score_scan_and_deck(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The output encoding (ASCII, Latin-1, code pages), ``~user`` and empty folders, relative
+    and device paths for the decks' folder and HOME: every command exits 0 or 2 with one line,
+    and never writes outside the folders it was given."""
+    import os
+    import sys
+
+    from zipai.vision import deck as D
+
+    m = Mutator(seed() + 7)
+    (tmp_path / "file").write_text("not a folder")
+    good = tmp_path / "decks"
+    good.mkdir()
+    rng = np.random.default_rng(0)
+    protos = rng.normal(size=(20, 8)).astype(np.float32)
+    protos /= np.linalg.norm(protos, axis=1, keepdims=True)
+    crop = np.zeros((D.CROP, D.CROP, 3), np.uint8)
+    (good / "家里.deck").write_bytes(D.dumps(D.Deck("家里", "0" * 16, (D.Example("x1", "teach", crop),),
+                                                    protos, "2026-12-07T03:00:00Z")))
+    photo = tmp_path / "p.png"
+    Image.new("RGB", (32, 32)).save(photo)
+    commands = [["score", "--text", L1], ["score", EXAMPLE, "--json"], ["deck", "list"],
+                ["deck", "show", "家里"], ["deck", "show", "家里", "--json"], ["deck", "remove", "nosuch"],
+                ["deck", "learn", EXAMPLE, "--name", "x"], ["scan", str(photo), "--deck", "nosuch"]]
+    monkeypatch.chdir(tmp_path)
+
+    def make(i: int) -> tuple[list[str], str, dict[str, str | None]]:
+        env = _environment(tmp_path, m.rng)
+        if i % 3 == 0:
+            env["ZIPAI_DECKS"] = str(good)
+        return commands[i % len(commands)], m.rng.choice(ENCODINGS), env
+
+    def run(case: tuple[list[str], str, dict[str, str | None]]) -> None:
+        argv, encoding, env = case
+        for k, v in env.items():
+            if v is None:
+                monkeypatch.delenv(k, raising=False)
+            else:
+                monkeypatch.setenv(k, v)
+        raw = io.BytesIO()
+        stream = io.TextIOWrapper(raw, encoding=encoding, errors="strict")
+        saved = sys.stdout, sys.stderr
+        sys.stdout = stream
+        try:
+            _entry(argv)
+        finally:
+            sys.stdout, sys.stderr = saved
+        stream.flush()
+        assert not (tmp_path / "~nosuchuser").exists() and not (tmp_path / "relative").exists()
+        assert not os.path.exists("/dev/null.deck")
+
+    failures = check(run, cases(count(48), make))
+    assert not failures, report(failures)
+
+
+@pytest.mark.parametrize("env", [{"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"},
+                                 {"PYTHONIOENCODING": "ascii"}, {"PYTHONIOENCODING": "latin-1:strict"}])
+def test_fuzz_environment_a_real_locale_in_a_child_process(env: dict[str, str], tmp_path: Path) -> None:
+    """The locale is fixed when Python starts: a child process for each, its stderr one line."""
+    import os
+    import subprocess
+    import sys
+
+    full = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LC_ALL", "LANG")}
+    full.update(env, ZIPAI_DECKS=str(tmp_path), XDG_DATA_HOME="~nosuchuser")
+    for argv in (["score", EXAMPLE], ["deck", "show", "家里"], ["deck", "list"]):
+        r = subprocess.run([sys.executable, "-m", "zipai", *argv], capture_output=True, env=full, timeout=60)
+        assert r.returncode in (0, 2) and r.stderr.count(b"\n") <= 1, (argv, r.stderr[-300:])
+
+
+# ----------------------------------------------------------------------------- deck headers
+
+def _deck_seeds() -> list[bytes]:
+    """Good deck files: format 2 as written now, and format 1 as older versions wrote it."""
+    import hashlib
+
+    from zipai.vision import deck as D
+
+    rng = np.random.default_rng(1)
+    protos = rng.normal(size=(20, 8)).astype(np.float32)
+    protos /= np.linalg.norm(protos, axis=1, keepdims=True)
+    crop = np.full((D.CROP, D.CROP, 3), 90, np.uint8)
+    examples = (D.Example("x1", "teach", crop), D.Example("back", "cli", crop))
+    deck = D.Deck("home", "0123456789abcdef", examples, protos, "2026-12-07T03:00:00Z")
+    v2 = D.dumps(deck)
+    body = crop.tobytes() * 2 + protos.astype("<f4").tobytes()
+    head = json.dumps({"format": 1, "name": "home", "model": deck.model, "created": deck.created,
+                       "crop": {"size": D.CROP, "margin": D.CROP_MARGIN},
+                       "examples": [["x1", "teach"], ["back", "cli"]],
+                       "prototypes": {"classes": list(D.CARD_NAMES), "dim": 8},
+                       "sha256": hashlib.sha256(body).hexdigest()}).encode()
+    return [v2, D.MAGIC + b" 1 %d\n" % len(head) + head + body]
+
+
+def _resigned(m: Mutator, blob: bytes) -> bytes:
+    """A deck file whose header JSON is mutated and whose SHA-256 (format 2) and length are
+    made to fit again, so the mutation reaches the checks of each field."""
+    import hashlib
+
+    line, _, rest = blob.partition(b"\n")
+    parts = line.split(b" ")
+    n = int(parts[2])
+    head = m.mutate_json(json.loads(rest[:n]))
+    text = json.dumps(head, ensure_ascii=m.rng.random() < 0.5).encode()
+    new = text + rest[n:]
+    if parts[1] == b"2":
+        return b"ZIPAIDECK 2 %d %s\n" % (len(text), hashlib.sha256(new).hexdigest().encode()) + new
+    return b"ZIPAIDECK 1 %d\n" % len(text) + new
+
+
+def test_fuzz_deck_headers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deck files with mutated bytes, and with mutated header fields re-signed: ``deck show``,
+    ``deck list`` and the store's read give 0 or 2 and one line, print no control character,
+    and never write the file."""
+    import contextlib
+    import sys
+
+    from zipai.engine.text import bad_char
+    from zipai.vision import deck as D
+
+    m = Mutator(seed() + 8)
+    seeds = _deck_seeds()
+    root = tmp_path / "decks"
+    root.mkdir()
+    monkeypatch.setenv("ZIPAI_DECKS", str(root))
+    path = root / "home.deck"
+
+    commands = (["deck", "show", "home"], ["deck", "show", "home", "--json"], ["deck", "list"])
+
+    def make(i: int) -> tuple[list[str], bytes]:
+        seed_file = seeds[i % 2]
+        if i % 4 < 2:
+            return commands[i % 3], _resigned(m, seed_file)
+        if i % 8 == 2:  # the first line's numbers of any length
+            line, _, rest = seed_file.partition(b"\n")
+            parts = line.split(b" ")
+            parts[m.rng.randrange(1, len(parts))] = number_text(m.rng).encode("utf-8", "replace")
+            return commands[i % 3], b" ".join(parts) + b"\n" + rest
+        return commands[i % 3], m.mutate_bytes(seed_file, seeds)
+
+    def run(case: tuple[list[str], bytes]) -> None:
+        argv, data = case
+        path.write_bytes(data)
+        before = path.stat().st_mtime_ns
+        out = io.StringIO()
+        saved, sys.stdout = sys.stdout, out
+        try:
+            _entry(argv)
+        finally:
+            sys.stdout = saved
+        text = out.getvalue().replace("\n", "")
+        assert bad_char(text) is None, f"{argv} printed {bad_char(text)!r}"
+        assert path.read_bytes() == data and path.stat().st_mtime_ns == before, "a read wrote the deck"
+        with contextlib.suppress(D.DeckError):
+            D.DeckStore(root).read("home")
+        assert path.read_bytes() == data and path.stat().st_mtime_ns == before, "a read wrote the deck"
+
+    failures = check(run, cases(count(200), make))
+    assert not failures, report(failures)
+
+
+def test_every_seed_deck_file_is_read(tmp_path: Path) -> None:
+    from zipai.vision import deck as D
+
+    for blob in _deck_seeds():
+        deck = D.loads(blob, "seed")
+        assert deck.name == "home" and deck.prototypes.shape == (20, 8)

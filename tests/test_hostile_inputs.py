@@ -277,7 +277,7 @@ def test_4_overlay_with_an_unknown_suffix(photo: Path, capsys: pytest.CaptureFix
 
 def test_4_overlay_into_a_missing_folder(photo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc = scan_main([str(photo), "--overlay", str(photo.parent / "no" / "such" / "o.png")])
-    _one_line_exit_2(rc, capsys.readouterr().err, "cannot write overlay")
+    _one_line_exit_2(rc, capsys.readouterr().err, "no such folder")  # found before the scan
 
 
 # ------------------------------------------------------------------ 8. JSON Lines split on \n only

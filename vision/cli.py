@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from zipai.engine import Card, ZipaiError, input_options, parse_input, rules_from_flag
 from zipai.engine.cli import add_win_flags, win_fields
 from zipai.engine.files import shown
+from zipai.engine.text import arg_int, from_argv
 
 from .errors import VisionError
 
@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--model", metavar="MANIFEST", help="a model manifest.json (default: the shipped model)")
     p.add_argument("--deck", metavar="NAME", help="read with a deck taught by zipai deck learn")
-    p.add_argument("--threads", type=int, default=2,
+    p.add_argument("--threads", type=arg_int("--threads"), default=2,
                    help=f"inference threads, 1 to {MAX_THREADS} (default 2)")
     return p
 
@@ -88,35 +88,36 @@ def _text(sc: Any, base: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def check_overlay(photo: str, out: str) -> str:
-    """The overlay's image format, from its suffix; refused before any work when the suffix
-    is unknown or the file is the photo itself (the photo would be lost)."""
+def check_overlay(photo: str, out: str, deck: str | None = None) -> tuple[str, Path]:
+    """The overlay's image format, from its suffix, and the file it replaces; refused before
+    any work when the suffix is unknown, the file is no regular file (``/dev/stdout``, a FIFO),
+    or it is an input of this run (the photo, by any name or link; the deck file)."""
+    from .output import check_output
+
     if "\x00" in out:
         raise VisionError(f"--overlay {shown(out)}: not a valid file name", code="usage")
     fmt = OVERLAY_FORMATS.get(Path(out).suffix.lower())
     if fmt is None:
         raise VisionError(f"--overlay {shown(out)}: give a file ending in "
                           f"{', '.join(OVERLAY_FORMATS)}", code="usage")
-    try:
-        same = os.path.exists(out) and os.path.samefile(photo, out)
-    except (OSError, ValueError):
-        same = False
-    if same or os.path.abspath(out) == os.path.abspath(photo):
-        raise VisionError(f"--overlay {shown(out)} is the photo itself; give another file name",
-                          code="usage")
-    if os.path.exists(out) and not os.path.isfile(out):  # a picture belongs in a regular file
-        raise VisionError(f"--overlay {shown(out)}: not a regular file (a directory, device or FIFO)",
-                          code="usage")
-    return fmt
+    inputs = [(photo, "the photo itself"), *([(deck, "the deck file")] if deck else [])]
+    return fmt, check_output(out, inputs, "--overlay")
 
 
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if not 1 <= args.threads <= MAX_THREADS:
         raise VisionError(f"--threads must be 1 to {MAX_THREADS}, got {args.threads}", code="usage")
-    fmt = check_overlay(args.photo, args.overlay) if args.overlay else ""
+    deck_file = None
+    if args.deck is not None:
+        args.deck = from_argv(args.deck)
+        from .deck import DeckStore
+
+        deck_file = str(DeckStore().path(args.deck))
+    fmt, target = check_overlay(args.photo, args.overlay, deck_file) if args.overlay else ("", None)
     base = base_from_args(args)
-    from .scan import Detector, overlay, scan_file
+    from .decode import load
+    from .scan import Detector, overlay, scan_decoded
 
     deck = None
     if args.deck is not None:  # a deck reads the reader's embedding: the detector that gives it
@@ -129,19 +130,22 @@ def run(argv: list[str]) -> int:
         det = Detector(args.model, threads=args.threads) if args.model else None
         if args.threads != 2 and det is None:
             det = Detector(threads=args.threads)
-    sc = scan_file(args.photo, det, base, deck=deck)
+    decoded = load(args.photo)  # the overlay is drawn on these pixels: no second decode
+    sc = scan_decoded(decoded, det, base, deck=deck)
     if sc.error and "winning_card" in base:
         sc.assembled.doubts.append(_winning_doubt(sc.error))
-    if args.overlay:
-        from .decode import load
+    if target is not None:
+        import io
 
+        from .output import write_atomic
+
+        buf = io.BytesIO()
         try:
-            overlay(load(args.photo, max_side=4096).image, sc).save(args.overlay, fmt)
+            overlay(decoded.image, sc).save(buf, fmt)
         except (OSError, ValueError) as exc:
-            if isinstance(exc, VisionError):
-                raise
             why = getattr(exc, "strerror", None) or str(exc)
-            raise VisionError(f"{shown(args.overlay)}: cannot write overlay ({why})", code="io") from None
+            raise VisionError(f"{shown(args.overlay)}: cannot draw the overlay ({why})", code="io") from None
+        write_atomic(target, buf.getvalue(), "overlay")
     if args.json:
         print(json.dumps(sc.to_json(), ensure_ascii=False, indent=2))
     else:

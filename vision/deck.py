@@ -17,9 +17,11 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,7 +30,9 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from zipai.engine import CARD_NAMES, Card
+from zipai.engine import CARD_NAMES, Card, ZipaiError
+from zipai.engine.files import read_file, shown
+from zipai.engine.text import bad_char, printable, short
 
 from .config import Config
 from .decode import Decoded, decode
@@ -39,14 +43,18 @@ from .preprocess import cut_crops, normalise
 from .selector import SYMMETRIC
 from .steps import ClassIndex
 
-FORMAT = 1
+FORMAT = 2
+READ_FORMATS = (1, 2)  # version 1 (its SHA-256 covered the crops and prototypes only) is still read
 MAGIC = b"ZIPAIDECK"
 CROP = 64  # stored crops: CROP x CROP RGB, the square CROP_MARGIN times the glyph's long side
 CROP_MARGIN = 1.6
 SOURCES = ("teach", "review", "cli")
 CLASSES = (*CARD_NAMES, "back")  # what an example may show; only faces get prototypes
 MAX_NAME = 64
-MAX_EXAMPLES = 2000
+MAX_PER_CARD = 32
+"""Examples of one card (the teaching photo gives one; each correction one more): past a few
+dozen the prototype no longer moves, and the bound keeps a deck's derive to seconds."""
+MAX_EXAMPLES = (len(CARD_NAMES) + 1) * MAX_PER_CARD  # the faces and the back
 MAX_HEADER = 1 << 20
 MAX_DIM = 1024
 EXAMPLE_BYTES = CROP * CROP * 3
@@ -209,6 +217,12 @@ def finder_fingerprint(det: Detector) -> str:
 def _own_peaks(det: Detector, peaks: Peaks | None) -> Peaks | None:
     """``peaks`` where this detector's finder gave them; another finder's say nothing of it."""
     return peaks if peaks is not None and peaks.finder == finder_fingerprint(det) else None
+
+
+def embed_dim(det: Detector) -> int:
+    """The length of the reader's embedding, from one blank crop embedded (a few milliseconds)."""
+    size = det.config.reader.size
+    return int(_embed_crops(det, np.zeros((1, size, size, 3), np.uint8)).shape[1])
 
 
 def _margins(det: Detector) -> tuple[float, ...]:
@@ -851,30 +865,76 @@ def _check_order(found: list[Detection], labels: list[str], emb: np.ndarray) -> 
 # ----------------------------------------------------------------------------- the store
 
 _BAD_NAME = re.compile(r"[/\\\x00-\x1f\x7f:*?\"<>|]")
+NAME_BYTES = 255 - len(".lock") - 1
+"""A name's bytes in UTF-8 at most: its lock file ``.NAME.lock`` must fit the 255 bytes a file
+name takes on every common filesystem (64 astral-plane characters are 256 bytes)."""
 
 
 def check_name(name: object) -> str:
-    """A deck name that is safe as a file name: refused with a DeckError naming it otherwise."""
+    """A deck name that is safe as a file name and as a line of text: refused with a DeckError
+    naming it otherwise. Characters that hide or reorder text (U+202E, U+200B) are refused as
+    the ledger refuses them in player names (``zipai.engine.text.bad_char``)."""
     if not isinstance(name, str) or not name.strip():
-        raise DeckError(f"deck name {name!r} is empty: give a name", "bad_name")
+        raise DeckError(f"deck name {printable(str(name)[:20])!r} is empty: give a name", "bad_name")
     if len(name) > MAX_NAME:
-        raise DeckError(f"deck name {name[:20]!r}… is too long ({len(name)} characters, at most {MAX_NAME})",
-                        "bad_name")
+        raise DeckError(f"deck name {printable(name[:20])!r}… is too long ({len(name)} characters, at most "
+                        f"{MAX_NAME})", "bad_name")
     if _BAD_NAME.search(name) or name.startswith(".") or name != name.strip():
-        raise DeckError(f"deck name {name!r} may not hold path separators, control characters, "
+        raise DeckError(f"deck name {printable(name)!r} may not hold path separators, control characters, "
                         "a leading dot or surrounding spaces", "bad_name")
+    c = bad_char(name)
+    if c is not None:
+        raise DeckError(f"deck name {printable(name)!r} holds an invisible or text-reordering character "
+                        f"(U+{ord(c):04X})", "bad_name")
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate (bad_char finds these first)
+        raise DeckError(f"deck name {printable(name)!r} is not valid text", "bad_name") from None
+    if size > NAME_BYTES:
+        raise DeckError(f"deck name {printable(name[:20])!r}… is {size} bytes in UTF-8, more than the "
+                        f"{NAME_BYTES} a file name takes; give a shorter name", "bad_name")
     return name
 
 
 def default_root() -> Path:
-    """$ZIPAI_DECKS, else $XDG_DATA_HOME/zipai/decks, else ~/.local/share/zipai/decks."""
-    if os.environ.get("ZIPAI_DECKS"):
-        return Path(os.environ["ZIPAI_DECKS"])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "zipai" / "decks"
+    """$ZIPAI_DECKS, else $XDG_DATA_HOME/zipai/decks, else ~/.local/share/zipai/decks. A value
+    that names no folder (an empty ZIPAI_DECKS, ``~nosuchuser``, a relative XDG_DATA_HOME) is
+    refused with one line rather than read as another folder."""
+    env = os.environ
+    if "ZIPAI_DECKS" in env:
+        return _folder(env["ZIPAI_DECKS"], "ZIPAI_DECKS")
+    xdg = env.get("XDG_DATA_HOME")
+    if xdg:
+        base = _folder(xdg, "XDG_DATA_HOME")
+        if not base.is_absolute():
+            raise DeckError(f"XDG_DATA_HOME {printable(xdg)!r} is not an absolute path; set it to one or "
+                            "unset it", "bad_root")
+        return base / "zipai" / "decks"
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError, OSError):
+        raise DeckError("no home folder to keep decks in; set ZIPAI_DECKS to a folder", "bad_root") from None
+    return home / ".local" / "share" / "zipai" / "decks"
+
+
+def _folder(value: str, var: str) -> Path:
+    if not value.strip():
+        raise DeckError(f"{var} is set but empty; set it to the decks' folder or unset it", "bad_root")
+    if "\x00" in value:
+        raise DeckError(f"{var} holds a NUL byte; set it to a folder", "bad_root")
+    path = os.path.expanduser(value)
+    if path.startswith("~"):
+        raise DeckError(f"{var} {printable(value)!r}: no such user's home folder", "bad_root")
+    return Path(path)
 
 
 SUFFIX = ".deck"
+
+
+def _on_disk(file_name: str) -> str:
+    """A deck's file name as the OS takes it: always its UTF-8 bytes, whatever the locale's
+    encoding (under ``LC_ALL=C`` a name of 家里 would not encode otherwise)."""
+    return os.fsdecode(file_name.encode("utf-8"))
 
 
 class DeckStore:
@@ -890,36 +950,72 @@ class DeckStore:
         return self._det or deck_detector()
 
     def path(self, name: str) -> Path:
-        return self.root / (check_name(name) + SUFFIX)
+        check_name(name)
+        try:
+            limit = os.pathconf(self.root, "PC_NAME_MAX") if self.root.is_dir() else 255
+        except (OSError, ValueError):
+            limit = 255
+        if len(f".{name}.lock".encode()) > limit:
+            raise DeckError(f"deck name {printable(name[:20])!r}… is too long for a file name in "
+                            f"{shown(str(self.root))} (at most {limit} bytes)", "bad_name")
+        return self.root / _on_disk(name + SUFFIX)
 
     def names(self) -> list[str]:
-        if not self.root.is_dir():
-            return []
+        try:
+            if not self.root.is_dir():
+                return []
+            found = list(self.root.iterdir())
+        except OSError as exc:
+            why = exc.strerror or exc
+            raise DeckError(f"{shown(str(self.root))}: cannot list decks ({why})", "io") from None
         out = []
-        for p in self.root.iterdir():
-            if p.suffix == SUFFIX and p.is_file():
-                with contextlib.suppress(DeckError):
-                    out.append(check_name(p.stem))
+        for p in found:
+            with contextlib.suppress(DeckError, OSError, UnicodeError):
+                if p.suffix == SUFFIX and stat.S_ISREG(p.lstat().st_mode):
+                    out.append(check_name(os.fsencode(p.stem).decode("utf-8")))
         return sorted(out)
 
-    def load(self, name: str, write_back: bool = True) -> Deck:
-        """The deck, derived again when another model made it (and written back, unless the
-        caller holds the deck's lock and writes it itself)."""
+    def _stat(self, name: str) -> tuple[Path, os.stat_result | None]:
+        """The deck's file and its lstat (None: no such file); never opened here."""
         path = self.path(name)
-        if not path.exists():
+        try:
+            return path, path.lstat()
+        except FileNotFoundError:
+            return path, None
+        except OSError as exc:
+            why = exc.strerror or exc
+            raise DeckError(f"{shown(str(path))}: cannot read the deck ({why})", "io") from None
+
+    def read(self, name: str) -> Deck:
+        """The deck as its file holds it, checked; nothing derived, nothing written."""
+        path, st = self._stat(name)
+        if st is None:
             known = ", ".join(self.names()) or "none taught yet"
-            raise DeckError(f"unknown deck {name!r} (decks: {known}; teach one with zipai deck learn)",
-                            "no_deck")
+            raise DeckError(f"unknown deck {name!r} (decks: {printable(known)}; teach one with zipai deck "
+                            "learn)", "no_deck")
+        if not stat.S_ISREG(st.st_mode):
+            raise DeckError(f"{shown(str(path))}: not a deck file (a directory, FIFO, device or link); "
+                            "remove it or teach the deck again", "bad_deck")
         deck = read_deck(path)
         if deck.name != name:
-            raise DeckError(f"{path}: the file holds deck {deck.name!r}, not {name!r}", "bad_deck")
+            raise DeckError(f"{shown(str(path))}: the file holds deck {deck.name!r}, not {name!r}",
+                            "bad_deck")
+        return deck
+
+    def load(self, name: str) -> Deck:
+        """The deck ready to read with: derived again in memory when another model made it (a
+        read never writes; the next ``add_examples`` or ``learn`` stores the new prototypes). A
+        deck of this model whose prototypes are not this reader's size is refused: read with
+        them it would silently read as no deck at all."""
+        deck = self.read(name)
         det = self.detector
         if deck.model != fingerprint(det):
-            deck = derive(det, deck.name, deck.examples, deck.created, deck.peaks)
-            if write_back:
-                with contextlib.suppress(DeckError):
-                    self.save(deck)
-            return deck
+            return derive(det, deck.name, deck.examples, deck.created, deck.peaks)
+        dim = embed_dim(det)
+        if deck.prototypes.shape[1] != dim:
+            raise DeckError(f"deck {name!r}: its prototypes have {deck.prototypes.shape[1]} numbers, this "
+                            f"model's reader gives {dim}; teach the deck again (zipai deck learn)",
+                            "bad_deck")
         return with_back(det, replace(deck, peaks=_own_peaks(det, deck.peaks)))
 
     def save(self, deck: Deck) -> Path:
@@ -929,11 +1025,19 @@ class DeckStore:
         return path
 
     def remove(self, name: str) -> None:
-        path = self.path(name)
+        path, st = self._stat(name)
+        if st is None:
+            raise DeckError(f"unknown deck {name!r}", "no_deck")
+        if not stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+            raise DeckError(f"{shown(str(path))}: not a deck file (a directory, FIFO, device or link); "
+                            "nothing removed", "bad_deck")
         with self._locked(name):
-            if not path.exists():
-                raise DeckError(f"unknown deck {name!r}", "no_deck")
-            path.unlink()
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                raise DeckError(f"unknown deck {name!r}", "no_deck") from None
+            except OSError as exc:
+                raise DeckError(f"{shown(str(path))}: cannot remove ({exc.strerror or exc})", "io") from None
 
     def add_examples(self, name: str, photo: bytes, fixes: Sequence[tuple[Sequence[float], str]],
                      source: str) -> Deck:
@@ -949,10 +1053,15 @@ class DeckStore:
             b = _checked_box(box, decoded)
             new.append(Example(card, source, cut_crops(arr, b[None] / decoded.scale, CROP, CROP_MARGIN)[0]))
         with self._locked(name):
-            deck = self.load(name, write_back=False)
+            deck = self.read(name)
             if len(deck.examples) + len(new) > MAX_EXAMPLES:
                 raise DeckError(f"deck {name!r} would hold {len(deck.examples) + len(new)} examples, "
                                 f"at most {MAX_EXAMPLES}")
+            per_card = Counter(e.card for e in (*deck.examples, *new))
+            card, count = per_card.most_common(1)[0]
+            if count > MAX_PER_CARD:
+                raise DeckError(f"deck {name!r} would hold {count} examples of {card}, at most "
+                                f"{MAX_PER_CARD} of one card")
             deck = derive(self.detector, name, [*deck.examples, *new], deck.created, deck.peaks)
             self._write(self.path(name), deck)
         return deck
@@ -962,7 +1071,7 @@ class DeckStore:
         """An exclusive lock on the deck's lock file; another writer waits up to LOCK_WAIT s."""
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.root / f".{check_name(name)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.root / _on_disk(f".{check_name(name)}.lock"), os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise DeckError(f"{self.root}: cannot write decks here ({exc.strerror or exc})", "io") from None
         try:
@@ -995,6 +1104,12 @@ class DeckStore:
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(tmp, path)
+                with contextlib.suppress(OSError):  # the rename reaches the disk with its folder
+                    dfd = os.open(self.root, os.O_RDONLY)
+                    try:
+                        os.fsync(dfd)
+                    finally:
+                        os.close(dfd)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
@@ -1003,11 +1118,19 @@ class DeckStore:
             raise DeckError(f"{path}: cannot write the deck ({exc.strerror or exc})", "io") from None
 
 
+def box_numbers(box: object) -> bool:
+    """Whether ``box`` is four plain numbers of a photo's size (data may hold a 400-digit one,
+    which ``float`` cannot take, a string or true)."""
+    return isinstance(box, list | tuple) and len(box) == 4 and all(
+        isinstance(v, int | float | np.floating | np.integer) and not isinstance(v, bool)
+        and (abs(v) < 10**9 if isinstance(v, int) else bool(np.isfinite(v))) for v in box)
+
+
 def _checked_box(box: Sequence[float], decoded: Decoded) -> np.ndarray:
-    try:
-        b = np.asarray([float(v) for v in box], np.float32)
-    except (TypeError, ValueError):
-        raise DeckError(f"a box is four numbers x0, y0, x1, y1, not {str(box)[:60]}") from None
+    """Four numbers from a scan JSON, lying in the photo."""
+    if not box_numbers(box):
+        raise DeckError(f"a box is four numbers x0, y0, x1, y1, not {printable(short(box, 60))}") from None
+    b = np.asarray([float(v) for v in box], np.float32)
     if b.shape != (4,) or not np.isfinite(b).all() or b[2] <= b[0] or b[3] <= b[1] \
             or b[0] < -1 or b[1] < -1 or b[2] > decoded.width + 1 or b[3] > decoded.height + 1:
         raise DeckError(f"box {[round(float(v), 1) for v in b]} does not lie in the "
@@ -1018,8 +1141,8 @@ def _checked_box(box: Sequence[float], decoded: Decoded) -> np.ndarray:
 # ----------------------------------------------------------------------------- the file format
 
 def dumps(deck: Deck) -> bytes:
-    """The deck file's bytes (docs/decks.md): a magic line, a JSON header, the crops, the
-    prototypes; the header holds the SHA-256 of what follows it."""
+    """The deck file's bytes (docs/decks.md): a first line with the format, the header's length
+    and the SHA-256 of every byte after that line; a JSON header, the crops, the prototypes."""
     crops = np.stack([e.crop for e in deck.examples]).astype(np.uint8) if deck.examples \
         else np.zeros((0, CROP, CROP, 3), np.uint8)
     protos = np.ascontiguousarray(deck.prototypes, "<f4")
@@ -1030,39 +1153,53 @@ def dumps(deck: Deck) -> bytes:
         "examples": [[e.card, e.source] for e in deck.examples],
         "prototypes": {"classes": list(CARD_NAMES), "dim": int(protos.shape[1]) if protos.ndim == 2 else 0},
         **({} if deck.peaks is None else {"peaks": deck.peaks.to_json()}),
-        "sha256": hashlib.sha256(body).hexdigest(),
     }, ensure_ascii=False).encode("utf-8")
-    return MAGIC + f" {FORMAT} {len(header)}\n".encode() + header + body
+    digest = hashlib.sha256(header + body).hexdigest()
+    return MAGIC + f" {FORMAT} {len(header)} {digest}\n".encode() + header + body
 
 
 def read_deck(path: Path) -> Deck:
-    """A deck file, every field checked: a file cut short, altered or too large is a DeckError
-    naming it, never a crash."""
+    """A deck file, every field checked: a file cut short, altered or too large, a FIFO or a
+    folder in its place is a DeckError naming it, never a crash or a hang (``read_file``
+    opens without blocking and refuses what is not a regular file before reading)."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE:
-            raise DeckError(f"{path}: {size} bytes is too large for a deck file", "bad_deck")
-        with path.open("rb") as f:
-            data = f.read(MAX_FILE + 1)
-    except OSError as exc:
-        raise DeckError(f"{path}: cannot read the deck ({exc.strerror or exc})", "io") from None
+        data = read_file(path, MAX_FILE, "deck file")
+    except ZipaiError as exc:
+        raise DeckError(f"{exc}; remove it or teach the deck again", "bad_deck" if exc.code == "too_large"
+                        else "io") from None
     return loads(data, str(path))
 
 
+_HEADER_KEYS = {"format", "name", "model", "created", "crop", "examples", "prototypes", "peaks", "sha256"}
+_HEX = re.compile(r"[0-9a-f]{0,64}")
+_CREATED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
+def _number(field: bytes, digits: int) -> int | None:
+    """A decimal field of the first line: ASCII digits only, at most ``digits`` of them."""
+    return int(field) if 0 < len(field) <= digits and field.isdigit() else None
+
+
 def loads(data: bytes, where: str = "deck") -> Deck:
+    """The deck in a file's bytes. Version 2's first line holds the SHA-256 of everything after
+    it, header included; version 1 (read, never written) kept the SHA-256 of the crops and
+    prototypes in its header, so its header is checked field by field only."""
+    where = shown(where)
+
     def bad(why: str) -> DeckError:
         return DeckError(f"{where}: {why}; teach the deck again (zipai deck learn)", "bad_deck")
 
     line, nl, rest = data.partition(b"\n")
     parts = line.split(b" ")
-    if not nl or len(parts) != 3 or parts[0] != MAGIC:
+    if not nl or len(parts) not in (3, 4) or parts[0] != MAGIC:
         raise bad("not a deck file" if not data.startswith(MAGIC) else "the file is cut short")
-    if not parts[1].isdigit() or int(parts[1]) != FORMAT:
-        raise bad(f"deck format {parts[1][:10].decode('ascii', 'replace')} is not one this version reads "
-                  f"({FORMAT})")
-    if not parts[2].isdigit() or int(parts[2]) > MAX_HEADER:
+    version = _number(parts[1], 3)
+    if version not in READ_FORMATS or len(parts) != (3 if version == 1 else 4):
+        shown_v = parts[1][:10].decode("ascii", "replace")
+        raise bad(f"deck format {printable(shown_v)} is not one this version reads ({FORMAT})")
+    n = _number(parts[2], 7)
+    if n is None or n > MAX_HEADER:
         raise bad("the header length is not a number this size")
-    n = int(parts[2])
     if len(rest) < n:
         raise bad("the file is cut short")
     try:
@@ -1070,37 +1207,57 @@ def loads(data: bytes, where: str = "deck") -> Deck:
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise bad("the header is not JSON") from None
     body = rest[n:]
+    if not isinstance(head, dict) or set(head) - _HEADER_KEYS or head.get("format") != version \
+            or ("sha256" in head) != (version == 1):
+        raise bad("the header's fields are not this format's")
     try:
         name = check_name(head["name"])
-        model, created = str(head["model"]), str(head.get("created", ""))[:40]
-        crop = head["crop"]
-        examples = head["examples"]
-        dim = int(head["prototypes"]["dim"])
-        classes = head["prototypes"]["classes"]
-        digest = str(head["sha256"])
-    except (KeyError, TypeError, ValueError, DeckError):
-        raise bad("the header lacks or garbles a field") from None
+    except (KeyError, DeckError):
+        raise bad("the header lacks or garbles a field (name)") from None
+    model, created = head.get("model"), head.get("created", "")
+    if not isinstance(model, str) or not _HEX.fullmatch(model):
+        raise bad("the header's model is not a fingerprint (up to 64 hex digits)")
+    if not isinstance(created, str) or not (created == "" or _CREATED.fullmatch(created)):
+        raise bad(f"the header's created is not a UTC time like 2026-12-07T03:00:00Z "
+                  f"({printable(str(created)[:30])!r})")
+    crop, examples, protos_head = head.get("crop"), head.get("examples"), head.get("prototypes")
+    if not isinstance(protos_head, dict) or set(protos_head) != {"classes", "dim"}:
+        raise bad("the header lacks or garbles a field (prototypes)")
+    dim, classes = protos_head["dim"], protos_head["classes"]
+    if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim <= MAX_DIM:
+        raise bad(f"the prototypes' dimension is not a whole number from 0 to {MAX_DIM}")
     try:
         peaks = None if head.get("peaks") is None else Peaks.from_json(head["peaks"])
     except ValueError as exc:
         raise bad(f"the header's {exc}") from None
-    if crop != {"size": CROP, "margin": CROP_MARGIN} or classes != list(CARD_NAMES) \
-            or not 0 <= dim <= MAX_DIM:
+    if crop != {"size": CROP, "margin": CROP_MARGIN} or classes != list(CARD_NAMES):
         raise bad("the header's crop size, classes or dimension are not this format's")
     if not isinstance(examples, list) or len(examples) > MAX_EXAMPLES or not all(
             isinstance(e, list) and len(e) == 2 and e[0] in CLASSES and e[1] in SOURCES for e in examples):
         raise bad(f"the examples are not a list of at most {MAX_EXAMPLES} [card, source] pairs")
+    per_card = Counter(c for c, _ in examples)
+    if per_card and max(per_card.values()) > MAX_PER_CARD:
+        card, count = per_card.most_common(1)[0]
+        raise bad(f"{count} examples of {card}, at most {MAX_PER_CARD} of one card")
     want = len(examples) * EXAMPLE_BYTES + len(CARD_NAMES) * dim * 4
     if len(body) < want:
         raise bad(f"the file is cut short ({len(body)} of {want} bytes of crops and prototypes)")
     if len(body) > want:
         raise bad("the file has bytes after its end")
-    if hashlib.sha256(body).hexdigest() != digest:
+    if version == 1 and hashlib.sha256(body).hexdigest() != head["sha256"]:
         raise bad("its crops or prototypes were altered (SHA-256 differs)")
+    if version >= 2 and hashlib.sha256(rest).hexdigest().encode() != parts[3]:
+        raise bad("its header, crops or prototypes were altered (SHA-256 differs)")
     crops = np.frombuffer(body, np.uint8, len(examples) * EXAMPLE_BYTES).reshape(-1, CROP, CROP, 3)
     protos = np.frombuffer(body, "<f4", len(CARD_NAMES) * dim, len(examples) * EXAMPLE_BYTES)
     protos = protos.reshape(len(CARD_NAMES), dim).astype(np.float32)
-    if not np.isfinite(protos).all():
-        raise bad("a prototype is not a finite number")
+    _check_prototypes(protos, bad)
     exs = tuple(Example(c, s, crops[i].copy()) for i, (c, s) in enumerate(examples))
     return Deck(name, model, exs, protos, created, peaks=peaks)
+
+
+def _check_prototypes(protos: np.ndarray, bad: Any) -> None:
+    """Every number of a unit vector lies from -1 to 1: anything else (NaN, 3e38) was not
+    written by ``derive`` and would overflow the likeness with numpy's warnings on stderr."""
+    if not np.isfinite(protos).all() or (protos.size and float(np.abs(protos).max()) > 1.0 + 1e-4):
+        raise bad("a prototype is not a finite number from -1 to 1")

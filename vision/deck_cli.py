@@ -9,9 +9,10 @@ from pathlib import Path
 
 from zipai.engine import CARD_NAMES, ZipaiError
 from zipai.engine.files import read_file, shown
+from zipai.engine.text import from_argv, printable, short
 
 from .cli import _Parser
-from .deck import SOURCES, DeckError, DeckStore, Taught, check_name, glyph, learn
+from .deck import SOURCES, DeckError, DeckStore, Taught, box_numbers, check_name, glyph, learn
 from .decode import read_bytes
 from .errors import VisionError
 
@@ -84,6 +85,9 @@ def fixes_from_scan(path: str, width: int, height: int) -> list[tuple[list[float
     for k, d in enumerate(dets):
         if not (isinstance(d, dict) and isinstance(d.get("card"), str) and isinstance(d.get("box"), list)):
             raise DeckError(f"{shown(path)}: detection {k} needs a card and a box", "bad_scan")
+        if not box_numbers(d["box"]):
+            raise DeckError(f"{shown(path)}: detection {k}: the box is not four numbers x0, y0, x1, y1 "
+                            f"({printable(short(d['box'], 60))})", "bad_scan")
         if d["card"] != "back" and d["card"] not in CARD_NAMES:
             raise DeckError(f"{shown(path)}: detection {k}: {str(d['card'])[:20]!r} is not a card "
                             "(x1…x10, d1…d10 or back)", "bad_scan")
@@ -91,11 +95,22 @@ def fixes_from_scan(path: str, width: int, height: int) -> list[tuple[list[float
     return out
 
 
+def _shipped_fingerprint() -> str:
+    """The embedding network ``deck_detector`` reads with, from the manifest alone (no network
+    is loaded to show a deck)."""
+    from .manifest import load_manifest
+
+    spec = load_manifest().embed_spec() or {}
+    return str(spec.get("sha256", ""))[:16]
+
+
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "name", None) is not None:
+        args.name = from_argv(args.name)
     store = DeckStore()
     if args.command == "learn":
-        check_name(args.name)
+        store.path(args.name)  # the name, and its file name in this folder, before any work
         taught = learn(read_bytes(args.photo), args.name)
         replaced = args.name in store.names()
         path = store.save(taught.deck)
@@ -104,20 +119,24 @@ def run(argv: list[str]) -> int:
               else _learned(taught, path) + ("\n(this replaced the deck of that name)" if replaced else ""))
     elif args.command == "list":
         names = store.names()
-        print("\n".join(names) if names else f"no decks in {shown(str(store.root))} (zipai deck learn PHOTO "
-                                             "--name NAME teaches one)")
-    elif args.command == "show":
-        deck = store.load(args.name)
+        print("\n".join(map(printable, names)) if names else
+              f"no decks in {shown(str(store.root))} (zipai deck learn PHOTO --name NAME teaches one)")
+    elif args.command == "show":  # the file as it is: nothing derived, nothing written
+        deck = store.read(args.name)
         counts = deck.counts()
+        current = bool(deck.prototypes.shape[1]) and deck.model == _shipped_fingerprint()
+        seps = deck.separations() if current else {}
+        warnings = list(deck.warnings()) if current else [
+            "its prototypes come from another model: a scan derives them again from the examples "
+            "(zipai deck add stores them)"]
         if args.json:
-            seps = deck.separations()
             print(json.dumps({"deck": deck.name, "model": deck.model, "created": deck.created,
-                              "counts": counts,
+                              "counts": counts, "current": current,
                               "separations": {c: {"nearest": n, "distance": d} for c, (n, d) in seps.items()},
-                              "warnings": list(deck.warnings())}, ensure_ascii=False, indent=2))
+                              "warnings": warnings}, ensure_ascii=False, indent=2))
         else:
-            lines = [f"deck {deck.name!r}: {len(deck.examples)} examples, taught {deck.created}",
-                     *_counts(counts), *[f"warning: {w}" for w in deck.warnings()]]
+            lines = [f"deck {printable(repr(deck.name))}: {len(deck.examples)} examples, taught "
+                     f"{printable(deck.created)}", *_counts(counts), *[f"warning: {w}" for w in warnings]]
             print("\n".join(lines))
     elif args.command == "remove":
         store.remove(args.name)

@@ -126,6 +126,8 @@ def _load(img: Image.Image, max_side: int, name: str = "image") -> Decoded:
     if img.mode.startswith("I;16"):  # Pillow cannot reduce these
         img = _to_8bit(img)
     if max(img.size) > 2 * max_side:
+        if img.mode not in ("L", "LA", "RGB", "RGBA", "I", "F", "CMYK"):  # what ``reduce`` takes
+            img = _to_rgb(img)  # a palette or 1-bit image: within MAX_PIXELS, checked above
         factor = max(img.size) // max_side
         img = img.reduce(factor)
     if img.mode == "I":

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["api", "cards", "decompose", "files", "generate", "groups", "notation", "rules", "total",
+MODULES = ["api", "cards", "decompose", "files", "generate", "groups", "notation", "rules", "text", "total",
            "variants", "variants.hunan"]
 
 

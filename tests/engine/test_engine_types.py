@@ -89,7 +89,7 @@ def test_rules_presets_and_overrides():
     ("hunan", {"self_draw": "triple"}, "'self_draw'"),
     ("guilin", {"xing": "up"}, "'xing' must be a list"),
     ("guilin", {"fan_as_zi": 1}, "'fan_as_zi' must be true or false"),
-    ("guangxi", {"tianhu_multiplier": 0}, "'tianhu_multiplier' must be a whole number >= 1"),
+    ("guangxi", {"tianhu_multiplier": 0}, "'tianhu_multiplier' must be a whole number from 1 to 10"),
     ("hunan", {"dealer_rotation": "random"}, "'dealer_rotation'"),
 ])
 def test_bad_options_name_the_key(rules, options, message):

@@ -356,7 +356,7 @@ def test_a_deck_file_cut_short_anywhere_names_the_file(store: D.DeckStore, taugh
 @pytest.mark.parametrize(("change", "words"), [
     (lambda b: b[:-10] + bytes(10), "altered"),
     (lambda b: b + b"tail", "after its end"),
-    (lambda b: b.replace(b"ZIPAIDECK 1", b"ZIPAIDECK 9", 1), "deck format 9"),
+    (lambda b: b.replace(b"ZIPAIDECK 2", b"ZIPAIDECK 9", 1), "deck format 9"),
     (lambda b: b"PK\x03\x04" + b[4:], "not a deck file"),
     (lambda b: b.replace(b'"x1", "teach"', b'"x0", "teach"', 1), "examples"),
     (lambda b: b.replace(b'"name": "home"', b'"name": "../x"', 1), "lacks or garbles"),
@@ -397,7 +397,7 @@ def test_a_deck_from_another_model_is_derived_again(store: D.DeckStore, taught: 
     deck = store.load("home")
     assert deck.model == D.fingerprint(det)
     assert np.allclose(deck.prototypes, taught.deck.prototypes, atol=1e-5)
-    assert D.read_deck(store.path("home")).model == D.fingerprint(det)  # written back
+    assert D.read_deck(store.path("home")).model == "0123456789abcdef"  # a read never writes
 
 
 def test_add_examples_counts_by_source(store: D.DeckStore, taught: D.Taught) -> None:
