@@ -8,12 +8,12 @@ finite: data nested deeper than ``MAX_DEPTH`` is refused before anything walks i
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from zipai.engine import ZipaiError
+from zipai.engine.text import bad_char as _bad_char
 from zipai.engine.variants import find_variant, variant_names
 
 from .errors import DamagedData, LedgerError
@@ -32,15 +32,9 @@ MAX_PATH = 4096  # characters of a stored photo path
 MAX_DEPTH = 64  # nesting of a JSON hand or export
 
 # characters that break a line or hide text: refused in names, notes and reasons
-_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def bad_char(v: str) -> str | None:
-    """The first character that would break the line or hide text (shown in tables, CSV, the app)."""
-    for c in v:
-        if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in _BIDI:
-            return c
-    return None
+# one rule for names and notes across the packages: no line breaks, no hidden or reordering
+# characters (U+202E, U+200B), nothing unassigned (zipai.engine.text.bad_char)
+bad_char = _bad_char
 
 
 def check_name(value: Any, what: str) -> str:

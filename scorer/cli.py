@@ -21,6 +21,7 @@ from typing import Any
 
 from zipai.engine import ZipaiError, rules_from_flag
 from zipai.engine.files import read_file
+from zipai.engine.text import parse_int
 from zipai.engine.variants import find_variant
 
 from . import db, files
@@ -107,10 +108,8 @@ def _option(text: str) -> tuple[str, Any]:
     key, raw = (t.strip() for t in text.split("=", 1))
     if raw.lower() in ("true", "false"):
         return key, raw.lower() == "true"
-    try:
-        return key, int(raw)
-    except ValueError:
-        pass
+    if raw.lstrip("+-").isdigit():  # digits of any script: only ASCII ones, at most 18, are a number
+        return key, _int(raw, f"--option {key}")
     if key == "xing":
         return key, [v.strip() for v in raw.split(",") if v.strip()]
     return key, raw
@@ -120,11 +119,18 @@ def _options(items: Sequence[str] | None) -> dict[str, Any]:
     return dict(_option(t) for t in items or [])
 
 
-def _ints(text: str, what: str) -> list[int]:
+def _int(text: str, what: str) -> int:
     try:
-        return [int(v) for v in text.replace(" ", "").split(",")]
-    except ValueError:
-        raise UsageError(f"{what} must be whole numbers separated by commas, got {text!r}") from None
+        return parse_int(text, what)
+    except ZipaiError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _ints(text: str, what: str) -> list[int]:
+    parts = text.replace(" ", "").split(",")
+    if not all(p.lstrip("+-").isdigit() for p in parts):
+        raise UsageError(f"{what} must be whole numbers separated by commas, got {text[:60]!r}")
+    return [_int(p, what) for p in parts]
 
 
 # ------------------------------------------------------------------ text views
@@ -534,7 +540,7 @@ def _hand_penalty(led: Ledger, a: argparse.Namespace) -> int:
 
 def _seat_of(players: Sequence[str], text: str) -> int:
     if text.isdigit():
-        return int(text)
+        return _int(text, "a seat")
     if text in players:
         return list(players).index(text)
     raise UsageError(f"{text!r} is neither a seat number nor one of the players ({', '.join(players)})")

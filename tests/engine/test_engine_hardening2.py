@@ -16,14 +16,14 @@ from zipai.engine.options import BOUNDS
 from zipai.engine.text import bad_char, parse_int, printable
 
 ROOT = Path(__file__).resolve().parents[2]
-L1 = "d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8"
+L1 = "| d5d5d5 x10x10x10 x1x2x3 x4x5x6 d2d7d10 x9x9x9 d8d8x8"  # dealt: nothing on the table yet
 NINES = "9" * 4298  # one digit under Python's 4,300-digit conversion limit, as the tester typed
 
 
 def _hand(**options: object) -> dict[str, object]:
     return {"rules": "guangxi", "players": 3, "dealer": 0, "winner": 0, "won_by": "dealt",
-            "groups": [{"cards": ["d5", "d5", "d5"], "state": "open"}],
-            "hand": "x10 x10 x10 x1 x2 x3 x4 x5 x6 d2 d7 d10 x9 x9 x9 d8 d8 x8".split(),
+            "groups": [],
+            "hand": "d5 d5 d5 x10 x10 x10 x1 x2 x3 x4 x5 x6 d2 d7 d10 x9 x9 x9 d8 d8 x8".split(),
             "options": options}
 
 
@@ -49,7 +49,7 @@ def test_a_4299_digit_option_value_in_json_lines_costs_only_its_line(
     path.write_text(json.dumps(good) + "\n" + bad + "\n" + json.dumps(good) + "\n")
     assert main(["--jsonl", str(path)]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert len(lines) == 3 and lines[0]["score"] == lines[2]["score"] == 36
+    assert len(lines) == 3 and lines[0]["score"] == lines[2]["score"] == 42
     assert lines[1]["code"] == "bad_rules" and "from 1 to 10" in lines[1]["error"]
     assert len(lines[1]["error"]) < 300
 

@@ -605,3 +605,24 @@ def test_a_bare_group_command_is_one_line(capsys: pytest.CaptureFixture[str], db
     rc, out, _ = run(capsys, session_main, "--help")
     assert rc == 0 and "export" in out
     assert players_main([]) == 0
+
+
+# ------------------------------------------------------------------ 12. numbers in ASCII, names one rule
+
+@pytest.mark.parametrize("argv", [
+    ["new", "s", "--players", "甲,乙,丙", "--option", "piao=٣٠"],
+    ["new", "s", "--players", "甲,乙,丙", "--option", "tianhu_multiplier=" + "9" * 4299],
+])
+def test_arabic_indic_or_endless_digits_in_an_option_are_refused(
+        db: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    code, _, err = run(capsys, session_main, *argv)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "digits" in err
+    assert not db.exists() or events(db) == 0
+
+
+@pytest.mark.parametrize("name", ["甲\u200b", "乙\u202e丙"])
+def test_a_player_name_with_an_invisible_or_reordering_character_is_refused(
+        tmp_path: Path, name: str) -> None:
+    with pytest.raises(LedgerError, match="U\\+20"):
+        new_ledger(tmp_path).new_session("s", "hunan", [name, "乙", "丙"])
