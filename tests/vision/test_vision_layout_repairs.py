@@ -27,6 +27,7 @@ from zipai.vision.layout import (
     assemble,
     join_lone_backs,
     proposed_state,
+    read_backs,
     repair,
     reread,
     settle_backs,
@@ -104,6 +105,32 @@ def test_join_lone_backs_puts_the_back_beside_a_short_concealed_group_into_it() 
     assert not any(c.row == LOOSE for c in joined.columns)
     far = _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]], loose=[(400.0, 170.0, "back")])
     assert join_lone_backs(far) is None  # 6 glyph sizes away: the stock pile
+
+
+def test_read_backs_reads_an_all_back_group_as_the_likeliest_card_the_deck_leaves() -> None:
+    """L1 with its 十十十 laid as three backs: any card with at most one other in view could be
+    it, and all of them win. The seven cards none of which is in view are likelier (any three of
+    four copies) than those with one in view; of them the small ones score least, 七 first. 七
+    scores as 十 does, and the reading is scored with a doubt: only the player can name it."""
+    draft = _draft(table=[TABLE_ROW[0], ["back"] * 3, TABLE_ROW[2]])
+    assert not draft.splits
+    read = read_backs(draft)
+    assert read is not None and read.splits
+    col = read.columns[1]
+    assert (col.reading, col.name, col.cards) == ("x7", None, ["back"] * 3)
+    assert col.reading_why == "the likeliest of 17 cards the deck leaves that make a winning hand"
+    built = assemble(read.columns, read.detections, BASE)
+    assert built.complete and {"cards": ["x7"] * 3, "state": "concealed"} in built.layout["groups"]
+    assert [d.message for d in built.doubts if d.kind == "unnamed_concealed"] == [
+        "column 2: 3 card backs, read as x7, the likeliest of 17 cards the deck leaves that make a winning "
+        "hand; name the card of this concealed group"]
+    truth = assemble(_draft().columns, _draft().detections, BASE).layout
+    assert score(built.layout)["score"] == score(truth)["score"]
+    named = draft.with_columns([c.copy(name="d9") if n == 1 else c for n, c in enumerate(draft.columns)])
+    assert read_backs(named) is None  # the player's name stands
+    one_left = draft.with_columns([*draft.columns, Column([], ["x7", "x7"], LOOSE, LOOSE),
+                                   Column([], ["x10", "x10"], LOOSE, LOOSE)])
+    assert read_backs(one_left).columns[1].reading == "d1"  # two 七 and two 十 in view: neither fits
 
 
 def test_settle_strays_leaves_out_a_discard_in_line_with_the_hand() -> None:
@@ -196,6 +223,7 @@ def _cases() -> list[tuple[Repair, Draft]]:
         (join_lone_backs, _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]],
                                  loose=[(130.0, 170.0, "back")])),
         (settle_strays, _draft(hand=[*HAND_ROW, ["x7"]])),
+        (read_backs, _draft(table=[TABLE_ROW[0], ["back"] * 3, TABLE_ROW[2]])),
         (settle_backs, _draft(table=[["d5", "back", "back"], ["x10"], TABLE_ROW[2]],
                               loose=[(130.0, 80.0, "back"), (70.0, 160.0, "back")])),
         (settle_rows, _draft(table=[["d2", "d7", "d10"]], hand=six, guess="split")),
@@ -219,7 +247,7 @@ def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, dr
 
 
 def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
-    assert [s.__name__ for s in REPAIRS] == ["join_lone_backs", "settle_strays", "settle_backs",
+    assert [s.__name__ for s in REPAIRS] == ["join_lone_backs", "read_backs", "settle_strays", "settle_backs",
                                              "settle_rows", "reread", "take_in"]
     seen: list[Draft] = []
 

@@ -33,6 +33,8 @@ class Params:
     max_across: float = 0.45  # and at most this far across it
     step_factor: float = 4.0  # face-to-face links longer than this many usual steps are cut
     across_cost: float = 3.0
+    whole_card: float = 99.0  # a link from a face longer than this (card widths) passes a whole card
+    back_gap: float = 99.0  # a gap (glyph sizes) after a back's visible part that ends its column
     column_break: float = 2.2  # a step this many times a column's median step ends the column
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
     row_split: float = 1.1  # a gap this many times the usual column spacing splits one long row
@@ -60,6 +62,8 @@ class Column:
     name: str | None = None  # the card an all-back column stands for, once the user names it
     settled: str = ""  # why the engine, not the geometry, put this lone card in or out
     row_guess: str = ""  # why the claimed row was a guess (a key of ``ROW_GUESSES``; "" if it was not)
+    reading: str | None = None  # the card the rules read an all-back column as, until the user names it
+    reading_why: str = ""  # how the rules chose that reading (``repairs.read_backs``)
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"cards": list(self.cards), "state": self.state, "row": self.row,
@@ -74,7 +78,7 @@ class Column:
         """A new column with its own lists, ``changes`` applied: what a repair returns."""
         fields = {"detections": list(self.detections), "cards": list(self.cards), "row": self.row,
                   "state": self.state, "name": self.name, "settled": self.settled,
-                  "row_guess": self.row_guess}
+                  "row_guess": self.row_guess, "reading": self.reading, "reading_why": self.reading_why}
         return Column(**{**fields, **changes})
 
 

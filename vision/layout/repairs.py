@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -22,7 +23,7 @@ from typing import Any
 from zipai.engine import Card, State, ZipaiError, parse_input, score, splits_into_groups
 
 from ..detector import FACES, Detection
-from .assemble import engine_input, other_way_round
+from .assemble import engine_input, group_cards, other_way_round
 from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, Params, proposed_state
 from .geometry import columns, scale
 
@@ -111,6 +112,71 @@ def join_lone_backs(draft: Draft) -> Draft | None:
     if not moves or len({b for b, _ in moves}) < len(moves):
         return None
     return draft.with_columns(_with_backs(cols, moves, "a concealed group shows three or four cards"))
+
+
+def read_backs(draft: Draft) -> Draft | None:
+    """Let the rules read the card of a concealed column of backs only.
+
+    Only the player can name it (RULINGS section 7: always a doubt), but a photo still narrows
+    it: the deck has four of each card, so a column of three backs is a card with at most one
+    in view elsewhere, and four backs one with none; and the hand is a winning one. Each card
+    the deck leaves is tried (every pair of cards for two such columns); of the readings that
+    make the layout split into seven groups, those that win are kept if any, and the likeliest
+    by the deck (the most ways to hold that many of the copies left unseen) is taken, then the
+    one that scores least. ``assemble`` scores it and lists it as a doubt with how it was chosen."""
+    cols = draft.columns
+    blind = [n for n, c in enumerate(cols) if c.state == CONCEALED and not c.name and not c.reading
+             and len(c.cards) >= 3 and all(x == "back" for x in c.cards)]
+    if not blind or len(blind) > MAX_BLIND:
+        return None
+    seen: Counter[str] = Counter()
+    for n, c in enumerate(cols):
+        if n not in blind:
+            seen.update(group_cards(c) or [] if c.state == CONCEALED else [x for x in c.cards if x != "back"])
+    choices = [[(card, math.comb(4 - seen[card], len(cols[n].cards))) for card in FACES
+                if 4 - seen[card] >= len(cols[n].cards)] for n in blind]
+    found: list[tuple[bool, int, float, tuple[str, ...]]] = []
+    for combo in itertools.product(*choices):
+        names = tuple(card for card, _ in combo)
+        if len(blind) > 1 and any(seen[x] + sum(len(cols[n].cards) for n, y in zip(blind, names, strict=True)
+                                                if y == x) > 4 for x in names):
+            continue
+        tried = draft.with_columns(_named(cols, blind, names, ""))
+        if not tried.splits:
+            continue
+        result = _result(tried)
+        if result is None:
+            continue
+        found.append((bool(result.get("winning")), math.prod(w for _, w in combo),
+                      -float(result.get("score") or 0), names))
+    if not found:
+        return None
+    wins = [f for f in found if f[0]] or found
+    best = max(wins, key=lambda f: f[1:3])
+    others = len(wins) - 1
+    why = ("the only card the deck leaves that makes a winning hand" if wins[0][0] and not others else
+           f"the likeliest of {others + 1} cards the deck leaves that make a winning hand" if wins[0][0] else
+           f"no card the deck leaves makes a winning hand; the likeliest of {others + 1} that make seven "
+           "groups")
+    return draft.with_columns(_named(cols, blind, best[3], why))
+
+
+MAX_BLIND = 2  # all-back columns read_backs weighs together (20 x 20 readings at most)
+
+
+def _named(cols: Sequence[Column], blind: Sequence[int], names: Sequence[str], why: str) -> list[Column]:
+    out = list(cols)
+    for n, card in zip(blind, names, strict=True):
+        out[n] = cols[n].copy(reading=card, reading_why=why)
+    return out
+
+
+def _result(draft: Draft) -> dict[str, Any] | None:
+    """The engine's result for a draft that splits; None when it refuses."""
+    try:
+        return score(engine_input(draft.columns, draft.base).layout)
+    except ZipaiError:
+        return None
 
 
 def settle_strays(draft: Draft) -> Draft | None:
@@ -286,7 +352,8 @@ def take_in(draft: Draft) -> Draft | None:
                    spare=tuple(s for s in draft.spare if s is not d))
 
 
-REPAIRS: tuple[Repair, ...] = (join_lone_backs, settle_strays, settle_backs, settle_rows, reread, take_in)
+REPAIRS: tuple[Repair, ...] = (join_lone_backs, read_backs, settle_strays, settle_backs, settle_rows, reread,
+                               take_in)
 """The order the repairs run in: the geometry's own repair, then the lone cards, the lone backs,
 the rows, a misread, and last a missed card, each tried only if those before it left a layout
 that does not split."""
