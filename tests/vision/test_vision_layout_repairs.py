@@ -184,6 +184,21 @@ def test_settle_rows_swaps_rows_guessed_the_wrong_way_round() -> None:
     assert settle_rows(told) is None
 
 
+def test_settle_rows_takes_the_way_round_that_wins_when_both_split() -> None:
+    """Three small triples and L1's hand, the rows alike: claimed, the triples make 12 points and
+    no win; revealed from the hand (concealed), 16 and a win. Both split; the winning reading is
+    taken, and said to be the rules' choice."""
+    draft = _draft(table=[["x5"] * 3, ["x6"] * 3, ["x7"] * 3], guess="alike")
+    assert draft.splits
+    swapped = settle_rows(draft)
+    assert swapped is not None and swapped.splits
+    assert _look(swapped)[:3] == [("hand", "hand", ["x5"] * 3), ("hand", "hand", ["x6"] * 3),
+                                  ("hand", "hand", ["x7"] * 3)]
+    assert {c.row_guess for c in swapped.columns} == {"swapped"}
+    assert score(assemble(swapped.columns, swapped.detections, BASE).layout)["winning"]
+    assert settle_rows(_draft(guess="alike")) is None  # L1 wins as laid: kept
+
+
 def test_reread_takes_the_readers_second_choice_when_only_it_makes_seven_groups() -> None:
     """伍 read as 陆 leaves x4 x6 x6, which splits no way; the reader's third choice, 伍, does."""
     draft = _draft()

@@ -165,7 +165,7 @@ def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[
         now, then = score(layout), score(other.layout)
     except ZipaiError:
         return []
-    if all(now.get(k) == then.get(k) for k in ("winning", "score", "payouts")):
+    if all(now.get(k) == then.get(k) for k in ("winning", "points", "score", "payouts")):
         return []
     return [Doubt(DoubtKind.CLAIMED_ROW, f"which face-up groups were claimed in play is told only by their "
                   f"row, and {ROW_GUESSES.get(guess, guess)}: as proposed, {_outcome(now)}; with the rows "

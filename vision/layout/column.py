@@ -33,8 +33,6 @@ class Params:
     max_across: float = 0.45  # and at most this far across it
     step_factor: float = 4.0  # face-to-face links longer than this many usual steps are cut
     across_cost: float = 3.0
-    whole_card: float = 99.0  # a link from a face longer than this (card widths) passes a whole card
-    back_gap: float = 99.0  # a gap (glyph sizes) after a back's visible part that ends its column
     column_break: float = 2.2  # a step this many times a column's median step ends the column
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
     row_split: float = 1.1  # a gap this many times the usual column spacing splits one long row
@@ -44,7 +42,7 @@ class Params:
     low_find: float = 0.35  # finder score below this is a doubt
     low_select: float = 0.5  # the selector's probability below this is a doubt (zipai tune doubts)
     # which guessed claimed rows are doubts (``ROW_GUESSES``; zipai tune doubts)
-    row_doubts: frozenset[str] = frozenset({"split"})
+    row_doubts: frozenset[str] = frozenset({"split", "alike"})
     color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
     off_axis: float = 30.0  # degrees: a face turned further from the layout's axis lies apart
 

@@ -82,17 +82,8 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
             w = (width[i] + width[j]) / 2
             dv = (rx * dx + ry * dy) / w
             du = abs(rx * dy - ry * dx) / w
-            if not (p.min_step < dv < p.max_step and du < p.max_across):
-                continue
-            # a column ends where a card shows whole and a gap follows: the next card of a
-            # column lies on the card above it, so it starts within that card's length (a
-            # face's glyph is at its card's top; a back shows the part no card covers)
-            if dets[i].card != "back" and dv > p.whole_card:
-                continue
-            if dets[i].card == "back" and _along(dets[j].box, dx, dy)[0] - _along(dets[i].box, dx, dy)[1] \
-                    > p.back_gap * width[i] / p.card_per_glyph:
-                continue
-            cands.append((dv + p.across_cost * du, i, j, dv))
+            if p.min_step < dv < p.max_step and du < p.max_across:
+                cands.append((dv + p.across_cost * du, i, j, dv))
     # the usual step from one card to the next (glyph to glyph) in this photo: the gap to the
     # next row is several times longer, so face-to-face links far beyond it are cut
     best: dict[int, float] = {}
@@ -134,13 +125,6 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
                 del prev[nxt[i]]
                 del nxt[i]
     return list(nxt.items())
-
-
-def _along(box: tuple[float, float, float, float], dx: float, dy: float) -> tuple[float, float]:
-    """Where a box starts and ends along the direction (dx, dy)."""
-    x0, y0, x1, y1 = box
-    vs = [x * dx + y * dy for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
-    return min(vs), max(vs)
 
 
 def _components(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
