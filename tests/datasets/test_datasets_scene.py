@@ -465,7 +465,7 @@ def test_players_layouts_lay_rows_apart_with_a_face_over_backs_and_leave_classic
     concealed = 0
     for index in range(5):
         debug: dict[str, Any] = {}
-        _, anns, meta = render_scene_full(3, "val", index, SIZE, effects=False, debug=debug, layouts="players")
+        meta = render_scene_full(3, "val", index, SIZE, effects=False, debug=debug, layouts="players")[2]
         assert meta["layouts"] == "players"
         held = Counter([c for g in meta["groups"] for c in g["cards"]] + meta["loose"])
         assert max(held.values()) <= 4
