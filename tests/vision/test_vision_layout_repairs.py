@@ -184,19 +184,14 @@ def test_settle_rows_swaps_rows_guessed_the_wrong_way_round() -> None:
     assert settle_rows(told) is None
 
 
-def test_settle_rows_takes_the_way_round_that_wins_when_both_split() -> None:
+def test_settle_rows_leaves_rows_that_split_as_guessed() -> None:
     """Three small triples and L1's hand, the rows alike: claimed, the triples make 12 points and
-    no win; revealed from the hand (concealed), 16 and a win. Both split; the winning reading is
-    taken, and said to be the rules' choice."""
+    no win; revealed, 16 and a win. Both ways split, so the guess stands (a spoiled layout wins
+    no way round), and the claimed-row doubt says what the other way scores."""
     draft = _draft(table=[["x5"] * 3, ["x6"] * 3, ["x7"] * 3], guess="alike")
-    assert draft.splits
-    swapped = settle_rows(draft)
-    assert swapped is not None and swapped.splits
-    assert _look(swapped)[:3] == [("hand", "hand", ["x5"] * 3), ("hand", "hand", ["x6"] * 3),
-                                  ("hand", "hand", ["x7"] * 3)]
-    assert {c.row_guess for c in swapped.columns} == {"swapped"}
-    assert score(assemble(swapped.columns, swapped.detections, BASE).layout)["winning"]
-    assert settle_rows(_draft(guess="alike")) is None  # L1 wins as laid: kept
+    assert draft.splits and settle_rows(draft) is None
+    doubts = assemble(draft.columns, draft.detections, BASE).doubts
+    assert [d.kind for d in doubts] == ["claimed_row"] and "not a win" in doubts[0].message
 
 
 def test_reread_takes_the_readers_second_choice_when_only_it_makes_seven_groups() -> None:

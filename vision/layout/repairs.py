@@ -5,10 +5,9 @@ seven groups usually holds a vision mistake: a discard taken for a hand card, a 
 its group, the rows guessed the wrong way round, a look-alike glyph misread, a weak card missed.
 Each step takes a ``Draft`` and returns a new one, or None when it changes nothing; none changes
 the draft it was given. ``repair`` runs them in order. After the first, each step acts only on a
-draft that does not split (``settle_rows`` also on one that splits but does not win where the
-rows the other way round win), and only on a single way to make it split (two ways are the
-user's to choose, as doubts; ``read_backs`` takes the likeliest card, always a doubt); a step
-that repairs leaves a draft that splits, so the later ones pass.
+draft that does not split, and only on a single way to make it split (two ways are the user's
+to choose, as doubts; ``read_backs`` takes the likeliest card, always a doubt); a step that
+repairs leaves a draft that splits, so the later ones pass.
 """
 
 from __future__ import annotations
@@ -279,17 +278,14 @@ def settle_rows(draft: Draft) -> Draft | None:
     With nothing to tell the two rows apart (``Column.row_guess``), the first is taken as
     claimed. A triple claimed in play lies open; the same triple in the hand is free cards, so a
     wrong guess can leave a hand that splits into no groups at all (four of a card in it, say)
-    where the rows the other way round split, or one that splits but does not win where the
-    other way wins. Then the other way is taken (lone cards settled again, ``settle_strays``,
-    when it did not split), and ``claimed_row`` names it a doubt."""
-    if not any(c.row_guess for c in draft.columns if c.row in (TABLE, HAND)):
+    where the rows the other way round split. Then the other way is taken, lone cards settled
+    again (``settle_strays``), and ``claimed_row`` names it a doubt. (Taking the other way also
+    when both split but only it wins scored the same validation scenes and fewer held-out ones:
+    a spoiled layout, which no reading wins, lost its rows. Where both ways score, they stay as
+    guessed and ``claimed_row`` asks when the two score differently.)"""
+    if draft.splits or not any(c.row_guess for c in draft.columns if c.row in (TABLE, HAND)):
         return None
     other = draft.with_columns(other_way_round(draft.columns, "swapped"))
-    if draft.splits:
-        # both ways make seven groups: the one that wins, if only one does
-        here, there = _result(draft), _result(other) if other.splits else None
-        wins = bool(there and there.get("winning")) and not (here and here.get("winning"))
-        return other if wins else None
     return other if other.splits else settle_strays(other)
 
 
@@ -364,7 +360,7 @@ REPAIRS: tuple[Repair, ...] = (join_lone_backs, read_backs, settle_strays, settl
                                take_in)
 """The order the repairs run in: the geometry's own repair, the card of an all-back group, then
 the lone cards, the lone backs, the rows, a misread, and last a missed card, each tried only if
-those before it left a layout that does not split (the rows also when it does not win)."""
+those before it left a layout that does not split."""
 
 
 def repair(draft: Draft, steps: Sequence[Repair] = REPAIRS) -> Draft:
