@@ -689,3 +689,15 @@ def test_a_find_the_selector_kept_without_conviction_is_a_doubt() -> None:
     assert [d.detections for d in unsure] == [[0], [4]]
     assert "a card with probability 0.42" in unsure[0].message
     assert assemble(cols, dets, L1_BASE, Params(low_select=0.0)).doubts == []
+
+
+def test_a_whole_face_ends_its_column_though_backs_lie_in_line_below_it() -> None:
+    """The hand's pair on top, a concealed quad of backs in line below it, the rows a short gap
+    apart: the step from the pair's last face to the first back is five usual steps, so the
+    column ends at the face (a face shows whole where a gap follows), as it would before a face."""
+    dets = []
+    for x, y0, col in ((0.0, 0.0, ["x1", "x2", "x3"]), (100.0, 0.0, ["d8", "d8"]),
+                       (0.0, 240.0, ["d5", "d5", "d5"]), (100.0, 240.0, ["back"] * 4)):
+        dets += [_det(card, 800 + x, 300 + y0 + 40.0 * j) for j, card in enumerate(col)]
+    assert _groups(dets) == [("hand", "hand", ["x1", "x2", "x3"]), ("hand", "hand", ["d8", "d8"]),
+                             ("table", "open", ["d5", "d5", "d5"]), ("table", "concealed", ["back"] * 4)]

@@ -133,6 +133,17 @@ def test_read_backs_reads_an_all_back_group_as_the_likeliest_card_the_deck_leave
     assert read_backs(one_left).columns[1].reading == "d1"  # two 七 and two 十 in view: neither fits
 
 
+def test_read_backs_settles_a_discard_that_keeps_the_layout_from_splitting() -> None:
+    """The all-back group leaves the layout unscorable, so ``settle_strays`` cannot leave out the
+    discard lying in line with the hand; ``read_backs`` settles it with each reading."""
+    draft = _draft(table=[TABLE_ROW[0], ["back"] * 3, TABLE_ROW[2]], hand=[*HAND_ROW, ["x7"]])
+    assert settle_strays(draft) is None
+    read = read_backs(draft)
+    assert read is not None and read.splits and read.columns[1].reading is not None
+    assert _look(read)[-1] == ("loose", "loose", ["x7"])
+    assert read.columns[-1].settled == "left out: the layout makes seven groups without it"
+
+
 def test_settle_strays_leaves_out_a_discard_in_line_with_the_hand() -> None:
     draft = _draft(hand=[*HAND_ROW, ["x7"]])  # a one-card column of the hand: one card over
     assert not draft.splits

@@ -122,7 +122,9 @@ def read_backs(draft: Draft) -> Draft | None:
     it: the deck has four of each card, so a column of three backs is a card with at most one
     in view elsewhere, and four backs one with none; and the hand is a winning one. Each card
     the deck leaves is tried (every pair of cards for two such columns); of the readings that
-    make the layout split into seven groups, those that win are kept if any, and the likeliest
+    make the layout split into seven groups (lone cards settled as ``settle_strays`` settles
+    them, which it cannot do before the group has a card), those that win are kept if any, and
+    the likeliest
     by the deck (the most ways to hold that many of the copies left unseen) is taken, then the
     one that scores least. ``assemble`` scores it and lists it as a doubt with how it was chosen."""
     cols = draft.columns
@@ -136,30 +138,35 @@ def read_backs(draft: Draft) -> Draft | None:
             seen.update(group_cards(c) or [] if c.state == CONCEALED else [x for x in c.cards if x != "back"])
     choices = [[(card, math.comb(4 - seen[card], len(cols[n].cards))) for card in FACES
                 if 4 - seen[card] >= len(cols[n].cards)] for n in blind]
-    found: list[tuple[bool, int, float, tuple[str, ...]]] = []
-    for combo in itertools.product(*choices):
+    found: list[tuple[bool, int, float, int, Draft]] = []
+    for k, combo in enumerate(itertools.product(*choices)):
         names = tuple(card for card, _ in combo)
         if len(blind) > 1 and any(seen[x] + sum(len(cols[n].cards) for n, y in zip(blind, names, strict=True)
                                                 if y == x) > 4 for x in names):
             continue
-        tried = draft.with_columns(_named(cols, blind, names, ""))
+        tried: Draft | None = draft.with_columns(_named(cols, blind, names, ""))
         if not tried.splits:
-            continue
+            # a discard in line with a row, or a hand card lying apart, is settled as it is in
+            # a layout with no all-back group (``settle_strays``)
+            tried = settle_strays(tried)
+            if tried is None:
+                continue
         result = _result(tried)
         if result is None:
             continue
         found.append((bool(result.get("winning")), math.prod(w for _, w in combo),
-                      -float(result.get("score") or 0), names))
+                      -float(result.get("score") or 0), -k, tried))
     if not found:
         return None
     wins = [f for f in found if f[0]] or found
-    best = max(wins, key=lambda f: f[1:3])
+    best = max(wins, key=lambda f: f[1:4])[4]
     others = len(wins) - 1
     why = ("the only card the deck leaves that makes a winning hand" if wins[0][0] and not others else
            f"the likeliest of {others + 1} cards the deck leaves that make a winning hand" if wins[0][0] else
            f"no card the deck leaves makes a winning hand; the likeliest of {others + 1} that make seven "
            "groups")
-    return draft.with_columns(_named(cols, blind, best[3], why))
+    return best.with_columns([c.copy(reading_why=why) if c.reading and not c.reading_why else c
+                              for c in best.columns])
 
 
 MAX_BLIND = 2  # all-back columns read_backs weighs together (20 x 20 readings at most)
