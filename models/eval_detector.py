@@ -150,7 +150,9 @@ def layout_faults(cols: list[Column], anns: list[dict], doubts: set[str]) -> tup
     size = Counter((a.get("row"), a.get("group")) for a in keep)
     faults = set()
     for c in cols:
-        groups = {(keep[i].get("row"), keep[i].get("group")) for i in c.detections}
+        groups = {(keep[i].get("row"), keep[i].get("group")) for i in c.detections if i >= 0}
+        if not groups:  # a card no find shows, read by the rules
+            continue
         if len(groups) > 1:
             faults.add("groups merged in one column")
             continue

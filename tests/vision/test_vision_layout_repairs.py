@@ -28,6 +28,7 @@ from zipai.vision.layout import (
     join_lone_backs,
     proposed_state,
     read_backs,
+    read_hidden,
     repair,
     reread,
     settle_backs,
@@ -142,6 +143,25 @@ def test_read_backs_settles_a_discard_that_keeps_the_layout_from_splitting() -> 
     assert read is not None and read.splits and read.columns[1].reading is not None
     assert _look(read)[-1] == ("loose", "loose", ["x7"])
     assert read.columns[-1].settled == "left out: the layout makes seven groups without it"
+
+
+def test_read_hidden_reads_the_card_no_find_shows_when_the_hand_is_a_card_short() -> None:
+    """The hand's 伍 lay under its neighbours and no find shows it: x4 x6 is no group, and of the
+    cards the deck leaves only 伍 makes seven groups. It joins the hand with no detection, and
+    the doubt says so."""
+    draft = _draft(hand=[["x4", None, "x6"], *HAND_ROW[1:]])
+    assert not draft.splits and settle_strays(draft) is None and take_in(draft) is None
+    read = read_hidden(draft)
+    assert read is not None and read.splits
+    col = read.columns[-1]
+    assert (col.row, col.state, col.cards, col.detections) == ("hand", "hand", ["x5"], [-1])
+    built = assemble(read.columns, read.detections, BASE)
+    assert built.complete and sorted(built.layout["hand"]) == sorted(c for g in HAND_ROW for c in g)
+    taken = [d for d in built.doubts if d.kind == "taken_in"]
+    assert len(taken) == 1 and taken[0].detections == [] and "no find shows" in taken[0].message
+    assert read_hidden(_draft()) is None  # nothing missing
+    two_short = _draft(hand=[["x4", None, None], *HAND_ROW[1:]])
+    assert read_hidden(two_short) is None  # one card is a guess; two are the player's
 
 
 def test_settle_strays_leaves_out_a_discard_in_line_with_the_hand() -> None:
@@ -269,7 +289,7 @@ def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, dr
 
 def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
     assert [s.__name__ for s in REPAIRS] == ["join_lone_backs", "read_backs", "settle_strays", "settle_backs",
-                                             "settle_rows", "reread", "take_in"]
+                                             "settle_rows", "reread", "take_in", "read_hidden"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:

@@ -37,6 +37,7 @@ from .repairs import (
     join_lone_backs,
     layout_splits,
     read_backs,
+    read_hidden,
     repair,
     reread,
     settle_backs,
@@ -48,6 +49,6 @@ from .repairs import (
 __all__ = [
     "CONCEALED", "FREE", "HAND", "LOOSE", "OPEN", "REPAIRS", "ROW_GUESSES", "TABLE", "Assembled", "Column",
     "Doubt", "DoubtKind", "Draft", "Params", "Repair", "assemble", "card_axis", "columns", "join_lone_backs",
-    "layout_splits", "propose_states", "proposed_state", "read_backs", "repair", "reread", "settle_backs",
-    "settle_rows", "settle_strays", "take_in",
+    "layout_splits", "propose_states", "proposed_state", "read_backs", "read_hidden", "repair", "reread",
+    "settle_backs", "settle_rows", "settle_strays", "take_in",
 ]

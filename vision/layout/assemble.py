@@ -72,7 +72,7 @@ def engine_input(cols: Sequence[Column], base: Mapping[str, Any] | None = None) 
             continue
         if c.settled:
             doubts.append(Doubt(DoubtKind.TAKEN_IN, f"column {n + 1}: {' '.join(c.cards)} {c.settled}",
-                                list(c.detections)))
+                                [i for i in c.detections if i >= 0]))
         if c.state == FREE:
             backs = [i for i, x in zip(c.detections, c.cards, strict=False) if x == "back"]
             if backs:

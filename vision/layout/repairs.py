@@ -363,11 +363,55 @@ def take_in(draft: Draft) -> Draft | None:
                    spare=tuple(s for s in draft.spare if s is not d))
 
 
+NO_BOX = -1  # the detection index of a card no find shows (the app's typed cards use it too)
+HIDDEN = "a card no find shows (under another card), read as the likeliest the deck leaves that makes {}"
+
+
+def read_hidden(draft: Draft) -> Draft | None:
+    """Let the rules read a card of the layout that no find shows.
+
+    A card lying under others can show too little of its glyph to read, or nothing: the layout
+    is then a card short and splits into no seven groups. When it is short (fewer cards than
+    seven groups hold) and does not split, each card the deck leaves (fewer than four in view)
+    is tried as one more free card of the hand; of those that make it split, those that win are
+    kept if any, the likeliest by the deck (the most copies unseen), then the one that scores
+    least. It joins the hand as a column of its own with no detection (``NO_BOX``), and says so
+    (``settled``: a doubt in ``assemble``)."""
+    if draft.splits:
+        return None
+    built = engine_input(draft.columns, draft.base)
+    groups, hand = built.layout["groups"], built.layout["hand"]
+    total = sum(len(g["cards"]) for g in groups) + len(hand)
+    quads = sum(len(g["cards"]) == 4 for g in groups)
+    if not built.complete or not draft.detections or total >= 21 + max(0, quads - 1):
+        return None
+    seen = Counter(x for c in draft.columns for x in (group_cards(c) or c.cards) if x != "back")
+    found: list[tuple[bool, int, float, int, Draft]] = []
+    for k, card in enumerate(FACES):
+        if seen[card] >= 4:
+            continue
+        tried: Draft | None = draft.with_columns([*draft.columns, Column([NO_BOX], [card], HAND, FREE)])
+        if not tried.splits:
+            continue
+        result = _result(tried)
+        if result is not None:
+            found.append((bool(result.get("winning")), 4 - seen[card], -float(result.get("score") or 0), -k,
+                          tried))
+    if not found:
+        return None
+    wins = [f for f in found if f[0]] or found
+    best = max(wins, key=lambda f: f[1:4])[4]
+    why = HIDDEN.format("a winning hand" if wins[0][0] else "seven groups")
+    if len(wins) > 1:
+        why += f" (of {len(wins)})"
+    return best.with_columns([*best.columns[:-1], best.columns[-1].copy(settled=why)])
+
+
 REPAIRS: tuple[Repair, ...] = (join_lone_backs, read_backs, settle_strays, settle_backs, settle_rows, reread,
-                               take_in)
+                               take_in, read_hidden)
 """The order the repairs run in: the geometry's own repair, the card of an all-back group, then
-the lone cards, the lone backs, the rows, a misread, and last a missed card, each tried only if
-those before it left a layout that does not split."""
+the lone cards, the lone backs, the rows, a misread, a missed card a weak find shows, and last a
+card no find shows, each tried only if those before it left a layout that does not split."""
 
 
 def repair(draft: Draft, steps: Sequence[Repair] = REPAIRS) -> Draft:
