@@ -82,15 +82,16 @@ class _Progress:
         sys.stderr.flush()
 
 
-# out, seed, split, index, size, quality, style, compose_five
-Job = tuple[str, int, str, int, tuple[int, int], int, int, float]
+# out, seed, split, index, size, quality, style, compose_five, layouts
+Job = tuple[str, int, str, int, tuple[int, int], int, int, float, str]
 
 
 def _render_one(job: Job) -> tuple[int, dict[str, Any], list]:
-    out, seed, split, index, size, quality, style, compose_five = job
+    out, seed, split, index, size, quality, style, compose_five, layouts = job
     from .scene import render_scene_full
 
-    img, anns, meta = render_scene_full(seed, split, index, size, style=style, compose_five=compose_five)
+    img, anns, meta = render_scene_full(seed, split, index, size, style=style, compose_five=compose_five,
+                                        layouts=layouts)
     name = f"images/{index:06d}.jpg"
     img.save(os.path.join(out, name), "JPEG", quality=quality)
     entry = {"file_name": name, "width": img.width, "height": img.height, **meta}
@@ -100,10 +101,10 @@ def _render_one(job: Job) -> tuple[int, dict[str, Any], list]:
 def render_dataset(out: str, count: int, seed: int, split: str = "train",
                    size: tuple[int, int] = (1600, 1200), workers: int = 2, start: int = 0,
                    quiet: bool = False, quality: int = 92, style: int = 1,
-                   compose_five: float = 0.0) -> dict[str, Any]:
+                   compose_five: float = 0.0, layouts: str = "classic") -> dict[str, Any]:
     """Render images ``start .. start+count-1`` into ``out`` and write ``annotations.json``
     (``compose_five``: the share of decks drawing 伍 from their face's 亻 and 五, recorded when
-    not 0)."""
+    not 0; ``layouts``: how the groups are laid, recorded when not "classic")."""
     if not 0.0 <= compose_five <= 1.0:
         raise ValueError(f"compose_five {compose_five!r} is a chance: between 0 and 1")
     from .fonts import faces
@@ -111,7 +112,8 @@ def render_dataset(out: str, count: int, seed: int, split: str = "train",
 
     faces(split)  # a missing font fails here, before any work
     os.makedirs(os.path.join(out, "images"), exist_ok=True)
-    jobs = [(out, seed, split, i, size, quality, style, compose_five) for i in range(start, start + count)]
+    jobs = [(out, seed, split, i, size, quality, style, compose_five, layouts)
+            for i in range(start, start + count)]
     results = run_jobs(_render_one, jobs, workers, quiet)
     images, annotations = [], []
     for idx in sorted(results):
@@ -122,7 +124,8 @@ def render_dataset(out: str, count: int, seed: int, split: str = "train",
     coco = {
         "info": {"description": "Zipai synthetic table photos", "version": "1", "seed": seed,
                  "split": split, "style": style, "size": list(size), "spec": "datasets/LABELS.md",
-                 **({"compose_five": compose_five} if compose_five else {})},
+                 **({"compose_five": compose_five} if compose_five else {}),
+                 **({"layouts": layouts} if layouts != "classic" else {})},
         "categories": CATEGORIES, "images": images, "annotations": annotations,
     }
     with open(os.path.join(out, "annotations.json"), "w", encoding="utf-8") as f:
@@ -230,6 +233,10 @@ def _cmd_render(argv: list[str]) -> int:
     p.add_argument("--compose-five", type=_chance, default=0.0,
                    help="the share of decks that draw 伍 from their face's own 亻 and 五 (default 0: "
                         "the faces' own 伍, as every figure's scenes)")
+    p.add_argument("--layouts", choices=("classic", "players"), default="classic",
+                   help="how the groups are laid: classic (default, as every figure's scenes) or players "
+                        "(row gaps tight to wide, rows in line or staggered, a concealed group as a face "
+                        "over backs, discards in line: datasets/LABELS.md)")
     p.add_argument("--teach", action="store_true",
                    help="teaching photos instead of scenes: deck i's 20 faces in two rows of ten, with "
                         "labels/NNNNNN.json per photo")
@@ -250,8 +257,8 @@ def _cmd_render(argv: list[str]) -> int:
         p.error("--teach and --decks are two kinds of render: give one")
     if a.variant != "good" and not a.teach:
         p.error("--variant needs --teach")
-    if (a.teach or a.decks) and (a.compose_five or a.start):
-        p.error("--compose-five and --start are scene options, not ones of --teach or --decks")
+    if (a.teach or a.decks) and (a.compose_five or a.start or a.layouts != "classic"):
+        p.error("--compose-five, --layouts and --start are scene options, not ones of --teach or --decks")
     if a.decks and a.style != 1:
         p.error("--decks takes the styles 1, 2 and 3 in turn: leave --style out")
     if a.scenes is not None and not a.decks:
@@ -275,7 +282,7 @@ def _cmd_render(argv: list[str]) -> int:
                                 min(100, a.quality), a.style, a.variant)
     else:
         coco = render_dataset(a.out, a.count, a.seed, a.split, a.size, a.workers, a.start, a.quiet,
-                              min(100, a.quality), a.style, a.compose_five)
+                              min(100, a.quality), a.style, a.compose_five, a.layouts)
     dt = time.time() - t0
     print(f"wrote {len(coco['images'])} images, {len(coco['annotations'])} labels to {a.out} "
           f"in {dt:.1f}s ({len(coco['images']) / max(dt, 1e-6):.2f} img/s)")

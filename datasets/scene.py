@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -408,6 +409,81 @@ def _column_plan(rng: random.Random, lay: Layout, ratio: float) -> tuple[list[Pl
     return placed, ext_w, ext_h
 
 
+LAYOUTS = ("classic", "players")  # how the groups are laid out (``render_scene_full``'s ``layouts``)
+
+
+def _players_plan(rng: random.Random, lay: Layout, ratio: float) -> tuple[list[Placed], float, float]:
+    """The layouts players lay (``layouts="players"``), wider than ``_column_plan``'s where real
+    tables showed it narrow: the two rows one above the other with a gap from tight (0.05 card
+    heights) to wide (1.0), the claimed row on top or below, the columns of the two rows in line
+    or staggered by half a column; a concealed group shown as one face over backs (or backs
+    alone) in whichever row it lies; the hand's pairs and lone cards as short columns of their
+    own; and in one scene of three a discard or two lying in line with a row, a column apart.
+    Cards in unit coordinates (card width 1), as ``_column_plan``."""
+    step = rng.uniform(0.2, 0.4)
+    gap = rng.uniform(0.98, 1.25)
+    rows: dict[str, list[int]] = {TABLE: [], HAND: []}
+    for n, g in enumerate(lay.groups):
+        rows[g.row].append(n)
+    order = [TABLE, HAND] if rng.random() < 0.6 else [HAND, TABLE]
+    for r in rows.values():
+        if rng.random() < 0.5:
+            rng.shuffle(r)
+    row_gap = rng.uniform(0.05, 0.3) if rng.random() < 0.5 else rng.uniform(0.3, 1.0)
+    stagger = rng.random() < 0.5
+    width = max(len(r) for r in rows.values())
+    placed: list[Placed] = []
+    y = 0.0
+    for k, row in enumerate(order):
+        idxs = rows[row]
+        if not idxs:
+            continue
+        longest = max(len(lay.groups[n].cards) for n in idxs)
+        x_start = -(width - 1) * gap / 2 + (gap / 2 if stagger and k % 2 else 0.0)
+        for c, n in enumerate(idxs):
+            g = lay.groups[n]
+            shown = _shown_face_over_backs(rng, g)
+            ang = rng.gauss(0, 2.0)
+            top_x = x_start + c * gap + rng.gauss(0, 0.04)
+            top_y = y + rng.gauss(0, 0.05)
+            for j, card in enumerate(shown):
+                along = j * ratio * max(0.12, step + rng.gauss(0, 0.02)) + ratio / 2
+                dx, dy = _rot(0.0, along, ang)
+                placed.append(Placed(card, top_x + dx + rng.gauss(0, 0.02), top_y + dy,
+                                     ang + rng.gauss(0, 1.0), n, g.state, row))
+        y += ratio * (1 + (longest - 1) * step) + row_gap * ratio
+    if rng.random() < 1 / 3:  # a discard or two in line with a row's end, a column or so apart
+        counts = Counter(c.index for c in lay.cards())
+        pool = [c for c in ALL_CARDS for _ in range(4 - counts[c.index])]
+        rng.shuffle(pool)
+        row = rng.choice([r for r in order if rows[r]])
+        ys = [p.cy for p in placed if p.row == row]
+        xs = [p.cx for p in placed if p.row == row]
+        for j, card in enumerate(pool[:rng.choice((1, 1, 2))]):
+            at = max(xs) + gap * rng.uniform(1.5, 2.5) + j * 1.1
+            placed.append(Placed(card, at, min(ys) + rng.gauss(0, 0.1), rng.gauss(0, 4), -1, None, "loose"))
+    xs = [p.cx for p in placed]
+    ys = [p.cy for p in placed]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    for p in placed:
+        p.cx -= cx
+        p.cy -= cy
+    return placed, max(xs) - min(xs) + 1.6, max(ys) - min(ys) + ratio * 1.1
+
+
+def _shown_face_over_backs(rng: random.Random, g: LaidGroup) -> list[Card | None]:
+    """A concealed group of the claimed row as players lay it: backs under one face-up card that
+    lies whole on top (one group in five, backs alone); any other group face up, as dealt."""
+    cards: list[Card | None] = list(g.cards)
+    if g.row == TABLE and g.state == "concealed" and len(cards) >= 3:
+        if rng.random() < 0.2:
+            return [None] * len(cards)
+        return [None] * (len(cards) - 1) + [cards[-1]]
+    if len(cards) > 1 and rng.random() < 0.3:
+        rng.shuffle(cards)
+    return cards
+
+
 def _shown_cards(rng: random.Random, g: LaidGroup) -> list[Card | None]:
     """What a column shows: a concealed group on the table is backs with one face-up card or none."""
     cards: list[Card | None] = list(g.cards)
@@ -696,7 +772,7 @@ def render_scene(seed: int, split: str, index: int, size: tuple[int, int] = (160
 
 def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] = (1600, 1200),
                       effects: bool = True, debug: dict[str, Any] | None = None, style: int = 1,
-                      compose_five: float = 0.0, deck: DeckStyle | None = None,
+                      compose_five: float = 0.0, deck: DeckStyle | None = None, layouts: str = "classic",
                       ) -> tuple[Image.Image, list[dict[str, Any]], dict[str, Any]]:
     """Like ``render_scene``, plus the image-level metadata (font, layout, groups, table).
 
@@ -705,7 +781,9 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     ``compose_five`` is the chance that the deck draws 伍 from its face's 亻 and 五 (``random_deck``;
     0, the default, draws the scene every earlier render drew). A ``deck`` (``decks.deck_style``)
     replaces the scene's own deck after it was drawn, so the rest of the scene is the one the same
-    (seed, split, index) always draws: one deck's table scenes, as a real evening plays one deck."""
+    (seed, split, index) always draws: one deck's table scenes, as a real evening plays one deck.
+    ``layouts`` "players" lays the groups as ``_players_plan`` does (the default, "classic", draws
+    the scene every earlier render drew, byte for byte)."""
     W, H = int(size[0]), int(size[1])
     if W < 64 or H < 64:
         raise ValueError(f"image size {W}x{H} is too small (at least 64x64)")
@@ -713,6 +791,8 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
         raise ValueError(f"unknown style {style!r} (use {', '.join(map(str, STYLES))})")
     if not 0.0 <= compose_five <= 1.0:
         raise ValueError(f"compose_five {compose_five!r} is a chance: between 0 and 1")
+    if layouts not in LAYOUTS:
+        raise ValueError(f"unknown layouts {layouts!r} (use {', '.join(LAYOUTS)})")
     rng = _rng_for(seed, split, index)
     nrng = np.random.default_rng(rng.getrandbits(64))
     drawn = random_deck(rng, split, style, compose_five)
@@ -733,7 +813,8 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
     zoom = rng.uniform(0.8, 1.15)
     side = abs(math.sin(math.radians(theta))) > 0.7
 
-    placed, ext_w, ext_h = _column_plan(rng, lay, deck.ratio)
+    plan = _players_plan if layouts == "players" else _column_plan
+    placed, ext_w, ext_h = plan(rng, lay, deck.ratio)
     roll = rng.random()  # how much of the frame the layout fills: far, usual, close and cropped
     if roll < 0.1:
         fill = rng.uniform(0.35, 0.68)
@@ -801,6 +882,14 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
             items.append(Placed(None, bx + k * rng.uniform(0, 1.5), by - k * rng.uniform(0, 2),
                                 a0 + rng.gauss(0, 3), -1, None, "loose"))
     loose = _loose_cards(rng, lay)
+    if layouts != "classic":  # the plan's own discards count against the deck's four too
+        held = Counter(p.card.index for p in placed if p.card is not None)
+        keep = []
+        for c in loose:
+            if held[c.index] < 4:
+                held[c.index] += 1
+                keep.append(c)
+        loose = keep
     n_row = len(loose) if len(loose) >= 3 and rng.random() < 0.5 else 0
     if n_row:  # a discard row in front of another player: cards side by side
         ang = rng.choice((0, 90, 180, 270)) + rng.gauss(0, 4)
@@ -860,6 +949,9 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
             "loose": [str(c) for c in loose], "seed": seed, "index": index}
     if deck is not drawn:
         meta.update(font=deck.face.name, font_style=deck.face.style)
+    if layouts != "classic":
+        meta["layouts"] = layouts
+        meta["loose"] += [str(p.card) for p in placed if p.group == -1 and p.card is not None]
     return photo, anns, meta
 
 

@@ -19,6 +19,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,7 @@ from zipai.models.evaluate import (
     named_cards,
     same_layout,
     same_score,
+    true_cards,
 )
 from zipai.models.manifest import read_provenance, update_manifest, update_provenance
 from zipai.models.model_card import write_card
@@ -46,7 +48,7 @@ from zipai.vision.constants import SYMMETRIC
 from zipai.vision.decode import Decoded, load
 from zipai.vision.detector import Detection, Detector, default_manifest
 from zipai.vision.layout import Column
-from zipai.vision.scan import scan_decoded, scan_detections
+from zipai.vision.scan import Scan, scan_decoded, scan_detections
 
 
 def calibrate(pairs: list[tuple[float, bool]]) -> tuple[float, float]:
@@ -148,7 +150,9 @@ def layout_faults(cols: list[Column], anns: list[dict], doubts: set[str]) -> tup
     size = Counter((a.get("row"), a.get("group")) for a in keep)
     faults = set()
     for c in cols:
-        groups = {(keep[i].get("row"), keep[i].get("group")) for i in c.detections}
+        groups = {(keep[i].get("row"), keep[i].get("group")) for i in c.detections if i >= 0}
+        if not groups:  # a card no find shows, read by the rules
+            continue
         if len(groups) > 1:
             faults.add("groups merged in one column")
             continue
@@ -166,27 +170,102 @@ def layout_faults(cols: list[Column], anns: list[dict], doubts: set[str]) -> tup
     return tuple(sorted(faults)) or ("other: " + ", ".join(sorted(doubts)),)
 
 
+def labelled_scan(im: dict, anns: list[dict]) -> Scan:
+    """The scan of a scene's labelled cards (``true_cards``: the layout's hidden ones too), the
+    finder and the reader set aside: every step a scan takes after the networks, with the
+    scene's seat and win flags."""
+    return scan_detections(int(im["width"]), int(im["height"]), labelled_detections(true_cards(anns)),
+                           layout_base(im["layout"]))
+
+
+@dataclass(slots=True)
+class LayoutSplit:
+    """Scenes scored as the scene end to end beside the layout step's own figure (the same
+    scenes' labelled cards), and each scene scored wrong put down to the cards or the layout:
+    a card error when a card of the layout was misread, missed or found extra and the labelled
+    cards score right; a layout error when the labelled cards score wrong too, or when every
+    card of the layout was read right."""
+
+    scenes: int = 0
+    scored: int = 0
+    scored_true: int = 0  # scored as the scene from the labelled cards
+    card_errors: int = 0
+    layout_errors: int = 0
+    layout_errors_cards_right: int = 0  # of the layout errors, scenes whose cards were all read right
+    cards_right: int = 0  # scenes whose layout cards were all read right, nothing extra
+    no_result_cards_right: int = 0  # of those, scans with no result at all
+    wrong_without_doubt: int = 0  # scans with a result, scored wrong, and no doubt but strays
+    faults: Counter = field(default_factory=Counter)  # the labelled cards' wrong scenes, by fault
+
+    def add(self, sc: Scan, m: SceneMatch, truth: dict, anns: list[dict], true_scan: Scan) -> None:
+        """One scene: its scan, how its detections match its labels, its layout and annotations,
+        and the scan of its labelled cards."""
+        right = same_score(sc.assembled.layout, sc.assembled.complete, truth)
+        true_right = same_score(true_scan.assembled.layout, true_scan.assembled.complete, truth)
+        self.scenes += 1
+        self.scored += right
+        self.scored_true += true_right
+        self.cards_right += m.layout_read
+        self.no_result_cards_right += m.layout_read and sc.result is None
+        self.wrong_without_doubt += not right and sc.result is not None and clean(sc)
+        if not true_right:
+            doubts = {d.kind for d in true_scan.assembled.doubts}
+            self.faults[" + ".join(layout_faults(true_scan.columns, true_cards(anns), doubts))] += 1
+        if right:
+            return
+        if true_right and not m.layout_read:
+            self.card_errors += 1
+        else:
+            self.layout_errors += 1
+            self.layout_errors_cards_right += m.layout_read
+
+    def figures(self) -> dict[str, float | int]:
+        n = max(1, self.scenes)
+        return {"scored_labelled_cards_rate": round(self.scored_true / n, 4),
+                "wrong_card_errors": self.card_errors, "wrong_layout_errors": self.layout_errors,
+                "no_result_cards_right_rate": round(self.no_result_cards_right / max(1, self.cards_right), 4),
+                "wrong_without_doubt": self.wrong_without_doubt}
+
+    def summary(self) -> str:
+        n = max(1, self.scenes)
+        lines = [f"  scored as the scene: end to end {self.scored}/{self.scenes} ({self.scored / n:.2%}), "
+                 f"the layout step on the labelled cards {self.scored_true}/{self.scenes} "
+                 f"({self.scored_true / n:.2%})",
+                 f"  scored wrong end to end: {self.card_errors} card errors (the labelled cards score "
+                 f"right), {self.layout_errors} layout errors ({self.layout_errors_cards_right} with "
+                 "every card of the layout read right)",
+                 f"  no result at all: {self.no_result_cards_right} of the {self.cards_right} scenes whose "
+                 f"layout cards were all read right; scored wrong with no doubt: {self.wrong_without_doubt}"]
+        if self.faults:
+            lines.append("  the labelled cards' scenes not scored as the scene, by what went wrong: "
+                         + ", ".join(f"{why} x{k}" for why, k in self.faults.most_common()))
+        return "\n".join(lines)
+
+
 def layout_only(scenes: list[Scene]) -> int:
-    """Layout figures from perfect detections, through every step a scan takes after the
-    networks (``scan_detections``): how often the photo's engine input equals the scene's, how
-    often it is complete enough to score, and why the others are not scored."""
-    n = ok = complete = right = 0
+    """Layout figures from perfect detections (``labelled_scan``), through every step a scan
+    takes after the networks: how often the photo's engine input equals the scene's, how often
+    it is complete enough to score, scored as the scene, how often it gives no result or a wrong
+    one with no doubt, and why the others are not scored."""
+    n = ok = complete = right = none = silent = 0
     faults: Counter = Counter()
     for _, im, anns in scenes:
         if "layout" not in im:
             continue
-        dets = labelled_detections(anns)
-        sc = scan_detections(int(im["width"]), int(im["height"]), dets, layout_base(im["layout"]))
+        sc = labelled_scan(im, anns)
         cols, asm = sc.columns, sc.assembled
         n += 1
         ok += same_layout(asm.layout, im["layout"])
         complete += asm.complete
         scored = same_score(asm.layout, asm.complete, im["layout"])
         right += scored
+        none += sc.result is None
+        silent += not scored and sc.result is not None and clean(sc)
         if not scored:
-            faults[" + ".join(layout_faults(cols, anns, {d.kind for d in asm.doubts}))] += 1
+            faults[" + ".join(layout_faults(cols, true_cards(anns), {d.kind for d in asm.doubts}))] += 1
     print(f"layout step on the labelled cards of {n} scenes: layout exact {ok / max(1, n):.4f}, "
-          f"complete {complete / max(1, n):.4f}, scored as the scene {right / max(1, n):.4f}")
+          f"complete {complete / max(1, n):.4f}, scored as the scene {right / max(1, n):.4f}, "
+          f"no result {none / max(1, n):.4f}, scored wrong with no doubt {silent}")
     if faults:
         print("scenes not scored as the scene, by what went wrong:")
         for why, k in faults.most_common():
@@ -251,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     rereads: Counter = Counter()
     taken: Counter = Counter()  # weak finds the rules took in (layout.take_in): were they cards?
     layouts = layout_ok = complete = scored = n_clean = clean_wrong = 0
+    split = LayoutSplit()  # the layout step on the labelled cards, and why the wrong scenes are wrong
     named = [0, 0, 0]  # the layout's cards: wrong and named by a card doubt, right and named, wrong
     colour_ok = colour_n = 0
     for n, (folder, im, anns) in enumerate(scenes):
@@ -272,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
                 n_clean += 1
                 clean_wrong += not right
         m = match_scene([(d.card, d.box) for d in dets], anns)
+        if "layout" in im:
+            split.add(sc, m, im["layout"], anns, labelled_scan(im, anns))
         named = [a + b for a, b in zip(named, named_cards(sc, m), strict=True)]
         if args.why_extra:
             why_extra(dets, anns, m, extra_kinds)
@@ -310,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     fig["clean_wrong_rate"] = round(clean_wrong / max(1, n_clean), 4)
     fig["wrong_cards_named_rate"] = round(named[0] / max(1, named[0] + named[2]), 4)
     fig["named_cards_wrong_rate"] = round(named[0] / max(1, named[0] + named[1]), 4)
+    fig.update(split.figures())
     print(f"split {', '.join(str(d) for d in args.data)} ({fig['scenes']} scenes, "
           f"{fig['cards']} labelled cards, "
           f"fonts: {', '.join(sorted(fonts))})")
@@ -338,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     if extra_kinds:
         print("  extra detections, by what they lie on: " + ", ".join(
             f"{kind} x{k}" for kind, k in extra_kinds.most_common()))
+    print(split.summary())
     if failures:
         print("imperfect scenes:")
         print("\n".join(failures))

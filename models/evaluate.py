@@ -124,6 +124,14 @@ def labelled_detections(annotations: Sequence[dict[str, Any]]) -> list[Detection
     return out
 
 
+def true_cards(annotations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A scene's cards as the layout step's yardstick sees them: every card of the winner's
+    layout, those too hidden to read included (a hidden card is the reader's loss, not the
+    layout's), and the loose cards that show (a stock pile's hidden slivers are no card to read)."""
+    return [{**a, "ignore": False} if a.get("ignore") and a.get("row") in LAYOUT_ROWS else a
+            for a in annotations]
+
+
 def same_layout(got: dict[str, Any], truth: dict[str, Any]) -> bool:
     """The engine input from a photo equals a scene's: the same groups (cards and state) and the
     same free hand cards, in any order."""

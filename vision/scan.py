@@ -169,7 +169,9 @@ def overlay(photo: Image.Image, sc: Scan) -> Image.Image:
     font = _font(max(12, round(max(img.size) / 70)))
     doubtful = {i for d in sc.assembled.doubts for i in d.detections}
     for g, c in enumerate(sc.columns):
-        boxes = [at(sc.detections[i].box) for i in c.detections]
+        boxes = [at(sc.detections[i].box) for i in c.detections if i >= 0]  # a card no find shows has none
+        if not boxes:
+            continue
         x0 = min(b[0] for b in boxes) - 3 * lw
         y0 = min(b[1] for b in boxes) - 3 * lw
         x1 = max(b[2] for b in boxes) + 3 * lw

@@ -99,3 +99,13 @@ def test_compose_five_is_recorded_and_bad_shares_are_refused(tmp_path: Path,
     assert "compose_five" not in json.loads((tmp_path / "p" / "annotations.json").read_text())["info"]
     assert _render(tmp_path / "bad", "--compose-five", "2") == 2
     assert "expected a number between 0 and 1, got 2.0" in capsys.readouterr().err
+
+
+def test_players_layouts_are_recorded_and_are_a_scene_option(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture) -> None:
+    assert _render(tmp_path / "p", "--workers", "1", "--layouts", "players") == 0
+    coco = json.loads((tmp_path / "p" / "annotations.json").read_text())
+    assert coco["info"]["layouts"] == "players" and coco["images"][0]["layouts"] == "players"
+    teach = ["render", "--out", str(tmp_path / "t"), "--count", "1", "--teach", "--layouts", "players"]
+    assert main(teach) == 2
+    assert "--layouts" in capsys.readouterr().err

@@ -456,3 +456,30 @@ def test_a_face_whose_person_radical_joins_keeps_its_own_five() -> None:
 def test_compose_five_outside_zero_to_one_is_an_error() -> None:
     with pytest.raises(ValueError, match=r"compose_five 1\.5 is a chance"):
         render_scene_full(1, "train", 0, (200, 150), compose_five=1.5)
+
+
+def test_players_layouts_lay_rows_apart_with_a_face_over_backs_and_leave_classic_alone() -> None:
+    """``layouts="players"``: the two rows one above the other on the table, each concealed group
+    of the claimed row backs with at most one face, the deck's four never exceeded with the
+    discards in line; the classic scene of the same seed names no layouts."""
+    concealed = 0
+    for index in range(5):
+        debug: dict[str, Any] = {}
+        meta = render_scene_full(3, "val", index, SIZE, effects=False, debug=debug, layouts="players")[2]
+        assert meta["layouts"] == "players"
+        held = Counter([c for g in meta["groups"] for c in g["cards"]] + meta["loose"])
+        assert max(held.values()) <= 4
+        ys = {row: [p.cy for p in debug["items"] if p.row == row] for row in ("table", "hand")}
+        if ys["table"] and ys["hand"]:
+            assert max(ys["table"]) < min(ys["hand"]) or max(ys["hand"]) < min(ys["table"])
+        for g, group in enumerate(meta["groups"]):
+            if group["row"] == "table" and group["state"] == "concealed" and len(group["cards"]) >= 3:
+                concealed += 1
+                shown = [p.card for p in debug["items"] if p.group == g]
+                assert len(shown) == len(group["cards"]) and sum(c is not None for c in shown) <= 1
+                assert all(c is None for c in shown[:-1])  # backs under the face that lies on top
+    assert concealed >= 1
+    _, _, classic = render_scene_full(3, "val", 0, SIZE, effects=False)
+    assert "layouts" not in classic
+    with pytest.raises(ValueError, match="unknown layouts"):
+        render_scene_full(3, "val", 0, SIZE, layouts="tidy")

@@ -169,3 +169,42 @@ def test_record_and_model_card(tuning_setup, capsys) -> None:
     first = card.read_bytes()
     assert mod.main(argv) == 0
     assert card.read_bytes() == first
+
+
+L1 = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "self_draw",
+      "groups": [{"cards": ["d5", "d5", "d5"], "state": "open"}, {"cards": ["x10"] * 3, "state": "concealed"},
+                 {"cards": ["x1", "x2", "x3"], "state": "open"}],
+      "hand": ["x4", "x5", "x6", "d2", "d7", "d10", "x9", "x9", "x9", "d8", "d8", "x8"]}
+
+
+def _scan(layout: dict, complete: bool = True, doubts: tuple[str, ...] = ()):
+    from zipai.engine import score
+    from zipai.vision.layout import Assembled, Doubt
+    from zipai.vision.scan import Scan
+
+    asm = Assembled(layout, complete, [Doubt(k, k) for k in doubts])
+    return Scan(100, 100, [], [], asm, score(layout) if complete else None)
+
+
+def test_each_scene_scored_wrong_is_put_down_to_the_cards_or_the_layout() -> None:
+    """A misread that the labelled cards do not make is a card error; a scene the labelled
+    cards score wrong too, or one whose cards were all read right, is a layout error; a scan
+    with a result, scored wrong and no doubt, is counted apart."""
+    from zipai.models.evaluate import SceneMatch
+
+    read = SceneMatch(cards=21, read=21, rows={"hand": [12, 12], "table": [9, 9]})
+    misread = SceneMatch(cards=21, read=20, rows={"hand": [12, 11], "table": [9, 9]})
+    swapped = {**L1, "groups": [{**g, "state": "concealed"} if g["cards"][0] == "d5" else g
+                                for g in L1["groups"]]}
+    right, wrong = _scan(L1), _scan(swapped, doubts=("claimed_row",))
+    split = mod.LayoutSplit()
+    split.add(right, read, L1, [], right)  # scored as the scene
+    split.add(wrong, misread, L1, [], right)  # a card error: the labelled cards score right
+    split.add(wrong, misread, L1, [], wrong)  # a layout error: the labelled cards score wrong too
+    split.add(_scan(swapped), read, L1, [], right)  # a layout error with every card right, and no doubt
+    split.add(_scan(L1, complete=False), read, L1, [], right)  # no result though every card is right
+    f = split.figures()
+    assert (split.scored, split.scored_true) == (1, 4)
+    assert (f["wrong_card_errors"], f["wrong_layout_errors"], split.layout_errors_cards_right) == (1, 3, 2)
+    assert f["wrong_without_doubt"] == 1 and f["no_result_cards_right_rate"] == round(1 / 3, 4)
+    assert "1 card errors" in split.summary() and "3 layout errors (2 with every card" in split.summary()

@@ -165,3 +165,14 @@ def test_paired_runs_must_have_seen_the_same_scenes() -> None:
         PairedScenes([(True, 1, 1)], [(True, 1, 1), (False, 0, 1)])
     with pytest.raises(ValueError, match="same cards"):
         PairedScenes([(True, 1, 1)], [(True, 2, 2)])
+
+
+def test_the_yardstick_keeps_hidden_layout_cards_and_leaves_hidden_loose_ones_out() -> None:
+    from zipai.models.evaluate import true_cards
+
+    hidden_hand = {"category_id": 5, "bbox": [0, 0, 9, 9], "row": "hand", "ignore": True}
+    hidden_pile = {"category_id": 21, "bbox": [50, 0, 9, 2], "row": "loose", "ignore": True}
+    shown = {"category_id": 6, "bbox": [90, 0, 9, 9], "row": "table"}
+    cards = true_cards([hidden_hand, hidden_pile, shown])
+    assert [a.get("ignore", False) for a in cards] == [False, True, False]
+    assert [d.card for d in labelled_detections(cards)] == ["x5", "x6"]

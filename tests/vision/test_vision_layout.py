@@ -632,11 +632,13 @@ def test_a_long_row_split_at_its_widest_gap_is_a_claimed_row_doubt_until_a_group
     assert _claimed(dets, Params(row_doubts=frozenset()))[1].doubts == []
 
 
-def test_two_rows_that_look_alike_are_a_doubt_only_when_asked() -> None:
+def test_two_rows_that_look_alike_are_a_doubt_when_the_other_way_round_scores_otherwise() -> None:
+    """Nothing in the photo tells which row was claimed, and the two readings score 15 and 16
+    points: the first row is taken as claimed, and the player is asked."""
     dets = _scene([FACE_UP_ROW, HAND_ROW])
-    assert _claimed(dets)[1].doubts == []  # the first row is taken as claimed
-    asm = _claimed(dets, Params(row_doubts=frozenset({"alike"})))[1]
+    asm = _claimed(dets)[1]
     assert [d.kind for d in asm.doubts] == ["claimed_row"] and "neither row" in asm.doubts[0].message
+    assert _claimed(dets, Params(row_doubts=frozenset({"split"})))[1].doubts == []  # only when asked
     # a row with a back is the claimed one, and a row with a pair is the hand: no guess either way
     assert all(c.row_guess == "" for c in columns(_scene([TABLE_ROW, HAND_ROW])))
     paired = _scene([FACE_UP_ROW, [*HAND_ROW[:3], ["d8", "d8"], ["x8"]]])
@@ -687,3 +689,15 @@ def test_a_find_the_selector_kept_without_conviction_is_a_doubt() -> None:
     assert [d.detections for d in unsure] == [[0], [4]]
     assert "a card with probability 0.42" in unsure[0].message
     assert assemble(cols, dets, L1_BASE, Params(low_select=0.0)).doubts == []
+
+
+def test_a_whole_face_ends_its_column_though_backs_lie_in_line_below_it() -> None:
+    """The hand's pair on top, a concealed quad of backs in line below it, the rows a short gap
+    apart: the step from the pair's last face to the first back is five usual steps, so the
+    column ends at the face (a face shows whole where a gap follows), as it would before a face."""
+    dets = []
+    for x, y0, col in ((0.0, 0.0, ["x1", "x2", "x3"]), (100.0, 0.0, ["d8", "d8"]),
+                       (0.0, 240.0, ["d5", "d5", "d5"]), (100.0, 240.0, ["back"] * 4)):
+        dets += [_det(card, 800 + x, 300 + y0 + 40.0 * j) for j, card in enumerate(col)]
+    assert _groups(dets) == [("hand", "hand", ["x1", "x2", "x3"]), ("hand", "hand", ["d8", "d8"]),
+                             ("table", "open", ["d5", "d5", "d5"]), ("table", "concealed", ["back"] * 4)]

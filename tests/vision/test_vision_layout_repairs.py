@@ -27,6 +27,8 @@ from zipai.vision.layout import (
     assemble,
     join_lone_backs,
     proposed_state,
+    read_backs,
+    read_hidden,
     repair,
     reread,
     settle_backs,
@@ -106,6 +108,62 @@ def test_join_lone_backs_puts_the_back_beside_a_short_concealed_group_into_it() 
     assert join_lone_backs(far) is None  # 6 glyph sizes away: the stock pile
 
 
+def test_read_backs_reads_an_all_back_group_as_the_likeliest_card_the_deck_leaves() -> None:
+    """L1 with its 十十十 laid as three backs: any card with at most one other in view could be
+    it, and all of them win. The seven cards none of which is in view are likelier (any three of
+    four copies) than those with one in view; of them the small ones score least, 七 first. 七
+    scores as 十 does, and the reading is scored with a doubt: only the player can name it."""
+    draft = _draft(table=[TABLE_ROW[0], ["back"] * 3, TABLE_ROW[2]])
+    assert not draft.splits
+    read = read_backs(draft)
+    assert read is not None and read.splits
+    col = read.columns[1]
+    assert (col.reading, col.name, col.cards) == ("x7", None, ["back"] * 3)
+    assert col.reading_why == "the likeliest of 17 cards the deck leaves that make a winning hand"
+    built = assemble(read.columns, read.detections, BASE)
+    assert built.complete and {"cards": ["x7"] * 3, "state": "concealed"} in built.layout["groups"]
+    assert [d.message for d in built.doubts if d.kind == "unnamed_concealed"] == [
+        "column 2: 3 card backs, read as x7, the likeliest of 17 cards the deck leaves that make a winning "
+        "hand; name the card of this concealed group"]
+    truth = assemble(_draft().columns, _draft().detections, BASE).layout
+    assert score(built.layout)["score"] == score(truth)["score"]
+    named = draft.with_columns([c.copy(name="d9") if n == 1 else c for n, c in enumerate(draft.columns)])
+    assert read_backs(named) is None  # the player's name stands
+    one_left = draft.with_columns([*draft.columns, Column([], ["x7", "x7"], LOOSE, LOOSE),
+                                   Column([], ["x10", "x10"], LOOSE, LOOSE)])
+    assert read_backs(one_left).columns[1].reading == "d1"  # two 七 and two 十 in view: neither fits
+
+
+def test_read_backs_settles_a_discard_that_keeps_the_layout_from_splitting() -> None:
+    """The all-back group leaves the layout unscorable, so ``settle_strays`` cannot leave out the
+    discard lying in line with the hand; ``read_backs`` settles it with each reading."""
+    draft = _draft(table=[TABLE_ROW[0], ["back"] * 3, TABLE_ROW[2]], hand=[*HAND_ROW, ["x7"]])
+    assert settle_strays(draft) is None
+    read = read_backs(draft)
+    assert read is not None and read.splits and read.columns[1].reading is not None
+    assert _look(read)[-1] == ("loose", "loose", ["x7"])
+    assert read.columns[-1].settled == "left out: the layout makes seven groups without it"
+
+
+def test_read_hidden_reads_the_card_no_find_shows_when_the_hand_is_a_card_short() -> None:
+    """The hand's 伍 lay under its neighbours and no find shows it: x4 x6 is no group, and of the
+    cards the deck leaves only 伍 makes seven groups. It joins the hand with no detection, and
+    the doubt says so."""
+    draft = _draft(hand=[["x4", None, "x6"], *HAND_ROW[1:]])
+    assert not draft.splits and settle_strays(draft) is None and take_in(draft) is None
+    read = read_hidden(draft)
+    assert read is not None and read.splits
+    col = read.columns[-1]
+    assert (col.row, col.state, col.cards, col.detections) == ("hand", "hand", ["x5"], [-1])
+    built = assemble(read.columns, read.detections, BASE)
+    assert built.complete and sorted(built.layout["hand"]) == sorted(c for g in HAND_ROW for c in g)
+    taken = [d for d in built.doubts if d.kind == "taken_in"]
+    assert len(taken) == 1 and taken[0].detections == [] and "no find shows" in taken[0].message
+    assert read_hidden(_draft()) is None  # nothing missing
+    two_short = _draft(hand=[["x4", None, None], *HAND_ROW[1:]])
+    assert read_hidden(two_short) is None  # one card is a guess; two are the player's
+
+
 def test_settle_strays_leaves_out_a_discard_in_line_with_the_hand() -> None:
     draft = _draft(hand=[*HAND_ROW, ["x7"]])  # a one-card column of the hand: one card over
     assert not draft.splits
@@ -157,6 +215,16 @@ def test_settle_rows_swaps_rows_guessed_the_wrong_way_round() -> None:
     assert settle_rows(told) is None
 
 
+def test_settle_rows_leaves_rows_that_split_as_guessed() -> None:
+    """Three small triples and L1's hand, the rows alike: claimed, the triples make 12 points and
+    no win; revealed, 16 and a win. Both ways split, so the guess stands (a spoiled layout wins
+    no way round), and the claimed-row doubt says what the other way scores."""
+    draft = _draft(table=[["x5"] * 3, ["x6"] * 3, ["x7"] * 3], guess="alike")
+    assert draft.splits and settle_rows(draft) is None
+    doubts = assemble(draft.columns, draft.detections, BASE).doubts
+    assert [d.kind for d in doubts] == ["claimed_row"] and "not a win" in doubts[0].message
+
+
 def test_reread_takes_the_readers_second_choice_when_only_it_makes_seven_groups() -> None:
     """伍 read as 陆 leaves x4 x6 x6, which splits no way; the reader's third choice, 伍, does."""
     draft = _draft()
@@ -196,6 +264,7 @@ def _cases() -> list[tuple[Repair, Draft]]:
         (join_lone_backs, _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]],
                                  loose=[(130.0, 170.0, "back")])),
         (settle_strays, _draft(hand=[*HAND_ROW, ["x7"]])),
+        (read_backs, _draft(table=[TABLE_ROW[0], ["back"] * 3, TABLE_ROW[2]])),
         (settle_backs, _draft(table=[["d5", "back", "back"], ["x10"], TABLE_ROW[2]],
                               loose=[(130.0, 80.0, "back"), (70.0, 160.0, "back")])),
         (settle_rows, _draft(table=[["d2", "d7", "d10"]], hand=six, guess="split")),
@@ -219,8 +288,8 @@ def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, dr
 
 
 def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
-    assert [s.__name__ for s in REPAIRS] == ["join_lone_backs", "settle_strays", "settle_backs",
-                                             "settle_rows", "reread", "take_in"]
+    assert [s.__name__ for s in REPAIRS] == ["join_lone_backs", "read_backs", "settle_strays", "settle_backs",
+                                             "settle_rows", "reread", "take_in", "read_hidden"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:

@@ -5,7 +5,8 @@
    group, a face-up column in the claimed row an open one, the rest free hand cards.
 2. ``repairs``: the rules mend what the geometry got wrong, as an ordered list of named steps
    (``REPAIRS``), each taking an immutable ``Draft`` and returning a new one or None; the
-   engine is asked only whether a trial layout splits into seven groups.
+   engine is asked whether a trial layout splits into seven groups, and which readings win
+   (the card of an all-back group, the claimed row).
 3. ``assemble``: the columns as the engine's input, complete or not.
 4. ``doubts``: what the user should look at, one ``DoubtKind`` per reason.
 
@@ -35,6 +36,8 @@ from .repairs import (
     Repair,
     join_lone_backs,
     layout_splits,
+    read_backs,
+    read_hidden,
     repair,
     reread,
     settle_backs,
@@ -46,6 +49,6 @@ from .repairs import (
 __all__ = [
     "CONCEALED", "FREE", "HAND", "LOOSE", "OPEN", "REPAIRS", "ROW_GUESSES", "TABLE", "Assembled", "Column",
     "Doubt", "DoubtKind", "Draft", "Params", "Repair", "assemble", "card_axis", "columns", "join_lone_backs",
-    "layout_splits", "propose_states", "proposed_state", "repair", "reread", "settle_backs", "settle_rows",
-    "settle_strays", "take_in",
+    "layout_splits", "propose_states", "proposed_state", "read_backs", "read_hidden", "repair", "reread",
+    "settle_backs", "settle_rows", "settle_strays", "take_in",
 ]

@@ -31,12 +31,14 @@ class Assembled:
 
 
 def group_cards(c: Column) -> list[str] | None:
-    """The cards a group column stands for, backs resolved; None when unknown."""
+    """The cards a group column stands for, backs resolved (an all-back column by the user's
+    name, else by the rules' reading); None when unknown."""
     faces = [x for x in c.cards if x != "back"]
     backs = len(c.cards) - len(faces)
     if not backs:
         return faces
-    known = [c.name] if c.name else []
+    named = c.name or (None if faces else c.reading)
+    known = [named] if named else []
     if len(set(faces + known)) == 1:
         return [(faces + known)[0]] * len(c.cards)
     return None
@@ -70,7 +72,7 @@ def engine_input(cols: Sequence[Column], base: Mapping[str, Any] | None = None) 
             continue
         if c.settled:
             doubts.append(Doubt(DoubtKind.TAKEN_IN, f"column {n + 1}: {' '.join(c.cards)} {c.settled}",
-                                list(c.detections)))
+                                [i for i in c.detections if i >= 0]))
         if c.state == FREE:
             backs = [i for i, x in zip(c.detections, c.cards, strict=False) if x == "back"]
             if backs:
@@ -98,6 +100,12 @@ def engine_input(cols: Sequence[Column], base: Mapping[str, Any] | None = None) 
                                     f"cards ({' '.join(faces)})", list(c.detections)))
             complete = False
             continue
+        if not c.name and c.reading and not any(x != "back" for x in c.cards):
+            # backs only: the user names the card (RULINGS section 7), so the rules' reading is
+            # always a doubt, but it scores meanwhile
+            doubts.append(Doubt(DoubtKind.UNNAMED_CONCEALED, f"column {n + 1}: {len(c.cards)} card backs, "
+                                f"read as {c.reading}, {c.reading_why}; name the card of this concealed "
+                                "group", list(c.detections)))
         try:
             Group([Card.parse(x) for x in cards], c.state)
         except ZipaiError as exc:
@@ -157,7 +165,7 @@ def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[
         now, then = score(layout), score(other.layout)
     except ZipaiError:
         return []
-    if all(now.get(k) == then.get(k) for k in ("winning", "score", "payouts")):
+    if all(now.get(k) == then.get(k) for k in ("winning", "points", "score", "payouts")):
         return []
     return [Doubt(DoubtKind.CLAIMED_ROW, f"which face-up groups were claimed in play is told only by their "
                   f"row, and {ROW_GUESSES.get(guess, guess)}: as proposed, {_outcome(now)}; with the rows "

@@ -42,7 +42,7 @@ class Params:
     low_find: float = 0.35  # finder score below this is a doubt
     low_select: float = 0.5  # the selector's probability below this is a doubt (zipai tune doubts)
     # which guessed claimed rows are doubts (``ROW_GUESSES``; zipai tune doubts)
-    row_doubts: frozenset[str] = frozenset({"split"})
+    row_doubts: frozenset[str] = frozenset({"split", "alike"})
     color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
     off_axis: float = 30.0  # degrees: a face turned further from the layout's axis lies apart
 
@@ -60,6 +60,8 @@ class Column:
     name: str | None = None  # the card an all-back column stands for, once the user names it
     settled: str = ""  # why the engine, not the geometry, put this lone card in or out
     row_guess: str = ""  # why the claimed row was a guess (a key of ``ROW_GUESSES``; "" if it was not)
+    reading: str | None = None  # the card the rules read an all-back column as, until the user names it
+    reading_why: str = ""  # how the rules chose that reading (``repairs.read_backs``)
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"cards": list(self.cards), "state": self.state, "row": self.row,
@@ -74,7 +76,7 @@ class Column:
         """A new column with its own lists, ``changes`` applied: what a repair returns."""
         fields = {"detections": list(self.detections), "cards": list(self.cards), "row": self.row,
                   "state": self.state, "name": self.name, "settled": self.settled,
-                  "row_guess": self.row_guess}
+                  "row_guess": self.row_guess, "reading": self.reading, "reading_why": self.reading_why}
         return Column(**{**fields, **changes})
 
 

@@ -92,8 +92,10 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
             best[i] = min(best.get(i, math.inf), dv)
     steps = sorted(best.values())
     usual = steps[len(steps) // 2] if steps else 1.0
-    cands = [c for c in cands if dets[c[1]].card == "back" or dets[c[2]].card == "back"
-             or c[3] < p.step_factor * usual]
+    # (a link from a back is not: a back's box is the part of it that shows, its centre no
+    # card's glyph; a link from a face to a back is, or a whole face over a concealed group's
+    # backs would join it to the column of the next row lying in line with it)
+    cands = [c for c in cands if dets[c[1]].card == "back" or c[3] < p.step_factor * usual]
     cands.sort()
     nxt: dict[int, int] = {}
     prev: dict[int, int] = {}

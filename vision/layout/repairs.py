@@ -5,14 +5,16 @@ seven groups usually holds a vision mistake: a discard taken for a hand card, a 
 its group, the rows guessed the wrong way round, a look-alike glyph misread, a weak card missed.
 Each step takes a ``Draft`` and returns a new one, or None when it changes nothing; none changes
 the draft it was given. ``repair`` runs them in order. After the first, each step acts only on a
-draft that does not split, and only on a single way to make it split (two ways are the user's to
-choose, as doubts); a step that repairs leaves a draft that splits, so the later ones pass.
+draft that does not split, and only on a single way to make it split (two ways are the user's
+to choose, as doubts; ``read_backs`` takes the likeliest card, always a doubt); a step that
+repairs leaves a draft that splits, so the later ones pass.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -22,7 +24,7 @@ from typing import Any
 from zipai.engine import Card, State, ZipaiError, parse_input, score, splits_into_groups
 
 from ..detector import FACES, Detection
-from .assemble import engine_input, other_way_round
+from .assemble import engine_input, group_cards, other_way_round
 from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, Params, proposed_state
 from .geometry import columns, scale
 
@@ -111,6 +113,78 @@ def join_lone_backs(draft: Draft) -> Draft | None:
     if not moves or len({b for b, _ in moves}) < len(moves):
         return None
     return draft.with_columns(_with_backs(cols, moves, "a concealed group shows three or four cards"))
+
+
+def read_backs(draft: Draft) -> Draft | None:
+    """Let the rules read the card of a concealed column of backs only.
+
+    Only the player can name it (RULINGS section 7: always a doubt), but a photo still narrows
+    it: the deck has four of each card, so a column of three backs is a card with at most one
+    in view elsewhere, and four backs one with none; and the hand is a winning one. Each card
+    the deck leaves is tried (every pair of cards for two such columns); of the readings that
+    make the layout split into seven groups (lone cards settled as ``settle_strays`` settles
+    them, which it cannot do before the group has a card), those that win are kept if any, and
+    the likeliest
+    by the deck (the most ways to hold that many of the copies left unseen) is taken, then the
+    one that scores least. ``assemble`` scores it and lists it as a doubt with how it was chosen."""
+    cols = draft.columns
+    blind = [n for n, c in enumerate(cols) if c.state == CONCEALED and not c.name and not c.reading
+             and len(c.cards) >= 3 and all(x == "back" for x in c.cards)]
+    if not blind or len(blind) > MAX_BLIND:
+        return None
+    seen: Counter[str] = Counter()
+    for n, c in enumerate(cols):
+        if n not in blind:
+            seen.update(group_cards(c) or [] if c.state == CONCEALED else [x for x in c.cards if x != "back"])
+    choices = [[(card, math.comb(4 - seen[card], len(cols[n].cards))) for card in FACES
+                if 4 - seen[card] >= len(cols[n].cards)] for n in blind]
+    found: list[tuple[bool, int, float, int, Draft]] = []
+    for k, combo in enumerate(itertools.product(*choices)):
+        names = tuple(card for card, _ in combo)
+        if len(blind) > 1 and any(seen[x] + sum(len(cols[n].cards) for n, y in zip(blind, names, strict=True)
+                                                if y == x) > 4 for x in names):
+            continue
+        tried: Draft | None = draft.with_columns(_named(cols, blind, names, ""))
+        if not tried.splits:
+            # a discard in line with a row, or a hand card lying apart, is settled as it is in
+            # a layout with no all-back group (``settle_strays``)
+            tried = settle_strays(tried)
+            if tried is None:
+                continue
+        result = _result(tried)
+        if result is None:
+            continue
+        found.append((bool(result.get("winning")), math.prod(w for _, w in combo),
+                      -float(result.get("score") or 0), -k, tried))
+    if not found:
+        return None
+    wins = [f for f in found if f[0]] or found
+    best = max(wins, key=lambda f: f[1:4])[4]
+    others = len(wins) - 1
+    why = ("the only card the deck leaves that makes a winning hand" if wins[0][0] and not others else
+           f"the likeliest of {others + 1} cards the deck leaves that make a winning hand" if wins[0][0] else
+           f"no card the deck leaves makes a winning hand; the likeliest of {others + 1} that make seven "
+           "groups")
+    return best.with_columns([c.copy(reading_why=why) if c.reading and not c.reading_why else c
+                              for c in best.columns])
+
+
+MAX_BLIND = 2  # all-back columns read_backs weighs together (20 x 20 readings at most)
+
+
+def _named(cols: Sequence[Column], blind: Sequence[int], names: Sequence[str], why: str) -> list[Column]:
+    out = list(cols)
+    for n, card in zip(blind, names, strict=True):
+        out[n] = cols[n].copy(reading=card, reading_why=why)
+    return out
+
+
+def _result(draft: Draft) -> dict[str, Any] | None:
+    """The engine's result for a draft that splits; None when it refuses."""
+    try:
+        return score(engine_input(draft.columns, draft.base).layout)
+    except ZipaiError:
+        return None
 
 
 def settle_strays(draft: Draft) -> Draft | None:
@@ -212,7 +286,10 @@ def settle_rows(draft: Draft) -> Draft | None:
     claimed. A triple claimed in play lies open; the same triple in the hand is free cards, so a
     wrong guess can leave a hand that splits into no groups at all (four of a card in it, say)
     where the rows the other way round split. Then the other way is taken, lone cards settled
-    again (``settle_strays``), and ``claimed_row`` names it a doubt."""
+    again (``settle_strays``), and ``claimed_row`` names it a doubt. (Taking the other way also
+    when both split but only it wins scored the same validation scenes and fewer held-out ones:
+    a spoiled layout, which no reading wins, lost its rows. Where both ways score, they stay as
+    guessed and ``claimed_row`` asks when the two score differently.)"""
     if draft.splits or not any(c.row_guess for c in draft.columns if c.row in (TABLE, HAND)):
         return None
     other = draft.with_columns(other_way_round(draft.columns, "swapped"))
@@ -286,10 +363,55 @@ def take_in(draft: Draft) -> Draft | None:
                    spare=tuple(s for s in draft.spare if s is not d))
 
 
-REPAIRS: tuple[Repair, ...] = (join_lone_backs, settle_strays, settle_backs, settle_rows, reread, take_in)
-"""The order the repairs run in: the geometry's own repair, then the lone cards, the lone backs,
-the rows, a misread, and last a missed card, each tried only if those before it left a layout
-that does not split."""
+NO_BOX = -1  # the detection index of a card no find shows (the app's typed cards use it too)
+HIDDEN = "a card no find shows (under another card), read as the likeliest the deck leaves that makes {}"
+
+
+def read_hidden(draft: Draft) -> Draft | None:
+    """Let the rules read a card of the layout that no find shows.
+
+    A card lying under others can show too little of its glyph to read, or nothing: the layout
+    is then a card short and splits into no seven groups. When it is short (fewer cards than
+    seven groups hold) and does not split, each card the deck leaves (fewer than four in view)
+    is tried as one more free card of the hand; of those that make it split, those that win are
+    kept if any, the likeliest by the deck (the most copies unseen), then the one that scores
+    least. It joins the hand as a column of its own with no detection (``NO_BOX``), and says so
+    (``settled``: a doubt in ``assemble``)."""
+    if draft.splits:
+        return None
+    built = engine_input(draft.columns, draft.base)
+    groups, hand = built.layout["groups"], built.layout["hand"]
+    total = sum(len(g["cards"]) for g in groups) + len(hand)
+    quads = sum(len(g["cards"]) == 4 for g in groups)
+    if not built.complete or not draft.detections or total >= 21 + max(0, quads - 1):
+        return None
+    seen = Counter(x for c in draft.columns for x in (group_cards(c) or c.cards) if x != "back")
+    found: list[tuple[bool, int, float, int, Draft]] = []
+    for k, card in enumerate(FACES):
+        if seen[card] >= 4:
+            continue
+        tried: Draft | None = draft.with_columns([*draft.columns, Column([NO_BOX], [card], HAND, FREE)])
+        if not tried.splits:
+            continue
+        result = _result(tried)
+        if result is not None:
+            found.append((bool(result.get("winning")), 4 - seen[card], -float(result.get("score") or 0), -k,
+                          tried))
+    if not found:
+        return None
+    wins = [f for f in found if f[0]] or found
+    best = max(wins, key=lambda f: f[1:4])[4]
+    why = HIDDEN.format("a winning hand" if wins[0][0] else "seven groups")
+    if len(wins) > 1:
+        why += f" (of {len(wins)})"
+    return best.with_columns([*best.columns[:-1], best.columns[-1].copy(settled=why)])
+
+
+REPAIRS: tuple[Repair, ...] = (join_lone_backs, read_backs, settle_strays, settle_backs, settle_rows, reread,
+                               take_in, read_hidden)
+"""The order the repairs run in: the geometry's own repair, the card of an all-back group, then
+the lone cards, the lone backs, the rows, a misread, a missed card a weak find shows, and last a
+card no find shows, each tried only if those before it left a layout that does not split."""
 
 
 def repair(draft: Draft, steps: Sequence[Repair] = REPAIRS) -> Draft:
