@@ -65,10 +65,17 @@ TWINS = 0.92
 # of 20 agree); places read as no card do not count: the finder and reader miss faint prints
 MAX_UNSURE = 3
 MIN_PLACED = 15  # faces the finder must find at the 20 places for the rest to be read by place
-VACANT_CROP = 40  # pixels of the crop a place's paper and ink are measured on
-VACANT_SPREAD = 6.0  # the least spread of the found faces' paper colours (RGB units)
-VACANT_PAPER = 6.0  # a missed place whose ring lies this many spreads from the faces' paper: no card
-VACANT_INK = 0.35  # ... or whose ink is under this share of the found faces' median: no card
+VACANT_CROP = 32  # pixels of the square a place's paper and ink are measured on
+VACANT_SPREAD = 12.0  # the least distance (RGB units) the farthest found face's paper is counted at
+# a missed place the reader reads as no face is bare when its square's colour lies further from the
+# found faces' paper than this share of the farthest found face's, or its ink is under this share
+# of theirs. ``zipai tune vacant-places`` on 10 validation decks: every one of 90 missed places
+# with a card was read as a face, every one of 10 bare places as none; of the settings that call
+# every bare place bare, this one calls the fewest cards bare were they read as none (41 of 90:
+# the paper of a print and of a table overlap), ink in the middle of its gap (bare 0.01 to 0.09,
+# cards 0.36 up)
+VACANT_PAPER = 0.4
+VACANT_INK = 0.2
 # where a missed place's face is looked for: steps along the row (of the spacing) and across it (of
 # the glyph's height), the place's own box first among equals
 SEARCH = tuple((a, b) for a in (0.0, -0.1, 0.1, -0.2, 0.2) for b in (0.0, -0.25, 0.25))
@@ -487,6 +494,11 @@ class Taught:
         """The faces whose untaught read disagreed with the card their place names."""
         return [i for i, f in enumerate(self.faces) if f.disagrees]
 
+    def disagreements(self) -> tuple[str, ...]:
+        """One line per place that disagreed with the order, for a glance: learnt by its place."""
+        return tuple(f"{place(i)}: {glyph(f.card)}, {'read as' if f.found else 'not found, read there as'} "
+                     f"{glyph(f.read_as)}" for i, f in enumerate(self.faces) if f.disagrees)
+
     def relabel(self, index: int, card: str) -> Taught:
         """The deck with face ``index`` taken to show ``card`` (a tap to fix), derived again."""
         if not 0 <= index < len(self.faces):
@@ -848,17 +860,34 @@ def _likeness(quarters: int, rows: list[list[Detection]], places: _Places | None
     return True, straight, places.found, upright, two
 
 
+def _plainly_upright(shown: _Shown) -> bool:
+    """Two rows of ten; or the layout's places fitted with most faces upright and reading as
+    their places name them, small cards on top (turned round, every face but 一二三十 reads
+    upside down and is set aside; on its side, no two rows show)."""
+    rows, places = shown[0], shown[4]
+    if _laid_out(rows):
+        return True
+    if places is None:
+        return False
+    found = [d for d in places.finds if d is not None]
+    downs = [d.down[1] for d in found if d.card not in SYMMETRIC]
+    straight = sum(d is not None and d.card == c for d, c in zip(places.finds, CARD_NAMES, strict=True))
+    return bool(downs) and sum(v > 0.5 for v in downs) >= 0.8 * len(downs) and straight >= MIN_PLACED - 3
+
+
 def locate(det: Detector, decoded: Decoded, tell: Callable[[float], None] | None = None
            ) -> tuple[int, Decoded, _Shown]:
     """The way the photo is turned that shows the layout best, the photo so turned, and what it
     shows: the rows of faces, the back, the faces' count, the layout's axes and its places. The
     photo as taken; unless it shows two rows of ten, also turned round (taken from the other
     side: every glyph reads upside down) and on either side (its orientation lost): the way most
-    like the layout (``_likeness``) is read, and a refusal names its count."""
+    like the layout (``_likeness``) is read, and a refusal names its count. A photo as taken
+    whose places fit and whose faces read upright is not turned: a turned photo shows no two
+    rows of upright faces."""
     tell = tell or (lambda _share: None)
     tries = [(0, _find_faces(det, decoded))]
     tell(0.3)
-    if not _laid_out(tries[0][1][0]):
+    if not _plainly_upright(tries[0][1]):
         for k, q in enumerate((2, 1, 3)):
             tries.append((q, _find_faces(det, _turn(decoded, q))))
             tell(0.3 + 0.15 * (k + 1))
@@ -893,7 +922,7 @@ def learn(photo: bytes, name: str, detector: Detector | None = None,
     k = decoded.scale
     boxes = places.boxes / k
     found, boxes = read_places(det, arr, boxes, places, k)
-    _check_vacant(arr, boxes, places)
+    _check_vacant(arr, boxes, places, found)
     upright = list(CARD_NAMES)
     flipped = [*reversed(CARD_NAMES[10:]), *reversed(CARD_NAMES[:10])]
     miss = [sum(d.card != c for d, c in zip(found, want, strict=True)) for want in (upright, flipped)]
@@ -925,53 +954,45 @@ def learn(photo: bytes, name: str, detector: Detector | None = None,
     deck = derive(det, name, examples, peaks=_peaks(det, faces))
     tell(1.0)
     seps = deck.separations()
-    notes = tuple(_disagreement(f) for f in faces if f.disagrees)
-    return Taught(deck, tuple(faces), back_box, seps, notes + confusable(seps), turned,
+    return Taught(deck, tuple(faces), back_box, seps, confusable(seps), turned,
                   time.perf_counter() - t0, det)
 
 
-def _disagreement(f: Face) -> str:
-    """The line that shows the player one place that disagreed with the order."""
-    how = "the finder missed it, read there as" if not f.found else "read as"
-    return f"{place(CARD_NAMES.index(f.card))}: {how} {glyph(f.read_as)} untaught, learnt as " \
-        f"{glyph(f.card)} by its place: check it"
-
-
 def vacancy(arr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """Per glyph box (decoded pixels), what its crop shows of a card [N, 4]: the paper's colour
-    (the median RGB of the ring round the glyph, inside the stored crop's square) and the ink's
-    depth (the deepest channel's drop from that paper to the glyph square's darkest tenth, over
-    255). The table where no card lies shows neither a face's paper nor its ink."""
-    crops = cut_crops(arr, boxes, VACANT_CROP, CROP_MARGIN).astype(np.float32)
-    t = np.abs(np.arange(VACANT_CROP) - (VACANT_CROP - 1) / 2)
-    cheb = np.maximum(t[:, None], t[None, :])
-    ring = crops[:, cheb > VACANT_CROP / 2 * 0.8]  # [N, P, 3]: between 1.28 and 1.6 glyph sides
-    inner = crops[:, cheb < VACANT_CROP / 2 / CROP_MARGIN]  # [N, Q, 3]: the glyph's own square
-    paper = np.median(ring, axis=1)
-    ink = (paper - np.percentile(inner, 10, axis=1)).max(axis=1) / 255.0
+    """Per glyph box (decoded pixels), what the square round it shows [N, 4]: its median colour
+    (RGB; on a card the paper, as ink covers less than half a glyph's square) and the ink's depth
+    (the deepest channel's drop from that median to the square's darkest tenth, over 255)."""
+    crops = cut_crops(arr, boxes, VACANT_CROP, 1.0).astype(np.float32)
+    flat = crops.reshape(len(crops), -1, 3)
+    paper = np.median(flat, axis=1)
+    ink = (paper - np.percentile(flat, 10, axis=1)).max(axis=1) / 255.0
     return np.concatenate([paper, ink[:, None]], axis=1)
 
 
 def vacant_scores(arr: np.ndarray, boxes: np.ndarray, places: _Places) -> dict[int, tuple[float, float]]:
-    """Per place the finder missed: how far its ring's colour lies from the found faces' paper
-    (in spreads of theirs, at least VACANT_SPREAD) and its ink as a share of their median ink."""
+    """Per place the finder missed: how far its square's colour lies from the found faces'
+    median, as a share of the farthest found face's distance; and its ink as a share of the
+    found faces' median ink."""
     missed = places.missed
     if not missed:
         return {}
     f = vacancy(arr, boxes)
     have = [i for i in range(len(boxes)) if i not in missed]
     paper = np.median(f[have, :3], axis=0)
-    spread = max(float(np.median(np.linalg.norm(f[have, :3] - paper, axis=1))), VACANT_SPREAD)
+    far = max(float(np.linalg.norm(f[have, :3] - paper, axis=1).max()), VACANT_SPREAD)
     ink = max(float(np.median(f[have, 3])), 1e-3)
-    return {i: (float(np.linalg.norm(f[i, :3] - paper)) / spread, float(f[i, 3]) / ink) for i in missed}
+    return {i: (float(np.linalg.norm(f[i, :3] - paper)) / far, float(f[i, 3]) / ink) for i in missed}
 
 
-def _check_vacant(arr: np.ndarray, boxes: np.ndarray, places: _Places) -> None:
-    """Refuse a place where no card lies, naming the places: where the finder found nothing and
-    the crop there shows neither the found faces' paper nor their ink (VACANT_PAPER, VACANT_INK:
-    chosen on validation teaching photos, ``scripts/vacant_places.py``)."""
+def _check_vacant(arr: np.ndarray, boxes: np.ndarray, places: _Places, found: Sequence[Detection]) -> None:
+    """Refuse a place where no card lies, naming the places: a place the finder missed where the
+    reader reads no face (none, or a back) and the square there shows neither the found faces'
+    paper nor their ink (VACANT_PAPER, VACANT_INK; chosen on validation teaching photos, ``zipai
+    tune vacant-places``). A face the reader cannot name but whose paper and ink are there is a
+    card: it is learnt by its place."""
     scores = vacant_scores(arr, boxes, places)
-    empty = [i for i, (paper, ink) in scores.items() if paper > VACANT_PAPER or ink < VACANT_INK]
+    empty = [i for i, (paper, ink) in scores.items()
+             if found[i].card not in CARD_NAMES and (paper > VACANT_PAPER or ink < VACANT_INK)]
     if empty:
         names = "; ".join(f"{place(i)}: no card there" for i in empty)
         raise TeachRefused(f"{names} (lay all 20 faces, small 一…十 on top, big 壹…拾 below)", "teach_empty",

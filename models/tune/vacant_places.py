@@ -28,7 +28,7 @@ from zipai.vision import deck as D
 from zipai.vision.decode import decode
 from zipai.vision.detector import Detector
 
-PAPER = (3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 14.0)
+PAPER = (0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.5)
 INK = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
 BLINDED = ("good", "slanted", "casual")
 
@@ -37,8 +37,9 @@ def _turned(q: int, w: float, h: float, x: float, y: float) -> tuple[float, floa
     return ((x, y), (y, w - x), (w - x, h - y), (h - y, x))[q]
 
 
-def samples(det: Any, photo: bytes, label: dict[str, Any]) -> list[tuple[bool, float, float]]:
-    """(a card lies there, paper score, ink score) at each place the finder missed."""
+def samples(det: Any, photo: bytes, label: dict[str, Any]) -> list[tuple[bool, bool, float, float]]:
+    """(a card lies there, the reader reads a face there, paper score, ink score) at each place
+    the finder missed."""
     decoded = decode(photo, "teaching photo")
     w, h = decoded.width, decoded.height
     q, turned, shown = D.locate(det, decoded)
@@ -46,7 +47,7 @@ def samples(det: Any, photo: bytes, label: dict[str, Any]) -> list[tuple[bool, f
     if places is None:
         return []
     arr = np.asarray(turned.image, np.uint8)
-    _, boxes = D.read_places(det, arr, places.boxes / turned.scale, places, turned.scale)
+    found, boxes = D.read_places(det, arr, places.boxes / turned.scale, places, turned.scale)
     scores = D.vacant_scores(arr, boxes, places)
     out = []
     for i, (paper, ink) in scores.items():
@@ -54,7 +55,7 @@ def samples(det: Any, photo: bytes, label: dict[str, Any]) -> list[tuple[bool, f
         centre = ((x0 + x1) / 2, (y0 + y1) / 2)
         there = any(inside(centre, [_turned(q, w, h, float(x), float(y)) for x, y in f["card_corners"]])
                     for f in label["faces"])
-        out.append((there, paper, ink))
+        out.append((there, found[i].card in D.CARD_NAMES, paper, ink))
     return out
 
 
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         print("zipai tune vacant-places: --decks is at least 1", file=sys.stderr)
         return 2
     det = Detector(embed=True)
-    rows: list[tuple[bool, float, float]] = []
+    rows: list[tuple[bool, bool, float, float]] = []
     for ref in deck_refs(a.seed, a.decks, "val"):
         for variant in (*BLINDED, "missing"):
             img, label = render_teach(ref, variant, tuple(a.size))
@@ -86,22 +87,33 @@ def main(argv: list[str] | None = None) -> int:
             got = samples(seen, photo, label)
             rows += got
             print(f"  {ref.id} {variant}: " + ", ".join(
-                f"{'card' if t else 'bare'} {pa:.1f}/{ink:.2f}" for t, pa, ink in got), file=sys.stderr)
-    cards = [(pa, ink) for t, pa, ink in rows if t]
-    bare = [(pa, ink) for t, pa, ink in rows if not t]
-    print(f"{len(cards)} missed places with a card, {len(bare)} bare places, on {a.decks} validation decks")
+                f"{'card' if t else 'bare'} {'face' if f else 'none'} {pa:.2f}/{ink:.2f}"
+                for t, f, pa, ink in got),
+                file=sys.stderr, flush=True)
+    cards = [(f, pa, ink) for t, f, pa, ink in rows if t]
+    bare = [(f, pa, ink) for t, f, pa, ink in rows if not t]
+    print(f"{len(cards)} missed places with a card ({sum(not f for f, _, _ in cards)} read as no face), "
+          f"{len(bare)} bare places ({sum(f for f, _, _ in bare)} read as a face), on {a.decks} "
+          "validation decks")
     for what, xs in (("card", cards), ("bare", bare)):
         if xs:
-            arr = np.asarray(xs)
-            print(f"  {what}: paper score max {arr[:, 0].max():.2f} median {np.median(arr[:, 0]):.2f}; "
-                  f"ink share min {arr[:, 1].min():.2f} median {np.median(arr[:, 1]):.2f}")
-    print("setting (paper, ink): cards called bare / bare places called cards")
+            arr = np.asarray([(pa, ink) for _, pa, ink in xs])
+            pa, ink = arr[:, 0], arr[:, 1]
+            print(f"  {what}: paper score min {pa.min():.2f} median {np.median(pa):.2f} max {pa.max():.2f}; "
+                  f"ink share min {ink.min():.2f} median {np.median(ink):.2f} max {ink.max():.2f}")
+    print("a place read as no face is bare when paper > P or ink < I; (P, I): cards called bare / bare "
+          "places called cards, counting also the reads alone (a place read as a face is a card)")
     for pa in PAPER:
         cells = []
         for ink in INK:
-            wrong_card = sum(x > pa or y < ink for x, y in cards)
-            wrong_bare = sum(not (x > pa or y < ink) for x, y in bare)
+            wrong_card = sum(not f and (x > pa or y < ink) for f, x, y in cards)
+            wrong_bare = sum(f or not (x > pa or y < ink) for f, x, y in bare)
             cells.append(f"{ink:.2f}: {wrong_card}/{wrong_bare}")
         print(f"  paper > {pa:>4.1f}  " + "  ".join(cells))
+    # a card the reader cannot name (a brush 貳 read as none): is its paper and ink enough alone?
+    print("as if every card were read as no face (paper and ink alone): cards called bare")
+    for pa in PAPER:
+        print(f"  paper > {pa:>4.1f}  " + "  ".join(
+            f"{ink:.2f}: {sum(x > pa or y < ink for _, x, y in cards)}" for ink in INK))
     print(f"shipped: paper > {D.VACANT_PAPER}, ink < {D.VACANT_INK}")
     return 0
