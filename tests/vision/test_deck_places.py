@@ -8,6 +8,7 @@ a thin 一, a red 七 or a faint print; the reader still reads whatever box it i
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from deckphotos import teach
 from zipai.engine import CARD_NAMES
 from zipai.models.eval_decks import Blindfold, Misreader, blind_cards
 from zipai.vision import deck as D
+from zipai.vision.deck_cli import _learned
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +75,12 @@ def test_faces_the_reader_misreads_are_learnt_by_their_places(det: D.Detector, r
     assert {CARD_NAMES[i] for i in t.disagreed} >= set(reads)
     lines = t.disagreements()
     assert any(line.startswith("row 2, place 3: 參, read as 肆") for line in lines) == ("d3" in reads)
+    # zipai deck learn prints them, and its JSON lists them
+    printed = _learned(t, Path("d.deck"))
+    n = len(t.disagreed)
+    assert f"{n} place{'s' if n > 1 else ''} disagreed with the order, learnt as the order names" in printed
+    assert "; ".join(lines) in printed
+    assert t.to_json()["disagreed"] == t.disagreed
 
 
 def test_two_cards_in_each_others_places_are_refused_naming_both(det: D.Detector) -> None:
