@@ -54,9 +54,10 @@ class Shelf:
     def load(self, name: str) -> Deck:
         return self._store().load(name)
 
-    def learn(self, photo: str | Path, name: str) -> Taught:
-        """The 20 faces of a teaching photo, named by their places (raises TeachRefused)."""
-        return learn(read_photo(photo), name, detector=self.detector())
+    def learn(self, photo: str | Path, name: str, progress: Callable[[float], None] | None = None) -> Taught:
+        """The 20 faces of a teaching photo, named by their places (raises TeachRefused);
+        ``progress`` is told the share done as the learner goes."""
+        return learn(read_photo(photo), name, detector=self.detector(), progress=progress)
 
     def relabel(self, taught: Taught, index: int, card: str) -> Taught:
         if card not in CARD_NAMES:

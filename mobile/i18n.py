@@ -463,6 +463,18 @@ _S.update({
     "teach_swapped": ("两排放反了：小字一到十放上排，大字壹到拾放下排",
                       "兩排放反了：小字一到十放上排，大字壹到拾放下排",
                       "The rows are swapped: small 一…十 on top, big 壹…拾 below"),
+    "teach_empty": ("第{row}排第{col}个位置没有牌：二十张都摆上，上排小字一到十，下排大字壹到拾",
+                    "第{row}排第{col}個位置沒有牌：二十張都擺上，上排小字一到十，下排大字壹到拾",
+                    "row {row}, place {col}: no card there (lay all 20: small 一…十 on top, "
+                    "big 壹…拾 below)"),
+    "teach_crossed": ("第{row}排第{col}张和第{row2}排第{col2}张像是互相放错了位置（应该是{want}和{want2}）",
+                      "第{row}排第{col}張和第{row2}排第{col2}張像是互相放錯了位置（應該是{want}和{want2}）",
+                      "row {row}, place {col} and row {row2}, place {col2} read as each other's cards "
+                      "({want} and {want2} belong there): swap them back"),
+    "teach_disagreed": ("{n}张和位置对不上，已按位置认（看一眼，点一下可改）：{cards}",
+                        "{n}張和位置對不上，已按位置認（看一眼，點一下可改）：{cards}",
+                        "{n} disagreed with their places, learnt by place (tap one to change it): {cards}"),
+    "teach_progress": ("正在认牌… {pct}%", "正在認牌… {pct}%", "Learning the deck… {pct}%"),
     "teach_blurred": ("照片太模糊（清晰度 {s}，要 {need}）：拿稳手机再拍一张",
                       "照片太模糊（清晰度 {s}，要 {need}）：拿穩手機再拍一張",
                       "The photo is too blurred (sharpness {s}, need {need}): hold still, retake it"),

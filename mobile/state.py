@@ -599,10 +599,11 @@ class AppState:
             self.settings.teach_offered = True
             self.save_settings()
 
-    def learn(self, photo: str | Path, name: str) -> Any:
-        """Read a teaching photo's 20 faces (nothing is stored until ``save_deck``)."""
+    def learn(self, photo: str | Path, name: str, progress: Any = None) -> Any:
+        """Read a teaching photo's 20 faces (nothing is stored until ``save_deck``); safe off the
+        UI thread (``progress`` is told the share done there)."""
         try:
-            return self.shelf.learn(photo, name)
+            return self.shelf.learn(photo, name, progress)
         except ValueError as exc:
             raise self._deck_refusal(exc) from None
 

@@ -2,16 +2,20 @@
 20 cards as read for one look and a tap to fix, a name, and saving makes it the deck in use.
 
 The layout is the label: the learner (``zipai.vision.deck`` through ``decks.Shelf``) names each
-face by its place, and the screen only shows where the untaught reader read something else.
-A refused photo shows the learner's line and stores nothing.
+of the 20 places by the order, a face the finder missed read where its place lies, and the
+screen shows the places where the untaught reader read something else (a tap on one, on the
+photo or among the cards, says which card it is). A refused photo shows the learner's line and
+stores nothing. Learning takes seconds on a phone: it runs off the UI thread, its progress drawn.
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
 from kivy.app import App
+from kivy.clock import Clock
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Line, Rectangle
 from kivy.metrics import dp, sp
@@ -125,6 +129,9 @@ class TeachScreen(Base):
     taught_shown = BooleanProperty(False)
     info_text = StringProperty("")
     cols = NumericProperty(5)
+    learning = BooleanProperty(False)  # a photo is being learnt, off the UI thread
+    progress = NumericProperty(0.0)  # its share done, 0 to 1, drawn as a bar
+    progress_text = StringProperty("")
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
@@ -132,6 +139,7 @@ class TeachScreen(Base):
         self.photo: str | None = None
         self.chips: list[CardChip] = []
         self.picker: FacePicker | None = None
+        self._job = 0  # the learning whose result is awaited: an older one's is dropped
 
     # ------------------------------------------------------------ drawing
     def on_pre_enter(self, *_: Any) -> None:
@@ -149,7 +157,8 @@ class TeachScreen(Base):
         shown = self.taught is not None
         self.taught_shown = shown
         ids.taught_box.shown = shown
-        ids.save.disabled = not shown
+        ids.save.disabled = not shown or self.learning
+        ids.take.disabled = self.learning
         photo = ids.photo
         photo.source = (self.photo or "") if shown else ""
         grid = ids.cards
@@ -185,6 +194,9 @@ class TeachScreen(Base):
         parts.append(t("teach_time", s=f"{taught.seconds:.1f}"))
         def glyph(c: str) -> str:
             return Card.parse(c).chinese(traditional=t.traditional)
+        off = [f for f in taught.faces if f.disagrees]
+        if off:
+            parts.append(t("teach_disagreed", n=len(off), cards="、".join(glyph(f.card) for f in off)))
         pairs = confusable_pairs(taught)
         if pairs:
             parts.append(t("teach_confusable", pairs="、".join(f"{glyph(a)}/{glyph(b)}" for a, b in pairs)))
@@ -202,23 +214,52 @@ class TeachScreen(Base):
         _app().go("capture")
 
     def learn_from(self, path: str | Path) -> None:
-        """Teach from a photo once the status line has been drawn (it takes a second or two)."""
+        """Teach from a photo: the learner runs on its own thread while the screen draws its
+        progress and stays live; the result is taken on the UI thread."""
         self.taught, self.photo = None, None
         _app().go("teach")
         _app().notify(tr("teaching"))
-        _app().after_frames(2, lambda: self._learn(str(path)))
+        self._job += 1
+        job, name = self._job, self.ids.name.text.strip() or tr("deck_default_name")
+        self.learning, self.progress = True, 0.0
+        self.progress_text = tr("teach_progress", pct=0)
+        self.refresh()
 
-    def _learn(self, path: str) -> None:
-        name = self.ids.name.text.strip() or tr("deck_default_name")
-        got = _app().guard(self.state.learn, path, name)
-        if got is not None:
+        def told(share: float) -> None:
+            Clock.schedule_once(lambda _dt: self._told(job, share), 0)
+
+        def work() -> None:
+            got: Any = None
+            err: BaseException | None = None
+            try:
+                got = self.state.learn(str(path), name, told)
+            except BaseException as exc:  # handed to the UI thread, which words or raises it
+                err = exc
+            Clock.schedule_once(lambda _dt: self._learnt(job, str(path), got, err), 0)
+
+        threading.Thread(target=work, name="zipai-teach", daemon=True).start()
+
+    def _told(self, job: int, share: float) -> None:
+        if job == self._job and self.learning:
+            self.progress = max(self.progress, min(1.0, share))
+            self.progress_text = tr("teach_progress", pct=round(100 * self.progress))
+
+    def _learnt(self, job: int, path: str, got: Any, err: BaseException | None) -> None:
+        if job != self._job:
+            return  # another photo was taken since: this one's result is not wanted
+        self.learning = False
+        if err is not None:
+            def fail() -> None:
+                raise err
+            _app().guard(fail)
+        else:
             self.taught, self.photo = got, path
             _app().notify("")
         self.refresh()
 
     def pick(self, index: int) -> None:
         """One of the 20 is a different card: the card pad says which."""
-        if self.taught is None:
+        if self.taught is None or self.learning:
             return
         self.picker = FacePicker(index, self.relabel)
         self.picker.open(animation=False)
@@ -230,7 +271,7 @@ class TeachScreen(Base):
         self.refresh()
 
     def save(self) -> None:
-        if self.taught is None:
+        if self.taught is None or self.learning:
             _app().notify(tr("teach_none"))
             return
         deck = _app().guard(self.state.save_deck, self.taught, self.ids.name.text)

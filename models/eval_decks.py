@@ -139,6 +139,8 @@ class Teacher:
     learn: Callable[[bytes, str], Any]
     refused: type[ValueError]
     detector: Detector | None
+    # the learner with another detector in place of ``detector`` (a ``Blindfold`` round it)
+    learn_with: Callable[[bytes, str, Any], Any] = lambda photo, name, det: None
 
 
 def deck_api(model: Path | None = None, threads: int = 2) -> Teacher | None:
@@ -148,7 +150,31 @@ def deck_api(model: Path | None = None, threads: int = 2) -> Teacher | None:
     except ImportError:
         return None
     det = Detector(model, threads=threads, embed=True)
-    return Teacher(lambda photo, name: deck.learn(photo, name, detector=det), deck.TeachRefused, det)
+    return Teacher(lambda photo, name: deck.learn(photo, name, detector=det), deck.TeachRefused, det,
+                   lambda photo, name, other: deck.learn(photo, name, detector=other))
+
+
+def learner_before(rev: str, det: Detector) -> Teacher:
+    """The learner as ``zipai.vision.deck`` was at git revision ``rev`` of this checkout, loaded
+    beside today's (its own module, today's detector), to measure teaching against the code
+    before in the same run. A ValueError names a revision git cannot show."""
+    import importlib.util
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    try:
+        source = subprocess.run(["git", "show", f"{rev}:vision/deck.py"], cwd=root, capture_output=True,
+                                check=True, timeout=60).stdout.decode("utf-8")
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--before {rev}: git cannot show vision/deck.py there ({exc})") from None
+    spec = importlib.util.spec_from_loader("zipai.vision._deck_before", loader=None)
+    assert spec is not None
+    mod = importlib.util.module_from_spec(spec)
+    mod.__package__ = "zipai.vision"
+    sys.modules[spec.name] = mod  # dataclasses look their module up by name
+    exec(compile(source, f"{rev}:vision/deck.py", "exec"), mod.__dict__)
+    return Teacher(lambda photo, name: mod.learn(photo, name, detector=det), mod.TeachRefused, det,
+                   lambda photo, name, other: mod.learn(photo, name, detector=other))
 
 
 def corrections(decoded: Decoded, sc: Scan, anns: Sequence[dict[str, Any]]) -> list[Any]:
@@ -247,34 +273,158 @@ class VariantOutcome:
     line: str  # the refusal, or what was learnt
 
 
+def _deck_ref(entry: DeckEntry) -> tuple[DeckRef, tuple[int, int]]:
+    label = json.loads(entry.teach_label.read_text(encoding="utf-8"))
+    meta = label["deck"]
+    return (DeckRef(int(meta["seed"]), str(meta["split"]), int(meta["index"]), int(meta["style"]),
+                    float(meta["compose_five"])), (int(label["width"]), int(label["height"])))
+
+
+def _photo(ref: DeckRef, variant: str, size: tuple[int, int]) -> tuple[bytes, dict[str, Any]]:
+    img, drawn = render_teach(ref, variant, size)
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", quality=92)
+    return buf.getvalue(), drawn
+
+
+def _judge(deck: str, variant: str, teacher: Teacher, photo: bytes, drawn: dict[str, Any],
+           det: Any = None, what: str | None = None) -> VariantOutcome:
+    """Show one teaching photo to the learner (through ``det`` where given): a photo of
+    ``LEARNABLE`` must be learnt, upside-down ones known as such, each face on the card its
+    place names; any other refused. ``what`` names the outcome's kind (default ``variant``)."""
+    try:
+        taught = teacher.learn(photo, deck) if det is None else teacher.learn_with(photo, deck, det)
+    except teacher.refused as exc:
+        return VariantOutcome(deck, what or variant, variant not in LEARNABLE, f"refused: {exc}")
+    turned = bool(getattr(taught, "upside_down", False))
+    cards = {f["card"]: f["card_corners"] for f in drawn["faces"]}
+    astray = [f.card for f in getattr(taught, "faces", ())
+              if f.card not in cards or not inside(_centre(f.box), cards[f.card])]
+    right = variant in LEARNABLE and turned == (variant == "upside_down") and not astray
+    return VariantOutcome(deck, what or variant, right, "learnt" + (" as upside down" if turned else "")
+                          + (f", {astray[0]} found off its card" if astray else ""))
+
+
 def teach_variants(entry: DeckEntry, teacher: Teacher, variants: Sequence[str] = tuple(VARIANTS)
                    ) -> list[VariantOutcome]:
     """Each teaching photo variant of ``entry``'s deck (``zipai data render --teach --variant``),
     rendered as its set was, shown to the learner: those of ``LEARNABLE`` (good, upside-down,
     slanted, sideways, casual) must be learnt (upside-down ones known as such, each face found
     on the card its place names), every other refused."""
-    label = json.loads(entry.teach_label.read_text(encoding="utf-8"))
-    meta = label["deck"]
-    ref = DeckRef(int(meta["seed"]), str(meta["split"]), int(meta["index"]), int(meta["style"]),
-                  float(meta["compose_five"]))
-    out = []
-    for v in variants:
-        img, drawn = render_teach(ref, v, (int(label["width"]), int(label["height"])))
-        buf = io.BytesIO()
-        img.save(buf, "JPEG", quality=92)
-        try:
-            taught = teacher.learn(buf.getvalue(), entry.id)
-        except teacher.refused as exc:
-            out.append(VariantOutcome(entry.id, v, v not in LEARNABLE, f"refused: {exc}"))
-            continue
-        turned = bool(getattr(taught, "upside_down", False))
-        cards = {f["card"]: f["card_corners"] for f in drawn["faces"]}
-        astray = [f.card for f in getattr(taught, "faces", ())
-                  if f.card not in cards or not inside(_centre(f.box), cards[f.card])]
-        right = v in LEARNABLE and turned == (v == "upside_down") and not astray
-        out.append(VariantOutcome(entry.id, v, right, "learnt" + (" as upside down" if turned else "")
-                                  + (f", {astray[0]} found off its card" if astray else "")))
+    ref, size = _deck_ref(entry)
+    return [_judge(entry.id, v, teacher, *_photo(ref, v, size)) for v in variants]
+
+
+# (variant, faces hidden from the finder) of ``--blind``: every learnable variant with two hidden,
+# the good photo with one to three
+BLINDED = (("good", 1), ("good", 2), ("good", 3), ("upside_down", 2), ("slanted", 2), ("sideways", 2),
+           ("casual", 2))
+
+
+def blind_name(variant: str, n: int) -> str:
+    return f"{variant}, {n} hidden"
+
+
+def teach_blinded(entry: DeckEntry, teachers: Sequence[Teacher]) -> list[list[VariantOutcome]]:
+    """The learnable teaching photos of ``entry``'s deck with faces hidden from the finder
+    (``Blindfold``: the thin 一, the red 七, the faintest print, in that order), each shown to
+    every teacher in ``teachers`` (the code now, and the code before): each must be learnt,
+    each face on its card. One list per teacher."""
+    ref, size = _deck_ref(entry)
+    out: list[list[VariantOutcome]] = [[] for _ in teachers]
+    photos: dict[str, tuple[bytes, dict[str, Any]]] = {}
+    for variant, n in BLINDED:
+        if variant not in photos:
+            photos[variant] = _photo(ref, variant, size)
+        photo, drawn = photos[variant]
+        det = teachers[0].detector
+        blind = Blindfold(det, photo, drawn, blind_cards(det, photo, drawn, n))
+        for mine, teacher in zip(out, teachers, strict=True):
+            mine.append(_judge(entry.id, variant, teacher, photo, drawn, blind, blind_name(variant, n)))
     return out
+
+
+class Blindfold:
+    """A detector that does not see some cards of one teaching photo: every find whose centre
+    lies on a blinded card (inside its drawn outline, the label's ``card_corners``) is deleted
+    from what ``detect`` returns, its face and far end alike, however the learner turns the
+    photo (the turn is told by comparing a thumbnail with the photo's, turned each way). The
+    reader still reads any box it is given: so a face the finder misses on a real photo (a thin
+    一, a red 七, a faint print) is shown to the learner. Everything else is the detector's."""
+
+    def __init__(self, det: Detector, photo: bytes, label: dict[str, Any], cards: Sequence[str]) -> None:
+        from zipai.vision.decode import decode
+
+        self._det = det
+        self.cards = tuple(cards)
+        outlines = {f["card"]: f["card_corners"] for f in label["faces"]}
+        self._outlines = [outlines[c] for c in self.cards]
+        decoded = decode(photo, "teaching photo")
+        image = decoded.image
+        self._size = (decoded.width, decoded.height)  # the photo's pixels, which boxes are in
+        self._thumbs = [self._thumb(image.rotate(90 * q, expand=True)) for q in range(4)]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._det, name)
+
+    @staticmethod
+    def _thumb(image: Any) -> Any:
+        import numpy as np
+
+        return np.asarray(image.convert("L").resize((24, 24)), np.float32)
+
+    def _turned(self, q: int, x: float, y: float) -> tuple[float, float]:
+        """A point of the photo in the photo turned anticlockwise by ``q`` right angles."""
+        w, h = self._size
+        return ((x, y), (y, w - x), (w - x, h - y), (h - y, x))[q]
+
+    def detect(self, decoded: Decoded, *args: Any, **kw: Any) -> Any:
+        import dataclasses
+
+        import numpy as np
+
+        got = self._det.detect(decoded, *args, **kw)
+        thumb = self._thumb(decoded.image)
+        q = min(range(4), key=lambda k: float(np.mean((self._thumbs[k] - thumb) ** 2))
+                if self._thumbs[k].shape == thumb.shape else np.inf)
+        polys = [[self._turned(q, float(x), float(y)) for x, y in poly] for poly in self._outlines]
+        kept = [d for d in got.detections if not any(inside(d.center, p) for p in polys)]
+        return dataclasses.replace(got, detections=kept)
+
+
+class Misreader:
+    """A detector whose reader takes some faces of a photo for other cards (``reads``: the card
+    read -> the card it is taken for, as surely as ``sure``): a brush 叁 read as 肆, a 貳 as 玖."""
+
+    def __init__(self, det: Any, reads: dict[str, str], sure: float = 0.97) -> None:
+        self._det, self.reads, self.sure = det, dict(reads), sure
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._det, name)
+
+    def detect(self, decoded: Decoded, *args: Any, **kw: Any) -> Any:
+        import dataclasses
+
+        got = self._det.detect(decoded, *args, **kw)
+        out = [dataclasses.replace(d, card=self.reads[d.card], class_prob=self.sure) if d.card in self.reads
+               else d for d in got.detections]
+        return dataclasses.replace(got, detections=out)
+
+
+def blind_cards(det: Detector, photo: bytes, label: dict[str, Any], n: int) -> tuple[str, ...]:
+    """The ``n`` faces (1 to 3) a blinded variant hides: the thin 一, the red 七, then the face
+    the finder finds most faintly of the others on this photo (its faint print)."""
+    from zipai.vision.decode import decode
+
+    picked = ["x1", "x7"][:n]
+    if n > 2:
+        dets = det.detect(decode(photo, "teaching photo")).detections
+        peak = {}
+        for f in label["faces"]:
+            on = [d.finder_score for d in dets if d.card != "back" and inside(d.center, f["card_corners"])]
+            peak[f["card"]] = max(on, default=0.0)
+        picked.append(min((c for c in peak if c not in picked), key=lambda c: (peak[c], CARD_NAMES.index(c))))
+    return tuple(picked)
 
 
 def _centre(box: Sequence[float]) -> tuple[float, float]:
@@ -350,8 +500,66 @@ def cause_lines(un: Side, ta: Side | None) -> list[str]:
     return out
 
 
+def teaching_lines(variants: Sequence[VariantOutcome], before: Sequence[VariantOutcome] | None,
+                   blinded: Sequence[VariantOutcome], blinded_before: Sequence[VariantOutcome] | None
+                   ) -> list[str]:
+    """The teaching photos' tables: every variant, and the learnable ones with faces hidden from
+    the finder; with the code before (``--before``) beside the code now."""
+    out: list[str] = []
+    then = before is not None or blinded_before is not None
+
+    def table(kinds: Sequence[str], now: Sequence[VariantOutcome], old: Sequence[VariantOutcome] | None,
+              must: Callable[[str], str]) -> list[str]:
+        head = ["photo", "must be", "handled right", *(["before"] if then else []), "what went wrong (first)"]
+        rows = [_row(head), _row(["---", "---", "---:", *(["---:"] if then else []), "---"])]
+        for k in kinds:
+            mine = [o for o in now if o.variant == k]
+            if not mine:
+                continue
+            wrong = next((f"{o.deck}: {o.line}" for o in mine if not o.right), "")
+            cells = [k, must(k), f"{sum(o.right for o in mine)}/{len(mine)}"]
+            if then:
+                theirs = [o for o in (old or ()) if o.variant == k]
+                cells.append(f"{sum(o.right for o in theirs)}/{len(theirs)}" if theirs else "—")
+            rows.append(_row([*cells, wrong]))
+        return rows
+
+    def learnable(outcomes: Sequence[VariantOutcome]) -> list[VariantOutcome]:
+        return [o for o in outcomes if o.variant.split(",")[0] in LEARNABLE]
+
+    if variants:
+        decks = len({o.deck for o in variants})
+        out += ["## Teaching photos, good and bad", "",
+                f"Every variant of the first {decks} decks' teaching photos "
+                "(`zipai data render --teach --variant V`) shown to the learner: "
+                f"{', '.join(v for v in VARIANTS if v in LEARNABLE).replace('_', '-')} photos must be learnt "
+                "(upside-down ones known as such, each face on the card its place names), the others "
+                "refused" + ("; before: the learner at `--before`, on the same photos." if then else "."), "",
+                *table(list(VARIANTS), variants, before, lambda v: "learnt" if v in LEARNABLE else "refused"),
+                ""]
+    if blinded:
+        decks = len({o.deck for o in blinded})
+        out += ["## Teaching photos with faces the finder misses", "",
+                f"The learnable teaching photos of the first {decks} decks with 1 to 3 faces hidden from "
+                "the finder: every find on a hidden card (inside its drawn outline, far end too) is deleted "
+                "from what the finder returns (`Blindfold`), the thin 一 first, then the red 七, then the "
+                "face this finder finds most faintly on the photo. The reader still reads any box. Each "
+                "must be learnt, each face on its card.", "",
+                *table([blind_name(v, n) for v, n in BLINDED], blinded, blinded_before, lambda _v: "learnt"),
+                ""]
+    good = learnable([*variants, *blinded])
+    if good:
+        was = learnable([*(before or ()), *(blinded_before or ())])
+        right, then_right = sum(o.right for o in good), sum(o.right for o in was)
+        out += [f"Good teaching photos learnt right, hidden faces included: **{right} of {len(good)}**"
+                + (f" (the code before: {then_right} of {len(was)})" if then else "") + ".", ""]
+    return out
+
+
 def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
-           variants: Sequence[VariantOutcome] = (), evening: int = 0) -> str:
+           variants: Sequence[VariantOutcome] = (), evening: int = 0,
+           before: Sequence[VariantOutcome] | None = None, blinded: Sequence[VariantOutcome] = (),
+           blinded_before: Sequence[VariantOutcome] | None = None) -> str:
     """The markdown table and notes that go to stdout and docs/lab/decks.md."""
     un, ta = Side(), Side()
     for r in results:
@@ -438,22 +646,7 @@ def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
     if refused:
         out += ["Teaching photos refused (these decks play untaught in the taught columns):", ""]
         out += [f"- {r.entry.id}: {r.refused}" for r in refused] + [""]
-    if variants:
-        decks = len({o.deck for o in variants})
-        out += ["## Teaching photos, good and bad", "",
-                f"Every variant of the first {decks} decks' teaching photos "
-                "(`zipai data render --teach --variant V`) shown to the learner: "
-                f"{', '.join(v for v in VARIANTS if v in LEARNABLE).replace('_', '-')} photos must be learnt "
-                "(upside-down ones known as such), the others refused.", "",
-                _row(["variant", "must be", "handled right", "what went wrong (first)"]),
-                _row(["---", "---", "---:", "---"])]
-        for v in VARIANTS:
-            mine = [o for o in variants if o.variant == v]
-            if mine:
-                wrong = next((f"{o.deck}: {o.line}" for o in mine if not o.right), "")
-                out.append(_row([v, "learnt" if v in LEARNABLE else "refused",
-                                 f"{sum(o.right for o in mine)}/{len(mine)}", wrong]))
-        out.append("")
+    out += teaching_lines(variants, before, blinded, blinded_before)
     warned = [r for r in results if r.warnings]
     if warned:
         out += ["Confusable pairs the learner warned about:", ""]
@@ -487,6 +680,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--evening", type=int, default=0, metavar="K",
                    help="also correct the misreads of each deck's first K scenes into it, and measure "
                         "untaught, taught and corrected on the scenes after them")
+    p.add_argument("--blind", type=int, default=0, metavar="N",
+                   help="also show the first N decks' learnable teaching photos with 1 to 3 faces hidden "
+                        "from the finder (their finds deleted) to the learner")
+    p.add_argument("--before", default=None, metavar="REV",
+                   help="also show the teaching photos (--variants, --blind) to the learner as it was at "
+                        "git revision REV of this checkout, beside today's")
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--sheet", type=Path, default=None, metavar="PNG",
@@ -497,19 +696,23 @@ def main(argv: list[str] | None = None) -> int:
         a = p.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    if a.decks < 0 or a.scenes < 0 or a.variants < 0 or a.evening < 0 or a.threads < 1:
-        print("zipai eval decks: --decks, --scenes, --variants and --evening are 0 or more, --threads at "
-              "least 1", file=sys.stderr)
+    if a.decks < 0 or a.scenes < 0 or a.variants < 0 or a.evening < 0 or a.blind < 0 or a.threads < 1:
+        print("zipai eval decks: --decks, --scenes, --variants, --blind and --evening are 0 or more, "
+              "--threads at least 1", file=sys.stderr)
         return 2
     if a.evening and a.untaught:
         print("zipai eval decks: --evening needs the learner: leave --untaught out", file=sys.stderr)
         return 2
-    if a.variants and a.untaught:
-        print("zipai eval decks: --variants needs the learner: leave --untaught out", file=sys.stderr)
+    if (a.variants or a.blind or a.before) and a.untaught:
+        print("zipai eval decks: --variants, --blind and --before need the learner: leave --untaught out",
+              file=sys.stderr)
         return 2
     try:
         entries = read_deck_set(a.dir)[: a.decks or None]
         teacher = None if a.untaught else deck_api(a.model, a.threads)
+        old = None
+        if a.before and teacher is not None and teacher.detector is not None:
+            old = learner_before(a.before, teacher.detector)
         det = Detector(a.model, threads=a.threads)
         results = []
         lost: list[tuple[Any, str]] | None = [] if a.sheet else None
@@ -520,16 +723,34 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  deck {k}/{len(entries)} {entry.id}: per card untaught {_pct(r.untaught.per_card)}{t}",
                   file=sys.stderr)
         outcomes: list[VariantOutcome] = []
+        before: list[VariantOutcome] | None = None if old is None else []
+        blinded: list[VariantOutcome] = []
+        blinded_before: list[VariantOutcome] | None = None if old is None else []
         if a.variants and teacher is not None:
             for entry in entries[: a.variants]:
                 outcomes += teach_variants(entry, teacher)
+                was = ""
+                if old is not None and before is not None:
+                    before += teach_variants(entry, old)
+                    was = f" (before: {sum(o.right for o in before[-len(VARIANTS):])})"
                 print(f"  variants of {entry.id}: {sum(o.right for o in outcomes[-len(VARIANTS):])}/"
-                      f"{len(VARIANTS)} handled right", file=sys.stderr)
+                      f"{len(VARIANTS)} handled right{was}", file=sys.stderr)
+        if a.blind and teacher is not None:
+            for entry in entries[: a.blind]:
+                got = teach_blinded(entry, [teacher] + ([old] if old is not None else []))
+                blinded += got[0]
+                was = ""
+                if old is not None and blinded_before is not None:
+                    blinded_before += got[1]
+                    was = f" (before: {sum(o.right for o in got[1])})"
+                print(f"  blinded photos of {entry.id}: {sum(o.right for o in got[0])}/{len(BLINDED)} learnt "
+                      f"right{was}", file=sys.stderr)
     except (DeckSetError, ValueError) as exc:
         print(f"zipai eval decks: {exc}", file=sys.stderr)
         return 2
     argv_text = " ".join(["zipai eval decks", *(argv if argv is not None else sys.argv[3:])])
-    text = report(results, argv_text, teacher is None and not a.untaught, outcomes, a.evening)
+    text = report(results, argv_text, teacher is None and not a.untaught, outcomes, a.evening, before,
+                  blinded, blinded_before)
     print(text)
     if lost is not None:
         try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -22,7 +23,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -68,8 +69,25 @@ ALIKE = 0.95  # two faces' embeddings this alike (cosine) are one card laid twic
 # validation decks the closest two faces of a good, slanted or upside-down photo lie at most 0.76
 # apart, a card laid twice at least 0.95 (on the 20 held-out decks: 0.88 and 0.94)
 TWINS = 0.92
-SURE = 0.85  # an untaught read this sure that disagrees with a card's place refuses the photo
-MAX_UNSURE = 3  # unsure disagreements a photo may have before it is refused as not the layout
+# places read as other cards of the deck a photo may have before its order counts as broken (17
+# of 20 agree); places read as no card do not count: the finder and reader miss faint prints
+MAX_UNSURE = 3
+MIN_PLACED = 15  # faces the finder must find at the 20 places for the rest to be read by place
+VACANT_CROP = 32  # pixels of the square a place's paper and ink are measured on
+VACANT_SPREAD = 12.0  # the least distance (RGB units) the farthest found face's paper is counted at
+# a missed place the reader reads as no face is bare when its square's colour lies further from the
+# found faces' paper than this share of the farthest found face's, or its ink is under this share
+# of theirs. ``zipai tune vacant-places`` on 10 validation decks: every one of 90 missed places
+# with a card was read as a face, every one of 10 bare places as none; of the settings that call
+# every bare place bare, this one calls the fewest cards bare were they read as none (41 of 90:
+# the paper of a print and of a table overlap), ink in the middle of its gap (bare 0.01 to 0.09,
+# cards 0.36 up)
+VACANT_PAPER = 0.4
+VACANT_INK = 0.2
+# where a missed place's face is looked for: steps along the row (of the spacing) and across it (of
+# the glyph's height), the place's own box first among equals
+SEARCH = tuple((a, b) for a in (0.0, -0.1, 0.1, -0.2, 0.2) for b in (0.0, -0.25, 0.25))
+MAX_STRAY = 2  # faces found off the layout's two rows (a back read as a face, a far end) let be
 TILT = np.radians(4.0)  # a teaching photo turned by more than this has its crops turned upright
 MIN_SHARPNESS = 1.0  # the glyphs' median sharpness (``sharpness``) a teaching photo needs
 LOCK_WAIT = 5.0  # seconds a writer waits for another process's lock on the same deck
@@ -99,13 +117,15 @@ def _at(index: int, suffix: str = "") -> dict[str, int]:
 
 
 def glyph(card: str) -> str:
-    """What a player calls the card: 一…十, 壹…拾; 'back' for a back."""
-    return "back" if card == "back" else Card.parse(card).chinese(traditional=True)
+    """What a player calls the card: 一…十, 壹…拾; 'back' for a back, 'nothing' for the reader's none."""
+    if card in ("back", "none"):
+        return "nothing" if card == "none" else card
+    return Card.parse(card).chinese(traditional=True)
 
 
 def place(index: int) -> str:
     """Where the ``index``-th face of the teaching layout lies, in the player's words."""
-    return f"row {index // 10 + 1}, card {index % 10 + 1}"
+    return f"row {index // 10 + 1}, place {index % 10 + 1}"
 
 
 # ----------------------------------------------------------------------------- the deck itself
@@ -458,10 +478,16 @@ class Face:
     read_as: str
     confidence: float
     peak: float = 0.0  # the finder's peak on it
+    found: bool = True  # whether the finder found it; else it was read at its place
+
+    @property
+    def disagrees(self) -> bool:
+        """Whether the untaught read named another card (or none) than the place: worth a look."""
+        return self.read_as != self.card
 
     def to_json(self) -> dict[str, Any]:
         return {"card": self.card, "box": [round(v, 1) for v in self.box], "read_as": self.read_as,
-                "confidence": round(self.confidence, 4), "peak": round(self.peak, 4)}
+                "confidence": round(self.confidence, 4), "peak": round(self.peak, 4), "found": self.found}
 
 
 @dataclass(frozen=True)
@@ -476,6 +502,16 @@ class Taught:
     upside_down: bool
     seconds: float
     detector: Detector | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def disagreed(self) -> list[int]:
+        """The faces whose untaught read disagreed with the card their place names."""
+        return [i for i, f in enumerate(self.faces) if f.disagrees]
+
+    def disagreements(self) -> tuple[str, ...]:
+        """One line per place that disagreed with the order, for a glance: learnt by its place."""
+        return tuple(f"{place(i)}: {glyph(f.card)}, {'read as' if f.found else 'not found, read there as'} "
+                     f"{glyph(f.read_as)}" for i, f in enumerate(self.faces) if f.disagrees)
 
     def relabel(self, index: int, card: str) -> Taught:
         """The deck with face ``index`` taken to show ``card`` (a tap to fix), derived again."""
@@ -498,6 +534,7 @@ class Taught:
                 "back": None if self.back is None else [round(v, 1) for v in self.back],
                 "separations": {c: {"nearest": n, "distance": d} for c, (n, d) in self.separations.items()},
                 "warnings": list(self.warnings), "upside_down": self.upside_down,
+                "disagreed": self.disagreed,
                 "seconds": round(self.seconds, 3), "counts": self.deck.counts()}
 
 
@@ -683,8 +720,7 @@ def _turned(d: Detection) -> bool:
     return d.card not in SYMMETRIC and d.down[1] < -0.5
 
 
-def _find_faces(det: Detector, decoded: Decoded
-                ) -> tuple[list[list[Detection]], Detection | None, int, _Frame]:
+def _find_faces(det: Detector, decoded: Decoded) -> _Shown:
     dets = det.detect(decoded).detections
     faces = [d for d in dets if d.card != "back" and not _turned(d)]
     backs = sorted((d for d in dets if d.card == "back"), key=lambda d: -d.score)
@@ -693,7 +729,7 @@ def _find_faces(det: Detector, decoded: Decoded
     if frame is not UPRIGHT or any(len(r) != 10 for r in rows):
         frame = _along_rows(frame, rows)
         rows = _far_rows(_rows(_far_ends(_one_glyph(faces, frame), frame), frame), frame)
-    return rows, backs[0] if backs else None, sum(len(r) for r in rows), frame
+    return rows, backs[0] if backs else None, sum(len(r) for r in rows), frame, _fit_places(rows, frame)
 
 
 _TURNS = {1: Image.Transpose.ROTATE_90, 2: Image.Transpose.ROTATE_180, 3: Image.Transpose.ROTATE_270}
@@ -709,47 +745,198 @@ def _laid_out(rows: list[list[Detection]]) -> bool:
     return [len(r) for r in rows] == [10, 10]
 
 
-def _likeness(quarters: int, rows: list[list[Detection]]) -> tuple[bool, int, float, int]:
-    """How much one way of turning the photo shows the layout, to rank the ways: two rows of
-    ten; then how many faces read as their places name them, small cards on top (each card
+@dataclass(frozen=True, slots=True)
+class _Places:
+    """The 20 places of the teaching layout in one photo, photo rows top to bottom, each left
+    to right: the face the finder found at each (None: it found nothing there), and each place's
+    glyph box (photo pixels). A missed place's box lies between its row's found neighbours by
+    its column, as wide and tall as its row's glyphs: the layout's order and spacing are known,
+    so the faces found show where the others lie."""
+
+    finds: tuple[Detection | None, ...]
+    boxes: np.ndarray  # [20, 4] float32
+    step: tuple[float, float] = (0.0, 0.0)  # from one place to the next along a row (photo pixels)
+
+    @property
+    def found(self) -> int:
+        return sum(d is not None for d in self.finds)
+
+    @property
+    def missed(self) -> list[int]:
+        return [i for i, d in enumerate(self.finds) if d is None]
+
+
+# what one way of turning a teaching photo shows: rows of faces, the back, the faces' count, the
+# layout's axes and its places
+_Shown = tuple[list[list[Detection]], Detection | None, int, _Frame, _Places | None]
+
+
+def _columns(row: list[Detection], frame: _Frame, pitch: float) -> list[int]:
+    """Each face's column, the row's first at 0: a gap of about k pitches leaves k - 1 places empty."""
+    us = [frame.at(d)[0] for d in row]
+    cols = [0]
+    for a, b in itertools.pairwise(us):
+        cols.append(cols[-1] + max(1, round((b - a) / pitch)))
+    return cols
+
+
+def _agree(at: dict[int, Detection], names: Sequence[str]) -> int:
+    return sum(d.card == names[c] for c, d in at.items())
+
+
+def _fit_places(rows: list[list[Detection]], frame: _Frame) -> _Places | None:
+    """The layout's 20 places from the faces found (``_Places``), or None where the rows do not
+    show it: fewer than MIN_PLACED faces in the two longest rows, a row of under five, more than
+    ten places in a row, or more than MAX_STRAY faces off them. Each row's columns come from its
+    gaps (the spacing is the median gap); a row that spans fewer than ten columns is set where
+    its columns line up with the other row's, then where its faces read as their places name
+    them (upright or turned round)."""
+    if len(rows) < 2:
+        return None
+    order = sorted(range(len(rows)), key=lambda i: -len(rows[i]))
+    if sum(len(rows[i]) for i in order[2:]) > MAX_STRAY:
+        return None
+    pair = [rows[i] for i in sorted(order[:2])]
+    if min(len(r) for r in pair) < 5 or sum(len(r) for r in pair) < MIN_PLACED:
+        return None
+    us = [[frame.at(d)[0] for d in r] for r in pair]
+    pitch = float(np.median([b - a for u in us for a, b in itertools.pairwise(u)]))
+    if pitch < 0.8 * float(np.median([_side(d) for r in pair for d in r])):
+        return None  # glyphs closer than their size: not cards laid side by side
+    cols = [_columns(r, frame, pitch) for r in pair]
+    if max(c[-1] for c in cols) > 9:
+        return None
+    upright = (CARD_NAMES[:10], CARD_NAMES[10:])
+    flipped = (CARD_NAMES[:9:-1], CARD_NAMES[9::-1])
+    best: tuple[tuple[bool, int, float], tuple[dict[int, Detection], ...]] | None = None
+    for o0 in range(10 - cols[0][-1]):
+        for o1 in range(10 - cols[1][-1]):
+            at = ({c + o0: d for c, d in zip(cols[0], pair[0], strict=True)},
+                  {c + o1: d for c, d in zip(cols[1], pair[1], strict=True)})
+            shared = sorted(at[0].keys() & at[1].keys())
+            off = [abs(frame.at(at[0][c])[0] - frame.at(at[1][c])[0]) for c in shared]
+            err = float(np.mean(off)) / pitch if off else 0.0
+            agree = max(sum(_agree(a, n) for a, n in zip(at, names, strict=True))
+                        for names in (upright, flipped))
+            key = (err < 0.5, agree, -err)
+            if best is None or key > best[0]:
+                best = (key, at)
+    assert best is not None
+    ats = best[1]
+    centres = [{c: np.asarray(d.center, np.float64) for c, d in at.items()} for at in ats]
+    steps = [np.median([(ct[b] - ct[a]) / (b - a) for a, b in itertools.pairwise(sorted(ct))], axis=0)
+             for ct in centres]
+    step = np.median(np.stack(steps), axis=0)
+    finds: list[Detection | None] = []
+    boxes = np.zeros((20, 4), np.float32)
+    for r, at in enumerate(ats):
+        have, ct, other = sorted(at), centres[r], centres[1 - r]
+        shared = [c for c in have if c in other]
+        apart = np.median([ct[c] - other[c] for c in shared], axis=0) if shared else None
+        w = float(np.median([at[c].box[2] - at[c].box[0] for c in have]))
+        h = float(np.median([at[c].box[3] - at[c].box[1] for c in have]))
+        for c in range(10):
+            d = at.get(c)
+            finds.append(d)
+            if d is not None:
+                boxes[r * 10 + c] = d.box
+                continue
+            left = [k for k in have if k < c]
+            right = [k for k in have if k > c]
+            if left and right:  # between its neighbours, by column
+                a, b = left[-1], right[0]
+                guess = ct[a] + (ct[b] - ct[a]) * (c - a) / (b - a)
+            else:  # beyond the row's found end: the nearest carries on by the row's step
+                near = left[-1] if left else right[0]
+                guess = ct[near] + step * (c - near)
+            if apart is not None and c in other:  # and as far from its column's other card as the rows lie
+                guess = (guess + other[c] + apart) / 2
+            x, y = guess
+            boxes[r * 10 + c] = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+    return _Places(tuple(finds), boxes, (float(step[0]), float(step[1])))
+
+
+def _likeness(quarters: int, rows: list[list[Detection]], places: _Places | None
+              ) -> tuple[bool, int, int, float, int]:
+    """How much one way of turning the photo shows the layout, to rank the ways: its places
+    fitted; then how many faces read as their places name them, small cards on top (each card
     prints its numeral at both ends, so a layout a right angle round one way shows upright far
-    ends in the reverse order); then the share of faces that read upright; then the faces in
-    the two longest rows, where a turned photo must show nearly all the layout to be preferred
-    to the photo as taken."""
+    ends in the reverse order); then the faces found at places; then the share of faces that
+    read upright; then the faces in the two longest rows, where a turned photo must show nearly
+    all the layout to be preferred to the photo as taken."""
     two = sum(sorted((len(r) for r in rows), reverse=True)[:2])
-    if not _laid_out(rows):
-        return False, 0, 0.0, two if quarters == 0 or two >= 18 else -1
-    downs = [d.down[1] for r in rows for d in r if d.card not in SYMMETRIC]
+    if places is None:
+        return False, 0, 0, 0.0, two if quarters == 0 or two >= 18 else -1
+    found = [d for d in places.finds if d is not None]
+    downs = [d.down[1] for d in found if d.card not in SYMMETRIC]
     upright = sum(v > 0.5 for v in downs) / len(downs) if downs else 0.0
-    straight = sum(d.card == c for d, c in zip(rows[0] + rows[1], CARD_NAMES, strict=True))
-    return True, straight, upright, two
+    straight = sum(d is not None and d.card == c for d, c in zip(places.finds, CARD_NAMES, strict=True))
+    return True, straight, places.found, upright, two
 
 
-def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
+def _plainly_upright(shown: _Shown) -> bool:
+    """Two rows of ten; or the layout's places fitted with most faces upright and reading as
+    their places name them, small cards on top (turned round, every face but 一二三十 reads
+    upside down and is set aside; on its side, no two rows show)."""
+    rows, places = shown[0], shown[4]
+    if _laid_out(rows):
+        return True
+    if places is None:
+        return False
+    found = [d for d in places.finds if d is not None]
+    downs = [d.down[1] for d in found if d.card not in SYMMETRIC]
+    straight = sum(d is not None and d.card == c for d, c in zip(places.finds, CARD_NAMES, strict=True))
+    return bool(downs) and sum(v > 0.5 for v in downs) >= 0.8 * len(downs) and straight >= MIN_PLACED - 3
+
+
+def locate(det: Detector, decoded: Decoded, tell: Callable[[float], None] | None = None
+           ) -> tuple[int, Decoded, _Shown]:
+    """The way the photo is turned that shows the layout best, the photo so turned, and what it
+    shows: the rows of faces, the back, the faces' count, the layout's axes and its places. The
+    photo as taken; unless it shows two rows of ten, also turned round (taken from the other
+    side: every glyph reads upside down) and on either side (its orientation lost): the way most
+    like the layout (``_likeness``) is read, and a refusal names its count. A photo as taken
+    whose places fit and whose faces read upright is not turned: a turned photo shows no two
+    rows of upright faces."""
+    tell = tell or (lambda _share: None)
+    tries = [(0, _find_faces(det, decoded))]
+    tell(0.3)
+    if not _plainly_upright(tries[0][1]):
+        for k, q in enumerate((2, 1, 3)):
+            tries.append((q, _find_faces(det, _turn(decoded, q))))
+            tell(0.3 + 0.15 * (k + 1))
+    quarters, found = max(tries, key=lambda t: _likeness(t[0], t[1][0], t[1][4]))
+    return quarters, _turn(decoded, quarters) if quarters else decoded, found
+
+
+def learn(photo: bytes, name: str, detector: Detector | None = None,
+          progress: Callable[[float], None] | None = None) -> Taught:
     """Learn a deck from a photo of its 20 faces in two rows of ten (small cards on top, each
-    row 一 to 十 left to right). Raises ``TeachRefused`` with the line to show the player."""
+    row 一 to 十 left to right), by place: the layout's order is the truth learnt from, so a
+    face the finder missed is read where its place lies, and a face the reader misreads is
+    learnt as the card its place names (the places that disagreed are ``Taught.disagreed``).
+    Raises ``TeachRefused`` with the line to show the player. ``progress`` is told the share
+    done (0 to 1) as the work goes (an app draws it)."""
     t0 = time.perf_counter()
+    tell = progress or (lambda _share: None)
     check_name(name)
     det = detector or deck_detector()
     decoded = decode(photo, "teaching photo")
-    # the photo as taken; unless it shows two rows of ten, also turned round (taken from the
-    # other side: every glyph reads upside down) and on either side (its orientation lost): the
-    # way most like the layout (``_likeness``) is read, and a refusal names its count
-    tries = [(0, _find_faces(det, decoded))]
-    if not _laid_out(tries[0][1][0]):
-        tries += [(q, _find_faces(det, _turn(decoded, q))) for q in (2, 1, 3)]
-    quarters, (rows, back, n, frame) = max(tries, key=lambda t: _likeness(t[0], t[1][0]))
+    tell(0.05)
+    quarters, decoded, (rows, back, n, frame, places) = locate(det, decoded, tell)
     turned = quarters == 2  # taken upside down
-    if quarters:
-        decoded = _turn(decoded, quarters)
     _check_sharp(decoded, [d for r in rows for d in r], det)
-    if not _laid_out(rows):
+    if places is None:
         shape = " and ".join(str(len(r)) for r in rows[:4]) + (" and more" if len(rows) > 4 else "")
         where = "" if n != 20 else f" (in rows of {shape})"
         raise TeachRefused(f"found {n} faces{where}, need 20 in two rows of ten",
                            "teach_found_rows" if where else "teach_found", n=n,
                            rows=",".join(str(len(r)) for r in rows[:4]) + (",…" if len(rows) > 4 else ""))
-    found = rows[0] + rows[1]
+    arr = np.asarray(decoded.image, np.uint8)
+    k = decoded.scale
+    boxes = places.boxes / k
+    found, boxes = read_places(det, arr, boxes, places, k)
+    _check_vacant(arr, boxes, places, found)
     upright = list(CARD_NAMES)
     flipped = [*reversed(CARD_NAMES[10:]), *reversed(CARD_NAMES[:10])]
     miss = [sum(d.card != c for d, c in zip(found, want, strict=True)) for want in (upright, flipped)]
@@ -757,32 +944,112 @@ def learn(photo: bytes, name: str, detector: Detector | None = None) -> Taught:
     labels = flipped if half else upright
     if half:  # each card reads the same turned round: only the order shows the photo was turned
         turned = not turned
-    arr = np.asarray(decoded.image, np.uint8)
-    k = decoded.scale
-    boxes = np.asarray([d.box for d in found], np.float32) / k
     emb = _embed_crops(det, cut_crops(arr, boxes, det.config.reader.size, det.config.reader.margin))
-    unsure = _check_order(found, labels, emb)
+    _check_order(found, labels, emb)
+    tell(0.85)
     # glyphs kept upright, as a straight photo shows them (a photo turned by less is cut as it is)
     angle = frame.angle if abs(frame.angle) > TILT else 0.0
     crops = cut_crops(arr, boxes, CROP, CROP_MARGIN,
                       np.full(len(boxes), angle, np.float32) if angle else None)
     order = np.argsort([CARD_NAMES.index(c) for c in labels])  # the faces in CARD_NAMES order
-    faces = [Face(labels[i], _photo_box(found[i].box, decoded, quarters), found[i].card,
-                  float(found[i].class_prob), float(found[i].finder_score)) for i in order]
+    faces = [Face(labels[i], _photo_box(found[i].box, decoded, quarters),
+                  found[i].card, float(found[i].class_prob), float(found[i].finder_score),
+                  places.finds[i] is not None) for i in order]
     examples = [Example(labels[i], "teach", crops[i]) for i in order]
     back_box = None
     if back is not None:
         size = float(np.median(boxes[:, 2:] - boxes[:, :2]))
         cx, cy = back.center
-        cx, cy, half = cx / k, cy / k, size / 2
-        bb = np.asarray([[cx - half, cy - half, cx + half, cy + half]], np.float32)
+        cx, cy, half_side = cx / k, cy / k, size / 2
+        bb = np.asarray([[cx - half_side, cy - half_side, cx + half_side, cy + half_side]], np.float32)
         examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN,
                                                             np.float32([angle]) if angle else None)[0]))
         back_box = _photo_box(back.box, decoded, quarters)
     deck = derive(det, name, examples, peaks=_peaks(det, faces))
+    tell(1.0)
     seps = deck.separations()
-    return Taught(deck, tuple(faces), back_box, seps, unsure + confusable(seps), turned,
+    return Taught(deck, tuple(faces), back_box, seps, confusable(seps), turned,
                   time.perf_counter() - t0, det)
+
+
+def vacancy(arr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Per glyph box (decoded pixels), what the square round it shows [N, 4]: its median colour
+    (RGB; on a card the paper, as ink covers less than half a glyph's square) and the ink's depth
+    (the deepest channel's drop from that median to the square's darkest tenth, over 255)."""
+    crops = cut_crops(arr, boxes, VACANT_CROP, 1.0).astype(np.float32)
+    flat = crops.reshape(len(crops), -1, 3)
+    paper = np.median(flat, axis=1)
+    ink = (paper - np.percentile(flat, 10, axis=1)).max(axis=1) / 255.0
+    return np.concatenate([paper, ink[:, None]], axis=1)
+
+
+def vacant_scores(arr: np.ndarray, boxes: np.ndarray, places: _Places) -> dict[int, tuple[float, float]]:
+    """Per place the finder missed: how far its square's colour lies from the found faces'
+    median, as a share of the farthest found face's distance; and its ink as a share of the
+    found faces' median ink."""
+    missed = places.missed
+    if not missed:
+        return {}
+    f = vacancy(arr, boxes)
+    have = [i for i in range(len(boxes)) if i not in missed]
+    paper = np.median(f[have, :3], axis=0)
+    far = max(float(np.linalg.norm(f[have, :3] - paper, axis=1).max()), VACANT_SPREAD)
+    ink = max(float(np.median(f[have, 3])), 1e-3)
+    return {i: (float(np.linalg.norm(f[i, :3] - paper)) / far, float(f[i, 3]) / ink) for i in missed}
+
+
+def _check_vacant(arr: np.ndarray, boxes: np.ndarray, places: _Places, found: Sequence[Detection]) -> None:
+    """Refuse a place where no card lies, naming the places: a place the finder missed where the
+    reader reads no face (none, or a back) and the square there shows neither the found faces'
+    paper nor their ink (VACANT_PAPER, VACANT_INK; chosen on validation teaching photos, ``zipai
+    tune vacant-places``). A face the reader cannot name but whose paper and ink are there is a
+    card: it is learnt by its place."""
+    scores = vacant_scores(arr, boxes, places)
+    empty = [i for i, (paper, ink) in scores.items()
+             if found[i].card not in CARD_NAMES and (paper > VACANT_PAPER or ink < VACANT_INK)]
+    if empty:
+        names = "; ".join(f"{place(i)}: no card there" for i in empty)
+        raise TeachRefused(f"{names} (lay all 20 faces, small 一…十 on top, big 壹…拾 below)", "teach_empty",
+                           n=len(empty), **_at(empty[0]), places=",".join(f"{i // 10 + 1}-{i % 10 + 1}"
+                                                                            for i in empty))
+
+
+def read_places(det: Detector, arr: np.ndarray, boxes: np.ndarray, places: _Places, scale: float
+                 ) -> tuple[list[Detection], np.ndarray]:
+    """What each place shows, and its box (decoded pixels): its face as found, or where the
+    finder found nothing, the reader's read of the crop at the place, looked for a little along
+    the row and across it (SEARCH) where the crop shows a face most surely (a read with no
+    finder peak and no measured ink colour; boxes in ``places.boxes`` are photo pixels,
+    ``scale`` of them to a decoded one)."""
+    out = list(places.finds)
+    boxes = boxes.copy()
+    missed = places.missed
+    if not missed:
+        return [d for d in out if d is not None], boxes
+    step = np.asarray(places.step, np.float64) / scale
+    along = step / max(float(np.linalg.norm(step)), 1e-6)
+    across = np.asarray([-along[1], along[0]])
+    tries = []
+    for i in missed:
+        h = float(boxes[i, 3] - boxes[i, 1])
+        for a, b in SEARCH:
+            dx, dy = step * a + across * h * b
+            tries.append(boxes[i] + np.asarray([dx, dy, dx, dy], np.float32))
+    reading, _ = det.reader(arr, np.asarray(tries, np.float32))
+    classes = det.config.classes
+    idx = ClassIndex.of(tuple(classes))
+    probs = reading.probs.reshape(len(missed), len(SEARCH), -1)
+    off = np.asarray([abs(a) / 0.1 + abs(b) / 0.25 for a, b in SEARCH])  # the place's own box wins ties
+    face = probs[:, :, idx.faces].sum(axis=2) - 0.02 * off
+    for n, i in enumerate(missed):
+        k = int(np.argmax(face[n]))
+        p = probs[n, k]
+        top = int(np.argmax(p))
+        boxes[i] = tries[n * len(SEARCH) + k]
+        x0, y0, x1, y1 = (float(v) * scale for v in boxes[i])
+        out[i] = Detection(classes[top], (x0, y0, x1, y1), 0.0, None, finder_score=0.0,
+                           class_prob=float(p[top]), color_margin=0.0)
+    return [d for d in out if d is not None], boxes
 
 
 def _photo_box(box: tuple[float, float, float, float], decoded: Decoded,
@@ -822,20 +1089,22 @@ def _check_sharp(decoded: Decoded, faces: list[Detection], det: Detector) -> Non
                            s=f"{sharp:.2f}", need=f"{MIN_SHARPNESS}")
 
 
-def _check_order(found: list[Detection], labels: list[str], emb: np.ndarray) -> tuple[str, ...]:
-    """Refuse a layout whose reading disagrees with the places: a card laid twice (read as
-    another face reads, surely or with a near-identical embedding ``emb``; or two faces with
-    embeddings alike past ``TWINS``, however they read), a sure misread, a
-    card of the wrong colour, or more unsure ones than an unfamiliar print explains. The unsure
-    ones left are returned as warnings: the deck is learnt by place, and the player is told."""
+def _check_order(found: list[Detection], labels: list[str], emb: np.ndarray) -> None:
+    """Refuse a broken order, naming the places: the rows swapped; a card laid twice (two faces
+    with embeddings alike past ALIKE where one reads as the other's card, or past TWINS however
+    they read); two cards laid in each other's places (each read as the other); or more than
+    MAX_UNSURE places read as other cards of the deck (shuffled). A place read as no card, or a
+    few misread, is learnt by its place: the order is the truth, and the player is shown them."""
     wrong = [(i, d) for i, (d, c) in enumerate(zip(found, labels, strict=True)) if d.card != c]
-    big = [Card.parse(d.card).big for d in found]
-    if len(wrong) > MAX_UNSURE and sum(big[:10]) >= 7 and sum(big[10:]) <= 3:
+    other = [(i, d) for i, d in wrong if d.card in CARD_NAMES]
+    big = [d.card in CARD_NAMES and Card.parse(d.card).big for d in found]
+    small = [d.card in CARD_NAMES and not Card.parse(d.card).big for d in found]
+    if len(other) > MAX_UNSURE and sum(big[:10]) >= 7 and sum(small[10:]) >= 7:
         raise TeachRefused("the rows are swapped: the small cards 一…十 go in the top row, the big ones "
                            "壹…拾 below", "teach_swapped")
-    for i, d in wrong:
+    for i, d in other:
         twin = next((j for j, e in enumerate(found) if j != i and e.card == d.card == labels[j]), None)
-        if twin is not None and (d.class_prob >= SURE or float(emb[i] @ emb[twin]) >= ALIKE):
+        if twin is not None and float(emb[i] @ emb[twin]) >= ALIKE:
             raise TeachRefused(f"{place(i)} reads as {glyph(d.card)}, as {place(twin)} does: is a card laid "
                                f"twice? ({glyph(labels[i])} belongs there)", "teach_twice", **_at(i),
                                **_at(twin, "2"), read=d.card, want=labels[i])
@@ -847,19 +1116,18 @@ def _check_order(found: list[Detection], labels: list[str], emb: np.ndarray) -> 
             raise TeachRefused(f"{place(i)} and {place(j)} look like one card: is a card laid twice? "
                                f"({glyph(labels[i])} and {glyph(labels[j])} belong there)", "teach_alike",
                                **_at(i), **_at(j, "2"), want=labels[i], want2=labels[j])
-    for i, d in wrong:
-        colour = Card.parse(labels[i]).color
-        if d.class_prob >= SURE or (d.color is not None and d.color != colour and d.color_margin > 0.05):
-            raise TeachRefused(f"{place(i)} reads as {glyph(d.card)}, expected {glyph(labels[i])}: "
-                               "is the order right?", "teach_misread", **_at(i), read=d.card, want=labels[i])
-    if len(wrong) > MAX_UNSURE:
-        i, d = wrong[0]
-        raise TeachRefused(f"{len(wrong)} cards read as other cards than their places say ({place(i)} "
-                           f"reads as {glyph(d.card)}, expected {glyph(labels[i])}): is the order right, "
-                           "is the photo sharp?", "teach_misreads", n=len(wrong), **_at(i), read=d.card,
-                           want=labels[i])
-    return tuple(f"{place(i)} read as {glyph(d.card)} untaught, learnt as {glyph(labels[i])} by its place: "
-                 "check it" for i, d in wrong)
+    for i, d in other:
+        j = labels.index(d.card)
+        if found[j].card == labels[i]:
+            raise TeachRefused(f"{place(i)} and {place(j)} read as each other's cards ({glyph(d.card)} and "
+                               f"{glyph(labels[i])}): are they laid in each other's places?", "teach_crossed",
+                               **_at(i), **_at(j, "2"), want=labels[i], want2=labels[j])
+    if len(other) > MAX_UNSURE:
+        where = "; ".join(f"{place(i)} reads as {glyph(d.card)}" for i, d in other[:4])
+        raise TeachRefused(f"{len(other)} places read as other cards than the order names ({where}"
+                           f"{'; …' if len(other) > 4 else ''}): is the order right, is the photo sharp?",
+                           "teach_misreads", n=len(other), **_at(other[0][0]), read=other[0][1].card,
+                           want=labels[other[0][0]])
 
 
 # ----------------------------------------------------------------------------- the store

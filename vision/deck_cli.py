@@ -51,9 +51,14 @@ def _learned(t: Taught, path: Path) -> str:
     for c in CARD_NAMES:
         if c in t.separations:
             near, d = t.separations[c]
-            read = next(f for f in t.faces if f.card == c).read_as
-            note = "" if read == c else f"  (untaught, read as {glyph(read)})"
+            face = next(f for f in t.faces if f.card == c)
+            how = "untaught, read as" if face.found else "not found, read at its place as"
+            note = "" if face.read_as == c else f"  ({how} {glyph(face.read_as)})"
             lines.append(f"  {glyph(c)}  nearest {glyph(near)}  {d:.3f}{note}")
+    off = t.disagreements()
+    if off:
+        lines.append(f"{len(off)} place{'s' if len(off) > 1 else ''} disagreed with the order, learnt as "
+                     f"the order names them (check them): {'; '.join(off)}")
     lines += [f"warning: {w}" for w in t.warnings]
     return "\n".join(lines)
 

@@ -31,6 +31,7 @@ TUNERS: dict[str, tuple[str, str]] = {
     "doubts": ("doubts", "when a scan says it is unsure (layout code defaults; no writing)"),
     "layout": ("layout", "the layout's column limits on labelled cards (code defaults; no writing)"),
     "deck-finds": ("deck_finds", "how near a taught deck a find must lie to be a card, or none (no writing)"),
+    "vacant-places": ("vacant_places", "when a teaching photo's missed place holds no card (no writing)"),
 }
 
 

@@ -18,7 +18,7 @@ import pytest
 from test_mobile_touch import app_in, create_session, reach_all, set_size
 from test_mobile_ui import UI, truth_scan
 
-from zipai.engine import CARD_NAMES
+from zipai.engine import CARD_NAMES, Card
 
 SIZES = ((360, 780), (1280, 800))
 IDS = [f"{w}x{h}" for w, h in SIZES]
@@ -177,7 +177,7 @@ def test_a_refused_photo_stores_nothing(ui: UI, photos: dict[str, Path], size: t
     ui.app.go("settings")
     ui.pump(2)
     f.tap(ui.screen.ids.teach)
-    for variant, words in (("missing", "找到19张正面"), ("swapped", "两排放反了")):
+    for variant, words in (("missing", "个位置没有牌"), ("swapped", "两排放反了")):
         teach_by_touch(ui, photos[variant])
         scr = ui.screen
         assert scr.name == "teach" and scr.taught is None
@@ -260,3 +260,69 @@ def test_every_button_of_teaching_takes_a_touch(ui: UI, photos: dict[str, Path],
     assert ui.screen.name == "settings"
     probed += reach_all(ui, f"{tag} settings (decks)", missed)
     assert probed > 60 and not missed, "\n".join(missed)
+
+
+# ------------------------------------------------------------------ teaching by place
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The good teaching photo of the ``photos`` deck, with its label (where each card lies)."""
+    from zipai.datasets.teach import DeckRef, render_teach
+
+    img, label = render_teach(DeckRef(0, "val", 0), "good", (1600, 1200))
+    path = tmp_path_factory.mktemp("places") / "teach-good.jpg"
+    img.save(path, quality=88)
+    return path, label
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_the_places_that_disagreed_are_shown_and_a_tap_on_the_photo_fixes_one(
+        ui: UI, labelled: tuple[Path, dict[str, Any]], size: tuple[int, int]) -> None:
+    """The finder misses 一 and the reader takes 叁 for 肆: all 20 are learnt by place while the
+    screen keeps drawing its progress, 叁's place is marked on the photo and among the cards,
+    and a tap on its place in the photo opens the card pad that says which card it is."""
+    from zipai.models.eval_decks import Blindfold, Misreader
+    from zipai.vision.deck import deck_detector
+
+    path, label = labelled
+    f = ui.finger
+    set_size(ui, size)
+    st = fresh(ui, f"places-{size[0]}")
+    blind = Misreader(Blindfold(deck_detector(), path.read_bytes(), label, ("x1",)), {"d3": "d4"})
+    st.shelf.detector = lambda: blind
+    ui.app.go("settings")
+    ui.pump(2)
+    f.tap(ui.screen.ids.teach)
+    scr = ui.screen
+    f.tap_text("teach_photo")
+    ui.screen.ids.chooser.selection = [str(path)]
+    shares: list[float] = []
+    scr.bind(progress=lambda _s, v: shares.append(v))
+    f.tap_text("use_photo")
+    assert ui.screen is scr and scr.learning and scr.ids.progress_box.shown  # drawn at once
+    assert scr.ids.take.disabled and scr.ids.save.disabled
+    frames = [0]
+
+    def drawing() -> bool:
+        frames[0] += scr.learning
+        return not scr.learning
+    f.wait(60, until=drawing)
+    assert scr.taught is not None, ui.app.status
+    # the loop drew frames while it learnt, and the bar moved step by step to the end
+    assert frames[0] > 3 and len(set(shares)) > 2 and shares == sorted(shares) and shares[-1] == 1.0
+    assert not scr.ids.progress_box.shown and not scr.ids.take.disabled
+    assert [c.face for c in scr.chips] == list(CARD_NAMES)
+    faces = scr.taught.faces
+    assert not faces[0].found and faces[12].read_as == "d4"
+    assert scr.chips[12].doubt and 12 in scr.ids.photo.doubt_dets
+    three = Card.parse("d3").chinese(traditional=st.t.traditional)
+    assert st.t("teach_disagreed", n=1, cards=three) in scr.info_text
+    view = scr.ids.photo
+    f.bring_into_view(view)
+    x, y, w, h = view.to_widget_box(faces[12].box)
+    f.touch_at(*view.to_window(x + w / 2, y + h / 2))
+    assert scr.picker is not None and scr.picker.parent is not None
+    f.tap(scr.picker.pad.keys["d5"])
+    assert scr.taught.faces[12].card == "d5" and scr.chips[12].face == "d5"
+    f.tap(scr.chips[12])
+    f.tap(scr.picker.pad.keys["d3"])
+    assert [c.face for c in scr.chips] == list(CARD_NAMES)

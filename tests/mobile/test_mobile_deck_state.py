@@ -160,6 +160,10 @@ def test_scans_read_with_the_deck_in_use_and_learn_its_fixes(tmp_path: Path) -> 
     ("teach_alike", {"row": 2, "col": 3, "row2": 2, "col2": 5, "want": "d3", "want2": "d5"},
      "第2排第3张和第2排第5张像是同一张牌：有一张放了两次吗？（这两处应该是叁和伍）"),
     ("teach_swapped", {}, "两排放反了：小字一到十放上排，大字壹到拾放下排"),
+    ("teach_empty", {"n": 1, "row": 1, "col": 10, "places": "1-10"},
+     "第1排第10个位置没有牌：二十张都摆上，上排小字一到十，下排大字壹到拾"),
+    ("teach_crossed", {"row": 2, "col": 3, "row2": 2, "col2": 4, "want": "d3", "want2": "d4"},
+     "第2排第3张和第2排第4张像是互相放错了位置（应该是叁和肆）"),
     ("teach_blurred", {"s": "0.12", "need": "0.3"}, "照片太模糊（清晰度 0.12，要 0.3）：拿稳手机再拍一张"),
     ("teach_from_a_newer_learner", {}, "the learner's own line"),
 ])

@@ -11,7 +11,22 @@ import pytest
 
 from zipai.cli import main as zipai_main
 from zipai.datasets.decks import read_deck_set, render_decks
-from zipai.models.eval_decks import Teacher, deck_api, evaluate_deck, report, teach_variants
+from zipai.models.eval_decks import (
+    BLINDED,
+    Blindfold,
+    Teacher,
+    VariantOutcome,
+    _deck_ref,
+    _judge,
+    _photo,
+    blind_cards,
+    blind_name,
+    deck_api,
+    evaluate_deck,
+    learner_before,
+    report,
+    teach_variants,
+)
 from zipai.vision.detector import Detector
 
 
@@ -99,7 +114,7 @@ def test_teaching_variants_are_judged_by_what_they_must_be(deck_set: Path) -> No
     entry = read_deck_set(deck_set)[0]
     outcomes = teach_variants(entry, teacher, ("good", "missing"))
     assert [(o.variant, o.right) for o in outcomes] == [("good", True), ("missing", True)]
-    assert outcomes[1].line.startswith("refused: found 19 faces")
+    assert outcomes[1].line.startswith("refused: row ") and "no card there" in outcomes[1].line
 
     class Taught:
         deck = None
@@ -151,3 +166,30 @@ def test_the_errors_add_up_by_cause_and_are_drawn(deck_set: Path, tmp_path: Path
 
     with Image.open(sheet) as im:
         assert im.width == 12 * 130 and im.height == max(1, -(-drawn // 12)) * 144
+
+
+def test_a_blinded_photo_is_judged_and_reported_beside_the_learner_before(deck_set: Path) -> None:
+    """A good photo with 一 and 七 hidden from the finder is learnt right; the learner of another
+    revision loads beside today's; the report puts the two side by side and sums the good photos."""
+    teacher = deck_api()
+    assert teacher is not None and teacher.detector is not None
+    entry = read_deck_set(deck_set)[0]
+    ref, size = _deck_ref(entry)
+    photo, drawn = _photo(ref, "good", size)
+    hidden = blind_cards(teacher.detector, photo, drawn, 2)
+    assert hidden == ("x1", "x7")
+    blind = Blindfold(teacher.detector, photo, drawn, hidden)
+    got = _judge(entry.id, "good", teacher, photo, drawn, blind, blind_name("good", 2))
+    assert got.right and got.variant == "good, 2 hidden" and got.line == "learnt"
+    then = learner_before("HEAD", teacher.detector)  # today's committed learner, loaded apart
+    assert then.refused is not teacher.refused and then.learn(photo, entry.id).deck.name == entry.id
+    with pytest.raises(ValueError, match="--before no-such-rev"):
+        learner_before("no-such-rev", teacher.detector)
+    now = [VariantOutcome("d", blind_name(v, n), True, "learnt") for v, n in BLINDED]
+    old = [VariantOutcome("d", blind_name(v, n), False, "refused: found 18 faces") for v, n in BLINDED]
+    good = [VariantOutcome("d", "good", True, "learnt")]
+    text = report([], "zipai eval decks X", learner_missing=False, variants=good, before=good, blinded=now,
+                  blinded_before=old)
+    assert "| good, 3 hidden | learnt | 1/1 | 0/1 |  |" in text
+    assert f"hidden faces included: **{len(BLINDED) + 1} of {len(BLINDED) + 1}** (the code before: 1 of " \
+           f"{len(BLINDED) + 1})" in text

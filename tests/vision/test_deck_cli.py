@@ -70,7 +70,7 @@ def test_learn_json_says_what_was_learnt(decks: Path, photos: dict[str, Path],
     (["scan", "PHOTO", "--deck", "nope"], "unknown deck 'nope'"),
     (["deck", "learn", "PHOTO", "--name", "a/b"], "deck name 'a/b'"),
     (["deck", "learn", "PHOTO", "--name", ""], "is empty"),
-    (["deck", "learn", "MISSING", "--name", "x"], "found 19 faces, need 20 in two rows of ten"),
+    (["deck", "learn", "MISSING", "--name", "x"], "row 1, place 10: no card there"),
     (["deck", "learn", "/no/such.jpg", "--name", "x"], "no such file"),
     (["deck", "frobnicate"], "invalid choice"),
 ])

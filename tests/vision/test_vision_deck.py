@@ -163,7 +163,7 @@ def test_an_upside_down_photo_is_recognised_and_labelled_right(det: D.Detector) 
 
 
 @pytest.mark.parametrize(("variant", "words", "kind"), [
-    ("missing", "found 19 faces, need 20 in two rows of ten", "teach_found"),
+    ("missing", "row 1, place 10: no card there", "teach_empty"),
     ("extra", "found 21 faces, need 20 in two rows of ten", "teach_found"),
     ("duplicate", "is a card laid twice?", "teach_twice"),
     ("swapped", "the rows are swapped", "teach_swapped"),
