@@ -6,4 +6,6 @@ bash scripts/setup.sh --all
 export SDL_VIDEODRIVER=offscreen KIVY_NO_ARGS=1 KIVY_NO_CONSOLELOG=1
 unset DISPLAY
 .venv/bin/python -m ruff check .
-.venv/bin/python -m pytest "$@"
+# two workers, a test file to each at a time: the suite's Kivy, model and ledger tests are
+# independent processes' work, so on two cores the run takes about half as long
+.venv/bin/python -m pytest -n "${ZIPAI_TEST_WORKERS:-2}" --dist loadfile "$@"
