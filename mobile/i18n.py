@@ -284,6 +284,46 @@ _S.update({
     "winning_card_mark": ("胡的那张：{card}", "胡的那張：{card}", "Winning card: {card}"),
 })
 
+# ---- the app at a real table, round 2: no work lost, every number with its reason, no freeze
+_S.update({
+    "ask_photo_over": ("用这张照片？正在输入的{n}张牌会换成照片里的牌。",
+                       "用這張照片？正在輸入的{n}張牌會換成照片裡的牌。",
+                       "Use this photo? The {n} cards being entered are replaced by the photo's."),
+    "scanning_s": ("识别中… {s} 秒", "識別中… {s} 秒", "Reading the photo… {s} s"),
+    "scan_cancelled": ("已取消识别，正在输入的牌没有动", "已取消識別，正在輸入的牌沒有動",
+                       "Reading cancelled; the hand being entered is untouched"),
+    "draft_kept": ("「{name}」里正在输入的{n}张牌留在那一局，回到那一局可继续",
+                   "「{name}」裡正在輸入的{n}張牌留在那一局，回到那一局可繼續",
+                   "The {n} cards being entered in “{name}” stay with that session"),
+    "ask_undo": ("撤销{what}？撤销后可以重做，直到再记下一手。",
+                 "撤銷{what}？撤銷後可以重做，直到再記下一手。",
+                 "Undo {what}? It can be redone until the next hand is recorded."),
+    "ask_over_redo": ("记下这一手后，撤销的{what}就不能重做了。记吗？",
+                      "記下這一手後，撤銷的{what}就不能重做了。記嗎？",
+                      "Recording this hand ends the chance to redo {what}. Record it?"),
+    "ask_leave": ("退出字牌记分？所有记下的牌都已保存。", "退出字牌記分？所有記下的牌都已保存。",
+                  "Leave Zipai Scorer? Everything recorded is saved."),
+    "leave": ("退出", "退出", "Leave"),
+    "quick_locked": ("牌局已结算锁定：先重新打开才能记账", "牌局已結算鎖定：先重新打開才能記賬",
+                     "The session is settled: reopen it before recording"),
+    "not_winning_short": ("{n}{unit}不到起胡{m}{unit}，不能胡", "{n}{unit}不到起胡{m}{unit}，不能胡",
+                          "{n} {unit} is below the minimum of {m}: no win"),
+    "not_winning_plain": ("这手牌不能胡", "這手牌不能胡", "This hand does not win"),
+    "camera_bad_source": ("摄像头“{s}”：不是设备号（0、1…），也不是视频文件",
+                          "攝像頭「{s}」：不是設備號（0、1…），也不是視頻文件",
+                          "Camera “{s}”: neither a device number (0, 1, …) nor a video file"),
+    "camera_cannot_open": ("摄像头“{s}”打不开", "攝像頭「{s}」打不開", "Camera “{s}” cannot be opened"),
+    "camera_no_picture": ("摄像头“{s}”没有画面", "攝像頭「{s}」沒有畫面", "Camera “{s}” gives no picture"),
+    "camera_bad_video": ("摄像头“{s}”：视频文件要以 {ext} 结尾", "攝像頭「{s}」：視頻文件要以 {ext} 結尾",
+                         "Camera “{s}”: a video file ends in {ext}"),
+    "camera_no_opencv": ("摄像头要装 OpenCV：pip install 'zipai-scorer[app]'",
+                         "攝像頭要裝 OpenCV：pip install 'zipai-scorer[app]'",
+                         "The camera needs OpenCV: pip install 'zipai-scorer[app]'"),
+    "step_discarder_less": ("{name} 放炮：{n:+d}（{score}减去点炮的奖励10）",
+                            "{name} 放炮：{n:+d}（{score}減去點炮的獎勵10）",
+                            "{name} discarded: {n:+d} ({score} less the +10 reward)"),
+})
+
 # errors by ``code`` (the ledger's, the engine's, the app's own): the app words them, never
 # showing the English message of the layer below
 _ERRORS: dict[str, tuple[str, str, str]] = {

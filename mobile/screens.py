@@ -205,11 +205,15 @@ class StartScreen(Base):
 
     def create(self) -> None:
         opts = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.options.items() if v is not None}
-        s = _app().guard(self.state.new_session, self.ids.name.text.strip() or "1", self.preset,
+        st = self.state
+        old, typed = st.session, st.typed_cards()
+        s = _app().guard(st.new_session, self.ids.name.text.strip() or "1", self.preset,
                          self.names(), self.ids.stake.text.strip() or "1", self.dealer, opts)
         if s is not None:
             self.ids.name.text = ""
             _app().go("ledger")
+            if old is not None and typed:  # the hand being entered stays with its own session
+                _app().notify(tr("draft_kept", name=old.name, n=typed))
 
 
 # ---------------------------------------------------------------- review / manual
@@ -308,8 +312,12 @@ class ReviewScreen(EditScreen):
             self.hint_text = tr("zoom_hint") + "；" + self.hint_text
         chk = self.state.check()
         self.ids.ack.disabled = not chk.doubts
-        if not chk.doubts:
-            self.ids.ack.state = "normal"
+        # the tick is this draft's own: a new photo (or scan) starts unticked, whatever came before
+        self.ids.ack.state = "down" if chk.doubts and self.state.pending.ack else "normal"
+
+    def set_ack(self, on: bool) -> None:
+        self.state.ack_doubts(on)
+        self.refresh()
 
     def zoom_to_group(self, ci: int) -> None:
         """A tap on a group's label zooms the photo to that group's cards (boxes ≥ 48 dp)."""
@@ -326,7 +334,7 @@ class ReviewScreen(EditScreen):
 
     def next(self) -> None:
         chk = self.state.check()
-        if chk.doubts and chk.ready and self.ids.ack.state != "down":
+        if chk.doubts and chk.ready and not self.state.pending.ack:
             _app().notify(tr("doubts_first"))
             return
         super().next()
@@ -594,7 +602,17 @@ class LedgerScreen(Base):
         _app().go("hand")
 
     def undo(self) -> None:
-        """Undo at once; the ledger then offers 重做 until something new is recorded."""
+        """Asked first (a stray tap costs nothing); the ledger then offers 重做 until something
+        new is recorded."""
+        st = self.state
+        hist = st.sstate.history if st.session is not None else []
+        if not hist:
+            _app().guard(st.undo)  # nothing to undo: the ledger's refusal, in words
+            return
+        what = _entry_line(hist[-1], st.session.players, st.t)
+        _app().ask(tr("ask_undo", what=what), tr("undo"), self._undo)
+
+    def _undo(self) -> None:
         e = _app().guard(self.state.undo)
         if e is not None:
             self.refresh()
