@@ -198,7 +198,7 @@ class ZipaiApp(App):
         try:
             src = Source.parse(text)
         except CaptureError as exc:
-            self.notify(self.state.t("error", msg=str(exc)))
+            self.notify(self.state.t("error", msg=exc.words(self.state.t)))
             return
         self.state.settings.camera_source = str(src)
         self.state.save_settings()

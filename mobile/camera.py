@@ -156,7 +156,7 @@ class CaptureScreen(Base):
                 self.camera = CvCamera(self.state.settings.camera_source, (w, h))
             except CaptureError as exc:
                 self.has_camera = False
-                self.live_text = t("camera_error", msg=str(exc))
+                self.live_text = t("camera_error", msg=exc.words(t))
                 return
         if self.reader is None:
             self.reader = LiveReader(detector_reader(shared_detector()))
@@ -187,7 +187,7 @@ class CaptureScreen(Base):
         except CaptureError as exc:
             self.stop_camera()
             self.has_camera = False
-            self.live_text = self.state.t("camera_error", msg=str(exc))
+            self.live_text = self.state.t("camera_error", msg=exc.words(self.state.t))
             return
         self.reader.offer(frame)
         self.ids.preview.show(frame, self.reader.seen, self.reader.size)
@@ -219,7 +219,7 @@ class CaptureScreen(Base):
         try:
             frame = self.camera.frame()
         except CaptureError as exc:
-            _app().notify(self.state.t("camera_error", msg=str(exc)))
+            _app().notify(self.state.t("camera_error", msg=exc.words(self.state.t)))
             return
         path = save_frame(frame, photos)
         self.stop_camera()

@@ -22,7 +22,7 @@ from kivy.uix.widget import Widget
 
 from zipai.engine.variants import get_variant
 
-from .explain import explain, round_working
+from .explain import explain, round_working, why_not
 from .i18n import LANG_NAMES, LANGS
 from .state import CAMERA_RESOLUTIONS, PRESETS, WON_BY, AppState
 from .widgets import ACCENT, GREEN, CardChip, Cell, Choice, Txt, face_text, tr
@@ -444,12 +444,15 @@ class ResultScreen(Base):
             self.show_double(r)
             return
         self.add_groups(r["groups"], st.win.winning_card)
-        if not r["winning"]:
-            reason = (r.get("reason") or {}).get("code", "not_winning")
-            box.add_widget(Txt(text=t("not_winning", msg=t.error(reason)), color=(0.75, 0.1, 0.1, 1)))
+        if not r["winning"]:  # with its numbers: 12 against 15
+            box.add_widget(Txt(text=why_not(r, t.script(s.variant.unit), t), color=(0.75, 0.1, 0.1, 1)))
         self.explanation = explain(r, s.preset, s.players, t) if r["winning"] else []
         for line in self.explanation:
             box.add_widget(Txt(text=line, font_size=sp(18)))
+        if r["winning"] and r.get("winning_card_matters") and not st.win.winning_card:
+            box.add_widget(Txt(text=t("no_winning_card_note"), color=(0.6, 0.25, 0.0, 1)))
+        if r["winning"] and st.sstate.plays_rounds:  # +0 for the others: said why, here too
+            box.add_widget(Txt(text=t("round_note"), color=(0.35, 0.35, 0.35, 1)))
         box.add_widget(Txt(text=t("score", n=r["score"]), font_size=sp(26), bold=True))
         if r["winning"] and not r.get("steps") and "zi" in r:  # a result stored without its working
             box.add_widget(Txt(text=t("zi_xing_fan", zi=r["zi"], xing=r["xing"], fan=r["fan"])))
@@ -576,7 +579,7 @@ class LedgerScreen(Base):
             ids.totals.add_widget(row)
         ids.totals_head.text = t("totals")
         locked = sst.locked
-        for w in (ids.capture_btn, ids.manual_btn, ids.draw_btn, ids.undo_btn):
+        for w in (ids.capture_btn, ids.manual_btn, ids.quick_btn, ids.draw_btn, ids.undo_btn):
             w.disabled = locked  # a locked session shows it: no entry until it is reopened
         ids.locked_box.shown = locked
         ids.redo_box.shown = not locked and st.can_redo()
@@ -694,6 +697,10 @@ class HandScreen(Base):
             box.add_widget(Txt(text=f"{name}  {_cards_text(g['cards'])}  {t('points', n=g['points'])}"))
         if e.specials:
             box.add_widget(Txt(text=" · ".join(t.special(x["id"], x["name"]) for x in e.specials)))
+        if e.kind == "hand" and isinstance(e.output, dict) and e.output.get("winning"):
+            # the working as it was scored, to settle an argument afterwards
+            for line in explain(e.output, s.preset, s.players, t):
+                box.add_widget(Txt(text=line, font_size=sp(16), color=(0.2, 0.2, 0.2, 1)))
         if e.kind == "hand":
             box.add_widget(Txt(text=t("score", n=e.score), font_size=sp(22)))
         for seat, amount in enumerate(e.payouts):
