@@ -5,6 +5,8 @@ freeze. Each check drives the app by touches at window coordinates (``tests/touc
 from __future__ import annotations
 
 import shutil
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -79,4 +81,234 @@ def test_every_new_photo_starts_with_its_doubts_unticked(ui: UI, size: tuple[int
     assert ui.screen.name == "review" and ui.screen.ids.ack.state == "normal" and not st.pending.ack
     f.tap_text("next")
     assert ui.screen.name == "review" and ui.app.status == st.t("doubts_first")
+    set_size(ui, (540, 960))
+
+
+def press_escape(ui: UI) -> None:
+    """Android's back key (Escape on a desktop), through the Window as the system sends it."""
+    from kivy.core.window import Window
+
+    Window.dispatch("on_keyboard", 27, 41, "", [])
+    ui.finger.settle()
+
+
+def type_cards(ui: UI, cards: tuple[str, ...]) -> None:
+    for c in cards:
+        ui.finger.tap(ui.screen.ids.pad.keys[c])
+
+
+def asking() -> Any:
+    from kivy.core.window import Window
+
+    from zipai.mobile.widgets import Ask
+
+    asks = [w for w in Window.children if isinstance(w, Ask)]
+    return asks[-1] if asks else None
+
+
+# ------------------------------------------------------------------ 2. no work lost
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_a_photo_over_a_typed_hand_asks_first(ui: UI, size: tuple[int, int]) -> None:
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    create_session(ui, f"over-{size[0]}")
+    f.tap_text("manual")
+    type_cards(ui, ("d2", "d7", "d10"))
+    f.tap_text("ledger")
+    pick_photo(ui, f"over-{size[0]}.jpg")
+    ask = asking()
+    assert ask is not None and ask.question.text == st.t("ask_photo_over", n=3)
+    f.tap(ask.no_button)  # kept: the typed hand is as it was
+    assert ui.screen.name == "capture" and st.draft.count() == 3 and not st.draft.is_photo
+    f.tap_text("use_photo")
+    answer(ui, "use_photo")
+    assert ui.screen.name == "review" and st.draft.is_photo
+    set_size(ui, (540, 960))
+
+
+def test_a_draft_stays_with_its_session(ui: UI) -> None:
+    """3 cards typed in a Hunan session: 新开一局 → 开局 keeps them with that session (said so);
+    the Guilin session starts empty, and going back to the Hunan one offers them again."""
+    st, f = ui.app.state, ui.finger
+    set_size(ui, (360, 780))
+    create_session(ui, "湖南桌")
+    f.tap_text("manual")
+    type_cards(ui, ("d2", "d7", "d10"))
+    f.tap_text("ledger")
+    f.tap_text("new_session")
+    assert ui.screen.name == "start"
+    create_session(ui, "桂林桌", "guilin")
+    assert ui.app.status == st.t("draft_kept", name="湖南桌", n=3)
+    assert st.typed_cards() == 0 and ui.screen.ids.manual_btn.text == st.t("manual")
+    ui.app.go("start")
+    ui.pump()
+    texts = {b.text for b in f.buttons()}
+    assert st.t("continue_hand", n=3) not in texts
+    f.tap(next(b for b in f.buttons() if b.text.startswith("湖南桌 · ")))
+    assert ui.screen.name == "ledger" and st.session.name == "湖南桌"
+    assert ui.screen.ids.manual_btn.text == st.t("continue_short", n=3)
+    f.tap(ui.screen.ids.manual_btn)
+    assert ui.screen.name == "manual" and st.draft.count() == 3
+    set_size(ui, (540, 960))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_undo_asks_and_escape_goes_back(ui: UI, size: tuple[int, int]) -> None:
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    create_session(ui, f"undo-{size[0]}")
+    f.tap_text("draw")
+    answer(ui, "draw")
+    f.tap_text("undo")  # a stray tap: asked, and 取消 keeps the hand
+    ask = asking()
+    assert ask is not None and len(st.sstate.history) == 1
+    f.tap(ask.no_button)
+    assert len(st.sstate.history) == 1
+    f.tap_text("undo")
+    press_escape(ui)  # back closes the question, not the app
+    assert asking() is None and len(st.sstate.history) == 1 and ui.screen.name == "ledger"
+    # Esc on the ledger goes back to the start screen; on the start screen it asks before leaving
+    press_escape(ui)
+    assert ui.screen.name == "start" and ui.app.root is not None
+    press_escape(ui)
+    ask = asking()
+    assert ask is not None and ask.yes_button.text == st.t("leave")
+    f.tap(ask.no_button)
+    assert asking() is None and ui.screen.name == "start"
+    set_size(ui, (540, 960))
+
+
+# ------------------------------------------------------------------ 3. a locked session
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_a_locked_session_refuses_entry_by_total_in_chinese(ui: UI, size: tuple[int, int]) -> None:
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    create_session(ui, f"锁-{size[0]}")
+    f.tap_text("settle")
+    f.tap(ui.screen.ids.lock)
+    answer(ui, "lock")
+    f.tap_text("ledger")
+    assert ui.screen.ids.quick_btn.disabled
+    ui.app.open_quick()  # where a restart lands if the app was killed on this screen
+    ui.pump()
+    q = ui.screen
+    f.tap(q.ids.winner.buttons[1])
+    for d in "20":
+        f.tap(q.keys[d])
+    assert q.ids.record.disabled and q.preview_text == st.t("quick_locked")
+    from zipai.mobile.quick import record
+
+    ui.app.guard(record, st, q.entry)
+    assert ui.app.status == st.t("error", msg=st.t("quick_locked"))
+    assert "reopen" not in ui.app.status and st.sstate.history == []
+    set_size(ui, (540, 960))
+
+
+# ------------------------------------------------------------------ 5. numbers with their reason
+def test_entry_by_total_shows_its_working_and_why_a_hand_does_not_win(ui: UI) -> None:
+    st, f = ui.app.state, ui.finger
+    set_size(ui, (360, 780))
+    create_session(ui, "working")
+    f.tap_text("quick")
+    q = ui.screen
+    f.tap(q.ids.winner.buttons[1])
+    f.choose(q.ids.won_by, "discard")
+    f.tap(q.ids.from_seat.buttons[2])
+    for d in "12":
+        f.tap(q.keys[d])
+    assert q.preview_text == "12福不到起胡15福，不能胡"
+    f.tap(q.ids.record)
+    assert ui.app.status == st.t("error", msg="12福不到起胡15福，不能胡") and st.sstate.history == []
+    f.tap(q.keys["clear"])
+    assert ui.app.status == ""  # the refusal goes once the total is changed
+    for d in "30":
+        f.tap(q.keys[d])
+    text = q.preview_text
+    for part in ("三十福：2×30 = 60", "点炮 +10 → 40", "三十福另加 10", "得分 70（按三十福）",
+                 "平胡 40 不加上去", "丙 放炮：-60（70减去点炮的奖励10）"):
+        assert part in text, (part, text)
+    f.tap(q.ids.record)
+    assert ui.screen.name == "ledger" and len(st.sstate.history) == 1, ui.app.status
+    # the 记录 screen shows the working too
+    f.tap(next(b for b in ui.screen.ids.history.children if b.text.startswith(st.t("hand_no", n=1))))
+    assert ui.screen.name == "hand"
+    assert "三十福：2×30 = 60" in ui.labels() and "丙 放炮：-60（70减去点炮的奖励10）" in ui.labels()
+    set_size(ui, (540, 960))
+
+
+def test_settle_reopen_and_one_more_hand_net_as_one_round(ui: UI) -> None:
+    st, f = ui.app.state, ui.finger
+    set_size(ui, (1280, 800))
+    create_session(ui, "reopen")
+    for winner in (1, 2):
+        f.tap_text("quick")
+        f.tap(ui.screen.ids.winner.buttons[winner])
+        f.choose(ui.screen.ids.won_by, "stock")
+        for d in "16":
+            f.tap(ui.screen.keys[d])
+        f.tap(ui.screen.ids.record)
+        if winner == 1:
+            f.tap_text("settle")
+            f.tap(ui.screen.ids.lock)
+            answer(ui, "lock")
+            f.tap(ui.screen.ids.lock)
+            answer(ui, "reopen")
+            f.tap_text("ledger")
+    # round totals 0/+16/+16, rounded once: −40/+20/+20 (not the settled round rounded apart)
+    assert st.sstate.round_totals == [0, 16, 16]
+    assert st.sstate.projected()[0] == [-40, 20, 20]
+    rows = [[c.text for c in reversed(r.children)] for r in reversed(ui.screen.ids.totals.children)][1:]
+    assert [r[-1] for r in rows] == ["-40", "+20", "+20"], rows  # the net column the player reads
+    set_size(ui, (540, 960))
+
+
+# ------------------------------------------------------------------ 7. no freeze
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_a_photo_is_read_while_the_screen_keeps_drawing(ui: UI, size: tuple[int, int]) -> None:
+    """The read runs on a worker thread: frames keep coming, the seconds count up on a drawn
+    progress line, 取消 takes a touch and drops the read; left alone, the review opens."""
+    from kivy.clock import Clock
+
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    create_session(ui, f"freeze-{size[0]}")
+    slow, gate = st._scanner, threading.Event()
+
+    def reading(path: str) -> Any:
+        gate.wait(20)  # the detector at work (1.7–3.4 s on a phone); the test says when it ends
+        return slow(path)
+    st._scanner = reading
+    try:
+        f.tap_text("capture")
+        photo = ui.base / f"freeze-{size[0]}.jpg"  # type: ignore[attr-defined]
+        photo.write_bytes(b"")
+        ui.screen.ids.chooser.selection = [str(photo)]
+        use = f.button(st.t("use_photo"))
+        frames = Clock.frames_displayed
+        t0 = time.monotonic()
+        f.touch_at(*f.centre(use), settle=False)
+        assert time.monotonic() - t0 < 2.0  # the tap came back while the photo is still being read
+        view = ui.screen.progress
+        assert view is not None and view in ui.app.root.get_parent_window().children
+        f.wait(0.6)
+        assert view.ticks >= 3 and view.line.text.startswith("识别中") and "秒" in view.line.text
+        assert Clock.frames_displayed - frames >= 5, "the screen stopped drawing while reading"
+        f.touch_at(*f.centre(view.cancel_button), settle=False)  # responsive: 取消 takes a touch
+        f.wait(0.5)
+        assert ui.screen.progress is None and ui.screen.name == "capture"
+        assert ui.app.status == st.t("scan_cancelled") and not st.draft.is_photo
+        gate.set()
+        f.wait(0.5)
+        assert ui.screen.name == "capture" and not st.draft.is_photo  # the late read is dropped
+        # again, left to finish
+        gate.clear()
+        f.touch_at(*f.centre(f.button(st.t("use_photo"))), settle=False)
+        f.wait(0.3)
+        assert ui.screen.name == "capture" and ui.screen.progress is not None
+        gate.set()
+        f.wait(10, until=lambda: ui.screen.name == "review")
+        assert ui.screen.name == "review" and st.draft.photo.endswith(photo.name)
+    finally:
+        st._scanner = slow
+        gate.set()
     set_size(ui, (540, 960))
