@@ -179,6 +179,14 @@ class ZipaiApp(App):
         self.state.save_pending()
         self.state.close()
 
+    def open_ledger(self) -> None:
+        """The top bar's 账本; with no session yet it says where to start one."""
+        if self.state.session is None:
+            self.go("start")
+            self.notify(self.state.t("no_session_hint"))
+            return
+        self.go("ledger")
+
     def open_teach(self, back_to: str) -> None:
         """认牌, from the settings or the first start's offer (which it answers)."""
         from .teach import open_teach

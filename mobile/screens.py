@@ -261,6 +261,9 @@ class EditScreen(Base):
         self.state.changed()
 
     def delete(self) -> None:
+        if self.state.editor.card is None:  # nothing chosen: say what 删除 needs
+            _app().notify(tr("delete_what"))
+            return
         self.state.editor.delete()
         self.state.changed()
 

@@ -32,6 +32,16 @@ PRESETS = variant_names()  # the rule sets offered, in the registry's order
 CAMERA_RESOLUTIONS = ("640x480", "1280x720", "1920x1080")
 
 
+MAX_NAME = 8  # characters of a player's name: what a seat's button shows on a 360 dp phone
+
+
+def _drawable(ch: str) -> bool:
+    """A character the CJK font draws: no emoji, pictographs or other symbols beyond the BMP."""
+    cp = ord(ch)
+    return cp < 0x10000 and not (0x2600 <= cp <= 0x27BF or 0xFE00 <= cp <= 0xFE0F or 0x200D == cp
+                                 or 0x2B00 <= cp <= 0x2BFF or 0xE000 <= cp <= 0xF8FF)
+
+
 class AppError(ValueError):
     """Something the user asked for cannot be done; the message says what, in one line, in the
     user's language (worded from ``code``, never the English text of the layer below)."""
@@ -227,6 +237,8 @@ class AppState:
         """A doubt in the user's language, naming its cards by glyph."""
         t = self.t
         key = f"doubt_{d.kind}"
+        if d.kind == "no_cards" and not self.draft.is_photo:  # nothing typed yet: no photo to blame
+            key = "doubt_no_cards_typed"
         dets = self.draft.detections
         faces = [dets[i].card for i in d.detections if 0 <= i < len(dets)]
         if d.kind == "deck_limit":
@@ -263,6 +275,10 @@ class AppState:
 
     def new_session(self, name: str, preset: str, players: Sequence[str], stake: str = "1",
                     first_dealer: int = 0, options: Mapping[str, Any] | None = None) -> SessionInfo:
+        for p in players:  # a name must fit the winner, dealer and roster buttons, in a font that has it
+            if len(p.strip()) > MAX_NAME or any(not _drawable(ch) for ch in p):
+                raise AppError(self.t("bad_player_name", name=p.strip()[:MAX_NAME + 2], n=MAX_NAME),
+                               "bad_player_name")
         try:
             s = self.ledger.new_session(name, preset, [p.strip() for p in players], stake=stake,
                                         first_dealer=first_dealer, options=dict(options or {}))

@@ -411,11 +411,19 @@ class Choice(BoxLayout):
                              background_normal="", background_down="", font_size=sp(16),
                              disabled=v in disabled)
             b.choice_value = v
+            b.halign = "center"
+            b.valign = "middle"
+            b.bind(size=self._fit)  # a long option (广西大字牌（油）, 上醒+本醒+下醒) wraps inside its button
             b.bind(state=self._paint)
             b.bind(on_release=self._pick)
             self.buttons[v] = b
             self.add_widget(b)
             self._paint(b)
+
+    @staticmethod
+    def _fit(b: ToggleButton, *_: Any) -> None:
+        b.text_size = (max(b.width - dp(4), 1), max(b.height - dp(2), 1))
+        b.font_size = sp(16) if len(b.text) * sp(16) <= 2 * b.text_size[0] else sp(13)
 
     @staticmethod
     def _paint(b: ToggleButton, *_: Any) -> None:

@@ -312,3 +312,60 @@ def test_a_photo_is_read_while_the_screen_keeps_drawing(ui: UI, size: tuple[int,
         st._scanner = slow
         gate.set()
     set_size(ui, (540, 960))
+
+
+# ------------------------------------------------------------------ 6. fits a phone, no silent control
+def test_long_or_emoji_names_are_refused_with_the_reason(ui: UI) -> None:
+    st, f = ui.app.state, ui.finger
+    set_size(ui, (360, 780))
+    ui.app.go("start")
+    ui.pump()
+    scr = ui.screen
+    before = len(st.sessions())
+    for bad in ("王" * 30, "阿🀄"):
+        f.type_text(scr.ids.name, f"名-{len(bad)}")
+        f.choose(scr.ids.count, 3)
+        for ti, p in zip(scr.name_inputs, (bad, "乙", "丙"), strict=True):
+            f.type_text(ti, p)
+        f.tap_text("create")
+        assert ui.screen.name == "start" and len(st.sessions()) == before
+        assert ui.app.status == st.t("error", msg=st.t("bad_player_name", name=bad[:10], n=8))
+    set_size(ui, (540, 960))
+
+
+def test_options_fit_their_buttons_and_controls_are_48dp(ui: UI) -> None:
+    from kivy.metrics import dp
+
+    from zipai.mobile.widgets import Choice
+
+    st, f = ui.app.state, ui.finger
+    set_size(ui, (360, 780))
+    create_session(ui, "fit")
+    for preset in ("guangxi", "guilin"):
+        ui.app.go("start")
+        ui.pump()
+        f.choose(ui.screen.ids.preset, preset)
+        f.pump(4)
+        for ch in [w for w in ui.screen.walk() if isinstance(w, Choice)]:
+            for b in ch.buttons.values():
+                b.texture_update()
+                assert b.texture_size[0] <= b.width + 1 and b.texture_size[1] <= b.height + 1, (b.text, b.size)
+    ui.app.go("ledger")
+    ui.pump()
+    bar = next(w for w in ui.screen.walk() if type(w).__name__ == "TopBar")
+    small = [b.text for b in bar.children if getattr(b, "text", "") and hasattr(b, "on_release")
+             and b.width > 0 and b.height < dp(48) - 0.5]
+    assert not small, small
+    st.ledger.record_hand(st.session, {"winner": 1, "won_by": "stock", "total": 20})
+    ui.screen.refresh()
+    ui.pump()
+    assert f.button(st.t("net_working")).height >= dp(48) - 0.5
+    # the review's 已核对存疑
+    pick_photo(ui, "fit.jpg")
+    if asking() is not None:
+        answer(ui, "use_photo")
+    assert ui.screen.ids.ack.height >= dp(48) - 0.5
+    # 删除 with nothing chosen says what it needs
+    f.tap_text("delete")
+    assert ui.app.status == st.t("delete_what")
+    set_size(ui, (540, 960))
