@@ -422,8 +422,12 @@ class Choice(BoxLayout):
 
     @staticmethod
     def _fit(b: ToggleButton, *_: Any) -> None:
-        b.text_size = (max(b.width - dp(4), 1), max(b.height - dp(2), 1))
-        b.font_size = sp(16) if len(b.text) * sp(16) <= 2 * b.text_size[0] else sp(13)
+        b.text_size = (max(b.width - dp(4), 1), None)
+        for size in (16, 14, 12):  # the largest font whose wrapped lines fit the button
+            b.font_size = sp(size)
+            b.texture_update()
+            if b.texture_size[1] <= b.height - dp(2):
+                break
 
     @staticmethod
     def _paint(b: ToggleButton, *_: Any) -> None:

@@ -349,7 +349,8 @@ def test_options_fit_their_buttons_and_controls_are_48dp(ui: UI) -> None:
         for ch in [w for w in ui.screen.walk() if isinstance(w, Choice)]:
             for b in ch.buttons.values():
                 b.texture_update()
-                assert b.texture_size[0] <= b.width + 1 and b.texture_size[1] <= b.height + 1, (b.text, b.size)
+                fits = b.texture_size[0] <= b.width + 1 and b.texture_size[1] <= b.height + 1
+                assert fits, (b.text, b.size, b.texture_size)
     ui.app.go("ledger")
     ui.pump()
     bar = next(w for w in ui.screen.walk() if type(w).__name__ == "TopBar")
