@@ -112,7 +112,7 @@ class CardPad(GridLayout):
 
     __events__ = ("on_key",)
     portrait_cols = NumericProperty(7)
-    landscape_cols = NumericProperty(11)
+    landscape_cols = NumericProperty(10)  # a row of small cards, a row of big ones, then 背
 
     def __init__(self, faces: Sequence[str] = KEYS, **kw: Any) -> None:
         super().__init__(**kw)

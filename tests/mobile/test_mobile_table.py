@@ -370,3 +370,17 @@ def test_options_fit_their_buttons_and_controls_are_48dp(ui: UI) -> None:
     f.tap_text("delete")
     assert ui.app.status == st.t("delete_what")
     set_size(ui, (540, 960))
+
+
+def test_the_tablet_pad_keeps_small_and_big_cards_apart(ui: UI) -> None:
+    f = ui.finger
+    set_size(ui, (1280, 800))
+    create_session(ui, "pad")
+    f.tap_text("manual")
+    keys = ui.screen.ids.pad.keys
+    small = {round(keys[f"x{n}"].y) for n in range(1, 11)}
+    big = {round(keys[f"d{n}"].y) for n in range(1, 11)}
+    assert len(small) == 1 and len(big) == 1 and small != big, (small, big)
+    f.tap(keys["d1"])  # 壹 takes a touch where it is drawn
+    assert ui.app.state.draft.count() == 1
+    set_size(ui, (540, 960))

@@ -531,7 +531,7 @@ def test_rotation_portrait_and_landscape(ui: UI) -> None:
             assert tuple(scr.size) == tuple(Window.size)
             pad = scr.ids.get("pad")
             if pad is not None:
-                assert pad.cols == (11 if pad.width > 640 else 7)
+                assert pad.cols == (10 if pad.width > 640 else 7)
                 keys = list(pad.keys.values())
                 assert all(k.right <= Window.width + 1 and k.x >= -1 and k.width >= 40 for k in keys)
         ui.app.go("review")
