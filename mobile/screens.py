@@ -446,6 +446,9 @@ class ResultScreen(Base):
         if r.get("double"):
             self.show_double(r)
             return
+        if r["winning"]:  # the outcome first, above the fold on a phone and a tablet alike
+            pays = "  ".join(f"{s.players[i]} {v:+d}" for i, v in enumerate(r["payouts"]))
+            box.add_widget(Txt(text=f"{t('score', n=r['score'])} · {pays}", font_size=sp(19), bold=True))
         self.add_groups(r["groups"], st.win.winning_card)
         if not r["winning"]:  # with its numbers: 12 against 15
             box.add_widget(Txt(text=why_not(r, t.script(s.variant.unit), t), color=(0.75, 0.1, 0.1, 1)))
