@@ -259,7 +259,11 @@ class CaptureScreen(Base):
     # ------------------------------------------------------------ picked photos
     def refresh(self) -> None:
         chooser = self.ids.chooser
-        if not chooser.path or not Path(chooser.path).is_dir() or chooser.path == "/":
+        last = self.state.settings.photo_dir
+        if last and Path(last).is_dir():  # where the last photo came from
+            if chooser.path != last:
+                chooser.path = last
+        elif not chooser.path or not Path(chooser.path).is_dir() or chooser.path == "/":
             chooser.path = str(pictures_dir())
         t = self.state.t
         for w in chooser.walk(restrict=True):
@@ -278,6 +282,8 @@ class CaptureScreen(Base):
                 _app().notify(t("pick_photo"))
                 return
             path = sel[0]
+            self.state.settings.photo_dir = str(Path(path).parent)  # the chooser opens here next time
+            self.state.save_settings()
         self.stop_camera()  # the live read and the photo's scan share the detector
         if self.purpose == "teach":
             _app().sm.get_screen("teach").learn_from(path)

@@ -62,6 +62,7 @@ class Settings:
     screen: str = "start"  # the last screen shown, to come back to after a kill
     deck: str = ""  # the deck in use (认牌), by name; "" reads with the shipped reader alone
     teach_offered: bool = False  # the first start's offer to teach a deck was answered
+    photo_dir: str = ""  # the folder the last photo was picked from (the chooser opens there)
 
 
     @classmethod
@@ -71,7 +72,7 @@ class Settings:
         except (OSError, ValueError):
             return cls()
         s = cls()
-        for k in ("lang", "preset", "camera", "camera_source", "screen", "deck"):
+        for k in ("lang", "preset", "camera", "camera_source", "screen", "deck", "photo_dir"):
             if isinstance(raw.get(k), str):
                 setattr(s, k, raw[k])
         if isinstance(raw.get("teach_offered"), bool):

@@ -388,3 +388,21 @@ def test_the_tablet_pad_keeps_small_and_big_cards_apart(ui: UI) -> None:
     f.tap(keys["d1"])  # 壹 takes a touch where it is drawn
     assert ui.app.state.draft.count() == 1
     set_size(ui, (540, 960))
+
+
+def test_the_chooser_opens_where_the_last_photo_came_from(ui: UI) -> None:
+    st, f = ui.app.state, ui.finger
+    set_size(ui, (360, 780))
+    create_session(ui, "folder")
+    folder = ui.base / "桌上照片"  # type: ignore[attr-defined]
+    folder.mkdir(exist_ok=True)
+    f.tap_text("capture")
+    photo = folder / "one.jpg"
+    photo.write_bytes(b"")
+    ui.screen.ids.chooser.selection = [str(photo)]
+    f.tap_text("use_photo")
+    assert ui.screen.name == "review"
+    f.tap_text("ledger")
+    f.tap_text("capture")
+    assert Path(ui.screen.ids.chooser.path) == folder and st.settings.photo_dir == str(folder)
+    set_size(ui, (540, 960))
