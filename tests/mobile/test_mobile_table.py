@@ -406,3 +406,25 @@ def test_the_chooser_opens_where_the_last_photo_came_from(ui: UI) -> None:
     f.tap_text("capture")
     assert Path(ui.screen.ids.chooser.path) == folder and st.settings.photo_dir == str(folder)
     set_size(ui, (540, 960))
+
+
+def test_the_phone_ledger_keeps_its_history_after_a_turn(ui: UI) -> None:
+    """Phone → tablet → phone: the ledger's history is not squeezed to nothing, and 记录 is not
+    drawn over the buttons above it."""
+    st, f = ui.app.state, ui.finger
+    set_size(ui, (360, 780))
+    create_session(ui, "turn")
+    st.ledger.record_hand(st.session, {"winner": 1, "won_by": "stock", "total": 20})
+    for size in ((1280, 800), (360, 780)):
+        set_size(ui, size)
+        ui.app.go("ledger")
+        ui.pump(4)
+    hist = ui.screen.ids.history
+    sv = hist.parent.parent
+    assert sv.height >= 96, sv.height
+    head = sv.parent.children[-1]
+    buttons = [b for b in f.buttons(ui.screen) if b.text == st.t("new_session")]
+    assert buttons and head.to_window(head.x, head.top)[1] <= buttons[0].to_window(0, buttons[0].y)[1] + 1
+    f.tap(hist.children[-1])
+    assert ui.screen.name == "hand"
+    set_size(ui, (540, 960))
