@@ -317,6 +317,7 @@ def test_android_camera_and_picker_by_touch(finger: Finger, monkeypatch: pytest.
         dest.write_bytes(jpeg)  # the camera app writes the photo
         bound["on_activity_result"](REQUEST_CAMERA, RESULT_OK, Data(None))
         f.pump(3)
+        f.settle()  # the photo is read on a worker thread
         assert f.screen.name == "review" and f.shots[-1] == str(dest)
         f.app.go("capture")
         f.pump(3)
@@ -324,6 +325,12 @@ def test_android_camera_and_picker_by_touch(finger: Finger, monkeypatch: pytest.
         assert act.started[-1][1] == REQUEST_PICK and len(asked) == 1  # asked once
         bound["on_activity_result"](REQUEST_PICK, RESULT_OK, Data("content://media/7"))
         f.pump(3)
+        from kivy.core.window import Window
+
+        from zipai.mobile.widgets import Ask
+
+        ask = next(w for w in Window.children if isinstance(w, Ask))  # it replaces the first photo's hand
+        f.tap(ask.yes_button)
         assert f.screen.name == "review" and f.shots[-1].endswith("picked.jpg")
         assert Path(f.shots[-1]).read_bytes() == jpeg
     finally:
