@@ -415,6 +415,8 @@ def test_the_phone_ledger_keeps_its_history_after_a_turn(ui: UI) -> None:
     set_size(ui, (360, 780))
     create_session(ui, "turn")
     st.ledger.record_hand(st.session, {"winner": 1, "won_by": "stock", "total": 20})
+    st.changed()  # the screens redraw
+    assert len(ui.screen.ids.history.children) == 1
     for size in ((1280, 800), (360, 780)):
         set_size(ui, size)
         ui.app.go("ledger")
