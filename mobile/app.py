@@ -143,13 +143,34 @@ class ZipaiApp(App):
         self._redraw()
 
     def _on_key(self, _win: Any, key: int, *_: Any) -> bool:
-        """Android's back key (and Escape on desktop) goes back a screen instead of quitting."""
-        if key == 27 and self.sm is not None:
-            back = getattr(self.sm.current_screen, "back_to", "")
-            if back:
-                self.go(back)
-                return True
-        return False
+        """Android's back key (and Escape on desktop) never closes the app at once: it closes an
+        open question (or cancels a photo being read), else goes back a screen (the ledger back
+        to the start screen); on the start screen it asks before leaving."""
+        if key != 27 or self.sm is None:
+            return False
+        from kivy.uix.modalview import ModalView
+
+        views = [w for w in Window.children if isinstance(w, ModalView)]
+        if views:
+            top = views[0]
+            cancel = getattr(top, "cancel_button", None) or getattr(top, "no_button", None)
+            if cancel is not None:
+                cancel.dispatch("on_release")
+            else:
+                top.dismiss()
+            return True
+        scr = self.sm.current_screen
+        back = getattr(scr, "back_to", "") or {"ledger": "start"}.get(scr.name, "")
+        if back:
+            self.go(back)
+        else:
+            self.ask(self.state.t("ask_leave"), self.state.t("leave"), self.stop)
+        return True
+
+    @property
+    def busy(self) -> bool:
+        """A photo is being read on a worker thread."""
+        return self.sm is not None and any(getattr(s, "busy", False) for s in self.sm.screens)
 
     def on_pause(self) -> bool:
         self.state.save_pending()
@@ -158,6 +179,14 @@ class ZipaiApp(App):
     def on_stop(self) -> None:
         self.state.save_pending()
         self.state.close()
+
+    def open_ledger(self) -> None:
+        """The top bar's 账本; with no session yet it says where to start one."""
+        if self.state.session is None:
+            self.go("start")
+            self.notify(self.state.t("no_session_hint"))
+            return
+        self.go("ledger")
 
     def open_teach(self, back_to: str) -> None:
         """认牌, from the settings or the first start's offer (which it answers)."""
@@ -178,7 +207,7 @@ class ZipaiApp(App):
         try:
             src = Source.parse(text)
         except CaptureError as exc:
-            self.notify(self.state.t("error", msg=str(exc)))
+            self.notify(self.state.t("error", msg=exc.words(self.state.t)))
             return
         self.state.settings.camera_source = str(src)
         self.state.save_settings()

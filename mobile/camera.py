@@ -9,6 +9,8 @@ and the system picker chooses one (``media.AndroidMedia``).
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,11 @@ from kivy.graphics import Color, Line, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
 from kivy.uix.label import Label
+from kivy.uix.modalview import ModalView
+from kivy.uix.progressbar import ProgressBar
 from kivy.uix.widget import Widget
 
 from .android_ort import on_android
@@ -122,6 +128,9 @@ class CaptureScreen(Base):
         self.media: Any = None
         self.granted = False  # Android: the camera and photo permissions
         self.android = on_android()
+        self.job: PhotoJob | None = None  # the photo being read on a worker thread
+        self.progress: ReadingView | None = None
+        self._poll: Any = None
 
     def on_kv_post(self, base_widget: Any) -> None:
         # Kivy's list rows are 24 px at density 1: too small to hit with a finger
@@ -147,7 +156,7 @@ class CaptureScreen(Base):
                 self.camera = CvCamera(self.state.settings.camera_source, (w, h))
             except CaptureError as exc:
                 self.has_camera = False
-                self.live_text = t("camera_error", msg=str(exc))
+                self.live_text = t("camera_error", msg=exc.words(t))
                 return
         if self.reader is None:
             self.reader = LiveReader(detector_reader(shared_detector()))
@@ -178,7 +187,7 @@ class CaptureScreen(Base):
         except CaptureError as exc:
             self.stop_camera()
             self.has_camera = False
-            self.live_text = self.state.t("camera_error", msg=str(exc))
+            self.live_text = self.state.t("camera_error", msg=exc.words(self.state.t))
             return
         self.reader.offer(frame)
         self.ids.preview.show(frame, self.reader.seen, self.reader.size)
@@ -210,7 +219,7 @@ class CaptureScreen(Base):
         try:
             frame = self.camera.frame()
         except CaptureError as exc:
-            _app().notify(self.state.t("camera_error", msg=str(exc)))
+            _app().notify(self.state.t("camera_error", msg=exc.words(self.state.t)))
             return
         path = save_frame(frame, photos)
         self.stop_camera()
@@ -250,7 +259,11 @@ class CaptureScreen(Base):
     # ------------------------------------------------------------ picked photos
     def refresh(self) -> None:
         chooser = self.ids.chooser
-        if not chooser.path or not Path(chooser.path).is_dir() or chooser.path == "/":
+        last = self.state.settings.photo_dir
+        if last and Path(last).is_dir():  # where the last photo came from
+            if chooser.path != last:
+                chooser.path = last
+        elif not chooser.path or not Path(chooser.path).is_dir() or chooser.path == "/":
             chooser.path = str(pictures_dir())
         t = self.state.t
         for w in chooser.walk(restrict=True):
@@ -269,12 +282,117 @@ class CaptureScreen(Base):
                 _app().notify(t("pick_photo"))
                 return
             path = sel[0]
+            self.state.settings.photo_dir = str(Path(path).parent)  # the chooser opens here next time
+            self.state.save_settings()
         self.stop_camera()  # the live read and the photo's scan share the detector
         if self.purpose == "teach":
             _app().sm.get_screen("teach").learn_from(path)
             return
-        _app().notify(t("scanning"))
-        if _app().guard(self.state.load_photo, path) is not None:
-            _app().go("review")
-        else:  # the photo was refused (the status line says why): the preview goes on
+        typed = self.state.typed_cards()
+        if typed:  # a photo makes a new hand: the one being entered would go, so ask first
+            _app().ask(t("ask_photo_over", n=typed), t("use_photo"), lambda: self.read(path))
+            return
+        self.read(path)
+
+    def read(self, path: str) -> None:
+        """Read the photo on a worker thread; the screen keeps drawing, shows how long it has
+        been reading and offers 取消. The result comes back on Kivy's thread."""
+        if self.job is not None:
+            return
+        self.stop_camera()
+        _app().notify(self.state.t("scanning"))
+        self.job = job = PhotoJob(self.state, path)
+        self.progress = ReadingView(self.state.t, job.cancel)
+        self.progress.open(animation=False)
+        self._poll = Clock.schedule_interval(lambda _dt: self._check(job), 1 / 20)
+
+    def _check(self, job: PhotoJob) -> bool:
+        if self.progress is not None:
+            self.progress.tick(job.elapsed)
+        if not job.done.is_set() and not job.cancelled:
+            return True
+        self._poll = None
+        if self.progress is not None:
+            self.progress.dismiss()
+            self.progress = None
+        self.job = None
+        if job.cancelled:  # the read's result is dropped; the draft is as it was
+            _app().notify(self.state.t("scan_cancelled"))
             self.start_camera()
+            return False
+        if job.error is not None:  # the photo was refused (the status line says why)
+            _app().notify(self.state.t("error", msg=str(job.error)))
+            self.start_camera()
+            return False
+        if _app().guard(self.state.take_scan, job.path, job.scan) is not None:
+            _app().go("review")
+        return False
+
+    @property
+    def busy(self) -> bool:
+        return self.job is not None
+
+
+class PhotoJob:
+    """One photo read on a worker thread; ``cancel`` drops its result (the detector's call
+    itself cannot be stopped, it just finishes unheard)."""
+
+    def __init__(self, state: Any, path: str) -> None:
+        self.path = path
+        self.scan: Any = None
+        self.error: Exception | None = None
+        self.cancelled = False
+        self.done = threading.Event()
+        self.started = time.monotonic()
+        self._state = state
+        threading.Thread(target=self._run, name="zipai-photo-read", daemon=True).start()
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def _run(self) -> None:
+        try:
+            self.scan = self._state.read_photo(self.path)
+        except ValueError as exc:  # AppError: already in the player's words
+            self.error = exc
+        except Exception as exc:
+            self.error = ValueError(self._state.t.error("bad_photo") + f" ({type(exc).__name__})")
+        finally:
+            self.done.set()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class ReadingView(ModalView):
+    """识别中…: the seconds so far and a moving bar, redrawn every frame, and 取消."""
+
+    def __init__(self, t: Any, on_cancel: Any, **kw: Any) -> None:
+        kw.setdefault("size_hint", (0.85, None))
+        kw.setdefault("auto_dismiss", False)
+        super().__init__(**kw)
+        self.t = t
+        box = BoxLayout(orientation="vertical", padding=dp(14), spacing=dp(10), size_hint_y=None)
+        box.bind(minimum_height=box.setter("height"))
+        box.bind(height=lambda _b, h: setattr(self, "height", h))
+        self.line = Label(text=t("scanning"), font_size=sp(18), color=(1, 1, 1, 1),
+                          size_hint_y=None, height=dp(30))
+        self.bar = ProgressBar(max=1.0, value=0.0, size_hint_y=None, height=dp(16))
+        self.cancel_button = Button(text=t("cancel"), size_hint_y=None, height=dp(52),
+                                    background_normal="", background_down="",
+                                    background_color=(0.4, 0.4, 0.38, 1), font_size=sp(17))
+        self.cancel_button.bind(on_release=lambda _b: on_cancel())
+        for w in (self.line, self.bar, self.cancel_button):
+            box.add_widget(w)
+        self.add_widget(box)
+        self.ticks = 0  # how often the line was redrawn while reading (a frozen screen stays at 0)
+
+    def tick(self, elapsed: float) -> None:
+        self.ticks += 1
+        self.line.text = self.t("scanning_s", s=f"{elapsed:.1f}")
+        self.bar.value = (elapsed / 2.0) % 1.0  # no honest percentage exists: the bar moves, it does not fill
+
+    def dismiss(self, *args: Any, **kw: Any) -> None:
+        kw["animation"] = False
+        super().dismiss(*args, **kw)

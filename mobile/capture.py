@@ -29,7 +29,19 @@ VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v")
 
 
 class CaptureError(ValueError):
-    """The camera or the video file cannot be used; one line says which and why."""
+    """The camera or the video file cannot be used; one line says which and why. ``code`` and
+    ``source`` let the app word it in the player's language (``words``)."""
+
+    def __init__(self, message: str, code: str = "", source: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.source = source
+
+    def words(self, t: Callable[..., str]) -> str:
+        """The refusal in the app's words (``camera_<code>``), never this English line."""
+        if not self.code:
+            return t("camera_cannot_open", s=self.source)
+        return t(f"camera_{self.code}", s=self.source, ext=", ".join(VIDEO_SUFFIXES))
 
 
 def _cv2() -> Any:
@@ -38,7 +50,7 @@ def _cv2() -> Any:
         import cv2
     except ImportError:
         raise CaptureError("the camera needs OpenCV: pip install 'zipai-scorer[app]' "
-                           "(opencv-python-headless)") from None
+                           "(opencv-python-headless)", "no_opencv") from None
     return cv2
 
 
@@ -57,9 +69,11 @@ class Source:
             return cls(device=int(t))
         p = Path(t).expanduser()
         if not t or not p.is_file():
-            raise CaptureError(f"camera {text!r}: neither a device number (0, 1, …) nor a video file")
+            raise CaptureError(f"camera {text!r}: neither a device number (0, 1, …) nor a video file",
+                               "bad_source", text)
         if p.suffix.lower() not in VIDEO_SUFFIXES:
-            raise CaptureError(f"camera {text!r}: a video file ends in {', '.join(VIDEO_SUFFIXES)}")
+            raise CaptureError(f"camera {text!r}: a video file ends in {', '.join(VIDEO_SUFFIXES)}",
+                               "bad_video", text)
         return cls(video=p)
 
     def __str__(self) -> str:
@@ -76,7 +90,7 @@ class CvCamera:
         self.cap = cv2.VideoCapture(target)
         if not self.cap.isOpened():
             self.cap.release()
-            raise CaptureError(f"camera {self.source}: cannot be opened")
+            raise CaptureError(f"camera {self.source}: cannot be opened", "cannot_open", str(self.source))
         if self.source.video is None and resolution is not None:
             self.cap.set(cv2.CAP_PROP_FRAME_WIDTH, resolution[0])
             self.cap.set(cv2.CAP_PROP_FRAME_HEIGHT, resolution[1])
@@ -90,9 +104,10 @@ class CvCamera:
                 self.cap.set(self._cv2.CAP_PROP_POS_FRAMES, 0)
                 ok, bgr = self.cap.read()
         if not ok or bgr is None:
-            raise CaptureError(f"camera {self.source}: gives no picture")
+            raise CaptureError(f"camera {self.source}: gives no picture", "no_picture", str(self.source))
         if bgr.ndim != 3 or bgr.shape[2] != 3 or max(bgr.shape[:2]) > MAX_FRAME_SIDE:
-            raise CaptureError(f"camera {self.source}: a {bgr.shape} frame is not a colour picture")
+            raise CaptureError(f"camera {self.source}: a {bgr.shape} frame is not a colour picture",
+                               "no_picture", str(self.source))
         return np.ascontiguousarray(bgr[:, :, ::-1])
 
     @property

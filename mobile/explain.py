@@ -14,7 +14,7 @@ them from the i18n tables (``zipai score --text`` prints the same steps). An eng
 起胡 15：16够了
 点炮 +10 → 26
 得分 26（按平胡）
-丙 放炮：-16
+丙 放炮：-16（26减去点炮的奖励10）
 """
 
 from __future__ import annotations
@@ -38,7 +38,46 @@ def explain(result: Mapping[str, Any], preset: str, players: Sequence[str], t: T
         lines += [t.special(x["id"], x.get("name", "")) for x in result.get("specials") or []]
         return lines  # the score itself is the screen's big line
     points = next((s["value"] for s in steps if s.get("code") == "points"), result.get("points", 0))
-    return [line for s in steps if (line := _step(s, points, unit, players, t))]
+    minimum = next((s for s in steps if s.get("code") == "minimum"), {})
+    score = next((s["value"] for s in steps if s.get("code") == "score"), result.get("score", 0))
+    lines: list[str] = []
+    for s in steps:
+        code = s.get("code", "")
+        if code == "zi" and minimum:  # the formula, not only its answer: (12 − 10) ÷ 3 + 1 = 1
+            lines.append(t("step_zi_working", n=s.get("value", 0), step=s.get("step", 0), points=points,
+                           m=minimum.get("value", 0), unit=unit))
+        elif code == "discarder" and s.get("value") == -(score - 10) and "discard" in _hows(steps):
+            lines.append(t("step_discarder_less", name=_seat(players, s.get("seat")), n=s["value"],
+                           score=score))
+        elif code == "special":
+            line = _step(s, points, unit, players, t)
+            if points > 0 and s.get("value") == 2 * points:  # 三十福 / 红福: the doubling shown
+                line = t("step_special_double", name=t.special(str(s.get("id", ""))), p=points, n=s["value"])
+            if minimum and not minimum.get("reached"):  # 飘福, 乌福…: wins below the minimum
+                line += t("step_below_minimum_wins")
+            lines.append(line)
+        elif (line := _step(s, points, unit, players, t)):
+            lines.append(line)
+        if code == "score" and s.get("from") not in (None, "normal"):
+            normal = next((x["value"] for x in steps if x.get("code") == "normal"), None)
+            if normal is not None:  # only the highest counts: the others are set aside, not added
+                lines.append(t("step_set_aside", n=normal))
+    return lines
+
+
+def _hows(steps: Sequence[Mapping[str, Any]]) -> set[str]:
+    return {str(s.get("how", "")) for s in steps if s.get("code") == "normal"}
+
+
+def why_not(result: Mapping[str, Any], unit: str, t: Translator) -> str:
+    """Why a hand does not win, with its numbers: 12 against 15, not only "below the minimum"."""
+    steps = result.get("steps") or []
+    minimum = next((s for s in steps if s.get("code") == "minimum"), None)
+    points = next((s["value"] for s in steps if s.get("code") == "points"), result.get("points", 0))
+    if minimum is not None and not minimum.get("reached"):
+        return t("not_winning_short", n=points, m=minimum.get("value", 0), unit=unit)
+    code = (result.get("reason") or {}).get("code") or "not_winning"
+    return t("not_winning", msg=t.error(code))
 
 
 def _seat(players: Sequence[str], seat: Any) -> str:

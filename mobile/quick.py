@@ -21,6 +21,7 @@ from zipai.engine.variants import get_variant
 from zipai.scorer import LedgerError
 from zipai.scorer.state import engine_input
 
+from .explain import explain, why_not
 from .screens import Base
 from .state import AppError, AppState
 from .widgets import GREEN
@@ -82,13 +83,15 @@ def preview(state: AppState, q: QuickEntry) -> Result:
     st = state.ledger.state(s)
     try:
         return score_hand(engine_input(s, q.raw(s.preset), st.dealer, None), s.rules)
-    except ZipaiError as exc:
-        raise AppError(str(exc)) from None
+    except ZipaiError as exc:  # worded by its code, never the engine's English
+        raise state.refusal(getattr(exc, "code", "bad_input")) from None
 
 
 def record(state: AppState, q: QuickEntry, editing: int | None = None) -> Any:
     """Record the hand (or replace recorded hand ``editing``); on disk when this returns."""
     s = state.need_session()
+    if state.ledger.state(s).locked:
+        raise AppError(state.t("quick_locked"), "locked")
     gap = q.missing(state.t)
     if gap:
         raise AppError(gap)
@@ -96,8 +99,15 @@ def record(state: AppState, q: QuickEntry, editing: int | None = None) -> Any:
         if editing is not None:
             return state.ledger.edit_hand(s, editing, q.raw(s.preset))
         return state.ledger.record_hand(s, q.raw(s.preset))
-    except LedgerError as exc:
-        raise AppError(str(exc)) from None
+    except LedgerError as exc:  # worded by its code, never the ledger's English
+        if exc.code == "not_winning":
+            r = preview(state, q)
+            raise AppError(why_not(r.to_json(), t_unit(state), state.t), exc.code) from None
+        raise state.refusal(exc.code) from None
+
+
+def t_unit(state: AppState) -> str:
+    return state.t.script(state.need_session().variant.unit)
 
 
 def from_entry(e: Any) -> QuickEntry:
@@ -158,6 +168,7 @@ class QuickScreen(Base):
         self._show(ids.xing_box, gl)
         ids.total_head.text = t("total_label") + f" ({s.variant.unit})"
         self.total_text = q.digits or "–"
+        ids.record.disabled = sst.locked  # a settled session takes no hand until it is reopened
         self.preview_text = self._preview_line()
 
     def _show(self, box: Any, on: bool) -> None:
@@ -178,24 +189,31 @@ class QuickScreen(Base):
         gap = q.missing(t)
         if gap:
             return gap
+        if st.sstate.locked:
+            return t("quick_locked")
         try:
             r = preview(st, q)
         except AppError as exc:
             return t("error", msg=str(exc))
+        s = st.need_session()
         if not r.winning:
-            return t("not_winning", msg=r.reason.message if r.reason else "")
-        names = st.need_session().players
+            return why_not(r.to_json(), t_unit(st), t)
+        names = s.players
         pays = "  ".join(f"{n} {v:+d}" for n, v in zip(names, r.payouts, strict=True))
         head = " · ".join([t("score", n=r.score), *(t.special(x.id, x.name) for x in r.specials)])
-        return f"{head}\n{pays}"
+        # the working, as the result screen words it: 2×30+10 is on screen, not only 70
+        working = "；".join(explain(r.to_json(), s.preset, s.players, t)[1:])
+        return f"{head}\n{working}\n{pays}" if working else f"{head}\n{pays}"
 
     def set(self, field: str, value: Any) -> None:
+        App.get_running_app().status = ""  # a refusal is about the entry as it was
         setattr(self.entry, field, value)
         if field == "winner" and self.entry.discarder == value:
             self.entry.discarder = None
         self.refresh()
 
     def key(self, k: str) -> None:
+        App.get_running_app().status = ""
         self.entry.key(k)
         self.refresh()
 

@@ -22,7 +22,7 @@ from kivy.uix.widget import Widget
 
 from zipai.engine.variants import get_variant
 
-from .explain import explain, round_working
+from .explain import explain, round_working, why_not
 from .i18n import LANG_NAMES, LANGS
 from .penalty import offer as offer_penalty
 from .state import CAMERA_RESOLUTIONS, PRESETS, WON_BY, AppState
@@ -206,11 +206,15 @@ class StartScreen(Base):
 
     def create(self) -> None:
         opts = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.options.items() if v is not None}
-        s = _app().guard(self.state.new_session, self.ids.name.text.strip() or "1", self.preset,
+        st = self.state
+        old, typed = st.session, st.typed_cards()
+        s = _app().guard(st.new_session, self.ids.name.text.strip() or "1", self.preset,
                          self.names(), self.ids.stake.text.strip() or "1", self.dealer, opts)
         if s is not None:
             self.ids.name.text = ""
             _app().go("ledger")
+            if old is not None and typed:  # the hand being entered stays with its own session
+                _app().notify(tr("draft_kept", name=old.name, n=typed))
 
 
 # ---------------------------------------------------------------- review / manual
@@ -258,6 +262,9 @@ class EditScreen(Base):
         self.state.changed()
 
     def delete(self) -> None:
+        if self.state.editor.card is None:  # nothing chosen: say what 删除 needs
+            _app().notify(tr("delete_what"))
+            return
         self.state.editor.delete()
         self.state.changed()
 
@@ -309,8 +316,12 @@ class ReviewScreen(EditScreen):
             self.hint_text = tr("zoom_hint") + "；" + self.hint_text
         chk = self.state.check()
         self.ids.ack.disabled = not chk.doubts
-        if not chk.doubts:
-            self.ids.ack.state = "normal"
+        # the tick is this draft's own: a new photo (or scan) starts unticked, whatever came before
+        self.ids.ack.state = "down" if chk.doubts and self.state.pending.ack else "normal"
+
+    def set_ack(self, on: bool) -> None:
+        self.state.ack_doubts(on)
+        self.refresh()
 
     def zoom_to_group(self, ci: int) -> None:
         """A tap on a group's label zooms the photo to that group's cards (boxes ≥ 48 dp)."""
@@ -327,7 +338,7 @@ class ReviewScreen(EditScreen):
 
     def next(self) -> None:
         chk = self.state.check()
-        if chk.doubts and chk.ready and self.ids.ack.state != "down":
+        if chk.doubts and chk.ready and not self.state.pending.ack:
             _app().notify(tr("doubts_first"))
             return
         super().next()
@@ -436,13 +447,19 @@ class ResultScreen(Base):
         if r.get("double"):
             self.show_double(r)
             return
+        if r["winning"]:  # the outcome first, above the fold on a phone and a tablet alike
+            pays = "  ".join(f"{s.players[i]} {v:+d}" for i, v in enumerate(r["payouts"]))
+            box.add_widget(Txt(text=f"{t('score', n=r['score'])} · {pays}", font_size=sp(19), bold=True))
         self.add_groups(r["groups"], st.win.winning_card)
-        if not r["winning"]:
-            reason = (r.get("reason") or {}).get("code", "not_winning")
-            box.add_widget(Txt(text=t("not_winning", msg=t.error(reason)), color=(0.75, 0.1, 0.1, 1)))
+        if not r["winning"]:  # with its numbers: 12 against 15
+            box.add_widget(Txt(text=why_not(r, t.script(s.variant.unit), t), color=(0.75, 0.1, 0.1, 1)))
         self.explanation = explain(r, s.preset, s.players, t) if r["winning"] else []
         for line in self.explanation:
             box.add_widget(Txt(text=line, font_size=sp(18)))
+        if r["winning"] and r.get("winning_card_matters") and not st.win.winning_card:
+            box.add_widget(Txt(text=t("no_winning_card_note"), color=(0.6, 0.25, 0.0, 1)))
+        if r["winning"] and st.sstate.plays_rounds:  # +0 for the others: said why, here too
+            box.add_widget(Txt(text=t("round_note"), color=(0.35, 0.35, 0.35, 1)))
         box.add_widget(Txt(text=t("score", n=r["score"]), font_size=sp(26), bold=True))
         if r["winning"] and not r.get("steps") and "zi" in r:  # a result stored without its working
             box.add_widget(Txt(text=t("zi_xing_fan", zi=r["zi"], xing=r["xing"], fan=r["fan"])))
@@ -570,7 +587,7 @@ class LedgerScreen(Base):
             ids.totals.add_widget(row)
         ids.totals_head.text = t("totals")
         locked = sst.locked
-        for w in (ids.capture_btn, ids.manual_btn, ids.draw_btn, ids.undo_btn):
+        for w in (ids.capture_btn, ids.manual_btn, ids.quick_btn, ids.draw_btn, ids.undo_btn):
             w.disabled = locked  # a locked session shows it: no entry until it is reopened
         ids.locked_box.shown = locked
         ids.redo_box.shown = not locked and st.can_redo()
@@ -596,7 +613,17 @@ class LedgerScreen(Base):
         _app().go("hand")
 
     def undo(self) -> None:
-        """Undo at once; the ledger then offers 重做 until something new is recorded."""
+        """Asked first (a stray tap costs nothing); the ledger then offers 重做 until something
+        new is recorded."""
+        st = self.state
+        hist = st.sstate.history if st.session is not None else []
+        if not hist:
+            _app().guard(st.undo)  # nothing to undo: the ledger's refusal, in words
+            return
+        what = _entry_line(hist[-1], st.session.players, st.t)
+        _app().ask(tr("ask_undo", what=what), tr("undo"), self._undo)
+
+    def _undo(self) -> None:
         e = _app().guard(self.state.undo)
         if e is not None:
             self.refresh()
@@ -678,6 +705,10 @@ class HandScreen(Base):
             box.add_widget(Txt(text=f"{name}  {_cards_text(g['cards'])}  {t('points', n=g['points'])}"))
         if e.specials:
             box.add_widget(Txt(text=" · ".join(t.special(x["id"], x["name"]) for x in e.specials)))
+        if e.kind == "hand" and isinstance(e.output, dict) and e.output.get("winning"):
+            # the working as it was scored, to settle an argument afterwards
+            for line in explain(e.output, s.preset, s.players, t):
+                box.add_widget(Txt(text=line, font_size=sp(16), color=(0.2, 0.2, 0.2, 1)))
         if e.kind == "hand":
             box.add_widget(Txt(text=t("score", n=e.score), font_size=sp(22)))
         for seat, amount in enumerate(e.payouts):

@@ -32,6 +32,16 @@ PRESETS = variant_names()  # the rule sets offered, in the registry's order
 CAMERA_RESOLUTIONS = ("640x480", "1280x720", "1920x1080")
 
 
+MAX_NAME = 8  # characters of a player's name: what a seat's button shows on a 360 dp phone
+
+
+def _drawable(ch: str) -> bool:
+    """A character the CJK font draws: no emoji, pictographs or other symbols beyond the BMP."""
+    cp = ord(ch)
+    return cp < 0x10000 and not (0x2600 <= cp <= 0x27BF or 0xFE00 <= cp <= 0xFE0F or 0x200D == cp
+                                 or 0x2B00 <= cp <= 0x2BFF or 0xE000 <= cp <= 0xF8FF)
+
+
 class AppError(ValueError):
     """Something the user asked for cannot be done; the message says what, in one line, in the
     user's language (worded from ``code``, never the English text of the layer below)."""
@@ -52,6 +62,7 @@ class Settings:
     screen: str = "start"  # the last screen shown, to come back to after a kill
     deck: str = ""  # the deck in use (认牌), by name; "" reads with the shipped reader alone
     teach_offered: bool = False  # the first start's offer to teach a deck was answered
+    photo_dir: str = ""  # the folder the last photo was picked from (the chooser opens there)
 
 
     @classmethod
@@ -61,7 +72,7 @@ class Settings:
         except (OSError, ValueError):
             return cls()
         s = cls()
-        for k in ("lang", "preset", "camera", "camera_source", "screen", "deck"):
+        for k in ("lang", "preset", "camera", "camera_source", "screen", "deck", "photo_dir"):
             if isinstance(raw.get(k), str):
                 setattr(s, k, raw[k])
         if isinstance(raw.get("teach_offered"), bool):
@@ -94,6 +105,8 @@ class Pending:
     win: WinInfo = field(default_factory=WinInfo)
     editing: int | None = None  # the ledger's hand number when editing a recorded hand
     first: dict[str, Any] | None = None  # Guangxi: the first of two instant wins after one deal
+    ack: bool = False  # the review's doubts ticked off: this draft's only, a new photo starts unticked
+    session: int | None = None  # the session the hand is entered in: a draft never follows into another
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -137,6 +150,8 @@ class AppState:
         self._deck: Any = None  # the deck in use, loaded once per name
         self.deck_problem = ""  # why the deck in use could not be loaded, in the user's words
         self.deck_taught = 0  # cards the last recorded hand added to the deck in use
+        if self.pending.session != self._sid():  # the current session changed while the app was away
+            self._switch_pending(self._sid())
 
     # ------------------------------------------------------------ plumbing
     @property
@@ -157,16 +172,48 @@ class AppState:
     def save_pending(self) -> None:
         """The draft and win info, so a kill in the middle of entering a hand loses nothing."""
         p = self.pending
-        obj = {"draft": p.draft.to_json(), "win": asdict(p.win), "editing": p.editing, "first": p.first}
-        _atomic_write(self.pending_path, json.dumps(obj, ensure_ascii=False))
+        _atomic_write(self.pending_path, json.dumps(self._pending_json(p), ensure_ascii=False))
 
-    def _load_pending(self) -> Pending:
+    @staticmethod
+    def _pending_json(p: Pending) -> dict[str, Any]:
+        return {"draft": p.draft.to_json(), "win": asdict(p.win), "editing": p.editing, "first": p.first,
+                "ack": p.ack, "session": p.session}
+
+    def _load_pending(self, path: Path | None = None) -> Pending:
         try:
-            obj = json.loads(self.pending_path.read_text(encoding="utf-8"))
+            obj = json.loads((path or self.pending_path).read_text(encoding="utf-8"))
             win = WinInfo(**obj["win"])
-            return Pending(Draft.from_json(obj["draft"]), win, obj.get("editing"), obj.get("first"))
+            sid = obj.get("session")
+            return Pending(Draft.from_json(obj["draft"]), win, obj.get("editing"), obj.get("first"),
+                           obj.get("ack") is True, sid if isinstance(sid, int) else None)
         except (OSError, ValueError, KeyError, TypeError, DraftError):
             return Pending()
+
+    def _shelf_path(self, sid: int) -> Path:
+        return self.data_dir / "drafts" / f"session-{int(sid)}.json"
+
+    def _switch_pending(self, sid: int | None) -> None:
+        """The session changes: the hand being entered stays with its own session (kept on disk
+        for when that session is continued) and the new one's own unfinished hand comes back."""
+        p = self.pending
+        if p.session == sid:
+            return
+        if p.session is None:  # begun before any session (or by an older app): it is this one's
+            p.session = sid
+            self.save_pending()
+            return
+        if self.typed_cards():
+            shelf = self._shelf_path(p.session)
+            shelf.parent.mkdir(exist_ok=True)
+            _atomic_write(shelf, json.dumps(self._pending_json(p), ensure_ascii=False))
+        back = self._shelf_path(sid) if sid is not None else None
+        kept = back is not None and back.is_file()
+        self.pending = self._load_pending(back) if kept else Pending()
+        self.pending.session = sid
+        self.scan = None
+        self.changed()  # on disk as the current draft before its shelf copy goes
+        if kept:
+            back.unlink()
 
     def changed(self) -> None:
         """Save the pending work and tell the screens to redraw."""
@@ -191,6 +238,8 @@ class AppState:
         """A doubt in the user's language, naming its cards by glyph."""
         t = self.t
         key = f"doubt_{d.kind}"
+        if d.kind == "no_cards" and not self.draft.is_photo:  # nothing typed yet: no photo to blame
+            key = "doubt_no_cards_typed"
         dets = self.draft.detections
         faces = [dets[i].card for i in d.detections if 0 <= i < len(dets)]
         if d.kind == "deck_limit":
@@ -227,6 +276,10 @@ class AppState:
 
     def new_session(self, name: str, preset: str, players: Sequence[str], stake: str = "1",
                     first_dealer: int = 0, options: Mapping[str, Any] | None = None) -> SessionInfo:
+        for p in players:  # a name must fit the winner, dealer and roster buttons, in a font that has it
+            if len(p.strip()) > MAX_NAME or any(not _drawable(ch) for ch in p):
+                raise AppError(self.t("bad_player_name", name=p.strip()[:MAX_NAME + 2], n=MAX_NAME),
+                               "bad_player_name")
         try:
             s = self.ledger.new_session(name, preset, [p.strip() for p in players], stake=stake,
                                         first_dealer=first_dealer, options=dict(options or {}))
@@ -234,14 +287,16 @@ class AppState:
             raise self.refusal(exc.code) from None
         self.settings.preset = s.preset
         self.save_settings()
-        self.start_manual()
+        self._switch_pending(s.id)
         return s
 
     def continue_session(self, sid: int) -> SessionInfo:
         try:
-            return self.ledger.set_current(sid)
+            s = self.ledger.set_current(sid)
         except LedgerError as exc:
             raise self.refusal(exc.code) from None
+        self._switch_pending(s.id)
+        return s
 
     def sessions(self) -> list[dict[str, Any]]:
         return self.ledger.sessions()
@@ -254,19 +309,37 @@ class AppState:
 
     # ------------------------------------------------------------ drafts
     def start_manual(self) -> None:
-        self.pending = Pending()
+        self.pending = Pending(session=self._sid())
         self.scan = None
         self.changed()
 
+    def _sid(self) -> int | None:
+        s = self.session
+        return s.id if s is not None else None
+
+    def ack_doubts(self, on: bool) -> None:
+        """The review's 已核对存疑, for this draft only (kept through a restart)."""
+        self.pending.ack = bool(on)
+        self.save_pending()
+
     def load_photo(self, path: str | Path) -> Draft:
         """Read a photo with the detector and make its columns the draft (the review screen)."""
+        return self.take_scan(path, self.read_photo(path))
+
+    def read_photo(self, path: str | Path) -> Any:
+        """The detector's read of a photo, changing nothing: the capture screen runs it on a
+        worker thread so the screen keeps drawing (and can be cancelled) while it reads."""
         scanner = self._scanner or self._scan_with_deck
         try:
-            sc = scanner(str(path))
+            return scanner(str(path))
         except ValueError as exc:  # vision's errors carry a code, worded here
             raise self.refusal(getattr(exc, "code", "bad_photo")) from None
+
+    def take_scan(self, path: str | Path, sc: Any) -> Draft:
+        """A photo's read becomes the draft: a new hand, its doubts not yet ticked off."""
         self.scan = sc
-        self.pending = Pending(Draft.from_scan(sc.columns, sc.detections, str(path), (sc.width, sc.height)))
+        self.pending = Pending(Draft.from_scan(sc.columns, sc.detections, str(path), (sc.width, sc.height)),
+                               session=self._sid())
         self.changed()
         return self.pending.draft
 
@@ -352,7 +425,7 @@ class AppState:
             raise self.refusal("not_dealt")
         first = self.engine_input()
         first["winner"] = self.win.winner
-        self.pending = Pending(first=first, win=WinInfo(won_by="dealt"))
+        self.pending = Pending(first=first, win=WinInfo(won_by="dealt"), session=self._sid())
         self.scan = None
         self.changed()
 
@@ -480,7 +553,7 @@ class AppState:
         win = WinInfo(inp.get("winner"), inp.get("won_by", "self_draw"), inp.get("from"),
                       inp.get("winning_card"), (e.options or {}).get("minimum"),
                       (inp.get("xing") or [None])[0], bool(inp.get("first_discard", False)))
-        self.pending = Pending(Draft(cols), win, no)
+        self.pending = Pending(Draft(cols), win, no, session=self._sid())
         self.scan = None
         self.changed()
         return self.pending.draft

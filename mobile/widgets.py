@@ -112,7 +112,7 @@ class CardPad(GridLayout):
 
     __events__ = ("on_key",)
     portrait_cols = NumericProperty(7)
-    landscape_cols = NumericProperty(11)
+    landscape_cols = NumericProperty(10)  # a row of small cards, a row of big ones, then 背
 
     def __init__(self, faces: Sequence[str] = KEYS, **kw: Any) -> None:
         super().__init__(**kw)
@@ -411,11 +411,23 @@ class Choice(BoxLayout):
                              background_normal="", background_down="", font_size=sp(16),
                              disabled=v in disabled)
             b.choice_value = v
+            b.halign = "center"
+            b.valign = "middle"
+            b.bind(size=self._fit)  # a long option (广西大字牌（油）, 上醒+本醒+下醒) wraps inside its button
             b.bind(state=self._paint)
             b.bind(on_release=self._pick)
             self.buttons[v] = b
             self.add_widget(b)
             self._paint(b)
+
+    @staticmethod
+    def _fit(b: ToggleButton, *_: Any) -> None:
+        b.text_size = (max(b.width - dp(4), 1), None)
+        for size in (16, 14, 12):  # the largest font whose wrapped lines fit the button
+            b.font_size = sp(size)
+            b.texture_update()
+            if b.texture_size[1] <= b.height - dp(2):
+                break
 
     @staticmethod
     def _paint(b: ToggleButton, *_: Any) -> None:

@@ -350,6 +350,7 @@ class Replayer:
             return None
         if ev.kind == "reopen":
             st.locked = False
+            self._reopen_round()
             return None
         st.live.append(ev.id)
         st.redo_ok.clear()
@@ -572,6 +573,18 @@ class Replayer:
         st.round_totals = [0] * st.session.n
         st.round_number += 1
         return rnd
+
+    def _reopen_round(self) -> None:
+        """Reopening voids the settlement, so the round the settle closed is open again: its totals
+        run on toward 100 and are rounded once, when it really closes (not once at the settle
+        and again after)."""
+        st = self.state
+        if not st.rounds or not st.rounds[-1].at_settle or any(st.round_totals):
+            return
+        rnd = st.rounds.pop()
+        st.net = [a - b for a, b in zip(st.net, rnd.payments, strict=True)]
+        st.round_totals = list(rnd.totals)
+        st.round_number = rnd.number
 
     def _next_dealer(self, dealer: int, winners: Sequence[int]) -> int:
         """``winner``: the winner deals next (two winners: the dealer stays if one of them, else

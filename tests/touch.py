@@ -141,6 +141,8 @@ class Finger:
         """A ScrollView lifts a touch for its children 0.2 s later: let every such touch-up land
         before the next tap, a screen change or a window resize."""
         self.wait(1.0, lambda: not _pending())
+        if getattr(self.app, "busy", False):  # a photo read on a worker thread: watch it finish
+            self.wait(300.0, lambda: not self.app.busy)
 
     def tap(self, w: Any) -> None:
         """Tap a widget where it is drawn; fail if the touch did not reach it."""

@@ -227,13 +227,30 @@ def test_a_scripted_evening_by_touch(ui: UI, size: tuple[int, int]) -> None:
     f.tap(ui.screen.ids.confirm)
     count("typed, discard", t0)
     assert st.sstate.history[-1].discarder == 0
-    # hand 3: from a photo, one misread card corrected on the photo; self-drawn by the dealer
+    # hand 3: from a photo, one misread card corrected on the photo; self-drawn by the dealer.
+    # Two cards were typed first: the photo replaces them only when asked, and is read on a
+    # worker thread while the screen keeps drawing
+    f.tap_text("manual")
+    for c in ("d2", "d7"):
+        f.tap(ui.screen.ids.pad.keys[c])
+    f.tap_text("ledger")
     t0 = f.taps
     f.tap_text("capture")
     photo = ui.base / f"evening-{size[0]}.jpg"  # type: ignore[attr-defined]
     photo.write_bytes(b"")
     ui.screen.ids.chooser.selection = [str(photo)]  # the file chooser is the capture screen's own
     f.tap_text("use_photo")
+    assert ui.screen.name == "capture" and st.draft.count() == 2  # asked first
+    from kivy.clock import Clock
+
+    frames = Clock.frames_displayed
+    yes = ui.app.root.get_parent_window().children[0].yes_button
+    f.touch_at(*f.centre(yes), settle=False)
+    f.taps += 1
+    f.wait(0.3)
+    assert ui.screen.progress is not None or ui.screen.name == "review"
+    f.settle()
+    assert Clock.frames_displayed > frames + 3  # drawn while the photo was read
     assert ui.screen.name == "review"
     bad = next(i for i, d in enumerate(st.draft.detections) if d.class_prob < 0.5)
     ci, _pos = st.draft.locate(bad)
@@ -258,6 +275,8 @@ def test_a_scripted_evening_by_touch(ui: UI, size: tuple[int, int]) -> None:
     # undo hand 3, then redo it: the same totals come back
     totals = list(st.sstate.round_totals), list(st.sstate.net)
     f.tap_text("undo")
+    assert len(st.sstate.history) == 3  # asked first: a stray tap costs nothing
+    answer(ui, "undo")
     assert len(st.sstate.history) == 2 and ui.app.status.startswith(st.t("undone", what="")[:3])
     assert st.t("recorded", n=3) not in ui.app.status  # no stale status
     f.tap(ui.screen.ids.redo)
@@ -289,8 +308,21 @@ def test_a_scripted_evening_by_touch(ui: UI, size: tuple[int, int]) -> None:
     assert st.sstate.locked and sum(st.settlement().points) == 0
     f.tap_text("ledger")
     ids = ui.screen.ids
-    assert all(ids[k].disabled for k in ("capture_btn", "manual_btn", "draw_btn", "undo_btn"))
+    assert all(ids[k].disabled for k in ("capture_btn", "manual_btn", "quick_btn", "draw_btn", "undo_btn"))
     assert ids.locked_box.shown and st.t("locked_banner") in ui.labels()
+    from zipai.mobile.quick import QuickEntry, record
+
+    ui.app.guard(record, st, QuickEntry(1, "stock", digits="20"))  # 按总数记, were it reached
+    assert ui.app.status == st.t("error", msg=st.t("quick_locked")) and len(st.sstate.history) == 5
+    # Esc (Android's back) on the ledger goes back to the start screen; the app stays open
+    from kivy.core.window import Window
+
+    Window.dispatch("on_keyboard", 27, 41, "", [])
+    f.settle()
+    assert ui.screen.name == "start"
+    f.tap(next(b for b in f.buttons() if b.text.startswith(st.t("continue"))))
+    assert ui.screen.name == "ledger"
+    ids = ui.screen.ids
     # one tap reopens it, after a question
     f.tap(ids.reopen)
     answer(ui, "reopen")
@@ -336,9 +368,36 @@ def test_no_english_reaches_a_chinese_screen(ui: UI) -> None:
     ui.app.guard(st.record_draw)  # refused: the session is locked
     seen["locked"] = [ui.app.status]
     assert st.t.error("locked") in ui.app.status and "reopen" not in ui.app.status
+    from zipai.mobile.quick import QuickEntry, record
+
+    ui.app.guard(record, st, QuickEntry(1, "stock", digits="20"))  # 按总数记 in a locked session
+    seen["quick/locked"] = [ui.app.status]
+    st.reopen()
+    # 按总数记: a total below the minimum, previewed and refused, in a Guangxi session
+    create_session(ui, "lang-quick", "guangxi", ("甲", "乙"))
+    f.tap_text("quick")
+    f.tap(ui.screen.ids.winner.buttons[1])
+    f.tap(ui.screen.keys["1"])
+    f.tap(ui.screen.keys["0"])
+    seen["quick/below"] = walk_labels(ui)
+    f.tap(ui.screen.ids.record)
+    seen["quick/refused"] = [ui.app.status]
+    assert "10油" in ui.app.status
+    # the camera: a device that cannot be opened, a setting that names nothing
+    st.settings.camera_source = "97"
+    f.tap_text("ledger")
+    f.tap_text("capture")
+    seen["capture/no camera"] = walk_labels(ui)
+    st.settings.camera_source = "0"
+    ui.app.go("settings")
+    ui.pump()
+    if "camera_source" in ui.screen.ids:
+        ui.screen.ids.camera_source.text = "后面的摄像头"
+        f.tap(f.button(st.t("set")))
+        seen["settings/camera"] = [ui.app.status]
+        assert ui.app.status
     bad = {k: [t for t in v if ENGLISH.search(t)] for k, v in seen.items()}
     assert not any(bad.values()), bad
-    st.reopen()
 
 
 def test_the_score_is_explained_line_by_line(ui: UI) -> None:

@@ -119,3 +119,22 @@ def test_random_evenings_settle_and_replay_identically(tmp_path_factory: pytest.
     assert sum(points) == 0
     for mode in ("minimal", "pairwise"):
         assert balances(led.settlement(s, mode).transfers, players) == points
+
+
+def test_reopening_opens_the_round_the_settle_closed(tmp_path: Path) -> None:
+    """Hunan: a settle closes the open round; reopening voids the settlement, so that round runs
+    on and is rounded once when it closes, as if it had never been settled (docs/rules.md)."""
+    led = new_ledger(tmp_path)
+    s = led.new_session("重开", "hunan", ["甲", "乙", "丙"])
+    led.record_hand(s, {"winner": 1, "won_by": "stock", "total": 16})
+    led.settle(s)
+    assert led.state(s).net == [-20, 40, -20]
+    led.reopen(s)
+    st = led.state(s)
+    assert st.round_totals == [0, 16, 0] and st.rounds == [] and st.net == [0, 0, 0]
+    led.record_hand(s, {"winner": 2, "won_by": "stock", "total": 16})
+    st = led.state(s)
+    assert st.round_totals == [0, 16, 16]
+    # one round +0/+16/+16 → 0/20/20 → −40/+20/+20, not two rounds rounded apart (−40/+40/0 − …)
+    assert st.projected()[0] == [-40, 20, 20]
+    assert sum(led.settle(s).points) == 0 and led.state(s).net == [-40, 20, 20]
