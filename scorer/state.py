@@ -577,8 +577,11 @@ class Replayer:
     def _reopen_round(self) -> None:
         """Reopening voids the settlement, so the round the settle closed is open again: its totals
         run on toward 100 and are rounded once, when it really closes (not once at the settle
-        and again after)."""
+        and again after). A session recorded under rules version 2 or earlier keeps the reading it
+        was settled under (the round stayed closed), so its ledger replays as it was written."""
         st = self.state
+        if st.session.rules_version < 3:
+            return
         if not st.rounds or not st.rounds[-1].at_settle or any(st.round_totals):
             return
         rnd = st.rounds.pop()

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_ledger_hands import l1, new_ledger
 
+from zipai.scorer import Ledger
 from zipai.scorer.settle import (
     balances,
     minimal_transfers,
@@ -138,3 +139,19 @@ def test_reopening_opens_the_round_the_settle_closed(tmp_path: Path) -> None:
     # one round +0/+16/+16 → 0/20/20 → −40/+20/+20, not two rounds rounded apart (−40/+40/0 − …)
     assert st.projected()[0] == [-40, 20, 20]
     assert sum(led.settle(s).points) == 0 and led.state(s).net == [-40, 20, 20]
+
+
+def test_a_rules_version_2_session_keeps_the_round_its_settle_closed_when_reopened(tmp_path: Path) -> None:
+    """A ledger written before reopening reopened the round replays as it was settled: its
+    second settlement was computed with the first round closed, and still reads as the ledger's."""
+    led = new_ledger(tmp_path)
+    s = led.new_session("旧账", "hunan", ["甲", "乙", "丙"], options={"rules_version": 2})
+    led.record_hand(s, {"winner": 1, "won_by": "stock", "total": 16})
+    led.settle(s)
+    led.reopen(s)
+    st = led.state(s)
+    assert st.round_totals == [0, 0, 0] and len(st.rounds) == 1 and st.net == [-20, 40, -20]
+    led.record_hand(s, {"winner": 2, "won_by": "stock", "total": 16})
+    led.settle(s)
+    again = Ledger(led.path).state(s)  # a cold read replays and checks both settlements
+    assert again.locked and sum(again.net) == 0
