@@ -20,7 +20,7 @@ COMMANDS: dict[str, Entry] = {
     "train": ("zipai.models.train", "main", "train the card detector and export ONNX"),
     "scan": ("zipai.vision.cli", "main", "read a table photo and score it"),
     "tune": ("zipai.models.tune", "main", "choose the detector's settings on validation scenes"),
-    "deck": ("zipai.vision.deck_cli", "main", "teach the scanner a deck from one photo of its faces"),
+    "deck": ("zipai.vision.deck.cli", "main", "teach the scanner a deck from one photo of its faces"),
     "app": ("zipai.mobile.main", "main", "start the table app"),
     "serve": ("zipai.serve.cli", "main", "the table page: each phone follows the session ([serve] extra)"),
 }

@@ -160,19 +160,45 @@ def learner_before(rev: str, det: Detector) -> Teacher:
     before in the same run. A ValueError names a revision git cannot show."""
     import importlib.util
     import subprocess
+    import tempfile
 
     root = Path(__file__).resolve().parents[1]
+
+    def show(path: str) -> str:
+        return subprocess.run(["git", "show", f"{rev}:{path}"], cwd=root, capture_output=True, check=True,
+                              timeout=60).stdout.decode("utf-8")
+
+    name = "zipai.vision._deck_before"
+    for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[loaded]  # another revision's modules, loaded before
+    try:  # the package (vision/deck/: model, lens, learn, store), or the one file it was before
+        files = subprocess.run(["git", "ls-tree", "--name-only", f"{rev}:vision/deck"], cwd=root,
+                               capture_output=True, check=True, timeout=60).stdout.decode("utf-8").split()
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
+        files = []
     try:
-        source = subprocess.run(["git", "show", f"{rev}:vision/deck.py"], cwd=root, capture_output=True,
-                                check=True, timeout=60).stdout.decode("utf-8")
+        if files:
+            folder = tempfile.TemporaryDirectory(prefix="zipai-deck-before-")
+            for f in files:
+                if f.endswith(".py"):
+                    (Path(folder.name) / f).write_text(show(f"vision/deck/{f}"), encoding="utf-8")
+            package = importlib.util.spec_from_file_location(name, Path(folder.name) / "__init__.py",
+                                                             submodule_search_locations=[folder.name])
+            assert package is not None and package.loader is not None
+            mod = importlib.util.module_from_spec(package)
+            mod.__dict__["_folder"] = folder  # kept while the module lives: its files are read lazily
+            sys.modules[name] = mod
+            package.loader.exec_module(mod)
+        else:
+            source = show("vision/deck.py")
+            spec = importlib.util.spec_from_loader(name, loader=None)
+            assert spec is not None
+            mod = importlib.util.module_from_spec(spec)
+            mod.__package__ = "zipai.vision"
+            sys.modules[spec.name] = mod  # dataclasses look their module up by name
+            exec(compile(source, f"{rev}:vision/deck.py", "exec"), mod.__dict__)
     except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
-        raise ValueError(f"--before {rev}: git cannot show vision/deck.py there ({exc})") from None
-    spec = importlib.util.spec_from_loader("zipai.vision._deck_before", loader=None)
-    assert spec is not None
-    mod = importlib.util.module_from_spec(spec)
-    mod.__package__ = "zipai.vision"
-    sys.modules[spec.name] = mod  # dataclasses look their module up by name
-    exec(compile(source, f"{rev}:vision/deck.py", "exec"), mod.__dict__)
+        raise ValueError(f"--before {rev}: git cannot show vision/deck there ({exc})") from None
     return Teacher(lambda photo, name: mod.learn(photo, name, detector=det), mod.TeachRefused, det,
                    lambda photo, name, other: mod.learn(photo, name, detector=other))
 

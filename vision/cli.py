@@ -111,7 +111,7 @@ def run(argv: list[str]) -> int:
     deck_file = None
     if args.deck is not None:
         args.deck = from_argv(args.deck)
-        from .deck import DeckStore
+        from .deck.store import DeckStore
 
         deck_file = str(DeckStore().path(args.deck))
     fmt, target = check_overlay(args.photo, args.overlay, deck_file) if args.overlay else ("", None)
@@ -121,7 +121,8 @@ def run(argv: list[str]) -> int:
 
     deck = None
     if args.deck is not None:  # a deck reads the reader's embedding: the detector that gives it
-        from .deck import DeckStore, deck_detector
+        from .deck.model import deck_detector
+        from .deck.store import DeckStore
 
         det = Detector(args.model, threads=args.threads, embed=True) if args.model else \
             deck_detector(args.threads)

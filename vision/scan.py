@@ -18,7 +18,7 @@ from .detector import Detection, Detector
 from .layout import Assembled, Column, Doubt, DoubtKind, Draft, Params, assemble, repair
 
 if TYPE_CHECKING:  # zipai.vision.deck imports the detector's modules, not the reverse
-    from .deck import Deck
+    from .deck.model import Deck
 
 DEFAULT_BASE: dict[str, Any] = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1,
                                 "won_by": "self_draw"}
@@ -112,7 +112,8 @@ def scan_decoded(img: Decoded, detector: Detector | None = None, base: dict[str,
     if deck is None:
         found = (detector or default_detector()).detect(img)
     else:
-        from .deck import deck_detector, reread
+        from .deck.lens import reread
+        from .deck.model import deck_detector
 
         det = detector or deck_detector()
         found = det.detect(img, lens=reread(deck, det))

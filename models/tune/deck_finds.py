@@ -10,7 +10,7 @@ finds that are cards and those that are none lie to the deck, and how strongly t
 each card of the teaching photos; then each half of the rule alone over a grid, then the best of
 each together. A setting wins by more scenes read exactly, then fewer extra finds, then more
 cards read right, then more scored as the scene: an extra find spoils a scene as a missed card
-does. The choice is printed, not written: it is ``vision/deck.py``'s ``ADMIT``."""
+does. The choice is printed, not written: it is ``vision/deck/lens.py``'s ``ADMIT``."""
 
 from __future__ import annotations
 

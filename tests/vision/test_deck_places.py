@@ -18,7 +18,7 @@ from deckphotos import teach
 from zipai.engine import CARD_NAMES
 from zipai.models.eval_decks import Blindfold, Misreader, blind_cards
 from zipai.vision import deck as D
-from zipai.vision.deck_cli import _learned
+from zipai.vision.deck.cli import _learned
 
 
 @pytest.fixture(scope="module")

@@ -299,8 +299,8 @@ def test_deck_show_never_writes_nor_derives_a_large_deck_from_another_model(
     path = decks / "home.deck"
     path.write_bytes(D.dumps(_deck(model="0123456789abcdef", per_card=D.MAX_PER_CARD)))
     before = (path.read_bytes(), path.stat().st_mtime_ns)
-    monkeypatch.setattr(D, "derive", lambda *a, **k: pytest.fail("show derived the deck"))
-    monkeypatch.setattr(D, "deck_detector", lambda *a, **k: pytest.fail("show loaded the networks"))
+    monkeypatch.setattr(D.store, "derive", lambda *a, **k: pytest.fail("show derived the deck"))
+    monkeypatch.setattr(D.store, "deck_detector", lambda *a, **k: pytest.fail("show loaded the networks"))
     assert zipai(["deck", "show", "home", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["current"] is False and shown["counts"]["x1"] == {"teach": D.MAX_PER_CARD}

@@ -11,10 +11,12 @@ from zipai.engine import CARD_NAMES, ZipaiError
 from zipai.engine.files import read_file, shown
 from zipai.engine.text import from_argv, printable, short
 
-from .cli import _Parser
-from .deck import SOURCES, DeckError, DeckStore, Taught, box_numbers, check_name, glyph, learn
-from .decode import read_bytes
-from .errors import VisionError
+from ..cli import _Parser
+from ..decode import read_bytes
+from ..errors import VisionError
+from .learn import Taught, learn
+from .model import SOURCES, DeckError, check_name, glyph
+from .store import DeckStore, box_numbers
 
 MAX_SCAN_BYTES = 16 << 20  # a scan's JSON: a few KB per card
 
@@ -103,7 +105,7 @@ def fixes_from_scan(path: str, width: int, height: int) -> list[tuple[list[float
 def _shipped_fingerprint() -> str:
     """The embedding network ``deck_detector`` reads with, from the manifest alone (no network
     is loaded to show a deck)."""
-    from .manifest import load_manifest
+    from ..manifest import load_manifest
 
     spec = load_manifest().embed_spec() or {}
     return str(spec.get("sha256", ""))[:16]
@@ -147,7 +149,7 @@ def run(argv: list[str]) -> int:
         store.remove(args.name)
         print(f"removed deck {args.name!r}")
     else:
-        from .decode import decode
+        from ..decode import decode
 
         check_name(args.name)
         photo = read_bytes(args.photo)
@@ -167,9 +169,10 @@ def changed(store: DeckStore, name: str, photo: bytes,
     """The fixes whose card differs from the deck's own reading of that box: the corrections."""
     import numpy as np
 
-    from .deck import _checked_box, reread
-    from .decode import decode
-    from .steps import ClassIndex
+    from ..decode import decode
+    from ..steps import ClassIndex
+    from .lens import reread
+    from .store import _checked_box
 
     deck = store.load(name)
     det = store.detector
