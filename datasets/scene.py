@@ -398,15 +398,19 @@ def _column_plan(rng: random.Random, lay: Layout, ratio: float) -> tuple[list[Pl
             y += rng.gauss(0, 0.3)
         else:
             y += ratio * (1 + (longest - 1) * step) + rng.uniform(0.25, 1.0) * ratio
+    return _centred(placed, ratio)
+
+
+def _centred(placed: list[Placed], ratio: float) -> tuple[list[Placed], float, float]:
+    """The layout moved to centre on the origin, and its extent in card widths (a card's own
+    width and height past the outermost centres)."""
     xs = [p.cx for p in placed]
     ys = [p.cy for p in placed]
     cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
     for p in placed:
         p.cx -= cx
         p.cy -= cy
-    ext_w = max(xs) - min(xs) + 1.6
-    ext_h = max(ys) - min(ys) + ratio * 1.1
-    return placed, ext_w, ext_h
+    return placed, max(xs) - min(xs) + 1.6, max(ys) - min(ys) + ratio * 1.1
 
 
 LAYOUTS = ("classic", "players")  # how the groups are laid out (``render_scene_full``'s ``layouts``)
@@ -462,13 +466,7 @@ def _players_plan(rng: random.Random, lay: Layout, ratio: float) -> tuple[list[P
         for j, card in enumerate(pool[:rng.choice((1, 1, 2))]):
             at = max(xs) + gap * rng.uniform(1.5, 2.5) + j * 1.1
             placed.append(Placed(card, at, min(ys) + rng.gauss(0, 0.1), rng.gauss(0, 4), -1, None, "loose"))
-    xs = [p.cx for p in placed]
-    ys = [p.cy for p in placed]
-    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
-    for p in placed:
-        p.cx -= cx
-        p.cy -= cy
-    return placed, max(xs) - min(xs) + 1.6, max(ys) - min(ys) + ratio * 1.1
+    return _centred(placed, ratio)
 
 
 def _shown_face_over_backs(rng: random.Random, g: LaidGroup) -> list[Card | None]:
