@@ -789,15 +789,29 @@ class SettleScreen(Base):
         _app().notify(tr("locked") if self.state.sstate.locked else tr("reopened"))
 
     def share_text(self) -> None:
+        """Text: copied to the clipboard and shared (Android) or saved as a text file; the line
+        says which, never 图片."""
         p = _app().guard(self.state.share_text, self.mode)
-        if p is not None:
-            try:
-                from kivy.core.clipboard import Clipboard
+        if p is None:
+            return
+        text = self.state.settlement_text(self.mode)
+        copied = False
+        try:
+            from kivy.core.clipboard import Clipboard
 
-                Clipboard.copy(self.state.settlement_text(self.mode))
-            except Exception:
-                pass
-            self._share([p])
+            Clipboard.copy(text)
+            copied = Clipboard.paste() == text
+        except Exception:
+            copied = False
+        out = self._share([p], notify=False)
+        if out is None:
+            return
+        st = self.state
+        if not out:
+            _app().notify(st.t("text_shared"))
+        else:
+            where = ", ".join(str(q) for q in out)
+            _app().notify(st.t("text_copied" if copied else "text_saved", p=where))
 
     def share_image(self) -> Path:
         s = self.state.need_session()
@@ -807,8 +821,9 @@ class SettleScreen(Base):
         self._share([p])
         return p
 
-    def _share(self, files: list[Path]) -> None:
-        """Android: the share sheet (WeChat…); desktop: copies in the pictures folder."""
+    def _share(self, files: list[Path], notify: bool = True) -> list[Path] | None:
+        """Android: the share sheet (WeChat…); desktop: copies in the pictures folder (returned;
+        None when refused, said)."""
         from .android_ort import on_android
         from .media import MediaError, share
 
@@ -818,8 +833,10 @@ class SettleScreen(Base):
                         on_android())
         except MediaError as exc:
             _app().notify(st.t("error", msg=str(exc)))
-            return
-        _app().notify(st.t("shared_to", p=", ".join(str(p) for p in out)) if out else st.t("share"))
+            return None
+        if notify:
+            _app().notify(st.t("shared_to", p=", ".join(str(p) for p in out)) if out else st.t("share"))
+        return out
 
 
 # ---------------------------------------------------------------- settings

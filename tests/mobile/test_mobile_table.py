@@ -430,3 +430,25 @@ def test_the_phone_ledger_keeps_its_history_after_a_turn(ui: UI) -> None:
     f.tap(hist.children[-1])
     assert ui.screen.name == "hand"
     set_size(ui, (540, 960))
+
+
+# ------------------------------------------------------------------ round 3: what a press says
+def test_share_text_says_it_shared_text_not_pictures(ui: UI, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """分享文字 copies the settlement and saves a text file: the line says so, not 已存到图片."""
+    st, f = ui.app.state, ui.finger
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
+    (tmp_path / "图片").mkdir()
+    set_size(ui, (360, 780))
+    create_session(ui, "分享桌")
+    st.ledger.record_hand(st.session, {"winner": 1, "won_by": "stock", "total": 20})
+    f.tap_text("settle")
+    assert ui.screen.name == "settle"
+    f.tap_text("share_text")
+    saved = tmp_path / "图片" / "zipai-分享桌.txt"
+    assert "乙: +" in saved.read_text(encoding="utf-8")
+    status = ui.app.status
+    assert "图片" not in status.replace(str(saved), "") and "文字" in status and str(saved) in status
+    assert status in (st.t("text_copied", p=str(saved)), st.t("text_saved", p=str(saved)))
+    set_size(ui, (540, 960))
