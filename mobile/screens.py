@@ -74,6 +74,11 @@ class Base(Screen):
 
 
 # ---------------------------------------------------------------- start
+def is_placeholder(name: str) -> bool:
+    """A seat left unnamed at 开局 is stored as 玩家N (or Player N): a hint, not a name."""
+    return any(name in (f"玩家{i}", f"Player {i}") for i in range(1, 9))
+
+
 class StartScreen(Base):
     """Continue the current session or start one: rule set, house options, players, dealer, stake."""
 
@@ -115,11 +120,21 @@ class StartScreen(Base):
             ids.name.text = f"{len(sessions) + 1}"
         ids.preset.set_options([(p, tr(p)) for p in PRESETS], self.preset)
         if sessions and not any(w.text for w in getattr(self, "name_inputs", [])):
-            # a new evening usually seats the same people: start from the last session's table
+            # a new evening usually seats the same people: start from the last session's table,
+            # its real names only (a seat left as 玩家3 stays a hint, never typed-in text)
             last = sessions[0]["players"]
             self.nplayers = len(last)
-            self.name_inputs = [TextInput(text=n) for n in last]
+            self.name_inputs = [TextInput(text="" if is_placeholder(n) else n) for n in last]
         self.build_players()
+
+    def clean(self) -> None:
+        """After 开局 the next session's form starts from the defaults: stake 1, the rule set's
+        house options, the first seat dealing; only the table (its real names) is offered again."""
+        self.ids.name.text = ""
+        self.ids.stake.text = "1"
+        self.options = {}
+        self.dealer = 0
+        self.name_inputs = []
 
     def later(self) -> None:
         """The first start's offer to teach a deck, declined: it is not made again."""
@@ -211,7 +226,7 @@ class StartScreen(Base):
         s = _app().guard(st.new_session, self.ids.name.text.strip() or "1", self.preset,
                          self.names(), self.ids.stake.text.strip() or "1", self.dealer, opts)
         if s is not None:
-            self.ids.name.text = ""
+            self.clean()
             _app().go("ledger")
             if old is not None and typed:  # the hand being entered stays with its own session
                 _app().notify(tr("draft_kept", name=old.name, n=typed))
@@ -560,6 +575,10 @@ class LedgerScreen(Base):
         st = self.state
         s = st.session
         ids = self.ids
+        sid = None if s is None else s.id
+        if sid != getattr(self, "_session_id", None):  # an adjustment's reason stays with its session
+            self._session_id = sid
+            ids.reason.text = ""
         ids.totals.clear_widgets()
         ids.history.clear_widgets()
         if s is None:

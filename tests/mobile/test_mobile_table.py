@@ -452,3 +452,43 @@ def test_share_text_says_it_shared_text_not_pictures(ui: UI, tmp_path: Path,
     assert "图片" not in status.replace(str(saved), "") and "文字" in status and str(saved) in status
     assert status in (st.t("text_copied", p=str(saved)), st.t("text_saved", p=str(saved)))
     set_size(ui, (540, 960))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_a_new_sessions_form_starts_clean(ui: UI, size: tuple[int, int]) -> None:
+    """Stake 5, 飘福 100, 乙 dealing, the third seat left as 玩家3, a reason typed and not applied:
+    新开一局 offers stake 1, the default options, the first seat dealing, the real names only,
+    and the next session's ledger has no reason typed in."""
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    ui.app.go("start")
+    ui.pump()
+    scr = ui.screen
+    f.type_text(scr.ids.name, f"旧桌-{size[0]}")
+    f.choose(scr.ids.preset, "hunan")
+    f.choose(scr.ids.count, 3)
+    for ti, p in zip(scr.name_inputs, ("甲", "乙", ""), strict=True):
+        f.type_text(ti, p)
+    f.type_text(scr.ids.stake, "5")
+    piao = next(w for w in scr.ids.options.children if hasattr(w, "buttons") and 100 in w.buttons)
+    f.choose(piao, 100)
+    f.choose(scr.ids.dealer, 1)
+    f.tap_text("create")
+    assert ui.screen.name == "ledger" and st.session.players == ("甲", "乙", st.t("player_n", n=3))
+    f.type_text(ui.screen.ids.reason, "罚酒")
+    f.tap_text("new_session")
+    assert ui.screen.name == "start"
+    scr = ui.screen
+    assert scr.ids.stake.text == "1"
+    assert [ti.text for ti in scr.name_inputs] == ["甲", "乙", ""]
+    assert scr.name_inputs[2].hint_text == st.t("player_n", n=3)
+    assert scr.dealer == 0 and scr.ids.dealer.value == 0
+    piao = next(w for w in scr.ids.options.children if hasattr(w, "buttons") and 100 in w.buttons)
+    assert piao.value == 30
+    f.type_text(scr.ids.name, f"新桌-{size[0]}")
+    f.tap_text("create")
+    assert ui.screen.name == "ledger" and st.session.name == f"新桌-{size[0]}"
+    assert ui.screen.ids.reason.text == ""
+    s = st.session
+    assert s.options["piao"] == 30 and s.stake == 1 and s.first_dealer == 0
+    set_size(ui, (540, 960))
