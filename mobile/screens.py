@@ -26,7 +26,7 @@ from .explain import explain, round_working, why_not
 from .i18n import LANG_NAMES, LANGS
 from .penalty import offer as offer_penalty
 from .state import CAMERA_RESOLUTIONS, PRESETS, WON_BY, AppState
-from .widgets import ACCENT, GREEN, CardChip, Cell, Choice, Txt, face_text, tr
+from .widgets import ACCENT, GREEN, CardFace, Cell, Choice, Txt, face_text, tr
 
 
 def _app() -> Any:
@@ -505,7 +505,7 @@ class ResultScreen(Base):
             for c in g["cards"]:
                 mark = bool(g.get("winning_card")) and c == winning and not marked
                 marked = marked or mark
-                row.add_widget(CardChip(face=c, size_hint_x=None, width=dp(40), selected=mark))
+                row.add_widget(CardFace(face=c, size_hint_x=None, width=dp(40), selected=mark))
             row.add_widget(Widget())
             row.add_widget(Cell(text=t("points", n=g["points"]), size_hint_x=None, width=dp(56),
                                 halign="right"))

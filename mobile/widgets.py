@@ -107,6 +107,31 @@ class CardChip(Button):
             self.background_color = PAPER
 
 
+class CardFace(Label):
+    """One card shown, not pressed (the result's groups): a paper tile with the glyph in its ink,
+    the winning card on amber, and no button look or press feedback (a press there does nothing)."""
+
+    face = StringProperty("x1")
+    selected = BooleanProperty(False)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.font_size = sp(24)
+        with self.canvas.before:
+            self._bg = Color(*PAPER)
+            self._rect = Rectangle(pos=self.pos, size=self.size)
+        self.bind(pos=self._place, size=self._place, face=self._paint, selected=self._paint)
+        self._paint()
+
+    def _place(self, *_: Any) -> None:
+        self._rect.pos, self._rect.size = self.pos, self.size
+
+    def _paint(self, *_: Any) -> None:
+        self.text = face_text(self.face)
+        self.color = face_color(self.face)
+        self._bg.rgba = ACCENT if self.selected else BACK_BLUE if self.face == "back" else PAPER
+
+
 class CardPad(GridLayout):
     """The 20 faces and ``back`` as keys; ``on_key`` gets the face."""
 

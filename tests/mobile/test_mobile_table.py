@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_mobile_touch import answer, app_in, create_session, set_size
+from test_mobile_touch import answer, app_in, create_session, set_size, type_layout, win_and_score
 from test_mobile_ui import UI, truth_scan
+from touch import pressable, shown
 
 SIZES = ((360, 780), (1280, 800))
 IDS = [f"{w}x{h}" for w, h in SIZES]
@@ -491,4 +492,39 @@ def test_a_new_sessions_form_starts_clean(ui: UI, size: tuple[int, int]) -> None
     assert ui.screen.ids.reason.text == ""
     s = st.session
     assert s.options["piao"] == 30 and s.stake == 1 and s.first_dealer == 0
+    set_size(ui, (540, 960))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_the_results_cards_are_shown_not_pressed(ui: UI, size: tuple[int, int]) -> None:
+    """The result's card tiles did nothing when pressed yet looked and flashed like buttons: now
+    a touch on one reaches no button, changes nothing, and the tile keeps its paper colour."""
+    from kivy.uix.behaviors import ButtonBehavior
+
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    create_session(ui, f"牌面-{size[0]}")
+    f.tap_text("manual")
+    type_layout(ui)
+    win_and_score(ui, 0, "stock")
+    body = ui.screen.ids.body
+    tiles = [w for w in body.walk(restrict=True) if getattr(w, "face", None) is not None and shown(w)]
+    assert len(tiles) >= 21 and sum(t.selected for t in tiles) <= 1
+    assert not [t for t in tiles if isinstance(t, ButtonBehavior) or pressable(t)]
+    tile = next(t for t in tiles if not t.selected)
+    before = (tuple(tile._bg.rgba), st.session.id, len(st.sstate.history), ui.app.status)
+    f.bring_into_view(tile)
+    x, y = f.centre(tile)
+    under = f.hit(x, y)
+    assert under is tile and not pressable(under)
+    from kivy.tests.common import UnitTestTouch
+
+    t = UnitTestTouch(x, y)
+    t.touch_down()
+    f.pump(2)
+    assert tuple(tile._bg.rgba) == before[0]  # no press flash
+    t.touch_up()
+    f.settle()
+    assert ui.screen.name == "result"
+    assert (tuple(tile._bg.rgba), st.session.id, len(st.sstate.history), ui.app.status) == before
     set_size(ui, (540, 960))
