@@ -163,6 +163,7 @@ class QuickScreen(Base):
         ids.from_seat.set_options(others, q.discarder)
         ids.first.set_options([(False, t("no")), (True, t("yes"))], q.first_discard)
         self._show(ids.from_box, show_from)
+        self._show(ids.first_box, show_from and s.variant.first_discard)  # 广西: it changes nothing
         gl = s.variant.turned_cards
         ids.xing.set_options([(n, str(n)) for n in XING_CHOICES], q.xing)
         self._show(ids.xing_box, gl)

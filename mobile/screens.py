@@ -381,6 +381,7 @@ class WinScreen(Base):
         ids.winner.set_options(list(enumerate(names)), w.winner, disabled=[idle] if idle is not None else [])
         ids.won_by.set_options([(k, tr(k)) for k in WON_BY], w.won_by)
         ids.from_box.shown = w.won_by == "discard"
+        ids.first_box.shown = w.won_by == "discard" and s.variant.first_discard  # 广西: it changes nothing
         others = [(i, n) for i, n in enumerate(names) if i != w.winner and i != idle]
         ids.from_seat.set_options(others, w.discarder)
         ids.first.set_options([(False, tr("no")), (True, tr("yes"))], w.first_discard)

@@ -528,3 +528,34 @@ def test_the_results_cards_are_shown_not_pressed(ui: UI, size: tuple[int, int]) 
     assert ui.screen.name == "result"
     assert (tuple(tile._bg.rgba), st.session.id, len(st.sstate.history), ui.app.status) == before
     set_size(ui, (540, 960))
+
+
+def labels_shown(ui: UI) -> list[str]:
+    return [w.text for w in ui.screen.walk(restrict=True) if getattr(w, "text", None) and shown(w)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_dealers_first_discard_is_asked_only_where_it_counts(ui: UI, size: tuple[int, int]) -> None:
+    """广西 scores a win on the dealer's first discard like any other: 庄家首张 is not offered
+    there (typed hand and entry by total); 湖南 and 桂林 still ask it."""
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    first = st.t("first_discard")
+    for preset, asked in (("guangxi", False), ("hunan", True)):
+        create_session(ui, f"首张-{preset}-{size[0]}", preset)
+        f.tap_text("quick")
+        assert ui.screen.name == "quick"
+        f.choose(ui.screen.ids.won_by, "discard")
+        assert (first in labels_shown(ui)) is asked and shown(ui.screen.ids.first) is asked
+        if asked:
+            f.choose(ui.screen.ids.first, True)  # it takes a touch where it counts
+        back(ui)
+        f.tap_text("manual")
+        type_layout(ui)
+        f.tap_text("next")
+        assert ui.screen.name == "win", ui.app.status
+        f.choose(ui.screen.ids.won_by, "discard")
+        assert (first in labels_shown(ui)) is asked and shown(ui.screen.ids.first) is asked
+        if asked:
+            f.choose(ui.screen.ids.first, True)
+    set_size(ui, (540, 960))
