@@ -445,6 +445,7 @@ _S.update({
     "quick_title": ("按总数记一手", "按總數記一手", "A hand by its total"),
     "total_label": ("胡息总数", "胡息總數", "Total"),
     "xing_count": ("醒数", "醒數", "醒 count"),
+    "xing_n": ("{n} 醒", "{n} 醒", "{n} 醒"),
     "record_total": ("记账", "記帳", "Record"),
     "by_total": ("按总数", "按總數", "by total"),
     "share": ("分享", "分享", "Share"),

@@ -17,6 +17,7 @@ from kivy.properties import StringProperty
 from kivy.uix.button import Button
 
 from zipai.engine import Result, ZipaiError, score_hand
+from zipai.engine.total import MAX_XING
 from zipai.engine.variants import get_variant
 from zipai.scorer import LedgerError
 from zipai.scorer.state import engine_input
@@ -28,7 +29,9 @@ from .widgets import GREEN
 
 WON_BY = ("self_draw", "stock", "discard", "dealt")
 MAX_DIGITS = 2  # no seven groups score 100 or more (engine.total.MAX_TOTAL)
-XING_CHOICES = tuple(range(7))
+# 醒 as the table counted it: every turned card's 上/本/下 matches among the winner's cards, up to
+# the engine's bound for an entry by total (a winner holds at most 21 cards)
+XING_MAX = MAX_XING
 
 
 @dataclass
@@ -123,6 +126,7 @@ class QuickScreen(Base):
 
     total_text = StringProperty("")
     preview_text = StringProperty("")
+    xing_text = StringProperty("")
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
@@ -165,7 +169,9 @@ class QuickScreen(Base):
         self._show(ids.from_box, show_from)
         self._show(ids.first_box, show_from and s.variant.first_discard)  # 广西: it changes nothing
         gl = s.variant.turned_cards
-        ids.xing.set_options([(n, str(n)) for n in XING_CHOICES], q.xing)
+        self.xing_text = t("xing_n", n=q.xing)
+        ids.xing_less.disabled = q.xing <= 0
+        ids.xing_more.disabled = q.xing >= XING_MAX
         self._show(ids.xing_box, gl)
         ids.total_head.text = t("total_label") + f" ({s.variant.unit})"
         self.total_text = q.digits or "–"
@@ -212,6 +218,10 @@ class QuickScreen(Base):
         if field == "winner" and self.entry.discarder == value:
             self.entry.discarder = None
         self.refresh()
+
+    def step_xing(self, by: int) -> None:
+        """醒 one up or down, 0 to the engine's bound."""
+        self.set("xing", min(max(self.entry.xing + by, 0), XING_MAX))
 
     def key(self, k: str) -> None:
         App.get_running_app().status = ""

@@ -559,3 +559,36 @@ def test_dealers_first_discard_is_asked_only_where_it_counts(ui: UI, size: tuple
         if asked:
             f.choose(ui.screen.ids.first, True)
     set_size(ui, (540, 960))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_guilin_xing_counts_past_six_on_a_stepper_unlike_the_digit_pad(ui: UI, size: tuple[int, int]) -> None:
+    """醒 up to 上+本+下 of a turned card (12) and past, to the engine's bound (21); no button of
+    the 醒 control looks like (same text and colour as) a key of the total's digit pad."""
+    from zipai.engine.total import MAX_XING
+
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    create_session(ui, f"醒-{size[0]}", "guilin")
+    f.tap_text("quick")
+    scr = ui.screen
+    ids = scr.ids
+    f.choose(ids.winner, 1)
+    xing = [w for w in ids.xing_box.walk(restrict=True) if pressable(w) and shown(w)]
+    pad = {(k.text, tuple(k.background_color)) for k in scr.keys.values()}
+    assert xing and not {(w.text, tuple(w.background_color)) for w in xing} & pad
+    for _ in range(12):
+        f.tap(ids.xing_more)
+    assert scr.entry.xing == 12 and st.t("xing_n", n=12) in labels_shown(ui)
+    f.tap(ids.xing_less)
+    assert scr.entry.xing == 11
+    for d in "18":
+        f.tap(scr.keys[d])
+    f.tap(ids.record)
+    e = st.sstate.history[-1]
+    assert e.input["xing"] == 11 and e.score == (3 + 11) * 2  # 18 胡: 3 子; 自摸 2 番
+    f.tap_text("quick")
+    while not ids.xing_more.disabled:
+        f.tap(ids.xing_more)
+    assert ui.screen.entry.xing == MAX_XING
+    set_size(ui, (540, 960))
