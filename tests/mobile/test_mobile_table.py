@@ -592,3 +592,34 @@ def test_guilin_xing_counts_past_six_on_a_stepper_unlike_the_digit_pad(ui: UI, s
         f.tap(ids.xing_more)
     assert ui.screen.entry.xing == MAX_XING
     set_size(ui, (540, 960))
+
+
+def drawn_lines(b: Any) -> list[str]:
+    """The lines a button's label is drawn in, as Kivy laid them out."""
+    b.texture_update()
+    return ["".join(w.text for w in line.words) for line in b._label._cached_lines]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_rule_set_buttons_break_at_a_sensible_point(ui: UI, size: tuple[int, int]) -> None:
+    """At 360 dp 湖南字牌（福） was wrapped to 湖南字牌（福 / ）: each rule set's button shows its
+    name on one line, or the name and its unit （福） on their own lines, inside the button."""
+    from kivy.metrics import sp
+
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    ui.app.go("start")
+    ui.pump()
+    choice = ui.screen.ids.preset
+    f.bring_into_view(choice)
+    for preset, b in choice.buttons.items():
+        lines = [ln.strip() for ln in drawn_lines(b) if ln.strip()]
+        title = st.t(preset)
+        assert "".join(lines) == title.replace(" ", "") or " ".join(lines) == title
+        assert all(ln.count("（") == ln.count("）") for ln in lines), (preset, lines)
+        assert len(lines) <= 2 and b.texture_size[0] <= b.width and b.texture_size[1] <= b.height
+    if size[0] == 360:  # a phone: name and unit on two lines at the largest font, not shrunk
+        assert all(len(drawn_lines(b)) == 2 and b.font_size == sp(16) for b in choice.buttons.values())
+    f.choose(choice, "guilin")  # and each still takes a touch
+    f.choose(choice, "hunan")
+    set_size(ui, (540, 960))
