@@ -44,6 +44,7 @@ class QuickEntry:
     first_discard: bool = False
     digits: str = ""
     xing: int = 0  # Guilin: the 醒 counted at the table
+    minimum: int | None = None  # Guangxi: the dealer's 起胡 for this hand (None: the session's)
 
     @property
     def total(self) -> int | None:
@@ -57,6 +58,13 @@ class QuickEntry:
             self.digits = ""
         elif k.isdigit() and len(k) == 1 and len(self.digits.lstrip("0")) < MAX_DIGITS:
             self.digits = (self.digits + k).lstrip("0") or "0"
+
+    def hand_options(self, s: Any) -> dict[str, Any] | None:
+        """Per-hand options for the ledger: the Guangxi minimum when the dealer changed it."""
+        m = self.minimum
+        if m is None or not s.variant.hand_minimum or m == s.rules.minimum(s.n):
+            return None
+        return {"minimum": m}
 
     def raw(self, preset: str) -> dict[str, Any]:
         """The ledger's input object (it fills in rules, players and dealer)."""
@@ -84,8 +92,10 @@ def preview(state: AppState, q: QuickEntry) -> Result:
     """The engine's result for the entry under the session's rules and current dealer."""
     s = state.need_session()
     st = state.ledger.state(s)
+    opts = q.hand_options(s)
     try:
-        return score_hand(engine_input(s, q.raw(s.preset), st.dealer, None), s.rules)
+        return score_hand(engine_input(s, q.raw(s.preset), st.dealer, None),
+                          s.rules.with_options(opts) if opts else s.rules)
     except ZipaiError as exc:  # worded by its code, never the engine's English
         raise state.refusal(getattr(exc, "code", "bad_input")) from None
 
@@ -100,8 +110,8 @@ def record(state: AppState, q: QuickEntry, editing: int | None = None) -> Any:
         raise AppError(gap)
     try:
         if editing is not None:
-            return state.ledger.edit_hand(s, editing, q.raw(s.preset))
-        return state.ledger.record_hand(s, q.raw(s.preset))
+            return state.ledger.edit_hand(s, editing, q.raw(s.preset), options=q.hand_options(s))
+        return state.ledger.record_hand(s, q.raw(s.preset), options=q.hand_options(s))
     except LedgerError as exc:  # worded by its code, never the ledger's English
         if exc.code == "not_winning":
             r = preview(state, q)
@@ -118,7 +128,7 @@ def from_entry(e: Any) -> QuickEntry:
     inp = e.input or {}
     return QuickEntry(inp.get("winner"), inp.get("won_by", "self_draw"), inp.get("from"),
                       bool(inp.get("first_discard", False)), str(inp.get("total", "")),
-                      int(inp.get("xing", 0)))
+                      int(inp.get("xing", 0)), (e.options or {}).get("minimum"))
 
 
 class QuickScreen(Base):
@@ -173,6 +183,11 @@ class QuickScreen(Base):
         ids.xing_less.disabled = q.xing <= 0
         ids.xing_more.disabled = q.xing >= XING_MAX
         self._show(ids.xing_box, gl)
+        variant = s.variant
+        if variant.hand_minimum:  # Guangxi: the dealer may call 20/25/30 for this hand
+            default = s.rules.minimum(s.n)
+            ids.minimum.set_options([(m, str(m)) for m in variant.minimums], q.minimum or default)
+        self._show(ids.min_box, variant.hand_minimum)
         ids.total_head.text = t("total_label") + f" ({s.variant.unit})"
         self.total_text = q.digits or "–"
         ids.record.disabled = sst.locked  # a settled session takes no hand until it is reopened

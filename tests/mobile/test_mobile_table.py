@@ -623,3 +623,40 @@ def test_rule_set_buttons_break_at_a_sensible_point(ui: UI, size: tuple[int, int
     f.choose(choice, "guilin")  # and each still takes a touch
     f.choose(choice, "hunan")
     set_size(ui, (540, 960))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_guangxi_by_total_takes_the_dealers_minimum_for_the_hand(ui: UI, size: tuple[int, int]) -> None:
+    """按总数记 in 广西: 起胡 25 called for this hand makes 22 油 no win (said with both numbers),
+    27 油 is recorded with that minimum, and its edit reopens on 25; Hunan shows no such row."""
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    create_session(ui, f"起胡-{size[0]}", "guangxi")
+    f.tap_text("quick")
+    scr = ui.screen
+    ids = scr.ids
+    default = st.session.rules.minimum(st.session.n)
+    assert shown(ids.minimum) and ids.minimum.value == default
+    f.choose(ids.winner, 1)
+    f.choose(ids.minimum, 25)
+    for d in "22":
+        f.tap(scr.keys[d])
+    assert "25" in scr.preview_text and "22" in scr.preview_text
+    f.tap(ids.record)
+    assert ui.screen.name == "quick" and not st.sstate.history
+    f.tap(scr.keys["del"])
+    f.tap(scr.keys["del"])
+    for d in "27":
+        f.tap(scr.keys[d])
+    f.tap(ids.record)
+    assert ui.screen.name == "ledger"
+    e = st.sstate.history[-1]
+    assert e.options == {"minimum": 25} and e.score > 0
+    line = next(w for w in ui.screen.ids.history.children if st.t("by_total") in w.text)
+    f.tap(line)
+    f.tap_text("edit")
+    assert ui.screen.name == "quick" and ui.screen.ids.minimum.value == 25
+    create_session(ui, f"起胡湖南-{size[0]}", "hunan")
+    f.tap_text("quick")
+    assert not shown(ui.screen.ids.minimum)
+    set_size(ui, (540, 960))
