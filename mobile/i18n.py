@@ -445,11 +445,18 @@ _S.update({
     "quick_title": ("按总数记一手", "按總數記一手", "A hand by its total"),
     "total_label": ("胡息总数", "胡息總數", "Total"),
     "xing_count": ("醒数", "醒數", "醒 count"),
+    "xing_n": ("{n} 醒", "{n} 醒", "{n} 醒"),
     "record_total": ("记账", "記帳", "Record"),
     "by_total": ("按总数", "按總數", "by total"),
     "share": ("分享", "分享", "Share"),
     "permission_refused": ("没有相机或相册权限", "沒有相機或相簿權限", "Camera or photo permission refused"),
     "shared_to": ("已存到图片：{p}", "已存到圖片：{p}", "Saved in Pictures: {p}"),
+    "text_saved": ("结算文字已存为文本文件：{p}", "結算文字已存為文字檔：{p}",
+                   "Settlement text saved as a text file: {p}"),
+    "text_copied": ("结算文字已复制，可直接粘贴；也存为文本文件：{p}",
+                    "結算文字已複製，可直接貼上；也存為文字檔：{p}",
+                    "Settlement text copied, ready to paste; also saved as a text file: {p}"),
+    "text_shared": ("已打开分享：结算文字", "已打開分享：結算文字", "Sharing the settlement text"),
 })
 
 # 认牌: teaching the scanner a deck from one photo of its 20 faces (issue 50)

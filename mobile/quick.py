@@ -17,6 +17,7 @@ from kivy.properties import StringProperty
 from kivy.uix.button import Button
 
 from zipai.engine import Result, ZipaiError, score_hand
+from zipai.engine.total import MAX_XING
 from zipai.engine.variants import get_variant
 from zipai.scorer import LedgerError
 from zipai.scorer.state import engine_input
@@ -28,7 +29,9 @@ from .widgets import GREEN
 
 WON_BY = ("self_draw", "stock", "discard", "dealt")
 MAX_DIGITS = 2  # no seven groups score 100 or more (engine.total.MAX_TOTAL)
-XING_CHOICES = tuple(range(7))
+# 醒 as the table counted it: every turned card's 上/本/下 matches among the winner's cards, up to
+# the engine's bound for an entry by total (a winner holds at most 21 cards)
+XING_MAX = MAX_XING
 
 
 @dataclass
@@ -41,6 +44,7 @@ class QuickEntry:
     first_discard: bool = False
     digits: str = ""
     xing: int = 0  # Guilin: the 醒 counted at the table
+    minimum: int | None = None  # Guangxi: the dealer's 起胡 for this hand (None: the session's)
 
     @property
     def total(self) -> int | None:
@@ -54,6 +58,13 @@ class QuickEntry:
             self.digits = ""
         elif k.isdigit() and len(k) == 1 and len(self.digits.lstrip("0")) < MAX_DIGITS:
             self.digits = (self.digits + k).lstrip("0") or "0"
+
+    def hand_options(self, s: Any) -> dict[str, Any] | None:
+        """Per-hand options for the ledger: the Guangxi minimum when the dealer changed it."""
+        m = self.minimum
+        if m is None or not s.variant.hand_minimum or m == s.rules.minimum(s.n):
+            return None
+        return {"minimum": m}
 
     def raw(self, preset: str) -> dict[str, Any]:
         """The ledger's input object (it fills in rules, players and dealer)."""
@@ -81,8 +92,10 @@ def preview(state: AppState, q: QuickEntry) -> Result:
     """The engine's result for the entry under the session's rules and current dealer."""
     s = state.need_session()
     st = state.ledger.state(s)
+    opts = q.hand_options(s)
     try:
-        return score_hand(engine_input(s, q.raw(s.preset), st.dealer, None), s.rules)
+        return score_hand(engine_input(s, q.raw(s.preset), st.dealer, None),
+                          s.rules.with_options(opts) if opts else s.rules)
     except ZipaiError as exc:  # worded by its code, never the engine's English
         raise state.refusal(getattr(exc, "code", "bad_input")) from None
 
@@ -97,8 +110,8 @@ def record(state: AppState, q: QuickEntry, editing: int | None = None) -> Any:
         raise AppError(gap)
     try:
         if editing is not None:
-            return state.ledger.edit_hand(s, editing, q.raw(s.preset))
-        return state.ledger.record_hand(s, q.raw(s.preset))
+            return state.ledger.edit_hand(s, editing, q.raw(s.preset), options=q.hand_options(s))
+        return state.ledger.record_hand(s, q.raw(s.preset), options=q.hand_options(s))
     except LedgerError as exc:  # worded by its code, never the ledger's English
         if exc.code == "not_winning":
             r = preview(state, q)
@@ -115,7 +128,7 @@ def from_entry(e: Any) -> QuickEntry:
     inp = e.input or {}
     return QuickEntry(inp.get("winner"), inp.get("won_by", "self_draw"), inp.get("from"),
                       bool(inp.get("first_discard", False)), str(inp.get("total", "")),
-                      int(inp.get("xing", 0)))
+                      int(inp.get("xing", 0)), (e.options or {}).get("minimum"))
 
 
 class QuickScreen(Base):
@@ -123,6 +136,7 @@ class QuickScreen(Base):
 
     total_text = StringProperty("")
     preview_text = StringProperty("")
+    xing_text = StringProperty("")
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
@@ -163,9 +177,17 @@ class QuickScreen(Base):
         ids.from_seat.set_options(others, q.discarder)
         ids.first.set_options([(False, t("no")), (True, t("yes"))], q.first_discard)
         self._show(ids.from_box, show_from)
+        self._show(ids.first_box, show_from and s.variant.first_discard)  # 广西: it changes nothing
         gl = s.variant.turned_cards
-        ids.xing.set_options([(n, str(n)) for n in XING_CHOICES], q.xing)
+        self.xing_text = t("xing_n", n=q.xing)
+        ids.xing_less.disabled = q.xing <= 0
+        ids.xing_more.disabled = q.xing >= XING_MAX
         self._show(ids.xing_box, gl)
+        variant = s.variant
+        if variant.hand_minimum:  # Guangxi: the dealer may call 20/25/30 for this hand
+            default = s.rules.minimum(s.n)
+            ids.minimum.set_options([(m, str(m)) for m in variant.minimums], q.minimum or default)
+        self._show(ids.min_box, variant.hand_minimum)
         ids.total_head.text = t("total_label") + f" ({s.variant.unit})"
         self.total_text = q.digits or "–"
         ids.record.disabled = sst.locked  # a settled session takes no hand until it is reopened
@@ -211,6 +233,10 @@ class QuickScreen(Base):
         if field == "winner" and self.entry.discarder == value:
             self.entry.discarder = None
         self.refresh()
+
+    def step_xing(self, by: int) -> None:
+        """醒 one up or down, 0 to the engine's bound."""
+        self.set("xing", min(max(self.entry.xing + by, 0), XING_MAX))
 
     def key(self, k: str) -> None:
         App.get_running_app().status = ""

@@ -26,7 +26,7 @@ from .explain import explain, round_working, why_not
 from .i18n import LANG_NAMES, LANGS
 from .penalty import offer as offer_penalty
 from .state import CAMERA_RESOLUTIONS, PRESETS, WON_BY, AppState
-from .widgets import ACCENT, GREEN, CardChip, Cell, Choice, Txt, face_text, tr
+from .widgets import ACCENT, GREEN, CardFace, Cell, Choice, Txt, face_text, tr
 
 
 def _app() -> Any:
@@ -74,6 +74,11 @@ class Base(Screen):
 
 
 # ---------------------------------------------------------------- start
+def is_placeholder(name: str) -> bool:
+    """A seat left unnamed at 开局 is stored as 玩家N (or Player N): a hint, not a name."""
+    return any(name in (f"玩家{i}", f"Player {i}") for i in range(1, 9))
+
+
 class StartScreen(Base):
     """Continue the current session or start one: rule set, house options, players, dealer, stake."""
 
@@ -115,11 +120,21 @@ class StartScreen(Base):
             ids.name.text = f"{len(sessions) + 1}"
         ids.preset.set_options([(p, tr(p)) for p in PRESETS], self.preset)
         if sessions and not any(w.text for w in getattr(self, "name_inputs", [])):
-            # a new evening usually seats the same people: start from the last session's table
+            # a new evening usually seats the same people: start from the last session's table,
+            # its real names only (a seat left as 玩家3 stays a hint, never typed-in text)
             last = sessions[0]["players"]
             self.nplayers = len(last)
-            self.name_inputs = [TextInput(text=n) for n in last]
+            self.name_inputs = [TextInput(text="" if is_placeholder(n) else n) for n in last]
         self.build_players()
+
+    def clean(self) -> None:
+        """After 开局 the next session's form starts from the defaults: stake 1, the rule set's
+        house options, the first seat dealing; only the table (its real names) is offered again."""
+        self.ids.name.text = ""
+        self.ids.stake.text = "1"
+        self.options = {}
+        self.dealer = 0
+        self.name_inputs = []
 
     def later(self) -> None:
         """The first start's offer to teach a deck, declined: it is not made again."""
@@ -211,7 +226,7 @@ class StartScreen(Base):
         s = _app().guard(st.new_session, self.ids.name.text.strip() or "1", self.preset,
                          self.names(), self.ids.stake.text.strip() or "1", self.dealer, opts)
         if s is not None:
-            self.ids.name.text = ""
+            self.clean()
             _app().go("ledger")
             if old is not None and typed:  # the hand being entered stays with its own session
                 _app().notify(tr("draft_kept", name=old.name, n=typed))
@@ -366,6 +381,7 @@ class WinScreen(Base):
         ids.winner.set_options(list(enumerate(names)), w.winner, disabled=[idle] if idle is not None else [])
         ids.won_by.set_options([(k, tr(k)) for k in WON_BY], w.won_by)
         ids.from_box.shown = w.won_by == "discard"
+        ids.first_box.shown = w.won_by == "discard" and s.variant.first_discard  # 广西: it changes nothing
         others = [(i, n) for i, n in enumerate(names) if i != w.winner and i != idle]
         ids.from_seat.set_options(others, w.discarder)
         ids.first.set_options([(False, tr("no")), (True, tr("yes"))], w.first_discard)
@@ -490,7 +506,7 @@ class ResultScreen(Base):
             for c in g["cards"]:
                 mark = bool(g.get("winning_card")) and c == winning and not marked
                 marked = marked or mark
-                row.add_widget(CardChip(face=c, size_hint_x=None, width=dp(40), selected=mark))
+                row.add_widget(CardFace(face=c, size_hint_x=None, width=dp(40), selected=mark))
             row.add_widget(Widget())
             row.add_widget(Cell(text=t("points", n=g["points"]), size_hint_x=None, width=dp(56),
                                 halign="right"))
@@ -560,6 +576,10 @@ class LedgerScreen(Base):
         st = self.state
         s = st.session
         ids = self.ids
+        sid = None if s is None else s.id
+        if sid != getattr(self, "_session_id", None):  # an adjustment's reason stays with its session
+            self._session_id = sid
+            ids.reason.text = ""
         ids.totals.clear_widgets()
         ids.history.clear_widgets()
         if s is None:
@@ -789,15 +809,29 @@ class SettleScreen(Base):
         _app().notify(tr("locked") if self.state.sstate.locked else tr("reopened"))
 
     def share_text(self) -> None:
+        """Text: copied to the clipboard and shared (Android) or saved as a text file; the line
+        says which, never 图片."""
         p = _app().guard(self.state.share_text, self.mode)
-        if p is not None:
-            try:
-                from kivy.core.clipboard import Clipboard
+        if p is None:
+            return
+        text = self.state.settlement_text(self.mode)
+        copied = False
+        try:
+            from kivy.core.clipboard import Clipboard
 
-                Clipboard.copy(self.state.settlement_text(self.mode))
-            except Exception:
-                pass
-            self._share([p])
+            Clipboard.copy(text)
+            copied = Clipboard.paste() == text
+        except Exception:
+            copied = False
+        out = self._share([p], notify=False)
+        if out is None:
+            return
+        st = self.state
+        if not out:
+            _app().notify(st.t("text_shared"))
+        else:
+            where = ", ".join(str(q) for q in out)
+            _app().notify(st.t("text_copied" if copied else "text_saved", p=where))
 
     def share_image(self) -> Path:
         s = self.state.need_session()
@@ -807,8 +841,9 @@ class SettleScreen(Base):
         self._share([p])
         return p
 
-    def _share(self, files: list[Path]) -> None:
-        """Android: the share sheet (WeChat…); desktop: copies in the pictures folder."""
+    def _share(self, files: list[Path], notify: bool = True) -> list[Path] | None:
+        """Android: the share sheet (WeChat…); desktop: copies in the pictures folder (returned;
+        None when refused, said)."""
         from .android_ort import on_android
         from .media import MediaError, share
 
@@ -818,8 +853,10 @@ class SettleScreen(Base):
                         on_android())
         except MediaError as exc:
             _app().notify(st.t("error", msg=str(exc)))
-            return
-        _app().notify(st.t("shared_to", p=", ".join(str(p) for p in out)) if out else st.t("share"))
+            return None
+        if notify:
+            _app().notify(st.t("shared_to", p=", ".join(str(p) for p in out)) if out else st.t("share"))
+        return out
 
 
 # ---------------------------------------------------------------- settings

@@ -107,6 +107,31 @@ class CardChip(Button):
             self.background_color = PAPER
 
 
+class CardFace(Label):
+    """One card shown, not pressed (the result's groups): a paper tile with the glyph in its ink,
+    the winning card on amber, and no button look or press feedback (a press there does nothing)."""
+
+    face = StringProperty("x1")
+    selected = BooleanProperty(False)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.font_size = sp(24)
+        with self.canvas.before:
+            self._bg = Color(*PAPER)
+            self._rect = Rectangle(pos=self.pos, size=self.size)
+        self.bind(pos=self._place, size=self._place, face=self._paint, selected=self._paint)
+        self._paint()
+
+    def _place(self, *_: Any) -> None:
+        self._rect.pos, self._rect.size = self.pos, self.size
+
+    def _paint(self, *_: Any) -> None:
+        self.text = face_text(self.face)
+        self.color = face_color(self.face)
+        self._bg.rgba = ACCENT if self.selected else BACK_BLUE if self.face == "back" else PAPER
+
+
 class CardPad(GridLayout):
     """The 20 faces and ``back`` as keys; ``on_key`` gets the face."""
 
@@ -411,6 +436,7 @@ class Choice(BoxLayout):
                              background_normal="", background_down="", font_size=sp(16),
                              disabled=v in disabled)
             b.choice_value = v
+            b.choice_label = label
             b.halign = "center"
             b.valign = "middle"
             b.bind(size=self._fit)  # a long option (广西大字牌（油）, 上醒+本醒+下醒) wraps inside its button
@@ -422,12 +448,33 @@ class Choice(BoxLayout):
 
     @staticmethod
     def _fit(b: ToggleButton, *_: Any) -> None:
-        b.text_size = (max(b.width - dp(4), 1), None)
+        """The largest font at which the option fits on one line or on two broken at a sensible
+        point (before the unit's （, after a +: 湖南字牌 / （福）), else wrapped."""
+        room_w, room_h = b.width - dp(4), b.height - dp(2)
+        label = getattr(b, "choice_label", b.text)
+        b.text_size = (None, None)
+        for size in (16, 14, 12):  # a larger font on two lines reads better than a smaller on one
+            b.font_size = sp(size)
+            for text in (label, *Choice._two_lines(label)):
+                b.text = text
+                b.texture_update()
+                if b.texture_size[0] <= room_w and b.texture_size[1] <= room_h:
+                    return
+        b.text = label
+        b.text_size = (max(room_w, 1), None)
         for size in (16, 14, 12):  # the largest font whose wrapped lines fit the button
             b.font_size = sp(size)
             b.texture_update()
-            if b.texture_size[1] <= b.height - dp(2):
+            if b.texture_size[1] <= room_h:
                 break
+
+    @staticmethod
+    def _two_lines(label: str) -> list[str]:
+        """The label split in two at each sensible point, the most even split first."""
+        cuts = {i for i, ch in enumerate(label) if ch in "（(" and i > 0}
+        cuts |= {i + 1 for i, ch in enumerate(label) if ch in "+·/ " and 0 < i + 1 < len(label)}
+        ranked = sorted(cuts, key=lambda i: abs(len(label) - 2 * i))
+        return [label[:i].rstrip() + "\n" + label[i:].lstrip() for i in ranked]
 
     @staticmethod
     def _paint(b: ToggleButton, *_: Any) -> None:

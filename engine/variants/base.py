@@ -125,6 +125,8 @@ class Variant(ABC):
     would have scored (seed 001)."""
     hand_minimum: ClassVar[bool] = False
     """The dealer may change the minimum for one hand."""
+    first_discard: ClassVar[bool] = False
+    """A win on the dealer's first discard scores differently (the app asks 庄家首张 only then)."""
 
     piece_points: Callable[[tuple[int, ...], bool], int]
     """Points of a group given as count-vector indices and whether it is open: a cached lookup

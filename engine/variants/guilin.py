@@ -50,6 +50,7 @@ class Guilin(Variant):
     title = "桂林字牌"
     names = Names("桂林字牌（胡）", "桂林字牌（胡）", "Guilin (胡)")
     unit = "胡"
+    first_discard = True
     minimums = (10, 15)
     option_keys = COMMON_OPTIONS | {"xing", "fan_as_zi"}
     defaults = Options(minimum=10)

@@ -117,6 +117,7 @@ class Hunan(Variant):
     title = "湖南字牌"
     names = Names("湖南字牌（福）", "湖南字牌（福）", "Hunan (福)")
     unit = "福"
+    first_discard = True
     seats = (2, 4)
     minimums = (15, 20)
     any_minimum = True

@@ -136,7 +136,8 @@ def test_guilin_counts_xing_and_edit_reopens_the_total(finger: Finger) -> None:
     ids = f.screen.ids
     assert ids.xing_box.height > 0
     f.tap(ids.winner.buttons[1])
-    f.tap(ids.xing.buttons[2])
+    f.tap(ids.xing_more)
+    f.tap(ids.xing_more)
     for d in "18":
         f.tap(f.screen.keys[d])
     f.tap(ids.record)

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_mobile_touch import answer, app_in, create_session, set_size
+from test_mobile_touch import answer, app_in, create_session, set_size, type_layout, win_and_score
 from test_mobile_ui import UI, truth_scan
+from touch import pressable, shown
 
 SIZES = ((360, 780), (1280, 800))
 IDS = [f"{w}x{h}" for w, h in SIZES]
@@ -429,4 +430,233 @@ def test_the_phone_ledger_keeps_its_history_after_a_turn(ui: UI) -> None:
     assert buttons and head.to_window(head.x, head.top)[1] <= buttons[0].to_window(0, buttons[0].y)[1] + 1
     f.tap(hist.children[-1])
     assert ui.screen.name == "hand"
+    set_size(ui, (540, 960))
+
+
+# ------------------------------------------------------------------ round 3: what a press says
+def test_share_text_says_it_shared_text_not_pictures(ui: UI, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """分享文字 copies the settlement and saves a text file: the line says so, not 已存到图片."""
+    st, f = ui.app.state, ui.finger
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
+    (tmp_path / "图片").mkdir()
+    set_size(ui, (360, 780))
+    create_session(ui, "分享桌")
+    st.ledger.record_hand(st.session, {"winner": 1, "won_by": "stock", "total": 20})
+    f.tap_text("settle")
+    assert ui.screen.name == "settle"
+    f.tap_text("share_text")
+    saved = tmp_path / "图片" / "zipai-分享桌.txt"
+    assert "乙: +" in saved.read_text(encoding="utf-8")
+    status = ui.app.status
+    assert "图片" not in status.replace(str(saved), "") and "文字" in status and str(saved) in status
+    assert status in (st.t("text_copied", p=str(saved)), st.t("text_saved", p=str(saved)))
+    set_size(ui, (540, 960))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_a_new_sessions_form_starts_clean(ui: UI, size: tuple[int, int]) -> None:
+    """Stake 5, 飘福 100, 乙 dealing, the third seat left as 玩家3, a reason typed and not applied:
+    新开一局 offers stake 1, the default options, the first seat dealing, the real names only,
+    and the next session's ledger has no reason typed in."""
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    ui.app.go("start")
+    ui.pump()
+    scr = ui.screen
+    f.type_text(scr.ids.name, f"旧桌-{size[0]}")
+    f.choose(scr.ids.preset, "hunan")
+    f.choose(scr.ids.count, 3)
+    for ti, p in zip(scr.name_inputs, ("甲", "乙", ""), strict=True):
+        f.type_text(ti, p)
+    f.type_text(scr.ids.stake, "5")
+    piao = next(w for w in scr.ids.options.children if hasattr(w, "buttons") and 100 in w.buttons)
+    f.choose(piao, 100)
+    f.choose(scr.ids.dealer, 1)
+    f.tap_text("create")
+    assert ui.screen.name == "ledger" and st.session.players == ("甲", "乙", st.t("player_n", n=3))
+    f.type_text(ui.screen.ids.reason, "罚酒")
+    f.tap_text("new_session")
+    assert ui.screen.name == "start"
+    scr = ui.screen
+    assert scr.ids.stake.text == "1"
+    assert [ti.text for ti in scr.name_inputs] == ["甲", "乙", ""]
+    assert scr.name_inputs[2].hint_text == st.t("player_n", n=3)
+    assert scr.dealer == 0 and scr.ids.dealer.value == 0
+    piao = next(w for w in scr.ids.options.children if hasattr(w, "buttons") and 100 in w.buttons)
+    assert piao.value == 30
+    f.type_text(scr.ids.name, f"新桌-{size[0]}")
+    f.tap_text("create")
+    assert ui.screen.name == "ledger" and st.session.name == f"新桌-{size[0]}"
+    assert ui.screen.ids.reason.text == ""
+    s = st.session
+    assert s.options["piao"] == 30 and s.stake == 1 and s.first_dealer == 0
+    set_size(ui, (540, 960))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_the_results_cards_are_shown_not_pressed(ui: UI, size: tuple[int, int]) -> None:
+    """The result's card tiles did nothing when pressed yet looked and flashed like buttons: now
+    a touch on one reaches no button, changes nothing, and the tile keeps its paper colour."""
+    from kivy.uix.behaviors import ButtonBehavior
+
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    create_session(ui, f"牌面-{size[0]}")
+    f.tap_text("manual")
+    type_layout(ui)
+    win_and_score(ui, 0, "stock")
+    body = ui.screen.ids.body
+    tiles = [w for w in body.walk(restrict=True) if getattr(w, "face", None) is not None and shown(w)]
+    assert len(tiles) >= 21 and sum(t.selected for t in tiles) <= 1
+    assert not [t for t in tiles if isinstance(t, ButtonBehavior) or pressable(t)]
+    tile = next(t for t in tiles if not t.selected)
+    before = (tuple(tile._bg.rgba), st.session.id, len(st.sstate.history), ui.app.status)
+    f.bring_into_view(tile)
+    x, y = f.centre(tile)
+    under = f.hit(x, y)
+    assert under is tile and not pressable(under)
+    from kivy.tests.common import UnitTestTouch
+
+    t = UnitTestTouch(x, y)
+    t.touch_down()
+    f.pump(2)
+    assert tuple(tile._bg.rgba) == before[0]  # no press flash
+    t.touch_up()
+    f.settle()
+    assert ui.screen.name == "result"
+    assert (tuple(tile._bg.rgba), st.session.id, len(st.sstate.history), ui.app.status) == before
+    set_size(ui, (540, 960))
+
+
+def labels_shown(ui: UI) -> list[str]:
+    return [w.text for w in ui.screen.walk(restrict=True) if getattr(w, "text", None) and shown(w)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_dealers_first_discard_is_asked_only_where_it_counts(ui: UI, size: tuple[int, int]) -> None:
+    """广西 scores a win on the dealer's first discard like any other: 庄家首张 is not offered
+    there (typed hand and entry by total); 湖南 and 桂林 still ask it."""
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    first = st.t("first_discard")
+    for preset, asked in (("guangxi", False), ("hunan", True)):
+        create_session(ui, f"首张-{preset}-{size[0]}", preset)
+        f.tap_text("quick")
+        assert ui.screen.name == "quick"
+        f.choose(ui.screen.ids.won_by, "discard")
+        assert (first in labels_shown(ui)) is asked and shown(ui.screen.ids.first) is asked
+        if asked:
+            f.choose(ui.screen.ids.first, True)  # it takes a touch where it counts
+        back(ui)
+        f.tap_text("manual")
+        type_layout(ui)
+        f.tap_text("next")
+        assert ui.screen.name == "win", ui.app.status
+        f.choose(ui.screen.ids.won_by, "discard")
+        assert (first in labels_shown(ui)) is asked and shown(ui.screen.ids.first) is asked
+        if asked:
+            f.choose(ui.screen.ids.first, True)
+    set_size(ui, (540, 960))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_guilin_xing_counts_past_six_on_a_stepper_unlike_the_digit_pad(ui: UI, size: tuple[int, int]) -> None:
+    """醒 up to 上+本+下 of a turned card (12) and past, to the engine's bound (21); no button of
+    the 醒 control looks like (same text and colour as) a key of the total's digit pad."""
+    from zipai.engine.total import MAX_XING
+
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    create_session(ui, f"醒-{size[0]}", "guilin")
+    f.tap_text("quick")
+    scr = ui.screen
+    ids = scr.ids
+    f.choose(ids.winner, 1)
+    xing = [w for w in ids.xing_box.walk(restrict=True) if pressable(w) and shown(w)]
+    pad = {(k.text, tuple(k.background_color)) for k in scr.keys.values()}
+    assert xing and not {(w.text, tuple(w.background_color)) for w in xing} & pad
+    for _ in range(12):
+        f.tap(ids.xing_more)
+    assert scr.entry.xing == 12 and st.t("xing_n", n=12) in labels_shown(ui)
+    f.tap(ids.xing_less)
+    assert scr.entry.xing == 11
+    for d in "18":
+        f.tap(scr.keys[d])
+    f.tap(ids.record)
+    e = st.sstate.history[-1]
+    assert e.input["xing"] == 11 and e.score == (3 + 11) * 2  # 18 胡: 3 子; 自摸 2 番
+    f.tap_text("quick")
+    while not ids.xing_more.disabled:
+        f.tap(ids.xing_more)
+    assert ui.screen.entry.xing == MAX_XING
+    set_size(ui, (540, 960))
+
+
+def drawn_lines(b: Any) -> list[str]:
+    """The lines a button's label is drawn in, as Kivy laid them out."""
+    b.texture_update()
+    return ["".join(w.text for w in line.words) for line in b._label._cached_lines]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_rule_set_buttons_break_at_a_sensible_point(ui: UI, size: tuple[int, int]) -> None:
+    """At 360 dp 湖南字牌（福） was wrapped to 湖南字牌（福 / ）: each rule set's button shows its
+    name on one line, or the name and its unit （福） on their own lines, inside the button."""
+    from kivy.metrics import sp
+
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    ui.app.go("start")
+    ui.pump()
+    choice = ui.screen.ids.preset
+    f.bring_into_view(choice)
+    for preset, b in choice.buttons.items():
+        lines = [ln.strip() for ln in drawn_lines(b) if ln.strip()]
+        title = st.t(preset)
+        assert "".join(lines) == title.replace(" ", "") or " ".join(lines) == title
+        assert all(ln.count("（") == ln.count("）") for ln in lines), (preset, lines)
+        assert len(lines) <= 2 and b.texture_size[0] <= b.width and b.texture_size[1] <= b.height
+    if size[0] == 360:  # a phone: name and unit on two lines at the largest font, not shrunk
+        assert all(len(drawn_lines(b)) == 2 and b.font_size == sp(16) for b in choice.buttons.values())
+    f.choose(choice, "guilin")  # and each still takes a touch
+    f.choose(choice, "hunan")
+    set_size(ui, (540, 960))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_guangxi_by_total_takes_the_dealers_minimum_for_the_hand(ui: UI, size: tuple[int, int]) -> None:
+    """按总数记 in 广西: 起胡 25 called for this hand makes 22 油 no win (said with both numbers),
+    27 油 is recorded with that minimum, and its edit reopens on 25; Hunan shows no such row."""
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    create_session(ui, f"起胡-{size[0]}", "guangxi")
+    f.tap_text("quick")
+    scr = ui.screen
+    ids = scr.ids
+    default = st.session.rules.minimum(st.session.n)
+    assert shown(ids.minimum) and ids.minimum.value == default
+    f.choose(ids.winner, 1)
+    f.choose(ids.minimum, 25)
+    for d in "22":
+        f.tap(scr.keys[d])
+    assert "25" in scr.preview_text and "22" in scr.preview_text
+    f.tap(ids.record)
+    assert ui.screen.name == "quick" and not st.sstate.history
+    f.tap(scr.keys["del"])
+    f.tap(scr.keys["del"])
+    for d in "27":
+        f.tap(scr.keys[d])
+    f.tap(ids.record)
+    assert ui.screen.name == "ledger"
+    e = st.sstate.history[-1]
+    assert e.options == {"minimum": 25} and e.score > 0
+    line = next(w for w in ui.screen.ids.history.children if st.t("by_total") in w.text)
+    f.tap(line)
+    f.tap_text("edit")
+    assert ui.screen.name == "quick" and ui.screen.ids.minimum.value == 25
+    create_session(ui, f"起胡湖南-{size[0]}", "hunan")
+    f.tap_text("quick")
+    assert not shown(ui.screen.ids.minimum)
     set_size(ui, (540, 960))

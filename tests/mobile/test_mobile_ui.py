@@ -234,7 +234,11 @@ def test_starts_on_the_start_screen_with_the_cjk_font(ui: UI) -> None:
     assert tuple(Window.size) == (540, 960)
 
 
-def test_manual_entry_score_record_and_settle(ui: UI) -> None:
+def test_manual_entry_score_record_and_settle(ui: UI, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # the desktop share copies into the pictures folder (else home): a folder of the test's own
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
     new_session(ui, "manual")
     ui.tap_text("manual")
     assert ui.screen.name == "manual"
