@@ -20,7 +20,7 @@ PACKAGES: dict[str, tuple[str, ...]] = {
     "zipai": ("__init__.py",),
     "zipai.engine": ("*.py", "variants/*.py"),
     "zipai.scorer": ("*.py",),
-    "zipai.vision": ("*.py", "layout/*.py"),
+    "zipai.vision": ("*.py", "layout/*.py", "deck/*.py"),
     "zipai.models": ("__init__.py", "*.onnx", "manifest.json", "sample.jpg"),
     "zipai.mobile": ("*.py", "kv/*.kv"),
 }

@@ -419,9 +419,9 @@ def test_the_score_is_explained_line_by_line(ui: UI) -> None:
     text = ui.labels()
     for line in ("七组合计 16福", "起胡 15：16够了", "点炮 +10 → 26", "得分 26（按平胡）", "丙 放炮：-16"):
         assert line in text, line
-    from zipai.mobile.widgets import CardChip
+    from zipai.mobile.widgets import CardFace  # the result shows its cards, it does not take presses
 
-    marked = [w for w in ui.screen.walk() if isinstance(w, CardChip) and w.selected]
+    marked = [w for w in ui.screen.walk() if isinstance(w, CardFace) and w.selected]
     assert len(marked) == 1 and marked[0].face == "x9"
     # the other ways to split the hand, one tap away
     other = {**r["alternatives"][0], "text": "another split", "points": 15, "score": 25}
