@@ -191,6 +191,16 @@ _S: dict[str, tuple[str, str, str]] = {
                           "Which row was claimed in play is unclear, and it changes the score: "
                           "check open or hand on each group"),
     "scanning": ("识别中…", "識別中…", "Reading the photo…"),
+    # 同桌看: the table page (mobile/table_page.py)
+    "table_page": ("同桌看", "同桌看", "Table page"),
+    "scan_to_follow": ("同桌的人扫码，在自己手机上跟着看", "同桌的人掃碼，在自己手機上跟著看",
+                       "Everyone at the table scans this to follow on their own phone"),
+    "only_here": ("只有这台设备能打开（没有局域网）", "只有這台設備能打開（沒有區域網路）",
+                  "Only this device can open it (no local network)"),
+    "table_stop": ("停止", "停止", "Stop"),
+    "table_close": ("关闭", "關閉", "Close"),
+    "needs_extra": ("同桌看需要安装 zipai-scorer[serve]", "同桌看需要安裝 zipai-scorer[serve]",
+                    "The table page needs zipai-scorer[serve]"),
 }
 
 # ---- issue 47 (the table app, table-ready): asks, undo/redo, the score explained, locks

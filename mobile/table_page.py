@@ -21,23 +21,6 @@ from kivy.uix.modalview import ModalView
 
 from .widgets import Txt
 
-# key -> (simplified, traditional, english): the app's i18n table stays the app's own
-_W = {
-    "table_page": ("同桌看", "同桌看", "Table page"),
-    "scan_to_follow": ("同桌的人扫码，在自己手机上跟着看", "同桌的人掃碼，在自己手機上跟著看",
-                       "Everyone at the table scans this to follow on their own phone"),
-    "only_here": ("只有这台设备能打开（没有局域网）", "只有這台設備能打開（沒有區域網路）",
-                  "Only this device can open it (no local network)"),
-    "stop": ("停止", "停止", "Stop"),
-    "close": ("关闭", "關閉", "Close"),
-    "needs_extra": ("同桌看需要安装 zipai-scorer[serve]", "同桌看需要安裝 zipai-scorer[serve]",
-                    "The table page needs zipai-scorer[serve]"),
-}
-
-
-def word(t: Any, key: str) -> str:
-    return _W[key][t.col]
-
 
 class TablePage:
     """The served session of this app: at most one, started on the first tap and kept until
@@ -89,7 +72,7 @@ class TableQR(ModalView):
         box = BoxLayout(orientation="vertical", padding=dp(12), spacing=dp(8), size_hint_y=None)
         box.bind(minimum_height=box.setter("height"))
         box.bind(height=lambda _b, h: setattr(self, "height", h))
-        box.add_widget(Txt(text=word(t, "scan_to_follow"), font_size=sp(17), color=(1, 1, 1, 1)))
+        box.add_widget(Txt(text=t("scan_to_follow"), font_size=sp(17), color=(1, 1, 1, 1)))
         tex = CoreImage(io.BytesIO(page.qr_png()), ext="png").texture
         tex.mag_filter = "nearest"
         self.qr = Image(texture=tex, size_hint_y=None, height=dp(240), fit_mode="contain")
@@ -97,11 +80,11 @@ class TableQR(ModalView):
         self.link = Txt(text=page.link, font_size=sp(13), color=(0.9, 0.9, 0.9, 1))
         box.add_widget(self.link)
         if page.local_only:
-            box.add_widget(Txt(text=word(t, "only_here"), font_size=sp(14), color=(1, 0.8, 0.4, 1)))
+            box.add_widget(Txt(text=t("only_here"), font_size=sp(14), color=(1, 0.8, 0.4, 1)))
         row = BoxLayout(size_hint_y=None, height=dp(52), spacing=dp(8))
-        actions = (("stop", (0.70, 0.18, 0.14, 1), on_stop), ("close", (0.4, 0.4, 0.38, 1), None))
+        actions = (("table_stop", (0.70, 0.18, 0.14, 1), on_stop), ("table_close", (0.4, 0.4, 0.38, 1), None))
         for key, colour, act in actions:
-            b = Button(text=word(t, key), background_normal="", background_down="", background_color=colour,
+            b = Button(text=t(key), background_normal="", background_down="", background_color=colour,
                        font_size=sp(17))
             b.bind(on_release=lambda _b, act=act: (self.dismiss(animation=False), act and act()))
             row.add_widget(b)
@@ -118,7 +101,7 @@ def hook(screen: Any, app: Any) -> None:
     page = TablePage()
     app.table_page = page
     t = app.state.t
-    btn = Button(text=word(t, "table_page"), background_normal="", background_down="",
+    btn = Button(text=t("table_page"), background_normal="", background_down="",
                  background_color=(0.16, 0.42, 0.31, 1), color=(1, 1, 1, 1), font_size=sp(17),
                  size_hint_y=None, height=dp(52))
 
@@ -127,7 +110,7 @@ def hook(screen: Any, app: Any) -> None:
         try:
             page.start(st.ledger.path, st.need_session())
         except ImportError:
-            app.notify(word(st.t, "needs_extra"))
+            app.notify(st.t("needs_extra"))
             return
         except (ValueError, RuntimeError) as exc:
             app.notify(st.t("error", msg=str(exc)))
@@ -136,6 +119,6 @@ def hook(screen: Any, app: Any) -> None:
         app.table_qr.open(animation=False)
 
     btn.bind(on_release=show)
-    app.bind(lang=lambda *_: setattr(btn, "text", word(app.state.t, "table_page")))
+    app.bind(lang=lambda *_: setattr(btn, "text", app.state.t("table_page")))
     app.bind(on_stop=lambda *_: page.stop())
     grid.add_widget(btn)
