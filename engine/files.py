@@ -13,6 +13,7 @@ zipai.engine.errors.InputError: /dev/zero: not a regular file (a device, FIFO or
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -89,3 +90,14 @@ def read_file(path: str | Path, limit: int, what: str) -> bytes:
         raise InputError(f"{shown(path)}: cannot read ({exc.strerror or exc})", code="io") from None
     finally:
         os.close(fd)
+
+
+def fsync_folder(folder: str | Path) -> None:
+    """The folder's entries to disk, so a file just renamed into it survives a power cut; a
+    file system that cannot sync a folder is no reason to fail a write already made whole."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -20,6 +20,8 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from zipai.engine.files import fsync_folder
+
 from .errors import LedgerError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -127,15 +129,6 @@ def _is_sqlite(p: Path) -> bool:
         os.close(fd)
 
 
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 @contextlib.contextmanager
 def temp_beside(target: Path, what: str) -> Iterator[Path]:
     """A fresh temporary path in ``target``'s folder, removed unless the caller renamed it away."""
@@ -170,7 +163,7 @@ def write_atomic(target: str | Path, data: bytes, keep: Iterable[str | Path], wh
             raise LedgerError(f"{t}: cannot write the {what} ({os_cause(exc)}); "
                               f"{'the old file is unchanged' if t.exists() else 'nothing was written'}",
                               code="io") from None
-    _fsync_dir(t.parent if str(t.parent) else Path("."))
+    fsync_folder(t.parent if str(t.parent) else Path("."))
     return t
 
 
@@ -203,7 +196,7 @@ def publish_new(target: Path, fill: Callable[[Path], None], keep: Iterable[str |
         except OSError as exc:
             raise LedgerError(f"{t}: cannot write the {what} ({os_cause(exc)}); nothing was written",
                               code="io") from None
-    _fsync_dir(t.parent if str(t.parent) else Path("."))
+    fsync_folder(t.parent if str(t.parent) else Path("."))
     return t
 
 

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from zipai.engine.files import shown
+from zipai.engine.files import fsync_folder, shown
 
 from .errors import VisionError
 
@@ -86,12 +86,7 @@ def write_atomic(target: Path, data: bytes, what: str) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, target)
         tmp = ""
-        with contextlib.suppress(OSError):  # the rename itself reaches the disk with the folder
-            dfd = os.open(target.parent, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+        fsync_folder(target.parent)  # the rename itself reaches the disk with the folder
     except OSError as exc:
         raise VisionError(f"{shown(str(target))}: cannot write the {what} ({exc.strerror or exc}); "
                           "nothing was written", code="io") from None

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zipai.engine.files import shown
+from zipai.engine.files import fsync_folder, shown
 from zipai.engine.text import printable, short
 
 from ..decode import Decoded, decode
@@ -252,12 +252,7 @@ class DeckStore:
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(tmp, path)
-                with contextlib.suppress(OSError):  # the rename reaches the disk with its folder
-                    dfd = os.open(self.root, os.O_RDONLY)
-                    try:
-                        os.fsync(dfd)
-                    finally:
-                        os.close(dfd)
+                fsync_folder(self.root)  # the rename reaches the disk with its folder
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
