@@ -21,7 +21,7 @@ from typing import Any
 
 from zipai.engine import ZipaiError, rules_from_flag
 from zipai.engine.files import read_file
-from zipai.engine.text import parse_int
+from zipai.engine.text import from_argv, parse_int
 from zipai.engine.variants import find_variant
 
 from . import db, files
@@ -268,9 +268,9 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
         args.db, args.session, args.json = glob["db"], glob["session"], glob["json"]
         for key in TEXT_ARGS:  # names and notes typed in UTF-8 under an ASCII locale
             if isinstance(getattr(args, key, None), str):
-                setattr(args, key, typed(getattr(args, key)))
+                setattr(args, key, from_argv(getattr(args, key)))
             elif isinstance(getattr(args, key, None), list):
-                setattr(args, key, [typed(v) if isinstance(v, str) else v for v in getattr(args, key)])
+                setattr(args, key, [from_argv(v) if isinstance(v, str) else v for v in getattr(args, key)])
         if not hasattr(args, "func"):
             raise UsageError("a command is missing (see --help)")
         path = db.expand(args.db, "--db") if args.db else db.default_path()
@@ -293,19 +293,6 @@ def _run(prog: str, argv: Sequence[str] | None, build: Callable[[_Parser], None]
 # arguments that are names or text, never paths (a path must keep the bytes it was given)
 TEXT_ARGS = ("name", "players", "dealer", "option", "session", "ref", "note", "reason", "transfer",
              "xiahuo", "names", "deltas")
-
-
-def typed(arg: str) -> str:
-    """An argument as the user typed it. Under the C or POSIX locale (without UTF-8 mode) Python
-    hands over UTF-8 bytes as lone surrogates (``周`` as three of them); decoded back here, a
-    Chinese name is the name, not 'a control character'. Bytes that are no UTF-8 stay as given
-    (and are refused by name where a name is checked)."""
-    if not any("\udc80" <= c <= "\udcff" for c in arg):
-        return arg
-    try:
-        return arg.encode(sys.getfilesystemencoding(), "surrogateescape").decode("utf-8")
-    except (UnicodeEncodeError, UnicodeDecodeError):
-        return arg
 
 
 def one_line(text: str, limit: int = 600) -> str:
