@@ -126,7 +126,67 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
             if dets[i].card != "back" and dets[nxt[i]].card != "back" and step[i] > p.column_break * mid:
                 del prev[nxt[i]]
                 del nxt[i]
+    for i, j in concealed_cuts(_chains(nxt, prev), [d.card == "back" for d in dets], step):
+        del prev[j]
+        del nxt[i]
     return list(nxt.items())
+
+
+def _chains(nxt: dict[int, int], prev: dict[int, int]) -> list[list[int]]:
+    """The linked cards as chains, head first."""
+    out = []
+    for head in [i for i in nxt if i not in prev]:
+        chain = [head]
+        while chain[-1] in nxt:
+            chain.append(nxt[chain[-1]])
+        out.append(chain)
+    return out
+
+
+def concealed_cuts(chains: Sequence[Sequence[int]], back: Sequence[bool],
+                   step: dict[int, float]) -> list[tuple[int, int]]:
+    """The links to cut so that a column with backs is one concealed group: backs alone, or one
+    face over them (RULINGS section 7; a face at either end, as the photo may be turned round).
+
+    A chain that runs from a group's backs on into faces has crossed into the next column of the
+    row beyond (or come from it): a concealed group holds three or four cards, so four backs
+    keep no face; of a face at each end, the one that ends its side of the chain stays (a face
+    followed by more faces heads a column of its own), the nearer if both do; a lone face past
+    three backs stays only if nothing follows it, past two backs it stays (three cards at least).
+    ``step`` is each link's length (from a card to the next), ``back`` whether a card is a back."""
+    cuts: list[tuple[int, int]] = []
+    for chain in chains:
+        at = [k for k, i in enumerate(chain) if back[i]]
+        if not at or all(back[i] for i in chain):
+            continue
+        first, last = at[0], at[-1]
+        pre, post = chain[:first], chain[last + 1:]
+        inner = any(not back[i] for i in chain[first:last + 1])
+        if len(pre) + len(post) + inner <= 1:
+            continue
+        backs = len(at)
+        keep: int | None = None
+        if not inner and backs < 4:
+            sides = [(step[pre[-1]], pre[-1], len(pre))] if pre else []
+            sides += [(step[chain[last]], post[0], len(post))] if post else []
+            ends = [(dv, i) for dv, i, n in sides if n == 1]
+            if ends:
+                keep = min(ends)[1]
+            elif backs == 2:  # a face over two backs, the next column's cards beyond it
+                keep = min((dv, i) for dv, i, _ in sides)[1]
+        if pre:
+            if keep == pre[-1]:
+                if len(pre) > 1:
+                    cuts.append((pre[-2], pre[-1]))
+            else:
+                cuts.append((pre[-1], chain[first]))
+        if post:
+            if keep == post[0]:
+                if len(post) > 1:
+                    cuts.append((post[0], post[1]))
+            else:
+                cuts.append((chain[last], post[0]))
+    return cuts
 
 
 def _components(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
