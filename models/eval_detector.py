@@ -19,11 +19,14 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
+from zipai.models.before import scan_before
 from zipai.models.evaluate import (
     LAYOUT_ROWS,
     Scene,
@@ -41,12 +44,13 @@ from zipai.models.evaluate import (
     same_layout,
     same_score,
     true_cards,
+    wins,
 )
 from zipai.models.manifest import read_provenance, update_manifest, update_provenance
 from zipai.models.model_card import write_card
 from zipai.vision.constants import SYMMETRIC
 from zipai.vision.decode import Decoded, load
-from zipai.vision.detector import Detection, Detector, default_manifest
+from zipai.vision.detector import Detected, Detection, Detector, default_manifest
 from zipai.vision.layout import Column
 from zipai.vision.scan import Scan, scan_decoded, scan_detections
 
@@ -170,12 +174,12 @@ def layout_faults(cols: list[Column], anns: list[dict], doubts: set[str]) -> tup
     return tuple(sorted(faults)) or ("other: " + ", ".join(sorted(doubts)),)
 
 
-def labelled_scan(im: dict, anns: list[dict]) -> Scan:
+def labelled_scan(im: dict, anns: list[dict], scan: Callable[..., Scan] = scan_detections) -> Scan:
     """The scan of a scene's labelled cards (``true_cards``: the layout's hidden ones too), the
-    finder and the reader set aside: every step a scan takes after the networks, with the
-    scene's seat and win flags."""
-    return scan_detections(int(im["width"]), int(im["height"]), labelled_detections(true_cards(anns)),
-                           layout_base(im["layout"]))
+    finder and the reader set aside: every step a scan takes after the networks (``scan``: the
+    code now, or the code before's ``scan_detections``), with the scene's seat and win flags."""
+    return scan(int(im["width"]), int(im["height"]), labelled_detections(true_cards(anns)),
+                layout_base(im["layout"]))
 
 
 @dataclass(slots=True)
@@ -196,6 +200,11 @@ class LayoutSplit:
     no_result_cards_right: int = 0  # of those, scans with no result at all
     wrong_without_doubt: int = 0  # scans with a result, scored wrong, and no doubt but strays
     faults: Counter = field(default_factory=Counter)  # the labelled cards' wrong scenes, by fault
+    # the scenes whose layout is a winning hand (what a player photographs), and of those the
+    # scenes scored as the scene end to end and from the labelled cards
+    winning: int = 0
+    scored_winning: int = 0
+    scored_true_winning: int = 0
 
     def add(self, sc: Scan, m: SceneMatch, truth: dict, anns: list[dict], true_scan: Scan) -> None:
         """One scene: its scan, how its detections match its labels, its layout and annotations,
@@ -205,6 +214,10 @@ class LayoutSplit:
         self.scenes += 1
         self.scored += right
         self.scored_true += true_right
+        if wins(truth):
+            self.winning += 1
+            self.scored_winning += right
+            self.scored_true_winning += true_right
         self.cards_right += m.layout_read
         self.no_result_cards_right += m.layout_read and sc.result is None
         self.wrong_without_doubt += not right and sc.result is not None and clean(sc)
@@ -220,17 +233,22 @@ class LayoutSplit:
             self.layout_errors_cards_right += m.layout_read
 
     def figures(self) -> dict[str, float | int]:
-        n = max(1, self.scenes)
+        n, won = max(1, self.scenes), max(1, self.winning)
         return {"scored_labelled_cards_rate": round(self.scored_true / n, 4),
+                "scored_labelled_cards_winning_rate": round(self.scored_true_winning / won, 4),
+                "scored_as_scene_winning_rate": round(self.scored_winning / won, 4),
                 "wrong_card_errors": self.card_errors, "wrong_layout_errors": self.layout_errors,
                 "no_result_cards_right_rate": round(self.no_result_cards_right / max(1, self.cards_right), 4),
                 "wrong_without_doubt": self.wrong_without_doubt}
 
     def summary(self) -> str:
-        n = max(1, self.scenes)
+        n, won = max(1, self.scenes), max(1, self.winning)
         lines = [f"  scored as the scene: end to end {self.scored}/{self.scenes} ({self.scored / n:.2%}), "
                  f"the layout step on the labelled cards {self.scored_true}/{self.scenes} "
                  f"({self.scored_true / n:.2%})",
+                 f"  of the {self.winning} scenes whose layout is a winning hand: end to end "
+                 f"{self.scored_winning} ({self.scored_winning / won:.2%}), the labelled cards "
+                 f"{self.scored_true_winning} ({self.scored_true_winning / won:.2%})",
                  f"  scored wrong end to end: {self.card_errors} card errors (the labelled cards score "
                  f"right), {self.layout_errors} layout errors ({self.layout_errors_cards_right} with "
                  "every card of the layout read right)",
@@ -242,34 +260,75 @@ class LayoutSplit:
         return "\n".join(lines)
 
 
-def layout_only(scenes: list[Scene]) -> int:
+class SameFinds:
+    """A detector that runs the networks once a photo (until ``found`` is reset), so that the
+    code now and the code before (``--before``) lay out the same detections."""
+
+    def __init__(self, det: Detector) -> None:
+        self.det = det
+        self.found: Detected | None = None
+
+    def detect(self, decoded: Decoded) -> Detected:
+        if self.found is None:
+            self.found = self.det.detect(decoded)
+        return self.found
+
+
+def compare(before: LayoutSplit, now: LayoutSplit, rev: str) -> str:
+    """The layout step's figures before and now, one line each, for the issue's targets."""
+    def rates(s: LayoutSplit) -> list[str]:
+        n = max(1, s.scenes)
+        return [f"{s.scored / n:.2%}", f"{s.scored_true / n:.2%}",
+                f"{s.scored_true_winning / max(1, s.winning):.2%}",
+                f"{s.no_result_cards_right}/{s.cards_right}", str(s.wrong_without_doubt)]
+
+    names = ["scored as the scene end to end", "on the labelled cards",
+             "on the labelled cards, winning hands", "no result, cards all right",
+             "scored wrong with no doubt"]
+    return "\n".join([f"  before ({rev}) -> now:"] + [f"    {k}: {a} -> {b}" for k, a, b in
+                                                          zip(names, rates(before), rates(now), strict=True)])
+
+
+def layout_only(scenes: list[Scene], before: ModuleType | None = None, rev: str = "") -> int:
     """Layout figures from perfect detections (``labelled_scan``), through every step a scan
     takes after the networks: how often the photo's engine input equals the scene's, how often
-    it is complete enough to score, scored as the scene, how often it gives no result or a wrong
-    one with no doubt, and why the others are not scored."""
-    n = ok = complete = right = none = silent = 0
-    faults: Counter = Counter()
-    for _, im, anns in scenes:
-        if "layout" not in im:
-            continue
-        sc = labelled_scan(im, anns)
-        cols, asm = sc.columns, sc.assembled
-        n += 1
-        ok += same_layout(asm.layout, im["layout"])
-        complete += asm.complete
-        scored = same_score(asm.layout, asm.complete, im["layout"])
-        right += scored
-        none += sc.result is None
-        silent += not scored and sc.result is not None and clean(sc)
-        if not scored:
-            faults[" + ".join(layout_faults(cols, true_cards(anns), {d.kind for d in asm.doubts}))] += 1
-    print(f"layout step on the labelled cards of {n} scenes: layout exact {ok / max(1, n):.4f}, "
-          f"complete {complete / max(1, n):.4f}, scored as the scene {right / max(1, n):.4f}, "
-          f"no result {none / max(1, n):.4f}, scored wrong with no doubt {silent}")
-    if faults:
-        print("scenes not scored as the scene, by what went wrong:")
-        for why, k in faults.most_common():
-            print(f"  {k:>4}  {why}")
+    it is complete enough to score, scored as the scene (on all scenes, and on those whose
+    layout is a winning hand), how often it gives no result or a wrong one with no doubt, and
+    why the others are not scored. With ``before`` (``models.before.scan_before``), the code at
+    ``rev`` on the same scenes too, in the same run."""
+    versions = [("now", scan_detections)]
+    if before is not None:
+        versions.append((f"before ({rev})", before.scan_detections))
+    for label, scan in versions:
+        n = ok = complete = right = none = silent = won = won_right = 0
+        faults: Counter = Counter()
+        for _, im, anns in scenes:
+            if "layout" not in im:
+                continue
+            sc = labelled_scan(im, anns, scan)
+            cols, asm = sc.columns, sc.assembled
+            n += 1
+            ok += same_layout(asm.layout, im["layout"])
+            complete += asm.complete
+            scored = same_score(asm.layout, asm.complete, im["layout"])
+            right += scored
+            if wins(im["layout"]):
+                won += 1
+                won_right += scored
+            none += sc.result is None
+            silent += not scored and sc.result is not None and clean(sc)
+            if not scored:
+                faults[" + ".join(layout_faults(cols, true_cards(anns), {d.kind for d in asm.doubts}))] += 1
+        head = "" if before is None else f"{label}: "
+        print(f"{head}layout step on the labelled cards of {n} scenes: layout exact {ok / max(1, n):.4f}, "
+              f"complete {complete / max(1, n):.4f}, scored as the scene {right / max(1, n):.4f}, "
+              f"no result {none / max(1, n):.4f}, scored wrong with no doubt {silent}")
+        print(f"{head}  of the {won} scenes whose layout is a winning hand: scored as the scene "
+              f"{won_right / max(1, won):.4f} ({won_right})")
+        if faults:
+            print(f"{head}scenes not scored as the scene, by what went wrong:")
+            for why, k in faults.most_common():
+                print(f"  {k:>4}  {why}")
     return 0
 
 
@@ -305,14 +364,19 @@ def main(argv: list[str] | None = None) -> int:
                    help="sort the extra detections by what they lie on (a far end, a split glyph, no card)")
     p.add_argument("--labelled-cards", action="store_true",
                    help="skip the networks: give the layout step the labelled cards (its own figures)")
+    p.add_argument("--before", default=None, metavar="REV",
+                   help="also run the layout step (vision/scan.py and vision/layout/) as it was at git "
+                        "revision REV of this checkout, on the same detections, and print its figures beside "
+                        "today's")
     args = p.parse_args(argv)
     try:
         scenes = labelled_scenes(args.data, args.limit)
+        old = None if args.before is None else scan_before(args.before)
     except ValueError as exc:
         print(f"zipai eval detector: {exc}", file=sys.stderr)
         return 2
     if args.labelled_cards:
-        return layout_only(scenes)
+        return layout_only(scenes, old, args.before or "")
     if (args.record or args.model_card) and (args.limit or len(args.data) > 1):
         # A part of a split recorded under the split's name once replaced the held-out figures.
         flag = "--record" if args.record else "--model-card"
@@ -331,13 +395,16 @@ def main(argv: list[str] | None = None) -> int:
     taken: Counter = Counter()  # weak finds the rules took in (layout.take_in): were they cards?
     layouts = layout_ok = complete = scored = n_clean = clean_wrong = 0
     split = LayoutSplit()  # the layout step on the labelled cards, and why the wrong scenes are wrong
+    split_before = LayoutSplit()  # the same, with the code before (--before)
+    finds = SameFinds(det)  # the networks run once a photo, for the code now and the code before
     named = [0, 0, 0]  # the layout's cards: wrong and named by a card doubt, right and named, wrong
     colour_ok = colour_n = 0
     for n, (folder, im, anns) in enumerate(scenes):
         t0 = time.perf_counter()
         decoded = load(folder / im["file_name"])
         # the seat and win flags the user would give, so that the score can be compared
-        sc = scan_decoded(decoded, det, layout_base(im["layout"]) if "layout" in im else None)
+        finds.found = None
+        sc = scan_decoded(decoded, finds, layout_base(im["layout"]) if "layout" in im else None)
         dets = sc.detections
         times.append(time.perf_counter() - t0)
         if args.why_missed:
@@ -354,6 +421,10 @@ def main(argv: list[str] | None = None) -> int:
         m = match_scene([(d.card, d.box) for d in dets], anns)
         if "layout" in im:
             split.add(sc, m, im["layout"], anns, labelled_scan(im, anns))
+            if old is not None:
+                was = old.scan_decoded(decoded, finds, layout_base(im["layout"]))
+                got = match_scene([(d.card, d.box) for d in was.detections], anns)
+                split_before.add(was, got, im["layout"], anns, labelled_scan(im, anns, old.scan_detections))
         named = [a + b for a, b in zip(named, named_cards(sc, m), strict=True)]
         if args.why_extra:
             why_extra(dets, anns, m, extra_kinds)
@@ -422,6 +493,10 @@ def main(argv: list[str] | None = None) -> int:
         print("  extra detections, by what they lie on: " + ", ".join(
             f"{kind} x{k}" for kind, k in extra_kinds.most_common()))
     print(split.summary())
+    if old is not None:
+        print(f"the layout step before ({args.before}), on the same detections:")
+        print(split_before.summary())
+        print(compare(split_before, split, args.before))
     if failures:
         print("imperfect scenes:")
         print("\n".join(failures))

@@ -158,6 +158,17 @@ def same_score(got: dict[str, Any], complete: bool, truth: dict[str, Any]) -> bo
     return all(a.get(k) == b.get(k) for k in ("winning", "points", "score", "payouts"))
 
 
+def wins(truth: dict[str, Any]) -> bool:
+    """Whether a scene's layout is a winning hand under its rules. Most rendered scenes are not
+    (a near miss short of the rule set's points, a hand spoiled by one card, random columns: the
+    detector's data wants every card), and what a player photographs is; the figures give these
+    scenes apart."""
+    try:
+        return bool(score(truth).get("winning"))
+    except ZipaiError:
+        return False
+
+
 def results_key(settings: dict[str, Any], folders: Sequence[Path], *extra: object) -> str:
     """What results replayed from a cache depend on: the manifest ``settings`` (the caller
     strips what changes no find, such as its figures), the code that turns the networks' outputs

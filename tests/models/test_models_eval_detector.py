@@ -208,3 +208,39 @@ def test_each_scene_scored_wrong_is_put_down_to_the_cards_or_the_layout() -> Non
     assert (f["wrong_card_errors"], f["wrong_layout_errors"], split.layout_errors_cards_right) == (1, 3, 2)
     assert f["wrong_without_doubt"] == 1 and f["no_result_cards_right_rate"] == round(1 / 3, 4)
     assert "1 card errors" in split.summary() and "3 layout errors (2 with every card" in split.summary()
+
+
+def test_the_layout_step_before_runs_beside_today_s_on_the_same_detections(tuning_setup, capsys) -> None:
+    """``--before REV`` lays out each photo's detections with the code at REV too, in one run."""
+    data, manifest = tuning_setup
+    assert mod.main([str(data), "--model", str(manifest), "--failures", "0", "--before", "HEAD"]) == 0
+    out = capsys.readouterr().out
+    assert "the layout step before (HEAD), on the same detections:" in out
+    assert "before (HEAD) -> now:" in out and "on the labelled cards, winning hands:" in out
+    assert mod.main([str(data), "--labelled-cards", "--before", "HEAD"]) == 0
+    out = capsys.readouterr().out
+    assert "now: layout step on the labelled cards of 2 scenes" in out
+    assert "before (HEAD): layout step on the labelled cards of 2 scenes" in out
+
+
+def test_a_revision_git_cannot_show_is_one_line_and_exit_2(tuning_setup, capsys) -> None:
+    data, _ = tuning_setup
+    assert mod.main([str(data), "--labelled-cards", "--before", "no-such-revision"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("zipai eval detector: --before no-such-revision: git cannot show")
+    assert err.count("\n") == 1
+
+
+def test_the_code_before_is_its_own_module_with_its_own_layout_package() -> None:
+    import sys
+
+    from zipai.models.before import scan_before
+    from zipai.vision import scan
+
+    old = scan_before("HEAD")
+    assert old.scan_detections is not scan.scan_detections
+    assert old.repair.__module__ == "zipai.vision._before.layout.repairs"
+    assert sys.modules["zipai.vision._before.detector"] is sys.modules["zipai.vision.detector"]  # today's
+    dets = [Detection("x1", (10, 10 + 30 * k, 40, 40 + 30 * k), 0.9, "black") for k in range(3)]
+    assert [c.cards for c in old.scan_detections(200, 200, dets).columns] == \
+        [c.cards for c in scan.scan_detections(200, 200, dets).columns]
