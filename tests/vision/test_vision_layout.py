@@ -27,6 +27,7 @@ from zipai.vision.layout import (
     settle_strays,
     take_in,
 )
+from zipai.vision.layout.geometry import concealed_cuts
 from zipai.vision.scan import scan_detections
 
 G = 50.0  # glyph size in pixels
@@ -701,3 +702,28 @@ def test_a_whole_face_ends_its_column_though_backs_lie_in_line_below_it() -> Non
         dets += [_det(card, 800 + x, 300 + y0 + 40.0 * j) for j, card in enumerate(col)]
     assert _groups(dets) == [("hand", "hand", ["x1", "x2", "x3"]), ("hand", "hand", ["d8", "d8"]),
                              ("table", "open", ["d5", "d5", "d5"]), ("table", "concealed", ["back"] * 4)]
+
+
+@pytest.mark.parametrize(("concealed", "beyond"), [
+    (["back", "back", "x2"], ["d5", "d5", "d5"]),  # a face over two backs keeps its face
+    (["back"] * 4, ["d6", "d6"]),  # four backs are a whole quad: the pair beyond is the hand's
+    (["x1", "back", "back"], ["x1", "x2", "x3"]),  # a face at each end: the one ending its side
+])
+def test_a_concealed_column_is_one_face_over_backs_or_backs_alone(concealed: list[str],
+                                                                  beyond: list[str]) -> None:
+    """A concealed group, and a column of the next row in line with it at the usual step (the
+    rows a tight gap apart): a column with backs holds one face at most, so it ends there."""
+    col = concealed + beyond
+    dets = [_det(card, 800, 300 + 45.0 * j) for j, card in enumerate(col)]
+    dets += [_det(card, 900, 300 + 45.0 * j) for j, card in enumerate(["x7", "x8", "x9"])]
+    got = [c.cards for c in columns(dets)]
+    assert concealed in got and beyond in got
+
+
+def test_concealed_cuts_keep_the_nearer_of_two_lone_faces_and_leave_a_group_alone() -> None:
+    back = [False, True, True, False, False]
+    # face, back, back, face: the face nearer its backs stays
+    assert concealed_cuts([[0, 1, 2, 3]], back, {0: 1.0, 1: 0.5, 2: 0.8}) == [(0, 1)]
+    assert concealed_cuts([[0, 1, 2, 3]], back, {0: 0.7, 1: 0.5, 2: 0.8}) == [(2, 3)]
+    assert concealed_cuts([[1, 2, 3]], back, {1: 0.5, 2: 0.8}) == []  # one face over backs
+    assert concealed_cuts([[3, 4]], back, {3: 0.5}) == []  # no backs
