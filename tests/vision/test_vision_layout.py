@@ -727,3 +727,17 @@ def test_concealed_cuts_keep_the_nearer_of_two_lone_faces_and_leave_a_group_alon
     assert concealed_cuts([[0, 1, 2, 3]], back, {0: 0.7, 1: 0.5, 2: 0.8}) == [(2, 3)]
     assert concealed_cuts([[1, 2, 3]], back, {1: 0.5, 2: 0.8}) == []  # one face over backs
     assert concealed_cuts([[3, 4]], back, {3: 0.5}) == []  # no backs
+
+
+def test_a_glyph_turned_round_a_cards_length_on_is_the_far_end_of_the_columns_last_card() -> None:
+    """The column's last card shows whole, and the box read is its far end, turned round: a
+    card's length less a glyph past the usual step (here 3 card widths on), further than the
+    photo-wide step limit, yet the same column."""
+    w = 1.2 * G  # a card's width
+    col = [_det("x4", 100, 100 + 0.8 * w * k) for k in range(3)]
+    far = _det("x4", 100, 100 + 0.8 * w * 2 + 0.8 * w + 2.6 * w, down=(0.0, -1.0))
+    others = [_det(card, 100 + 1.2 * w * c, 100 + 0.8 * w * k) for c, col_ in enumerate(HAND_ROW, 1)
+              for k, card in enumerate(col_)]
+    got = [c.cards for c in columns([*col, far, *others])]
+    assert ["x4"] * 4 in got
+    assert ["x4"] * 4 not in [c.cards for c in columns([*col, far, *others], Params(far_end=0.0))]

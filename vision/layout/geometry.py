@@ -95,7 +95,10 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     # (a link from a back is not: a back's box is the part of it that shows, its centre no
     # card's glyph; a link from a face to a back is, or a whole face over a concealed group's
     # backs would join it to the column of the next row lying in line with it)
-    cands = [c for c in cands if dets[c[1]].card == "back" or c[3] < p.step_factor * usual]
+    # (nor is a link to a glyph turned round: the far end of the column's last card, which shows
+    # whole, lies a card's length less a glyph past the usual step: ``Params.far_end``)
+    cands = [c for c in cands if dets[c[1]].card == "back" or c[3] < p.step_factor * usual
+             or (tail[c[2]] and c[3] < usual + p.far_end)]
     cands.sort()
     nxt: dict[int, int] = {}
     prev: dict[int, int] = {}
@@ -123,7 +126,8 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
             continue
         mid = sorted(faces)[len(faces) // 2]
         for i in chain[:-1]:
-            if dets[i].card != "back" and dets[nxt[i]].card != "back" and step[i] > p.column_break * mid:
+            if dets[i].card != "back" and dets[nxt[i]].card != "back" and step[i] > p.column_break * mid \
+                    and not (tail[nxt[i]] and step[i] < mid + p.far_end):
                 del prev[nxt[i]]
                 del nxt[i]
     for i, j in concealed_cuts(_chains(nxt, prev), [d.card == "back" for d in dets], step):
