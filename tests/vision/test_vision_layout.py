@@ -741,3 +741,23 @@ def test_a_glyph_turned_round_a_cards_length_on_is_the_far_end_of_the_columns_la
     got = [c.cards for c in columns([*col, far, *others])]
     assert ["x4"] * 4 in got
     assert ["x4"] * 4 not in [c.cards for c in columns([*col, far, *others], Params(far_end=0.0))]
+
+
+@pytest.mark.parametrize(("gap", "want"), [
+    (2.0, (["x1", "x2", "x3"], ["d4", "d4", "d4"])),  # a gap after 三: its card's far end, shown whole
+    (0.8, (["x1", "x2"], ["x3", "d4", "d4", "d4"])),  # a usual step after 三: it heads the next column
+])
+def test_a_column_ends_where_a_card_shows_whole_and_a_gap_follows(gap: float,
+                                                                  want: tuple[list[str], ...]) -> None:
+    """三 reads the same turned round, so only the steps tell whether it is the far end of the
+    column's last card (a card's length on, then the gap to the next row's column in line with
+    it) or the top of the next column (the usual step after it)."""
+    w = 1.2 * G
+    ys = [0.0, 0.8 * w, 0.8 * w + 3.4 * w]
+    ys += [ys[-1] + gap * w + 0.8 * w * k for k in range(3)]
+    cards = ["x1", "x2", "x3", "d4", "d4", "d4"]
+    dets = [_det(card, 100, 100 + y) for card, y in zip(cards, ys, strict=True)]
+    dets += [_det(card, 100 + 1.2 * w * c, 100 + 0.8 * w * k) for c, col_ in enumerate(HAND_ROW, 1)
+             for k, card in enumerate(col_)]
+    got = [c.cards for c in columns(dets)]
+    assert all(col in got for col in want)

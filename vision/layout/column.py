@@ -35,6 +35,7 @@ class Params:
     across_cost: float = 3.0
     column_break: float = 2.2  # a step this many times a column's median step ends the column
     far_end: float = 3.3  # card widths past the usual step that a turned-round glyph (a far end) still links
+    far_after: float = 1.5  # a step this many usual steps long after a far end is the gap to the next row
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
     row_split: float = 1.1  # a gap this many times the usual column spacing splits one long row
     low_confidence: float = 0.7  # reader probability below this is a doubt

@@ -95,10 +95,11 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     # (a link from a back is not: a back's box is the part of it that shows, its centre no
     # card's glyph; a link from a face to a back is, or a whole face over a concealed group's
     # backs would join it to the column of the next row lying in line with it)
-    # (nor is a link to a glyph turned round: the far end of the column's last card, which shows
-    # whole, lies a card's length less a glyph past the usual step: ``Params.far_end``)
+    # (nor is a link to a glyph turned round, or to one that reads the same turned round: the
+    # far end of the column's last card, which shows whole, lies a card's length less a glyph
+    # past the usual step, ``Params.far_end``; the column's own steps settle the second below)
     cands = [c for c in cands if dets[c[1]].card == "back" or c[3] < p.step_factor * usual
-             or (tail[c[2]] and c[3] < usual + p.far_end)]
+             or ((tail[c[2]] or dets[c[2]].card in SYMMETRIC) and c[3] < usual + p.far_end)]
     cands.sort()
     nxt: dict[int, int] = {}
     prev: dict[int, int] = {}
@@ -115,21 +116,30 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
         nxt[i] = j
         prev[j] = i
         step[i] = dv
-    # within one column the cards overlap by the same amount: a face-to-face step far longer
-    # than the column's own usual step runs on into the next row
+    # a column ends where a card shows whole and a gap follows. Within a column the cards
+    # overlap by about the usual step; a step far beyond it either reaches the far end of the
+    # column's last card (a card's length less a glyph on: a glyph turned round, or one that
+    # reads the same turned round with no card or only a gap after it) or crosses the gap into
+    # the next row's column, and is cut
     for head in [i for i in nxt if i not in prev]:
         chain = [head]
         while chain[-1] in nxt:
             chain.append(nxt[chain[-1]])
-        faces = [step[i] for i in chain[:-1] if dets[i].card != "back" and dets[nxt[i]].card != "back"]
-        if len(faces) < 3:
-            continue
-        mid = sorted(faces)[len(faces) // 2]
         for i in chain[:-1]:
-            if dets[i].card != "back" and dets[nxt[i]].card != "back" and step[i] > p.column_break * mid \
-                    and not (tail[nxt[i]] and step[i] < mid + p.far_end):
-                del prev[nxt[i]]
-                del nxt[i]
+            j = nxt.get(i)
+            if j is None or dets[i].card == "back" or dets[j].card == "back" \
+                    or step[i] <= p.column_break * usual:
+                continue
+            far = step[i] < usual + p.far_end
+            if tail[j] and far:
+                continue
+            k = nxt.get(j)
+            if far and dets[j].card in SYMMETRIC and (k is None or dets[k].card == "back"):
+                continue
+            if far and dets[j].card in SYMMETRIC and step[j] > p.far_after * usual:
+                i, j = j, k
+            del prev[j]
+            del nxt[i]
     for i, j in concealed_cuts(_chains(nxt, prev), [d.card == "back" for d in dets], step):
         del prev[j]
         del nxt[i]
