@@ -469,13 +469,20 @@ def _players_plan(rng: random.Random, lay: Layout, ratio: float) -> tuple[list[P
     return _centred(placed, ratio)
 
 
+HAND_SET_BACKS = 0.35  # how often players lay a set held in the hand (坎, 提) as one face over backs
+
+
 def _shown_face_over_backs(rng: random.Random, g: LaidGroup) -> list[Card | None]:
     """A concealed group of the claimed row as players lay it: backs under one face-up card that
-    lies whole on top (one group in five, backs alone); any other group face up, as dealt."""
+    lies whole on top (one group in five, backs alone). A set held in the hand (three or four of
+    a card) is laid the same way, one face over its backs, in ``HAND_SET_BACKS`` of them; any
+    other group face up, as dealt."""
     cards: list[Card | None] = list(g.cards)
     if g.row == TABLE and g.state == "concealed" and len(cards) >= 3:
         if rng.random() < 0.2:
             return [None] * len(cards)
+        return [None] * (len(cards) - 1) + [cards[-1]]
+    if g.row == HAND and len(cards) >= 3 and len(set(cards)) == 1 and rng.random() < HAND_SET_BACKS:
         return [None] * (len(cards) - 1) + [cards[-1]]
     if len(cards) > 1 and rng.random() < 0.3:
         rng.shuffle(cards)

@@ -483,3 +483,21 @@ def test_players_layouts_lay_rows_apart_with_a_face_over_backs_and_leave_classic
     assert "layouts" not in classic
     with pytest.raises(ValueError, match="unknown layouts"):
         render_scene_full(3, "val", 0, SIZE, layouts="tidy")
+
+
+def test_players_lay_a_set_held_in_the_hand_as_one_face_over_its_backs_at_times() -> None:
+    """A 坎 or 提 held in the hand is laid like a concealed group of the claimed row in some
+    scenes (scene 1 of seed 3 does), and no other hand group ever shows a back."""
+    sets_with_backs = 0
+    for index in range(3):
+        debug: dict[str, Any] = {}
+        meta = render_scene_full(3, "val", index, (320, 240), effects=False, debug=debug,
+                                 layouts="players")[2]
+        for g, group in enumerate(meta["groups"]):
+            shown = [p.card for p in debug["items"] if p.group == g]
+            if group["row"] != "hand" or None not in shown:
+                continue
+            assert len(set(group["cards"])) == 1 and len(group["cards"]) >= 3
+            assert shown[:-1] == [None] * (len(shown) - 1) and str(shown[-1]) == group["cards"][0]
+            sets_with_backs += 1
+    assert sets_with_backs >= 1
