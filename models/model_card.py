@@ -28,6 +28,8 @@ SHOWN: tuple[tuple[str, str, bool], ...] = (
     ("layout_exact_rate", "layout exact", True),
     ("scored_as_scene_rate", "scored as the scene", True),
     ("scored_labelled_cards_rate", "scored as the scene, the labelled cards (the layout step alone)", True),
+    ("scored_as_scene_winning_rate", "scored as the scene, scenes whose layout is a winning hand", True),
+    ("scored_labelled_cards_winning_rate", "the same from the labelled cards", True),
     ("no_result_cards_right_rate", "no result, though every card of the layout was read right", True),
     ("clean_rate", "no doubt raised", True),
     ("clean_wrong_rate", "wrong though no doubt raised", True),
