@@ -761,3 +761,25 @@ def test_a_column_ends_where_a_card_shows_whole_and_a_gap_follows(gap: float,
              for k, card in enumerate(col_)]
     got = [c.cards for c in columns(dets)]
     assert all(col in got for col in want)
+
+
+def test_the_usual_step_is_a_columns_own_though_every_column_ends_in_a_far_end() -> None:
+    """Short columns, each last card read at its far end a card's length on, the next row's
+    columns in line below: half of the cards' nearest steps ahead are far ends or gaps, so the
+    photo's usual step is taken low among them, and 三's column still ends at its far end."""
+    w = 1.2 * G
+    upper = [["x1", "x2", "x3"], ["d5", "d6", "d7"], ["x8", "x9", "x7"], ["d1", "d2", "d3"]]
+    lower = [["d4", "d4", "d4"], ["x5", "x5", "x5"], ["d9", "d9", "d9"], ["x6", "x6", "x6"]]
+    dets = []
+    for c, (top, bottom) in enumerate(zip(upper, lower, strict=True)):
+        x = 100 + 1.2 * w * c
+        ys = [0.0, 0.8 * w, 0.8 * w + 3.4 * w]
+        for k, card in enumerate(top):
+            turned = k == 2 and card not in ("x1", "x2", "x3", "x10")
+            dets.append(_det(card, x, 100 + ys[k], down=(0.0, -1.0) if turned else (0.0, 1.0)))
+        for k, card in enumerate(bottom):
+            turned = k == 2
+            y = 100 + ys[-1] + 2.0 * w + ys[k]
+            dets.append(_det(card, x, y, down=(0.0, -1.0) if turned else (0.0, 1.0)))
+    got = [c.cards for c in columns(dets)]
+    assert ["x1", "x2", "x3"] in got and ["d4", "d4", "d4"] in got

@@ -90,8 +90,11 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     for _, i, j, dv in cands:
         if dets[i].card != "back" and dets[j].card != "back":
             best[i] = min(best.get(i, math.inf), dv)
+    # (the lower third of each card's nearest step ahead, not the median: a column's last card has
+    # no next card, its nearest is across the gap, and the card before a far end reaches a card's
+    # length on; in a layout of short columns those are half the steps)
     steps = sorted(best.values())
-    usual = steps[len(steps) // 2] if steps else 1.0
+    usual = steps[len(steps) // 3] if steps else 1.0
     # (a link from a back is not: a back's box is the part of it that shows, its centre no
     # card's glyph; a link from a face to a back is, or a whole face over a concealed group's
     # backs would join it to the column of the next row lying in line with it)
