@@ -23,7 +23,9 @@ OPEN, CONCEALED, FREE = "open", "concealed", "hand"
 class Params:
     """Clustering thresholds, in units of the median glyph size ``s``. ``min_step``,
     ``max_across``, ``row_split``, ``off_axis`` and ``column_break`` were chosen on the labelled
-    cards of the validation scenes (``zipai tune layout``)."""
+    cards of the validation scenes (``zipai tune layout``); ``far_end`` and ``far_after``, and
+    ``column_break`` again once it counted in the photo's usual step, on the labelled cards of
+    ``data/layout`` (``zipai eval detector DIR --labelled-cards``, docs/lab/layout.md)."""
 
     max_lateral: float = 0.65  # |across-column offset| of two cards in one column
     max_gap: float = 1.9  # gap along the column between consecutive boxes
@@ -33,7 +35,7 @@ class Params:
     max_across: float = 0.45  # and at most this far across it
     step_factor: float = 4.0  # face-to-face links longer than this many usual steps are cut
     across_cost: float = 3.0
-    column_break: float = 2.2  # a step this many times a column's median step ends the column
+    column_break: float = 2.2  # a step this many times the photo's usual step ends the column
     far_end: float = 3.3  # card widths past the usual step that a turned-round glyph (a far end) still links
     far_after: float = 1.5  # a step this many usual steps long after a far end is the gap to the next row
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
