@@ -6,6 +6,8 @@ visible polygon, matched one to one (zipai.models.evaluate). Runs the same code 
 
     zipai data render --out data/detector/heldout --count 300 --seed 7 --split heldout
     zipai eval detector data/detector/heldout [--limit N] [--record] [--model-card docs/model-card.md]
+    zipai eval detector data/detector/heldout --before REV   # the layout step at git REV beside today's
+    zipai eval detector data/layout/val_dev --labelled-cards [--before REV]   # the layout step alone
 
 Several folders are pooled into one set of figures (the 800 validation scenes are three), as the
 tuners pool them; only a single whole split is recorded in the model's provenance or the model card.
