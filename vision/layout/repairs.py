@@ -123,10 +123,11 @@ def read_backs(draft: Draft) -> Draft | None:
     in view elsewhere, and four backs one with none; and the hand is a winning one. Each card
     the deck leaves is tried (every pair of cards for two such columns); of the readings that
     make the layout split into seven groups (lone cards settled as ``settle_strays`` settles
-    them, which it cannot do before the group has a card), those that win are kept if any, and
-    the likeliest
-    by the deck (the most ways to hold that many of the copies left unseen) is taken, then the
-    one that scores least. ``assemble`` scores it and lists it as a doubt with how it was chosen."""
+    them, which it cannot do before the group has a card), those that win are kept if any. They
+    are sorted by what they pay (``_pays``): the pay the most readings give, each weighed by the
+    deck (the most ways to hold that many of the copies left unseen), is the likeliest, and the
+    lesser pay breaks a tie; of its readings the likeliest card is taken. ``assemble`` scores it
+    and lists it as a doubt that says whether the other readings pay the same (``reading_why``)."""
     cols = draft.columns
     blind = [n for n, c in enumerate(cols) if c.state == CONCEALED and not c.name and not c.reading
              and len(c.cards) >= 3 and all(x == "back" for x in c.cards)]
@@ -136,9 +137,26 @@ def read_backs(draft: Draft) -> Draft | None:
     for n, c in enumerate(cols):
         if n not in blind:
             seen.update(group_cards(c) or [] if c.state == CONCEALED else [x for x in c.cards if x != "back"])
+    found = _readings(draft, blind, seen)
+    if not found and any(c.row_guess for c in cols if c.row in (TABLE, HAND)):
+        # the rows were a guess, and as guessed no reading splits: the other way round, as
+        # ``settle_rows`` takes it once the group has a card
+        found = _readings(draft.with_columns(other_way_round(cols, "swapped")), blind, seen)
+    if not found:
+        return None
+    wins = [r for r in found if r.pays[0]] or found
+    best = likeliest(wins)
+    return best.draft.with_columns([c.copy(reading_why=_why(best, wins, bool(best.pays[0])))
+                                    if c.reading and not c.reading_why else c for c in best.draft.columns])
+
+
+def _readings(draft: Draft, blind: Sequence[int], seen: Counter[str]) -> list[Reading]:
+    """Each reading of the all-back columns ``blind`` that the deck leaves and that makes the
+    layout split into seven groups (lone cards settled), with what it pays."""
+    cols = draft.columns
     choices = [[(card, math.comb(4 - seen[card], len(cols[n].cards))) for card in FACES
                 if 4 - seen[card] >= len(cols[n].cards)] for n in blind]
-    found: list[tuple[bool, int, float, int, Draft]] = []
+    found: list[Reading] = []
     for k, combo in enumerate(itertools.product(*choices)):
         names = tuple(card for card, _ in combo)
         if len(blind) > 1 and any(seen[x] + sum(len(cols[n].cards) for n, y in zip(blind, names, strict=True)
@@ -152,21 +170,65 @@ def read_backs(draft: Draft) -> Draft | None:
             if tried is None:
                 continue
         result = _result(tried)
-        if result is None:
-            continue
-        found.append((bool(result.get("winning")), math.prod(w for _, w in combo),
-                      -float(result.get("score") or 0), -k, tried))
-    if not found:
-        return None
-    wins = [f for f in found if f[0]] or found
-    best = max(wins, key=lambda f: f[1:4])[4]
-    others = len(wins) - 1
-    why = ("the only card the deck leaves that makes a winning hand" if wins[0][0] and not others else
-           f"the likeliest of {others + 1} cards the deck leaves that make a winning hand" if wins[0][0] else
-           f"no card the deck leaves makes a winning hand; the likeliest of {others + 1} that make seven "
-           "groups")
-    return best.with_columns([c.copy(reading_why=why) if c.reading and not c.reading_why else c
-                              for c in best.columns])
+        if result is not None:
+            found.append(Reading(names, math.prod(w for _, w in combo), k, _pays(result), tried))
+    return found
+
+
+Pays = tuple[bool, int, float, str]  # winning, points, score, payouts: what a reading pays
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read the all-back columns: their cards, its weight by the deck, its place in
+    the order tried (``k``), what it pays and the draft it gives."""
+
+    cards: tuple[str, ...]
+    weight: int
+    k: int
+    pays: Pays
+    draft: Draft
+
+
+def _pays(result: Mapping[str, Any]) -> Pays:
+    """What a result pays, as ``models.evaluate.same_score`` compares two: two readings that
+    differ only in the card of a group (and how the hand splits) but pay the same are one."""
+    return (bool(result.get("winning")), int(result.get("points") or 0), float(result.get("score") or 0),
+            repr(result.get("payouts")))
+
+
+def likeliest(readings: Sequence[Reading]) -> Reading:
+    """The likeliest reading of those given: the pay with the most weight of readings behind it
+    (the lesser pay on a tie), and of its readings the heaviest, then the first tried."""
+    weight: Counter[Pays] = Counter()
+    for r in readings:
+        weight[r.pays] += r.weight
+    pays = max(weight, key=lambda x: (weight[x], -x[2], -x[1]))
+    return max((r for r in readings if r.pays == pays), key=lambda r: (r.weight, -r.k))
+
+
+def _why(best: Reading, readings: Sequence[Reading], won: bool) -> str:
+    """How ``read_backs`` chose: whether every reading kept pays alike, or which others pay
+    otherwise (at most three pays named, with at most four cards each)."""
+    what = "make a winning hand" if won else "make seven groups (none wins)"
+    n = len(readings)
+    if n == 1:
+        return f"the only card the deck leaves that makes {'a winning hand' if won else 'seven groups'}"
+    same = [r for r in readings if r.pays == best.pays]
+    if len(same) == n:
+        return f"one of {n} readings the deck leaves that {what}, and all of them pay the same"
+    others: dict[Pays, list[str]] = {}
+    for r in readings:
+        if r.pays != best.pays:
+            others.setdefault(r.pays, []).append("+".join(r.cards))
+    told = "; ".join(f"{' '.join(cards[:4])}{' ...' if len(cards) > 4 else ''}: {_paid(pays)}"
+                     for pays, cards in list(others.items())[:3])
+    return (f"the likeliest of {n} readings the deck leaves that {what} ({len(same)} pay "
+            f"{_paid(best.pays)}); others pay otherwise ({told})")
+
+
+def _paid(pays: Pays) -> str:
+    return f"{pays[1]} points, score {pays[2]:g}" if pays[0] else f"not a win, {pays[1]} points"
 
 
 MAX_BLIND = 2  # all-back columns read_backs weighs together (20 x 20 readings at most)
