@@ -108,30 +108,66 @@ def test_join_lone_backs_puts_the_back_beside_a_short_concealed_group_into_it() 
     assert join_lone_backs(far) is None  # 6 glyph sizes away: the stock pile
 
 
-def test_read_backs_reads_an_all_back_group_as_the_likeliest_card_the_deck_leaves() -> None:
+def test_read_backs_reads_an_all_back_group_as_the_pay_most_readings_give() -> None:
     """L1 with its 十十十 laid as three backs: any card with at most one other in view could be
-    it, and all of them win. The seven cards none of which is in view are likelier (any three of
-    four copies) than those with one in view; of them the small ones score least, 七 first. 七
-    scores as 十 does, and the reading is scored with a doubt: only the player can name it."""
+    it, and all 17 win, a big card's group paying 21 and a small one's 18. The seven cards none
+    of which is in view weigh four times those with one in view (any three of four copies), and
+    five of the seven are big: 21 is the likelier pay, scored with a doubt that names the others
+    (only the player can name the card)."""
     draft = _draft(table=[TABLE_ROW[0], ["back"] * 3, TABLE_ROW[2]])
     assert not draft.splits
     read = read_backs(draft)
     assert read is not None and read.splits
     col = read.columns[1]
-    assert (col.reading, col.name, col.cards) == ("x7", None, ["back"] * 3)
-    assert col.reading_why == "the likeliest of 17 cards the deck leaves that make a winning hand"
+    assert (col.reading, col.name, col.cards) == ("d1", None, ["back"] * 3)
     built = assemble(read.columns, read.detections, BASE)
-    assert built.complete and {"cards": ["x7"] * 3, "state": "concealed"} in built.layout["groups"]
+    assert built.complete and {"cards": ["d1"] * 3, "state": "concealed"} in built.layout["groups"]
+    assert score(built.layout)["score"] == 21
     assert [d.message for d in built.doubts if d.kind == "unnamed_concealed"] == [
-        "column 2: 3 card backs, read as x7, the likeliest of 17 cards the deck leaves that make a winning "
-        "hand; name the card of this concealed group"]
-    truth = assemble(_draft().columns, _draft().detections, BASE).layout
-    assert score(built.layout)["score"] == score(truth)["score"]
+        "column 2: 3 card backs, read as d1, the likeliest of 17 readings the deck leaves that make a winning "
+        "hand (8 pay 21 points, score 21); others pay otherwise (x1 x2 x3 x4 ...: 18 points, score 18); "
+        "name the card of this concealed group"]
     named = draft.with_columns([c.copy(name="d9") if n == 1 else c for n, c in enumerate(draft.columns)])
     assert read_backs(named) is None  # the player's name stands
     one_left = draft.with_columns([*draft.columns, Column([], ["x7", "x7"], LOOSE, LOOSE),
                                    Column([], ["x10", "x10"], LOOSE, LOOSE)])
     assert read_backs(one_left).columns[1].reading == "d1"  # two 七 and two 十 in view: neither fits
+
+
+def test_read_backs_says_so_when_every_reading_pays_the_same() -> None:
+    """With two or more of every big card but 伍 and 捌 in view (and those two already three and
+    two), only small cards can be the three backs: each of them wins and pays 18 as the true 十
+    does, so the score stands whatever the player names; the doubt stays (RULINGS section 7) and
+    says so."""
+    draft = _draft(table=[TABLE_ROW[0], ["back"] * 3, TABLE_ROW[2]])
+    big = draft.with_columns([*draft.columns, Column([], [f"d{i}" for i in (1, 2, 3, 4, 6, 7, 9, 10)
+                                                         for _ in range(2)], LOOSE, LOOSE)])
+    read = read_backs(big)
+    assert read is not None and read.columns[1].reading == "x7"
+    assert read.columns[1].reading_why == ("one of 9 readings the deck leaves that make a winning hand, and all "
+                                          "of them pay the same")
+    truth = assemble(_draft().columns, _draft().detections, BASE).layout
+    built = assemble(read.columns, read.detections, BASE)
+    assert score(built.layout)["score"] == score(truth)["score"] == 18
+
+
+def test_read_backs_tries_the_rows_the_other_way_round_when_they_were_a_guess() -> None:
+    """The hand (a 提 of 壹 as one face over backs, and a pair) laid above the claimed groups
+    (four backs among them), both rows showing backs and a short column: the rows are a guess.
+    As guessed, no reading of the four backs splits into seven groups; the other way round,
+    every reading the deck leaves does, and the rows say they were swapped (a ``claimed_row``
+    doubt). Rows the geometry told apart stay as they are."""
+    base = {**BASE, "winner": 2, "won_by": "self_draw"}
+    hand = [["back", "back", "back", "d1"], ["d4", "d4"]]
+    claimed = [["back"] * 4, ["x9"] * 3, ["back", "back", "d3"], ["d4", "d5", "d6"], ["d3", "d4", "d5"]]
+    assert read_backs(_draft(table=hand, hand=claimed, base=base)) is None
+    read = read_backs(_draft(table=hand, hand=claimed, guess="alike", base=base))
+    assert read is not None and read.splits
+    assert [(c.row, c.state) for c in read.columns] == [("hand", "concealed"), ("hand", "hand")] + [
+        ("table", s) for s in ("concealed", "open", "concealed", "open", "open")]
+    assert {c.row_guess for c in read.columns} == {"swapped"} and read.columns[2].reading == "x1"
+    built = assemble(read.columns, read.detections, base)
+    assert built.complete and [d.kind for d in built.doubts] == ["unnamed_concealed", "claimed_row"]
 
 
 def test_read_backs_settles_a_discard_that_keeps_the_layout_from_splitting() -> None:
