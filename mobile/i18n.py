@@ -190,6 +190,10 @@ _S: dict[str, tuple[str, str, str]] = {
                           "看不出哪排是吃碰的牌，計分會變：請核對每組明/暗",
                           "Which row was claimed in play is unclear, and it changes the score: "
                           "check open or hand on each group"),
+    "doubt_no_win": ("牌数够胡，却算不胡：可能看错、漏看了牌，或分错了组、排：请核对每组",
+                     "牌數夠胡，卻算不胡：可能看錯、漏看了牌，或分錯了組、排：請核對每組",
+                     "Enough cards for a win, yet scored as no win: a card misread or missed, or a group "
+                     "split or in the wrong row? Check the groups"),
     "scanning": ("识别中…", "識別中…", "Reading the photo…"),
     # 同桌看: the table page (mobile/table_page.py)
     "table_page": ("同桌看", "同桌看", "Table page"),

@@ -16,6 +16,7 @@ from zipai.engine import ZipaiError, score
 from .decode import Decoded, decode, load
 from .detector import Detection, Detector
 from .layout import Assembled, Column, Doubt, DoubtKind, Draft, Params, assemble, repair
+from .layout.assemble import no_win
 
 if TYPE_CHECKING:  # zipai.vision.deck imports the detector's modules, not the reverse
     from .deck.model import Deck
@@ -84,6 +85,8 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
             sc.result = score(sc.assembled.layout)
         except ZipaiError as exc:
             sc.error = str(exc)
+        else:
+            sc.assembled.doubts += no_win(sc.result, sc.assembled)
     matters = (sc.result or {}).get("winning_card_matters")
     if matters:
         # a photo cannot tell which card came last: ask, as the engine scored every card held

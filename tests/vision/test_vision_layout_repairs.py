@@ -124,9 +124,9 @@ def test_read_backs_reads_an_all_back_group_as_the_pay_most_readings_give() -> N
     assert built.complete and {"cards": ["d1"] * 3, "state": "concealed"} in built.layout["groups"]
     assert score(built.layout)["score"] == 21
     assert [d.message for d in built.doubts if d.kind == "unnamed_concealed"] == [
-        "column 2: 3 card backs, read as d1, the likeliest of 17 readings the deck leaves that make a winning "
-        "hand (8 pay 21 points, score 21); others pay otherwise (x1 x2 x3 x4 ...: 18 points, score 18); "
-        "name the card of this concealed group"]
+        "column 2: 3 card backs, read as d1, the likeliest of 17 readings the deck leaves that make a "
+        "winning hand (8 pay 21 points, score 21); others pay otherwise (x1 x2 x3 x4 ...: 18 points, score "
+        "18); name the card of this concealed group"]
     named = draft.with_columns([c.copy(name="d9") if n == 1 else c for n, c in enumerate(draft.columns)])
     assert read_backs(named) is None  # the player's name stands
     one_left = draft.with_columns([*draft.columns, Column([], ["x7", "x7"], LOOSE, LOOSE),
@@ -144,8 +144,8 @@ def test_read_backs_says_so_when_every_reading_pays_the_same() -> None:
                                                          for _ in range(2)], LOOSE, LOOSE)])
     read = read_backs(big)
     assert read is not None and read.columns[1].reading == "x7"
-    assert read.columns[1].reading_why == ("one of 9 readings the deck leaves that make a winning hand, and all "
-                                          "of them pay the same")
+    assert read.columns[1].reading_why == ("one of 9 readings the deck leaves that make a winning hand, and "
+                                          "all of them pay the same")
     truth = assemble(_draft().columns, _draft().detections, BASE).layout
     built = assemble(read.columns, read.detections, BASE)
     assert score(built.layout)["score"] == score(truth)["score"] == 18
@@ -366,3 +366,27 @@ def test_splits_is_the_engines_answer(won_by: str) -> None:
             engine_splits = False
         assert draft.splits == engine_splits, (rules, hand)
     assert _draft([], instant, base={**base, "rules": "guilin"}).splits == (won_by == "dealt")
+
+
+def test_a_full_layout_scored_as_no_win_is_a_doubt() -> None:
+    """L1 with the hand's 九九九 read as 九九壹 holds a winning hand's 21 cards but splits into
+    no seven groups, and no repair mends it: the scan scores it "not a win" and says to look. L1
+    itself, and a layout a group short (already a doubt of its own), raise no such doubt."""
+    from zipai.vision.layout import Assembled
+    from zipai.vision.scan import Scan, rescore
+
+    def scanned(draft: Draft) -> Scan:
+        draft = repair(draft)
+        sc = Scan(1000, 1000, list(draft.detections), list(draft.columns), Assembled({}, False, []))
+        return rescore(sc, BASE)
+
+    wrong = scanned(_draft(hand=[*HAND_ROW[:2], ["x9", "x9", "d1"], HAND_ROW[3]]))
+    assert wrong.result is not None and not wrong.result["winning"]
+    assert [d.message for d in wrong.assembled.doubts if d.kind == "no_win"] == [
+        "the layout holds a winning hand's cards but scores as no win (the 21 cards do not form seven "
+        "groups (one pair exactly when there is a quad)): a card misread or missed, or a group split or in "
+        "the wrong row, does that; check the groups"]
+    right = scanned(_draft())
+    assert right.result["winning"] and "no_win" not in {d.kind for d in right.assembled.doubts}
+    short = scanned(_draft(hand=[*HAND_ROW[:2], HAND_ROW[3]]))
+    assert short.result is not None and {d.kind for d in short.assembled.doubts} == {"missing_cards"}

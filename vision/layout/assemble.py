@@ -172,6 +172,23 @@ def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[
                   f"the other way round, {_outcome(then)}; flip the groups that are wrong", faceup)]
 
 
+COUNTED = frozenset({DoubtKind.NO_CARDS, DoubtKind.MISSING_CARDS, DoubtKind.EXTRA_CARDS})
+
+
+def no_win(result: Mapping[str, Any], assembled: Assembled) -> list[Doubt]:
+    """A doubt when a complete layout with as many cards as a winning hand holds scores as no win.
+
+    A player photographs a winning hand, so a photo read as no win was most likely read wrong:
+    a card misread or missed, a group split or claimed in the wrong row. Without this doubt a
+    layout the rules could not mend would be scored "not a win" with nothing asked."""
+    if result.get("winning") or not assembled.complete or any(d.kind in COUNTED for d in assembled.doubts):
+        return []
+    why = (result.get("reason") or {}).get("message") or f"{result.get('points')} points"
+    return [Doubt(DoubtKind.NO_WIN, f"the layout holds a winning hand's cards but scores as no win ({why}): "
+                  "a card misread or missed, or a group split or in the wrong row, does that; check the "
+                  "groups")]
+
+
 def other_way_round(cols: Sequence[Column], guess: str) -> list[Column]:
     """New columns with the claimed and the hand row swapped and their states proposed again;
     ``guess`` becomes the rows' ``row_guess``."""
