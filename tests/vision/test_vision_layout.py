@@ -661,7 +661,8 @@ def test_rows_guessed_the_wrong_way_round_are_swapped_when_only_the_other_way_sp
     assert [c.state for c in other.columns] == ["hand"] + ["open"] * 6
     sc = scan_detections(1600, 1200, dets, L1_BASE)
     assert sc.result is not None and sc.result["groups"]
-    assert [d.kind for d in sc.assembled.doubts] == ["claimed_row"]
+    # seven groups, short of the minimum: a photographed win read as none is worth a look too
+    assert not sc.result["winning"] and [d.kind for d in sc.assembled.doubts] == ["claimed_row", "no_win"]
     assert "split into no groups" in sc.assembled.doubts[0].message
     # rows the geometry told apart (a back on the table) are never swapped, split or not
     told = Draft.propose(_scene([TABLE_ROW, HAND_ROW[:3]]), L1_BASE)
