@@ -6,7 +6,7 @@ its group, the rows guessed the wrong way round, a look-alike glyph misread, a w
 Each step takes a ``Draft`` and returns a new one, or None when it changes nothing; none changes
 the draft it was given. ``repair`` runs them in order. After the first, each step acts only on a
 draft that does not split, and only on a single way to make it split (two ways are the user's
-to choose, as doubts; ``read_backs`` takes the likeliest card, always a doubt); a step that
+to choose, as doubts; ``read_backs`` takes the likeliest pay, always a doubt); a step that
 repairs leaves a draft that splits, so the later ones pass.
 """
 
