@@ -138,9 +138,10 @@ def read_backs(draft: Draft) -> Draft | None:
         if n not in blind:
             seen.update(group_cards(c) or [] if c.state == CONCEALED else [x for x in c.cards if x != "back"])
     found = _readings(draft, blind, seen)
-    if not found and any(c.row_guess for c in cols if c.row in (TABLE, HAND)):
+    if not found and len(blind) == 1 and any(c.row_guess for c in cols if c.row in (TABLE, HAND)):
         # the rows were a guess, and as guessed no reading splits: the other way round, as
-        # ``settle_rows`` takes it once the group has a card
+        # ``settle_rows`` takes it once the group has a card (for one such column only: two
+        # are 400 readings a way, each with its lone cards settled, seconds in the worst case)
         found = _readings(draft.with_columns(other_way_round(cols, "swapped")), blind, seen)
     if not found:
         return None
