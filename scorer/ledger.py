@@ -58,9 +58,11 @@ from .state import (
     Replayer,
     SessionInfo,
     SessionState,
+    double_result,
+    hand_result,
     redoable,
-    score_double,
-    score_hand,
+    stored_double,
+    stored_output,
 )
 
 T = TypeVar("T")
@@ -407,7 +409,7 @@ class Ledger:
             raw = self._check_input(s, engine_input, where)
             per_hand = self._per_hand(s, raw, options, where)
             stored = {k: v for k, v in raw.items() if k not in LEDGER_FIELDS and k != "options"}
-            out = score_hand(s, stored, st.dealer, per_hand, where)
+            out = stored_output(hand_result(s, stored, st.dealer, per_hand, where))
             return "hand", {"input": stored, "dealer": st.dealer, "output": out}, per_hand, photo, None
         return self._append(s, make).history[-1]
 
@@ -433,7 +435,7 @@ class Ledger:
                     raise LedgerError(f"{where}: instant wins take no per-hand options", code="bad_rules")
             stored = [{k: v for k, v in r.items() if k not in LEDGER_FIELDS and k != "options"}
                       for r in raws]
-            out = score_double(s, stored, st.dealer, where)
+            out = stored_double(double_result(s, stored, st.dealer, where))
             return "double", {"inputs": stored, "dealer": st.dealer, "output": out}, None, photo, None
         return self._append(s, make).history[-1]
 
@@ -517,7 +519,7 @@ class Ledger:
             raw = self._check_input(s, engine_input, where)
             per_hand = self._per_hand(s, raw, options, where)
             stored = {k: v for k, v in raw.items() if k not in LEDGER_FIELDS and k != "options"}
-            out = score_hand(s, stored, old.dealer, per_hand, where)
+            out = stored_output(hand_result(s, stored, old.dealer, per_hand, where))
             keep_photo = photo if photo is not None else old.photo
             return ("edit", {"input": stored, "dealer": old.dealer, "output": out}, per_hand, keep_photo,
                     old.event)
