@@ -584,12 +584,13 @@ class Ledger:
             if len(data) > EXPORT_BYTES:
                 raise LedgerError(f"the export is {len(data)} bytes long, at most {EXPORT_BYTES}",
                                   code="too_large")
-            data = parse_json(data, "the export")
+            export: Mapping[str, Any] = parse_json(data, "the export")
         else:
             check_depth(data, "the export")
-        info, events = read_export(data, name)
-        events = check_results(info, events, data.get("summary"))
-        check_signature(data, self._export_key())  # after the replay: its refusals say more
+            export = data
+        info, events = read_export(export, name)  # refuses anything but an export's object
+        events = check_results(info, events, export.get("summary"))
+        check_signature(export, self._export_key())  # after the replay: its refusals say more
 
         def body() -> int:
             if self._conn.execute("SELECT 1 FROM sessions WHERE name = ?", (info.name,)).fetchone():
@@ -711,10 +712,12 @@ class Ledger:
         kept = files.publish_new(dest, raw, files.ledger_files(self.path), "copy of the replaced ledger")
         wal = Path(f"{self.path}-wal")
         if wal.is_file():
+            def copy_wal(tmp: Path) -> None:
+                shutil.copyfile(wal, tmp)
+                files.fsync_file(tmp)
             try:
-                files.publish_new(Path(f"{kept}-wal"),
-                                  lambda t: (shutil.copyfile(wal, t), files.fsync_file(t)),
-                                  files.ledger_files(self.path), "copy of the replaced ledger's -wal")
+                files.publish_new(Path(f"{kept}-wal"), copy_wal, files.ledger_files(self.path),
+                                  "copy of the replaced ledger's -wal")
             except LedgerError:
                 kept.unlink(missing_ok=True)
                 raise

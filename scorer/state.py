@@ -482,14 +482,14 @@ class Replayer:
                                   f"({st.live[-1] if st.live else 'none'}), not event {target}",
                                   code="bad_event")
             st.live.pop()
-            st.undone[ev.id] = int(target)  # type: ignore[arg-type]
+            st.undone[ev.id] = int(target)
             st.redo_ok.append(ev.id)
         elif reason == "redo":
             if not st.redo_ok or target != st.redo_ok[-1]:
                 raise LedgerError(f"{where}: a redo takes back the latest undo with nothing recorded "
                                   f"after it, not event {target}", code="bad_event")
             st.redo_ok.pop()
-            st.live.append(st.undone[int(target)])  # type: ignore[arg-type]
+            st.live.append(st.undone[int(target)])
         else:
             raise LedgerError(f"{where}: a void is an undo or a redo, not {str(reason)[:40]!r}",
                               code="bad_event")
@@ -565,7 +565,8 @@ class Replayer:
         if isinstance(pen, Mapping):
             entry.points, entry.score = (v if isinstance(v, int) and not isinstance(v, bool) else 0
                                          for v in (pen.get("points"), pen.get("score")))
-            entry.text = pen.get("text") if isinstance(pen.get("text"), str) else ""
+            text = pen.get("text")
+            entry.text = text if isinstance(text, str) else ""
 
     # ------------------------------------------------------------ effects
     def _apply(self, entry: Entry) -> None:
