@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -11,6 +12,13 @@ from typing import Any
 import pytest
 
 from zipai.engine.notation import parse_layout
+
+# Torch's OpenMP pool runs a thread a core and spins between ops. The suite runs two workers on
+# two cores (scripts/test.sh), so two pools fight for them: a 40-step overfit of the finder took
+# 48 s on two threads and 2.7 s on one on this machine under load. One thread a worker, set
+# before any test imports torch; an explicit OMP_NUM_THREADS still wins, and the training CLI
+# sets its own count (--threads).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def layout(text: str, rules: str = "hunan", **fields: Any) -> dict[str, Any]:
