@@ -82,13 +82,24 @@ def make_layout():
     return layout
 
 
-@pytest.fixture
-def tuning_setup(tmp_path: Path) -> tuple[Path, Path]:
-    """Two small validation scenes and a copy of the shipped model for a tuner to write into:
-    (scene folder, manifest path)."""
+@pytest.fixture(scope="session")
+def tuning_scenes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two small validation scenes, rendered once a worker (seeded: every render is the same);
+    ``tuning_setup`` gives each test its own copy."""
     from zipai.datasets.cli import main as data_main
 
-    data = tmp_path / "val"
+    data = tmp_path_factory.mktemp("tuning") / "val"
     assert data_main(["render", "--out", str(data), "--count", "2", "--seed", "6", "--split", "val",
                       "--size", "800x600", "--quiet"]) == 0
+    return data
+
+
+@pytest.fixture
+def tuning_setup(tmp_path: Path, tuning_scenes: Path) -> tuple[Path, Path]:
+    """Two small validation scenes and a copy of the shipped model for a tuner to write into:
+    (scene folder, manifest path)."""
+    import shutil
+
+    data = tmp_path / "val"
+    shutil.copytree(tuning_scenes, data)
     return data, copy_model(tmp_path / "model")
