@@ -20,7 +20,7 @@ from .cards import ALL_CARDS, Card, check_deck_limits
 from .decompose import Split, TableTriple, fourth_card_moves, hand_splits
 from .errors import CardError, GroupError, InputError, ZipaiError
 from .groups import Group, Kind, State
-from .result import Candidate, Reason, Result
+from .result import Candidate, Reason, Result, Simultaneous
 from .rules import Rules, get_rules
 from .scoring import SILENT, Context, Outcome, Working
 from .variants import variant_names
@@ -488,7 +488,7 @@ def score_json(text: str | bytes, rules: str | None = None) -> dict[str, Any]:
     return score(obj, rules)
 
 
-def score_simultaneous(objs: Sequence[Any], rules: str | Rules | None = None) -> dict[str, Any]:
+def simultaneous_result(objs: Sequence[Any], rules: str | Rules | None = None) -> Simultaneous:
     """Guangxi: two instant wins at once (RULINGS section 6), one event with two layouts.
 
     The higher points win alone; equal points both win, the third player pays each,
@@ -496,31 +496,35 @@ def score_simultaneous(objs: Sequence[Any], rules: str | Rules | None = None) ->
     """
     if len(objs) != 2:
         raise InputError("a simultaneous instant win has exactly two layouts")
-    results = [score_hand(o, rules) for o in objs]
+    first, second = (score_hand(o, rules) for o in objs)
     hands = [parse_input(o, rules) for o in objs]
     variant = hands[0].rules.variant
     if not variant.simultaneous_instant:
         raise InputError("simultaneous instant wins are a Guangxi rule")
     if hands[0].ctx.winner == hands[1].ctx.winner:
         raise InputError("the two instant wins must be by different seats")
+    results = (first, second)
     for r, h in zip(results, hands, strict=True):
         if not (r.winning and h.ctx.won_by == "dealt" and any(
                 s.id in variant.instant_specials for s in r.specials)):
             raise InputError(f"seat {h.ctx.winner}'s layout is not an instant win")
     n = hands[0].ctx.players
-    a, b = results[0].score, results[1].score
+    a, b = first.score, second.score
     if a != b:
         win = 0 if a > b else 1
-        return {"winners": [hands[win].ctx.winner], "results": [r.to_json() for r in results],
-                "payouts": list(results[win].payouts), "transfers": [list(t) for t in results[win].transfers]}
+        return Simultaneous((hands[win].ctx.winner,), results, results[win].payouts, results[win].transfers)
     winners = {hands[0].ctx.winner, hands[1].ctx.winner}
     payouts = [0] * n
-    transfers = []
+    transfers: list[tuple[int, int, int]] = []
     for h, r in zip(hands, results, strict=True):
         for s in range(n):
             if s not in winners:
-                transfers.append([s, h.ctx.winner, r.score])
+                transfers.append((s, h.ctx.winner, r.score))
                 payouts[s] -= r.score
                 payouts[h.ctx.winner] += r.score
-    return {"winners": sorted(winners), "results": [r.to_json() for r in results], "payouts": payouts,
-            "transfers": transfers}
+    return Simultaneous(tuple(sorted(winners)), results, tuple(payouts), tuple(transfers))
+
+
+def score_simultaneous(objs: Sequence[Any], rules: str | Rules | None = None) -> dict[str, Any]:
+    """The JSON of ``simultaneous_result`` (the contract's object, for the CLI and the wire)."""
+    return simultaneous_result(objs, rules).to_json()

@@ -1,4 +1,5 @@
-"""Reading a file the user named: a regular file under a size cap, or one clear error.
+"""Reading a file the user named: a regular file under a size cap, or one clear error; and
+writing one whole or not at all (``write_whole``), the one writer every package's outputs use.
 
 A FIFO would block ``open`` or ``read`` until a writer comes; ``/dev/zero`` never ends; a
 directory or a name with a NUL byte raises what no caller expects. So every path from the
@@ -14,8 +15,11 @@ zipai.engine.errors.InputError: /dev/zero: not a regular file (a device, FIFO or
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from .errors import InputError
@@ -101,3 +105,81 @@ def fsync_folder(folder: str | Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+# ------------------------------------------------------------------ writing a file whole
+
+_CREATE = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+           | getattr(os, "O_NOFOLLOW", 0))
+
+
+def identity(path: str | Path) -> tuple[str, tuple[int, int] | None]:
+    """The resolved path and (device, inode) of a path; no inode when nothing is there."""
+    try:
+        resolved = str(Path(path).resolve())
+    except (OSError, RuntimeError, ValueError):
+        resolved = os.path.abspath(path)
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return resolved, None
+    return resolved, (st.st_dev, st.st_ino)
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file: the same resolved path, or the same device and inode
+    (a symbolic or hard link, ``..`` or a second mount)."""
+    ra, ia = identity(a)
+    rb, ib = identity(b)
+    return ra == rb or (ia is not None and ia == ib)
+
+
+def new_temp(target: Path) -> Path:
+    """A new empty file beside ``target`` (same folder, so the rename stays on one file system)
+    with the permissions ``target`` will keep: the replaced file's, else a new file's under the
+    umask, as any file the user writes. (``mkstemp``'s 0600 would make an export or a picture
+    private by accident, and drop a replaced file's mode; the kernel applies the umask here, so
+    no thread changes it.) Raises ``OSError``."""
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        st = os.stat(target)
+        mode = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+    except (OSError, ValueError):
+        mode = None
+    for _ in range(100):
+        tmp = folder / f".{target.name[:40]}.{secrets.token_hex(4)}.tmp"
+        try:
+            fd = os.open(tmp, _CREATE, 0o666)
+        except FileExistsError:
+            continue
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)
+        except BaseException:
+            os.close(fd)
+            tmp.unlink(missing_ok=True)
+            raise
+        os.close(fd)
+        return tmp
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(folder))
+
+
+def write_whole(target: Path, data: bytes, check: Callable[[], object] | None = None) -> None:
+    """``data`` as the whole of ``target``, or nothing: a temporary file beside it, written and
+    synced, ``check()`` (the caller's last look at the target), a rename over it, then the
+    folder synced so the rename survives a power cut. Raises ``OSError`` (or what ``check``
+    raises) with ``target`` as it was and no temporary file left."""
+    tmp = new_temp(target)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if check is not None:
+            check()
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    fsync_folder(target.parent if str(target.parent) else Path("."))

@@ -260,6 +260,22 @@ class Result:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class Simultaneous:
+    """Guangxi's two instant wins after one deal (RULINGS section 6): both layouts' results, who
+    wins (one seat, or both on equal points) and what the event pays; ``to_json()`` writes the
+    contract's object (``winners``, ``results``, ``payouts``, ``transfers``)."""
+
+    winners: tuple[int, ...]
+    results: tuple[Result, Result]
+    payouts: tuple[int, ...]
+    transfers: tuple[tuple[int, int, int], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"winners": list(self.winners), "results": [r.to_json() for r in self.results],
+                "payouts": list(self.payouts), "transfers": [list(t) for t in self.transfers]}
+
+
 def _outcome_json(o: Outcome, v: Variant, players: int) -> dict[str, Any]:
     """What a settled hand pays, in the contract's fields (a hand that does not win pays nothing)."""
     win = o.winning

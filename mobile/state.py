@@ -787,36 +787,21 @@ def sample_photo() -> Path | None:
     return shipped()
 
 
-_DETECTOR: Any = None
+def _detector(embed: bool = False) -> Any:
+    """The shipped detector, loaded on first use and kept by vision (``vision.loaded``); on
+    Android its networks run in ONNX Runtime's Java API (``android_ort``), elsewhere in the
+    onnxruntime Python package."""
+    from zipai.vision.loaded import loaded_detector
 
+    from .android_ort import java_factory, on_android
 
-def _detector() -> Any:
-    """The shipped detector, loaded on first use; on Android its networks run in ONNX Runtime's
-    Java API (``android_ort``), elsewhere in the onnxruntime Python package."""
-    global _DETECTOR
-    if _DETECTOR is None:
-        from zipai.vision import Detector
-
-        from .android_ort import java_factory, on_android
-
-        _DETECTOR = Detector(threads=2, factory=java_factory if on_android() else None)
-    return _DETECTOR
-
-
-_DECK_DETECTOR: Any = None
+    return loaded_detector(embed=embed, threads=2, factory=java_factory if on_android() else None)
 
 
 def _deck_detector() -> Any:
     """The detector with the reader's embedding twin, which learning and reading with a deck
     need; loaded only when a deck is first used."""
-    global _DECK_DETECTOR
-    if _DECK_DETECTOR is None:
-        from zipai.vision import Detector
-
-        from .android_ort import java_factory, on_android
-
-        _DECK_DETECTOR = Detector(threads=2, factory=java_factory if on_android() else None, embed=True)
-    return _DECK_DETECTOR
+    return _detector(embed=True)
 
 
 def _vision_scan(path: str, deck: Any = None) -> Any:

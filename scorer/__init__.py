@@ -64,9 +64,9 @@ from .errors import (
     ReadOnlyLedger,
     UnknownSession,
 )
-from .ledger import Ledger, Settlement
+from .ledger import Ledger
 from .salvage import Salvage, salvage
-from .settle import minimal_transfers, pairwise, round_payments, round_tens
+from .settle import Settlement, minimal_transfers, pairwise, round_payments, round_tens
 from .state import Entry, Round, SessionInfo, SessionState
 
 __all__ = [

@@ -196,7 +196,8 @@ def check_stake(value: Any) -> Decimal:
     if d != d.quantize(Decimal(1).scaleb(-STAKE_PLACES)):
         raise LedgerError(f"stake has at most {STAKE_PLACES} decimals, got {short(value)}",
                           code="bad_stake")
-    return d if d.as_tuple().exponent <= 0 else d.quantize(Decimal(1))  # 1E+2 is stored as 100
+    exponent = d.as_tuple().exponent  # a whole number: d is finite
+    return d if isinstance(exponent, int) and exponent <= 0 else d.quantize(Decimal(1))  # 1E+2 is 100
 
 
 MAX_ID = 2**63 - 1  # SQLite's largest integer

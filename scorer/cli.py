@@ -17,7 +17,7 @@ import sys
 import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from zipai.engine import ZipaiError, rules_from_flag
 from zipai.engine.files import read_file
@@ -42,7 +42,7 @@ class UsageError(LedgerError):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, exit 2, no usage dump
         raise UsageError(f"{message} (see --help)")
 
 

@@ -225,7 +225,7 @@ def read_export(data: Any, name: str | None) -> tuple[SessionInfo, list[Event]]:
     return info, events
 
 
-def _read_event(info: SessionInfo, i: int, e: Any, kinds: Mapping[int, str]) -> Event:
+def _read_event(info: SessionInfo, i: int, e: Any, kinds: dict[int, str]) -> Event:
     """One exported event, checked against the ones before it (``kinds``, in order)."""
     where = f"the export's event #{i + 1}"
     if not isinstance(e, Mapping):
@@ -412,9 +412,9 @@ def check_results(info: SessionInfo, events: Sequence[Event],
     for e in events:
         if e.kind in ("hand", "edit", "double"):
             data = {k: v for k, v in e.data.items() if k != "output"}
-            entry = scored.get(e.id)
-            if entry is not None:
-                data.update(dealer=entry.dealer, output=entry.output)
+            kept = scored.get(e.id)
+            if kept is not None:
+                data.update(dealer=kept.dealer, output=kept.output)
             e = replace(e, data=data)
         out.append(e)
     return out

@@ -4,10 +4,12 @@ Two rules hold for every one of them. An output never lands on something the com
 reads or keeps: the open ledger, its ``-wal`` and ``-shm``, an input of the same run, or
 any SQLite file (a ledger or a backup) — compared by resolved path and by device and
 inode, so a symbolic or hard link, ``..`` or a second mount is caught. And an output is
-written whole or not at all: into a temporary file in the same folder, flushed to the
-disk, then renamed over the target; on any failure the temporary file is removed and
-the target is as it was. A target that is not a regular file (a FIFO, a device, a
-folder) is refused without being opened, so nothing blocks.
+written whole or not at all, by the one writer of every package (``engine.files``): into
+a temporary file in the same folder, flushed to the disk, then renamed over the target;
+on any failure the temporary file is removed and the target is as it was. A new output
+gets a new file's permissions under the umask, a replaced one keeps its own. A target
+that is not a regular file (a FIFO, a device, a folder) is refused without being opened,
+so nothing blocks.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from zipai.engine.files import fsync_folder
+from zipai.engine.files import fsync_folder, new_temp, write_whole
+from zipai.engine.files import same_file as same_file  # the ledger's callers ask it here
 
 from .errors import LedgerError
 
@@ -51,19 +53,6 @@ def os_cause(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _identity(path: Path) -> tuple[str, tuple[int, int] | None]:
-    """The resolved path and (device, inode) of a path; no inode when nothing is there."""
-    try:
-        resolved = str(path.resolve())
-    except (OSError, RuntimeError):
-        resolved = os.path.abspath(path)
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return resolved, None
-    return resolved, (st.st_dev, st.st_ino)
-
-
 def ledger_files(path: str | Path) -> list[Path]:
     """The open ledger and the files SQLite keeps beside it."""
     p = Path(path)
@@ -79,10 +68,8 @@ def check_output(target: str | Path, keep: Iterable[str | Path], what: str = "ou
     name = str(target)
     if "\x00" in name:
         raise OutputRefused(f"{name!r}: not a valid file name")
-    resolved, ident = _identity(t)
     for k in keep:
-        kr, kid = _identity(Path(k))
-        if resolved == kr or (ident is not None and ident == kid):
+        if same_file(t, k):
             raise OutputRefused(f"{name}: the {what} would replace {k}, which this command reads or "
                                 "keeps; choose another file")
     try:
@@ -135,12 +122,10 @@ def temp_beside(target: Path, what: str) -> Iterator[Path]:
     folder = target.parent if str(target.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:20]}.", suffix=".tmp", dir=folder)
-        os.close(fd)
+        tmp_path = new_temp(target)
     except OSError as exc:
         raise LedgerError(f"{target}: cannot write the {what} ({os_cause(exc)}); nothing was written",
                           code="io") from None
-    tmp_path = Path(tmp)
     try:
         yield tmp_path
     finally:
@@ -151,26 +136,26 @@ def temp_beside(target: Path, what: str) -> Iterator[Path]:
 def write_atomic(target: str | Path, data: bytes, keep: Iterable[str | Path], what: str = "export") -> Path:
     """Write ``data`` to ``target`` whole or not at all (temp file, fsync, rename)."""
     t = check_output(target, keep, what)
-    with temp_beside(t, what) as tmp:
-        try:
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            check_output(t, keep, what)  # nothing slipped in meanwhile (a FIFO, a link to the ledger)
-            os.replace(tmp, t)
-        except OSError as exc:
-            raise LedgerError(f"{t}: cannot write the {what} ({os_cause(exc)}); "
-                              f"{'the old file is unchanged' if t.exists() else 'nothing was written'}",
-                              code="io") from None
-    fsync_folder(t.parent if str(t.parent) else Path("."))
+    folder = t.parent if str(t.parent) else Path(".")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LedgerError(f"{t}: cannot write the {what} ({os_cause(exc)}); nothing was written",
+                          code="io") from None
+    try:  # check_output again last: nothing slipped in meanwhile (a FIFO, a link to the ledger)
+        write_whole(t, data, check=lambda: check_output(t, keep, what))
+    except OSError as exc:
+        raise LedgerError(f"{t}: cannot write the {what} ({os_cause(exc)}); "
+                          f"{'the old file is unchanged' if t.exists() else 'nothing was written'}",
+                          code="io") from None
     return t
 
 
 def publish_new(target: Path, fill: Callable[[Path], None], keep: Iterable[str | Path],
                 what: str = "backup") -> Path:
     """Make ``target``, which must not exist, from a temporary file that ``fill`` writes and
-    syncs; it appears whole (a hard link, else a rename) or not at all."""
+    syncs; it appears whole (a hard link, else a rename) or not at all, with a new file's
+    permissions under the umask (``engine.files.new_temp``)."""
     keep = list(keep)
     for k in keep:
         if same_file(target, k):
@@ -206,13 +191,6 @@ def fsync_file(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def same_file(a: str | Path, b: str | Path) -> bool:
-    """Whether two paths name one file: the same resolved path, or the same device and inode."""
-    ra, ia = _identity(Path(a))
-    rb, ib = _identity(Path(b))
-    return ra == rb or (ia is not None and ia == ib)
 
 
 def check_input(path: str | Path, what: str) -> Path:

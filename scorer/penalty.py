@@ -13,7 +13,7 @@ from typing import Any
 
 from .checks import check_adjustment, check_text
 from .errors import LedgerError
-from .state import LEDGER_FIELDS, SessionInfo, score_hand
+from .state import LEDGER_FIELDS, SessionInfo, hand_result
 
 PENALTY_NAME = "胡多少处罚多少"
 SEED_WORDS = "违背了上述四点之一，就没有资格再胡牌…胡多少处罚多少"
@@ -32,11 +32,11 @@ def penalty_data(s: SessionInfo, raw: Mapping[str, Any], dealer: int, reason: st
         raise LedgerError(f"{where}: a penalty takes the session's rules, no per-hand options",
                           code="bad_rules")
     stored = {k: v for k, v in raw.items() if k not in LEDGER_FIELDS and k != "options"}
-    out = score_hand(s, stored, dealer, None, where)
+    res = hand_result(s, stored, dealer, None, where)
     offender = int(stored["winner"])
     deltas = [0] * s.n
-    deltas[offender] = -int(out["score"])
+    deltas[offender] = -res.score
     data = check_adjustment(s, f"{PENALTY_NAME}: {note}" if note else PENALTY_NAME, deltas, None, None, None)
-    data["penalty"] = {"offender": offender, "input": stored, "points": out["points"],
-                       "score": out["score"], "text": out.get("text", "")}
+    data["penalty"] = {"offender": offender, "input": stored, "points": res.points,
+                       "score": res.score, "text": res.text or ""}
     return data

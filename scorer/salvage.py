@@ -16,8 +16,8 @@ from .checks import replay_checked, session_from_row, session_id, why
 from .errors import DamagedData, LedgerError, NotALedger
 from .exchange import csv_text, export_dict, first_unimportable, stored_event
 from .files import check_input
-from .ledger import EVENT_COLS, SessionRef
 from .state import Event, SessionInfo, SessionState
+from .store import EVENT_COLS, SessionRef
 
 SALVAGE_PROBE = 1_000_000  # the most row ids probed one by one when the index cannot be read
 
@@ -92,7 +92,8 @@ def _salvage(conn: sqlite3.Connection, shown: str, ref: SessionRef) -> Salvage:
     if not seats:
         raise NotALedger(f"{shown}: the players of session {str(ref)!r} cannot be read")
     try:
-        info = session_from_row(*row[0], [r[0] for r in seats])
+        sid_, name, rules_json, stake, dealer, created = row[0]
+        info = session_from_row(sid_, name, rules_json, stake, dealer, created, [r[0] for r in seats])
     except DamagedData as exc:
         raise NotALedger(f"{shown}: {exc}", code="damaged") from None
     skipped: list[str] = []

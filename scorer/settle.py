@@ -86,7 +86,8 @@ def minimal_transfers(net: Sequence[int]) -> list[Transfer]:
             m ^= low
         best[mask] = b + (1 if sums[mask] == 0 else 0)
     groups: list[list[int]] = []
-    mask, current = full, []
+    mask = full
+    current: list[int] = []
     while mask:
         m = mask
         while m:  # step to a sub-mask one seat smaller that keeps the optimum

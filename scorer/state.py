@@ -19,8 +19,17 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any
 
-from zipai import engine
-from zipai.engine import Rules, Variant, ZipaiError, get_rules, get_variant, score_simultaneous
+from zipai.engine import (
+    Result,
+    Rules,
+    Simultaneous,
+    Variant,
+    ZipaiError,
+    get_rules,
+    get_variant,
+    score_hand,
+    simultaneous_result,
+)
 
 from .errors import LedgerError
 from .settle import add_flows, balances, round_flows, round_payments
@@ -269,10 +278,21 @@ class SessionState:
 
 
 def strip_output(out: Mapping[str, Any]) -> dict[str, Any]:
-    """The engine output as stored: without the list of alternatives (kept as a count)."""
+    """An engine output as stored: without the list of alternatives (kept as a count)."""
     d = {k: v for k, v in out.items() if k != "alternatives"}
     d["alternatives_count"] = len(out.get("alternatives") or [])
     return d
+
+
+def stored_output(res: Result) -> dict[str, Any]:
+    """What an event row keeps of a scored hand: the contract's object less its alternatives."""
+    return strip_output(res.to_json())
+
+
+def stored_double(res: Simultaneous) -> dict[str, Any]:
+    """What an event row keeps of a simultaneous instant win: each layout as a hand's row keeps it."""
+    return {"winners": list(res.winners), "results": [stored_output(r) for r in res.results],
+            "payouts": list(res.payouts), "transfers": [list(t) for t in res.transfers]}
 
 
 def engine_input(session: SessionInfo, raw: Mapping[str, Any], dealer: int,
@@ -286,31 +306,30 @@ def engine_input(session: SessionInfo, raw: Mapping[str, Any], dealer: int,
     return obj
 
 
-def score_hand(session: SessionInfo, raw: Mapping[str, Any], dealer: int,
-               per_hand: Mapping[str, Any] | None, where: str) -> dict[str, Any]:
-    """Score one hand under the session's rules; a bad or non-winning hand is a LedgerError."""
+def hand_result(session: SessionInfo, raw: Mapping[str, Any], dealer: int,
+                per_hand: Mapping[str, Any] | None, where: str) -> Result:
+    """The engine's result for one hand under the session's rules and ``dealer``; a bad or
+    non-winning hand is a ``LedgerError`` (the ledger records only wins)."""
     try:
-        res = engine.score_hand(engine_input(session, raw, dealer, per_hand), session.rules)
+        res = score_hand(engine_input(session, raw, dealer, per_hand), session.rules)
     except ZipaiError as exc:
-        raise LedgerError(f"{where}: {exc}", code=getattr(exc, "code", "bad_input")) from None
+        raise LedgerError(f"{where}: {exc}", code=exc.code) from None
     if not res.winning:
         msg = res.reason.message if res.reason else "not a winning hand"
         raise LedgerError(f"{where}: not a winning hand ({msg})", code="not_winning")
-    return strip_output(res.to_json())
+    return res
 
 
-def score_double(session: SessionInfo, raws: Sequence[Mapping[str, Any]], dealer: int,
-                 where: str) -> dict[str, Any]:
+def double_result(session: SessionInfo, raws: Sequence[Mapping[str, Any]], dealer: int,
+                  where: str) -> Simultaneous:
     """Guangxi simultaneous instant win: two layouts, one event."""
     if not session.variant.simultaneous_instant:
         raise LedgerError(f"{where}: a simultaneous instant win is a Guangxi rule, "
                           f"this session plays {session.preset}", code="bad_rules")
     try:
-        res = score_simultaneous([engine_input(session, r, dealer, None) for r in raws], session.rules)
+        return simultaneous_result([engine_input(session, r, dealer, None) for r in raws], session.rules)
     except ZipaiError as exc:
-        raise LedgerError(f"{where}: {exc}", code=getattr(exc, "code", "bad_input")) from None
-    res["results"] = [strip_output(r) for r in res["results"]]
-    return res
+        raise LedgerError(f"{where}: {exc}", code=exc.code) from None
 
 
 class Replayer:
@@ -445,11 +464,11 @@ class Replayer:
         n = st.session.n
         if isinstance(offender, bool) or not isinstance(offender, int) or not 0 <= offender < n:
             raise LedgerError(f"{where}: the penalty's offender is no seat", code="bad_event")
-        out = score_hand(st.session, pen["input"], st.dealer, None, f"{where}: its penalty's hand")
+        res = hand_result(st.session, pen["input"], st.dealer, None, f"{where}: its penalty's hand")
         deltas = ev.data.get("deltas")
         want = [0] * n
-        want[offender] = -int(out["score"])
-        if score != out["score"] or pen["points"] != out["points"] or deltas != want:
+        want[offender] = -res.score
+        if score != res.score or pen["points"] != res.points or deltas != want:
             raise LedgerError(f"{where}: the penalty's figures are not what its hand scores",
                               code="bad_event")
 
@@ -463,14 +482,14 @@ class Replayer:
                                   f"({st.live[-1] if st.live else 'none'}), not event {target}",
                                   code="bad_event")
             st.live.pop()
-            st.undone[ev.id] = int(target)  # type: ignore[arg-type]
+            st.undone[ev.id] = int(target)
             st.redo_ok.append(ev.id)
         elif reason == "redo":
             if not st.redo_ok or target != st.redo_ok[-1]:
                 raise LedgerError(f"{where}: a redo takes back the latest undo with nothing recorded "
                                   f"after it, not event {target}", code="bad_event")
             st.redo_ok.pop()
-            st.live.append(st.undone[int(target)])  # type: ignore[arg-type]
+            st.live.append(st.undone[int(target)])
         else:
             raise LedgerError(f"{where}: a void is an undo or a redo, not {str(reason)[:40]!r}",
                               code="bad_event")
@@ -499,13 +518,15 @@ class Replayer:
 
     # ------------------------------------------------------------ kinds
     def _hand(self, entry: Entry, ev: Event, where: str) -> None:
+        """The entry reads the event's row (its stored output), whether the hand was scored just
+        now or on the evening it was recorded: a replay gives the entry the recording gave."""
         s = self.state.session
         raw = ev.data["input"]
         out = ev.data.get("output")
         if out is None or ev.data.get("dealer") != entry.dealer:
-            out = score_hand(s, raw, entry.dealer, ev.options, where)
+            out = stored_output(hand_result(s, raw, entry.dealer, ev.options, where))
         elif self.verify:
-            _same(out, score_hand(s, raw, entry.dealer, ev.options, where), where)
+            _same(out, stored_output(hand_result(s, raw, entry.dealer, ev.options, where)), where)
         entry.input, entry.output = raw, out
         entry.winners = [int(raw["winner"])]
         entry.won_by = raw.get("won_by")
@@ -520,9 +541,9 @@ class Replayer:
         raws = ev.data["inputs"]
         out = ev.data.get("output")
         if out is None or ev.data.get("dealer") != entry.dealer:
-            out = score_double(s, raws, entry.dealer, where)
+            out = stored_double(double_result(s, raws, entry.dealer, where))
         elif self.verify:
-            _same(out, score_double(s, raws, entry.dealer, where), where)
+            _same(out, stored_double(double_result(s, raws, entry.dealer, where)), where)
         entry.input, entry.output = raws, out
         entry.winners = list(out["winners"])
         entry.won_by = "dealt"
@@ -544,7 +565,8 @@ class Replayer:
         if isinstance(pen, Mapping):
             entry.points, entry.score = (v if isinstance(v, int) and not isinstance(v, bool) else 0
                                          for v in (pen.get("points"), pen.get("score")))
-            entry.text = pen.get("text") if isinstance(pen.get("text"), str) else ""
+            text = pen.get("text")
+            entry.text = text if isinstance(text, str) else ""
 
     # ------------------------------------------------------------ effects
     def _apply(self, entry: Entry) -> None:

@@ -5,9 +5,7 @@ it; nothing of it is on disk before that, so stopping the server leaves nothing 
 from __future__ import annotations
 
 import io
-import os
 import secrets
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -17,6 +15,7 @@ from typing import Any
 
 from zipai.engine import Result, ZipaiError, score_hand
 from zipai.engine.api import WON_BY
+from zipai.engine.files import write_whole
 from zipai.engine.total import MAX_TOTAL, MAX_XING
 from zipai.scorer import SessionInfo
 from zipai.scorer.checks import bad_char
@@ -184,14 +183,5 @@ def keep_photo(photo: Photo, folder: Path, sid: int, pid: str) -> Path:
     under a name made here: nothing the guest sent names it."""
     folder.mkdir(parents=True, exist_ok=True)
     dest = folder / f"s{sid}-{int(time.time() * 1000)}-{pid}.jpg"
-    fd, tmp = tempfile.mkstemp(prefix=".proposal-", suffix=".jpg", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(photo.jpeg)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_whole(dest, photo.jpeg)  # as the ledger beside it: a new file's mode under the umask
     return dest

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -11,6 +12,13 @@ from typing import Any
 import pytest
 
 from zipai.engine.notation import parse_layout
+
+# Torch's OpenMP pool runs a thread a core and spins between ops. The suite runs two workers on
+# two cores (scripts/test.sh), so two pools fight for them: a 40-step overfit of the finder took
+# 48 s on two threads and 2.7 s on one on this machine under load. One thread a worker, set
+# before any test imports torch; an explicit OMP_NUM_THREADS still wins, and the training CLI
+# sets its own count (--threads).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def layout(text: str, rules: str = "hunan", **fields: Any) -> dict[str, Any]:
@@ -74,13 +82,24 @@ def make_layout():
     return layout
 
 
-@pytest.fixture
-def tuning_setup(tmp_path: Path) -> tuple[Path, Path]:
-    """Two small validation scenes and a copy of the shipped model for a tuner to write into:
-    (scene folder, manifest path)."""
+@pytest.fixture(scope="session")
+def tuning_scenes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two small validation scenes, rendered once a worker (seeded: every render is the same);
+    ``tuning_setup`` gives each test its own copy."""
     from zipai.datasets.cli import main as data_main
 
-    data = tmp_path / "val"
+    data = tmp_path_factory.mktemp("tuning") / "val"
     assert data_main(["render", "--out", str(data), "--count", "2", "--seed", "6", "--split", "val",
                       "--size", "800x600", "--quiet"]) == 0
+    return data
+
+
+@pytest.fixture
+def tuning_setup(tmp_path: Path, tuning_scenes: Path) -> tuple[Path, Path]:
+    """Two small validation scenes and a copy of the shipped model for a tuner to write into:
+    (scene folder, manifest path)."""
+    import shutil
+
+    data = tmp_path / "val"
+    shutil.copytree(tuning_scenes, data)
     return data, copy_model(tmp_path / "model")

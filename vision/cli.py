@@ -117,7 +117,7 @@ def run(argv: list[str]) -> int:
     fmt, target = check_overlay(args.photo, args.overlay, deck_file) if args.overlay else ("", None)
     base = base_from_args(args)
     from .decode import load
-    from .scan import Detector, overlay, scan_decoded
+    from .scan import Detector, default_detector, overlay, scan_decoded
 
     deck = None
     if args.deck is not None:  # a deck reads the reader's embedding: the detector that gives it
@@ -128,9 +128,7 @@ def run(argv: list[str]) -> int:
             deck_detector(args.threads)
         deck = DeckStore(detector=det).load(args.deck)
     else:
-        det = Detector(args.model, threads=args.threads) if args.model else None
-        if args.threads != 2 and det is None:
-            det = Detector(threads=args.threads)
+        det = Detector(args.model, threads=args.threads) if args.model else default_detector(args.threads)
     decoded = load(args.photo)  # the overlay is drawn on these pixels: no second decode
     sc = scan_decoded(decoded, det, base, deck=deck)
     if sc.error and "winning_card" in base:

@@ -4,25 +4,20 @@ written whole or not at all.
 An output that is a device or FIFO (``/dev/stdout``, ``mkfifo``) would block or spray bytes
 into a terminal; one that is an input of the same run (the photo, by another name or a hard
 link) would destroy it. So the target is checked by path and by inode before the scan, and
-written to a temporary file in its folder, flushed to disk, then renamed over it: a full disk
-or a kill leaves the old file as it was."""
+written by the one writer of every package (``engine.files.write_whole``): a temporary file in
+its folder, flushed to disk, then renamed over it; a full disk or a kill leaves the old file as
+it was."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from zipai.engine.files import fsync_folder, shown
+from zipai.engine.files import same_file, shown, write_whole
 
 from .errors import VisionError
-
-
-def _same(a: os.stat_result, b: os.stat_result) -> bool:
-    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def check_output(path: str, inputs: Sequence[tuple[str, str]], flag: str) -> Path:
@@ -45,11 +40,7 @@ def check_output(path: str, inputs: Sequence[tuple[str, str]], flag: str) -> Pat
         raise VisionError(f"{flag} {name}: not a regular file (a directory, device or FIFO); give a file "
                           "name to write", code="usage")
     for given, what in inputs:
-        try:
-            same = st is not None and _same(st, os.stat(given))
-        except (OSError, ValueError):
-            same = False
-        if same or target == Path(os.path.realpath(given)):
+        if same_file(target, given):
             raise VisionError(f"{flag} {name} is {what}, an input of this run; give another file name",
                               code="usage")
     folder = target.parent
@@ -64,33 +55,11 @@ def check_output(path: str, inputs: Sequence[tuple[str, str]], flag: str) -> Pat
     return target
 
 
-def _mode(target: Path) -> int:
-    """The replaced file's permissions, or a new file's under the umask (mkstemp gives 0600)."""
-    try:
-        return stat.S_IMODE(os.stat(target).st_mode)
-    except OSError:
-        mask = os.umask(0o022)
-        os.umask(mask)
-        return 0o666 & ~mask
-
-
 def write_atomic(target: Path, data: bytes, what: str) -> None:
-    """``data`` as the whole of ``target``: a temporary file beside it, fsync, rename."""
-    tmp = ""
+    """``data`` as the whole of ``target`` (``engine.files.write_whole``: a temporary file beside
+    it, fsync, rename; the replaced file's permissions, or a new file's under the umask)."""
     try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name[:40]}.", suffix=".tmp")
-        os.fchmod(fd, _mode(target))
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-        tmp = ""
-        fsync_folder(target.parent)  # the rename itself reaches the disk with the folder
+        write_whole(target, data)
     except OSError as exc:
         raise VisionError(f"{shown(str(target))}: cannot write the {what} ({exc.strerror or exc}); "
                           "nothing was written", code="io") from None
-    finally:
-        if tmp:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)

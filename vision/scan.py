@@ -3,7 +3,6 @@ one call returning the JSON object of the issue, plus the overlay picture."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from .decode import Decoded, decode, load
 from .detector import Detection, Detector
 from .layout import Assembled, Column, Doubt, DoubtKind, Draft, Params, assemble, repair
 from .layout.assemble import no_win
+from .loaded import loaded_detector
 
 if TYPE_CHECKING:  # zipai.vision.deck imports the detector's modules, not the reverse
     from .deck.model import Deck
@@ -24,17 +24,10 @@ if TYPE_CHECKING:  # zipai.vision.deck imports the detector's modules, not the r
 DEFAULT_BASE: dict[str, Any] = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1,
                                 "won_by": "self_draw"}
 
-_DETECTOR: Detector | None = None
-_LOADING = threading.Lock()
-
 
 def default_detector(threads: int = 2) -> Detector:
-    """The shipped model, loaded once per process (threads share it: detect keeps nothing)."""
-    global _DETECTOR
-    with _LOADING:
-        if _DETECTOR is None:
-            _DETECTOR = Detector(threads=threads)
-    return _DETECTOR
+    """The shipped model, loaded once per process and thread count (``vision.loaded``)."""
+    return loaded_detector(threads=threads)
 
 
 @dataclass(slots=True)

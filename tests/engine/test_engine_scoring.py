@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import layout
 
-from zipai.engine import InputError, score, score_simultaneous
+from zipai.engine import InputError, Result, score, score_simultaneous, simultaneous_result
 
 L1 = "d5d5d5 ~x10x10x10 x1x2x3 | x4x5x6 d2d7d10 x9x9x9 d8d8x8"
 L1_DEALT = "| d5d5d5 x10x10x10 x1x2x3 x4x5x6 d2d7d10 x9x9x9 d8d8x8"  # L1 as dealt: nothing on the table
@@ -139,6 +139,17 @@ def test_guangxi_simultaneous_higher_wins_alone():
     b = layout(QUADS3C, "guangxi", winner=1, won_by="dealt")
     r = score_simultaneous([a, b])
     assert r["winners"] == [1] and r["payouts"] == [-33, 66, -33]
+
+
+def test_guangxi_simultaneous_is_typed_and_its_json_is_the_contract():
+    a = layout(QUADS3, "guangxi", winner=0, won_by="dealt")
+    b = layout(QUADS3C, "guangxi", winner=1, won_by="dealt")
+    r = simultaneous_result([a, b])
+    assert all(isinstance(x, Result) for x in r.results)
+    assert r.winners == (1,) and r.payouts == (-33, 66, -33) and r.results[1].score == 33
+    assert r.to_json() == score_simultaneous([a, b])
+    tie = simultaneous_result([a, layout(QUADS3B, "guangxi", winner=1, won_by="dealt")])
+    assert tie.winners == (0, 1) and tie.transfers == ((2, 0, 30), (2, 1, 30))
 
 
 # ---------------------------------------------------------------- Guilin

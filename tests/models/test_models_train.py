@@ -234,7 +234,8 @@ def test_reader_only_trains_a_reader_behind_the_shipped_finder(tmp_path: Path) -
             "--runs", str(tmp_path / "runs"),
             "--reader-train", "2", "--reader-train-style2", "1", "--reader-extra", "1",
             "--reader-extra-style2", "0", "--reader-extra-size", "320x240", "--val-count", "1",
-            "--size", "320x240", "--reader-minutes", "0.01", "--paper", "8", "--no-int8", "--brush"]
+            "--size", "320x240", "--reader-minutes", "0.01", "--paper", "8", "--no-int8", "--brush",
+            "--threads", "1"]  # one thread a test worker (tests/conftest.py)
     assert T.main(args) == 0
     new = json.loads(manifest.read_text())
     assert (out / "finder.onnx").read_bytes() == finder_bytes
@@ -697,7 +698,7 @@ def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Pa
             "--runs", str(tmp_path / "runs"), "--train-count", "2", "--style2-count", "1",
             "--finder-extra", "2", "--finder-extra-style2", "1", "--finder-extra-size", "160x120",
             "--val-count", "1", "--size", "320x240", "--finder-minutes", "0.01",
-            "--finder-tune-minutes", "0.01", "--no-int8"]
+            "--finder-tune-minutes", "0.01", "--no-int8", "--threads", "1"]
     assert T.main(args) == 0
     new = json.loads(manifest.read_text())
     assert (out / "reader.onnx").read_bytes() == reader_bytes
@@ -738,7 +739,7 @@ def test_the_last_stage_fits_the_selector_to_the_networks_written(
     monkeypatch.setitem(sets.SETS, "selector", (sets.SceneSet("a", 2, 60, "reader"),
                                                 sets.SceneSet("b", 2, 62, "reader", style=3)))
     data, runs = tmp_path / "sel", tmp_path / "runs"
-    argv = ["--out", str(out), "--runs", str(runs), "--selector-data", str(data)]
+    argv = ["--out", str(out), "--runs", str(runs), "--selector-data", str(data), "--threads", "1"]
     for kept in (["--no-selector"], ["--reader-only"], ["--finder-only"]):
         T.fit_selector(T.build_parser().parse_args([*argv, *kept]), out)
         assert json.loads(manifest.read_text(encoding="utf-8"))["postprocess"]["selector"] == before

@@ -26,17 +26,17 @@ WRITER = r"""
 import hashlib, json, sys, time
 from pathlib import Path
 from zipai.scorer import Ledger
-import zipai.scorer.ledger as ledger_mod
+import zipai.scorer.state as state_mod
 
 path, session, obj, mode = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
 led = Ledger(path)
 if mode == "stall":  # stop inside the transaction, after the INSERT, before COMMIT
-    real = ledger_mod.Replayer.resume
+    real = state_mod.Replayer.resume
     def stalled(state):
         print("inside", flush=True)
         time.sleep(60)
         return real(state)
-    ledger_mod.Replayer.resume = staticmethod(stalled)
+    state_mod.Replayer.resume = staticmethod(stalled)
 if mode.startswith("go:"):
     while not Path(mode[3:]).exists():
         time.sleep(0.005)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -31,6 +30,7 @@ from zipai.engine.text import bad_char, printable
 
 from ..detector import Detector
 from ..errors import VisionError
+from ..loaded import loaded_detector
 from ..preprocess import cut_crops, normalise
 
 FORMAT = 2
@@ -330,17 +330,10 @@ def _card_name(card: str) -> str:
         raise DeckError(f"{card!r} is not a card (x1…x10, d1…d10 or its numeral)") from None
 
 
-_DECK_DETECTOR: Detector | None = None
-_LOADING = threading.Lock()
-
-
 def deck_detector(threads: int = 2) -> Detector:
-    """The shipped model with the reader's embedding twin, loaded once per process."""
-    global _DECK_DETECTOR
-    with _LOADING:
-        if _DECK_DETECTOR is None:
-            _DECK_DETECTOR = Detector(threads=threads, embed=True)
-    return _DECK_DETECTOR
+    """The shipped model with the reader's embedding twin, loaded once per process and thread
+    count (``vision.loaded``)."""
+    return loaded_detector(embed=True, threads=threads)
 
 
 # ----------------------------------------------------------------------------- the store

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zipai.engine.files import fsync_folder, shown
+from zipai.engine.files import shown, write_whole
 from zipai.engine.text import printable, short
 
 from ..decode import Decoded, decode
@@ -245,18 +244,7 @@ class DeckStore:
     def _write(self, path: Path, deck: Deck) -> None:
         blob = dumps(deck)
         try:
-            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=SUFFIX)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(blob)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, path)
-                fsync_folder(self.root)  # the rename reaches the disk with its folder
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            write_whole(path, blob)  # temp beside, fsync, rename, the folder synced
         except OSError as exc:
             raise DeckError(f"{path}: cannot write the deck ({exc.strerror or exc})", "io") from None
 
