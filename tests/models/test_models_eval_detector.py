@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -208,3 +209,44 @@ def test_each_scene_scored_wrong_is_put_down_to_the_cards_or_the_layout() -> Non
     assert (f["wrong_card_errors"], f["wrong_layout_errors"], split.layout_errors_cards_right) == (1, 3, 2)
     assert f["wrong_without_doubt"] == 1 and f["no_result_cards_right_rate"] == round(1 / 3, 4)
     assert "1 card errors" in split.summary() and "3 layout errors (2 with every card" in split.summary()
+
+
+def _measured(missed: dict[str, int], misread: dict[tuple[str, str], int], extras: dict[str, int],
+              exact: list[bool]) -> mod.Measure:
+    m = mod.Measure(None)  # type: ignore[arg-type]  # counted by hand: no scans
+    m.cards_by.update({"x1": 10, "d7": 5, "back": 5})
+    m.totals.scenes, m.totals.cards, m.exact, m.times = len(exact), 20, exact, [0.01] * len(exact)
+    m.totals.missed, m.totals.confusions = dict(missed), dict(misread)
+    m.totals.read = 20 - sum(missed.values()) - sum(misread.values())
+    m.totals.extra, m.totals.exact = sum(extras.values()), sum(exact)
+    m.extras_by.update(extras)
+    return m
+
+
+def test_the_model_before_is_printed_beside_this_one_by_class() -> None:
+    """Missed and misread by the true card, extra finds by the card read, before -> now; the
+    scenes only one model reads exactly are counted each way."""
+    now = _measured({"back": 1}, {("d7", "x7"): 1}, {"x1": 2}, [True, True, False, True])
+    before = _measured({"x1": 3}, {}, {}, [True, False, True, False])
+    text = mod.against_before(now, before, Path("new.json"), Path("old.json"))
+    rows = {ln.split()[0]: ln.split()[1:] for ln in text.splitlines()[1:] if ln.strip()}
+    assert rows["x1"] == ["10", "3", "->", "0", "0", "->", "0", "0", "->", "2"]
+    assert rows["d7"] == ["5", "0", "->", "0", "0", "->", "1", "0", "->", "0"]
+    assert rows["back"] == ["5", "0", "->", "1", "0", "->", "0", "0", "->", "0"]
+    assert next(ln for ln in text.splitlines() if "missed cards" in ln).split()[2:] == \
+        ["3", "(15.00%)", "1", "(5.00%)"]
+    assert "scenes exact with the model before only: 1, with this model only: 2" in text
+    assert text.splitlines()[0].startswith("against the model before (old.json)")
+
+
+def test_eval_detector_scans_with_the_model_before_in_the_same_run(tuning_setup, capsys) -> None:
+    data, manifest = tuning_setup
+    argv = [str(data), "--model", str(manifest), "--model-before", str(manifest), "--failures", "0"]
+    assert mod.main(argv) == 0
+    out = capsys.readouterr().out
+    part = out[out.index("against the model before"):].splitlines()
+    per_card = next(ln for ln in part if ln.strip().startswith("per card")).split()
+    assert per_card[-1] == per_card[-2]  # the same model twice reads the same
+    assert "scenes exact with the model before only: 0, with this model only: 0" in out
+    assert mod.main([str(data), "--model-before", str(data / "none.json")]) == 2
+    assert "none.json" in capsys.readouterr().err
