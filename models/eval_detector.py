@@ -390,6 +390,9 @@ class Measure:
         if totals.missed:
             print("  missed cards by class: " + ", ".join(f"{k} x{v}" for k, v in
                                                           sorted(totals.missed.items(), key=lambda x: -x[1])))
+        if self.extras_by:
+            most = sorted(self.extras_by.items(), key=lambda x: (-x[1], class_order(x[0])))
+            print("  extra detections by the card read: " + ", ".join(f"{k} x{v}" for k, v in most))
         if self.taken:
             print("  weak finds the rules took in, lying on: "
                   + ", ".join(f"{k} {v}" for k, v in self.taken.most_common()))

@@ -248,5 +248,8 @@ def test_eval_detector_scans_with_the_model_before_in_the_same_run(tuning_setup,
     per_card = next(ln for ln in part if ln.strip().startswith("per card")).split()
     assert per_card[-1] == per_card[-2]  # the same model twice reads the same
     assert "scenes exact with the model before only: 0, with this model only: 0" in out
+    extra = int(next(ln for ln in out.splitlines() if "extra_detections:" in ln).split()[-1])
+    by_class = next((ln for ln in out.splitlines() if "extra detections by the card read" in ln), "")
+    assert sum(int(w.split(" x")[-1]) for w in by_class.split(": ")[-1].split(", ") if " x" in w) == extra
     assert mod.main([str(data), "--model-before", str(data / "none.json")]) == 2
     assert "none.json" in capsys.readouterr().err
