@@ -322,7 +322,7 @@ def pen(torch: Any, x: Any, share: float = PEN[0], reach: float = PEN[1]) -> Any
     to 1 (worn, to 0.7, so that a worn stroke keeps 0.3 of its ink: faint, not gone). Round,
     even font strokes are what the finder learnt; the decks it misses draw neither. Whole-pixel
     moves: at the finder's scale a stroke is a pixel or two wide, and sampling at any angle
-    (``nib``) cost more than a step's forward pass."""
+    (``nib``) took longer on two cores than the light and colour of the whole batch."""
     F = torch.nn.functional
     b, _, h, w = x.shape
     pick = (torch.rand(b) < share).nonzero().flatten().tolist()
