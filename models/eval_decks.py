@@ -582,11 +582,72 @@ def teaching_lines(variants: Sequence[VariantOutcome], before: Sequence[VariantO
     return out
 
 
+def pooled(results: Sequence[DeckResult]) -> tuple[Side, Side | None]:
+    """Every deck's untaught scans as one side, and the taught ones (None where none was taught)."""
+    un, ta = Side(), Side()
+    for r in results:
+        un.merge(r.untaught)
+        if r.taught is not None:
+            ta.merge(r.taught)
+    return un, ta if any(r.taught is not None for r in results) else None
+
+
+def model_before_lines(results: Sequence[DeckResult], old: Sequence[DeckResult], model: str,
+                       model_before: str) -> list[str]:
+    """The model beside the model before on the same decks and scenes, untaught and taught: the
+    figures, the teaching photos refused, and by class the cards missed, misread and found
+    extra, so that a finder's gain on one class and loss on another both show."""
+    un, ta = pooled(results)
+    oun, ota = pooled(old)
+    scenes = max(1, un.totals.scenes)
+    cards = max(1, un.totals.cards)
+
+    def both(f: Callable[[Side], str], now: Side | None, then: Side | None) -> str:
+        return f"{f(then) if then is not None else '—'} → {f(now) if now is not None else '—'}"
+
+    def misses(s: Side) -> int:
+        return sum(s.missed.values())
+
+    rows = [("per card", lambda s: _pct(s.per_card)), ("scenes exact", lambda s: _pct(s.exact)),
+            ("scored as the scene", lambda s: _pct(s.scored_rate)),
+            ("missed cards", lambda s: f"{misses(s)} ({_pct(misses(s) / cards)})"),
+            ("misread cards", lambda s: str(sum(s.confusions.values()))),
+            ("extra finds a scene", lambda s: f"{s.totals.extra / scenes:.3f}")]
+    out = ["## Against the model before", "",
+           f"The same decks and scenes, scanned in the same run by the model before (`{model_before}`) "
+           f"and by this one (`{model}`); before → now.", "",
+           _row(["", "untaught", "taught"]), _row(["---", "---:", "---:"])]
+    out += [_row([name, both(f, un, oun), both(f, ta, ota)]) for name, f in rows]
+    refused = sum(r.refused is not None for r in results)
+    refused_then = sum(r.refused is not None for r in old)
+    out += ["", f"Teaching photos refused: {refused_then} → {refused} of {len(results)}.", "",
+            "By class (labelled cards; missed and misread by the true card, extra finds by the card "
+            "read), before → now:", "",
+            _row(["class", "cards", "missed untaught", "taught", "misread untaught", "taught",
+                  "extra untaught", "taught"]), _row(["---"] + ["---:"] * 7)]
+
+    def cell(get: Callable[[Side], int], now: Side | None, then: Side | None) -> str:
+        return "—" if now is None or then is None else f"{get(then)} → {get(now)}"
+
+    for c in (*CARD_NAMES, "back"):
+        if not (un.per_class[c] or un.extras[c] or oun.extras[c]):
+            continue
+        cells = [cell(lambda s, c=c: s.missed[c], un, oun), cell(lambda s, c=c: s.missed[c], ta, ota),
+                 cell(lambda s, c=c: s.wrong_class[c] - s.missed[c], un, oun),
+                 cell(lambda s, c=c: s.wrong_class[c] - s.missed[c], ta, ota),
+                 cell(lambda s, c=c: s.extras[c], un, oun), cell(lambda s, c=c: s.extras[c], ta, ota)]
+        out.append(_row([c, str(un.per_class[c]), *cells]))
+    return [*out, ""]
+
+
 def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
            variants: Sequence[VariantOutcome] = (), evening: int = 0,
            before: Sequence[VariantOutcome] | None = None, blinded: Sequence[VariantOutcome] = (),
-           blinded_before: Sequence[VariantOutcome] | None = None) -> str:
-    """The markdown table and notes that go to stdout and docs/lab/decks.md."""
+           blinded_before: Sequence[VariantOutcome] | None = None,
+           model_before: tuple[Sequence[DeckResult], str, str] | None = None) -> str:
+    """The markdown table and notes that go to stdout and docs/lab/decks.md; with
+    ``model_before`` (its results on the same decks, its manifest and this model's), a section
+    with the model before beside this one."""
     un, ta = Side(), Side()
     for r in results:
         un.merge(r.untaught)
@@ -673,6 +734,8 @@ def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
         out += ["Teaching photos refused (these decks play untaught in the taught columns):", ""]
         out += [f"- {r.entry.id}: {r.refused}" for r in refused] + [""]
     out += teaching_lines(variants, before, blinded, blinded_before)
+    if model_before is not None:
+        out += model_before_lines(results, model_before[0], model_before[2], model_before[1])
     warned = [r for r in results if r.warnings]
     if warned:
         out += ["Confusable pairs the learner warned about:", ""]
@@ -713,6 +776,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="also show the teaching photos (--variants, --blind) to the learner as it was at "
                         "git revision REV of this checkout, beside today's")
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
+    p.add_argument("--model-before", type=Path, default=None, metavar="MANIFEST",
+                   help="also teach and scan every deck with this model (the one before) in the same "
+                        "run, and report it beside --model: the figures and, by class, the cards "
+                        "missed, misread and found extra")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--sheet", type=Path, default=None, metavar="PNG",
                    help="draw every card the taught scans lost, and every extra find, on one sheet")
@@ -740,12 +807,21 @@ def main(argv: list[str] | None = None) -> int:
         if a.before and teacher is not None and teacher.detector is not None:
             old = learner_before(a.before, teacher.detector)
         det = Detector(a.model, threads=a.threads)
-        results = []
+        then = None
+        if a.model_before is not None:
+            then = (Detector(a.model_before, threads=a.threads),
+                    None if a.untaught else deck_api(a.model_before, a.threads))
+        results, old_results = [], []
         lost: list[tuple[Any, str]] | None = [] if a.sheet else None
         for k, entry in enumerate(entries, 1):
             r = evaluate_deck(entry, det, teacher, a.scenes, a.evening, lost)
             results.append(r)
             t = f", taught {_pct(r.taught.per_card)}" if r.taught is not None else ""
+            if then is not None:
+                o = evaluate_deck(entry, then[0], then[1], a.scenes, a.evening)
+                old_results.append(o)
+                t += f" (before: untaught {_pct(o.untaught.per_card)}" + (
+                    f", taught {_pct(o.taught.per_card)})" if o.taught is not None else ")")
             print(f"  deck {k}/{len(entries)} {entry.id}: per card untaught {_pct(r.untaught.per_card)}{t}",
                   file=sys.stderr)
         outcomes: list[VariantOutcome] = []
@@ -776,7 +852,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     argv_text = " ".join(["zipai eval decks", *(argv if argv is not None else sys.argv[3:])])
     text = report(results, argv_text, teacher is None and not a.untaught, outcomes, a.evening, before,
-                  blinded, blinded_before)
+                  blinded, blinded_before,
+                  None if a.model_before is None else
+                  (old_results, str(a.model_before), str(a.model or "the shipped model")))
     print(text)
     if lost is not None:
         try:

@@ -8,6 +8,7 @@ visible polygon, matched one to one (zipai.models.evaluate). Runs the same code 
     zipai eval detector data/detector/heldout [--limit N] [--record] [--model-card docs/model-card.md]
     zipai eval detector data/detector/heldout --before REV   # the layout step at git REV beside today's
     zipai eval detector data/layout/val_dev --labelled-cards [--before REV]   # the layout step alone
+    zipai eval detector data/detector/heldout --model-before MANIFEST   # the model before, side by side
 
 Several folders are pooled into one set of figures (the 800 validation scenes are three), as the
 tuners pool them; only a single whole split is recorded in the model's provenance or the model card.
@@ -334,6 +335,210 @@ def layout_only(scenes: list[Scene], before: ModuleType | None = None, rev: str 
     return 0
 
 
+@dataclass(slots=True)
+class Measure:
+    """One model's figures over scenes, scene by scene: what ``zipai eval detector`` prints,
+    and the per-class tallies and exact scenes that the comparison with a model before uses."""
+
+    det: Detector
+    why_missed: bool = False
+    why_extra: bool = False
+    failures_wanted: int = 10
+    totals: Totals = field(default_factory=Totals)
+    fonts: dict[str, Totals] = field(default_factory=dict)
+    times: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    reds: list[tuple[float, bool]] = field(default_factory=list)
+    causes: Counter = field(default_factory=Counter)
+    extra_kinds: Counter = field(default_factory=Counter)
+    rereads: Counter = field(default_factory=Counter)
+    taken: Counter = field(default_factory=Counter)  # weak finds the rules took in: were they cards?
+    cards_by: Counter = field(default_factory=Counter)  # labelled cards by class
+    extras_by: Counter = field(default_factory=Counter)  # extra detections by the class they read
+    exact: list[bool] = field(default_factory=list)  # scene by scene
+    layouts: int = 0
+    layout_ok: int = 0
+    complete: int = 0
+    scored: int = 0
+    n_clean: int = 0
+    clean_wrong: int = 0
+    split: LayoutSplit = field(default_factory=LayoutSplit)
+    named: list[int] = field(default_factory=lambda: [0, 0, 0])  # wrong and named, right and named, wrong
+    colour_ok: int = 0
+    colour_n: int = 0
+    before: ModuleType | None = None  # the layout step at a git revision (--before, models.before)
+    before_rev: str = ""
+    split_before: LayoutSplit = field(default_factory=LayoutSplit)  # the same, with the code before
+
+    def scene(self, folder: Path, im: dict, anns: list[dict]) -> None:
+        """Scan one labelled scene as ``zipai scan`` would and count it."""
+        t0 = time.perf_counter()
+        decoded = load(folder / im["file_name"])
+        finds = SameFinds(self.det)  # the networks run once a photo, for the code now and the code before
+        # the seat and win flags the user would give, so that the score can be compared
+        sc = scan_decoded(decoded, finds, layout_base(im["layout"]) if "layout" in im else None)
+        dets = sc.detections
+        self.times.append(time.perf_counter() - t0)
+        if self.why_missed:
+            why_missed(self.det, decoded, dets, anns, self.causes, sc.look)
+        if "layout" in im:
+            self.layouts += 1
+            self.layout_ok += same_layout(sc.assembled.layout, im["layout"])
+            self.complete += sc.assembled.complete
+            right = same_score(sc.assembled.layout, sc.assembled.complete, im["layout"])
+            self.scored += right
+            if clean(sc):
+                self.n_clean += 1
+                self.clean_wrong += not right
+        m = match_scene([(d.card, d.box) for d in dets], anns)
+        if "layout" in im:
+            self.split.add(sc, m, im["layout"], anns, labelled_scan(im, anns))
+            if self.before is not None:
+                was = self.before.scan_decoded(decoded, finds, layout_base(im["layout"]))
+                got = match_scene([(d.card, d.box) for d in was.detections], anns)
+                self.split_before.add(was, got, im["layout"], anns,
+                                      labelled_scan(im, anns, self.before.scan_detections))
+        self.named = [a + b for a, b in zip(self.named, named_cards(sc, m), strict=True)]
+        if self.why_extra:
+            why_extra(dets, anns, m, self.extra_kinds)
+        self.cards_by.update(category_name(int(a["category_id"])) for a in anns if not a.get("ignore"))
+        self.extras_by.update(dets[i].card for i in m.extras)
+        for d in dets:
+            if d.taken_in:
+                names = {category_name(int(a["category_id"])) for a in anns if inside(d.center, _polygon(a))}
+                self.taken["a card of that class" if d.card in names else
+                           "a card of another class" if names else "no card"] += 1
+            if d.card == "back":
+                continue
+            truth = next((a for a in anns if a.get("color") and inside(d.center, _polygon(a))), None)
+            if d.read_as:  # the rules took another of the reader's choices: was it right?
+                names = {category_name(int(a["category_id"])) for a in anns if inside(d.center, _polygon(a))}
+                self.rereads["to the right card" if d.card in names else
+                             "from the right card" if d.read_as in names else "wrong to wrong"] += 1
+            if truth is not None:
+                self.reds.append((d.redness, truth["color"] == "red"))
+                self.colour_n += 1
+                self.colour_ok += d.color == truth["color"]
+        self.totals.add(m)
+        self.exact.append(m.exact)
+        self.fonts.setdefault(str(im.get("font", "?")), Totals()).add(m)
+        if not m.exact and len(self.failures) < self.failures_wanted:
+            self.failures.append(f"  {im['file_name']} ({im.get('font')}): {m.read}/{m.cards} read, "
+                                 f"wrong {m.wrong}, missed {m.missed}, extra {m.extra}")
+
+    def figures(self) -> dict[str, float | int]:
+        fig = self.totals.figures()
+        n = max(1, self.layouts)
+        fig["detect_ms_median"] = round(1000 * statistics.median(self.times), 1) if self.times else 0.0
+        fig["ink_colour_accuracy"] = round(self.colour_ok / max(1, self.colour_n), 4)
+        fig["layout_exact_rate"] = round(self.layout_ok / n, 4)
+        fig["layout_complete_rate"] = round(self.complete / n, 4)
+        fig["scored_as_scene_rate"] = round(self.scored / n, 4)
+        fig["clean_rate"] = round(self.n_clean / n, 4)
+        fig["clean_wrong_rate"] = round(self.clean_wrong / max(1, self.n_clean), 4)
+        fig["wrong_cards_named_rate"] = round(self.named[0] / max(1, self.named[0] + self.named[2]), 4)
+        fig["named_cards_wrong_rate"] = round(self.named[0] / max(1, self.named[0] + self.named[1]), 4)
+        fig.update(self.split.figures())
+        return fig
+
+    def report(self, fig: dict[str, float | int], data: list[Path]) -> None:
+        totals = self.totals
+        print(f"split {', '.join(str(d) for d in data)} ({fig['scenes']} scenes, "
+              f"{fig['cards']} labelled cards, "
+              f"fonts: {', '.join(sorted(self.fonts))})")
+        for k, v in fig.items():
+            print(f"  {k}: {v}")
+        for font, t in sorted(self.fonts.items()):
+            ff = t.figures()
+            print(f"  font {font}: per card {ff['per_card_accuracy']:.4f}, "
+                  f"exact {ff['scene_exact_rate']:.3f} ({ff['scenes']} scenes)")
+        print("  by row: " + ", ".join(f"{row} {r}/{n} ({r / max(1, n):.2%})"
+                                       for row, (n, r) in sorted(totals.rows.items())))
+        conf = Counter(totals.confusions).most_common(12)
+        if conf:
+            print("  most common misreads (true -> read): "
+                  + ", ".join(f"{a}->{b} x{k}" for (a, b), k in conf))
+        if totals.missed:
+            print("  missed cards by class: " + ", ".join(f"{k} x{v}" for k, v in
+                                                          sorted(totals.missed.items(), key=lambda x: -x[1])))
+        if self.extras_by:
+            most = sorted(self.extras_by.items(), key=lambda x: (-x[1], class_order(x[0])))
+            print("  extra detections by the card read: " + ", ".join(f"{k} x{v}" for k, v in most))
+        if self.taken:
+            print("  weak finds the rules took in, lying on: "
+                  + ", ".join(f"{k} {v}" for k, v in self.taken.most_common()))
+        if self.rereads:
+            print("  reads the rules changed: "
+                  + ", ".join(f"{k} {v}" for k, v in self.rereads.most_common()))
+        if self.causes:
+            print("  cards with no detection, by where they were lost: " + ", ".join(
+                f"{kind} {cause} x{k}" for (kind, cause), k in self.causes.most_common()))
+        if self.extra_kinds:
+            print("  extra detections, by what they lie on: " + ", ".join(
+                f"{kind} x{k}" for kind, k in self.extra_kinds.most_common()))
+        print(self.split.summary())
+        if self.before is not None:
+            print(f"the layout step before ({self.before_rev}), on the same detections:")
+            print(self.split_before.summary())
+            print(compare(self.split_before, self.split, self.before_rev))
+        if self.failures:
+            print("imperfect scenes:")
+            print("\n".join(self.failures))
+
+
+BESIDE = (("per_card_accuracy", "per card"), ("scene_exact_rate", "scenes exact"),
+          ("extra_detections", "extra detections"), ("back_precision", "back precision"),
+          ("back_recall", "back recall"), ("layout_cards_accuracy", "layout cards read"),
+          ("loose_cards_accuracy", "loose cards read"), ("scored_as_scene_rate", "scored as the scene"),
+          ("detect_ms_median", "scan ms (median)"))
+
+
+def against_before(now: Measure, before: Measure, model: Path, model_before: Path) -> str:
+    """The model beside the model before on the same scenes, scanned in the same run: the main
+    figures, missed cards and extra finds a scene, the scenes only one of them read exactly,
+    and by class the cards missed, misread and found extra."""
+    a, b = now.figures(), before.figures()
+    scenes = max(1, int(a["scenes"]))
+    lines = [f"against the model before ({model_before}), the same {a['scenes']} scenes, this model {model}:",
+             f"  {'':<22} {'before':>10} {'now':>10}"]
+    for key, name in BESIDE:
+        lines.append(f"  {name:<22} {b[key]:>10} {a[key]:>10}")
+    for name, t in (("missed cards", "missed"), ("misread cards", "confusions")):
+        nb, na = sum(getattr(before.totals, t).values()), sum(getattr(now.totals, t).values())
+        cards = max(1, int(a["cards"]))
+        lines.append(f"  {name:<22} {f'{nb} ({nb / cards:.2%})':>10} {f'{na} ({na / cards:.2%})':>10}")
+    lines.append(f"  {'extra finds a scene':<22} {int(b['extra_detections']) / scenes:>10.3f} "
+                 f"{int(a['extra_detections']) / scenes:>10.3f}")
+    only_before = sum(x and not y for x, y in zip(before.exact, now.exact, strict=True))
+    only_now = sum(y and not x for x, y in zip(before.exact, now.exact, strict=True))
+    lines.append(f"  scenes exact with the model before only: {only_before}, "
+                 f"with this model only: {only_now}")
+    misread_b, misread_a = by_true(before.totals.confusions), by_true(now.totals.confusions)
+    lines.append("  by class: labelled cards; missed, misread (by the true card) and extra finds "
+                 "(by the card read), before -> now")
+    lines.append(f"  {'class':<6} {'cards':>6} {'missed':>11} {'misread':>11} {'extra':>11}")
+    for c in sorted(set(now.cards_by) | set(now.extras_by) | set(before.extras_by), key=class_order):
+        cells = [f"{before.totals.missed.get(c, 0)} -> {now.totals.missed.get(c, 0)}",
+                 f"{misread_b[c]} -> {misread_a[c]}", f"{before.extras_by[c]} -> {now.extras_by[c]}"]
+        lines.append(f"  {c:<6} {now.cards_by[c]:>6} " + " ".join(f"{x:>11}" for x in cells))
+    return "\n".join(lines)
+
+
+def by_true(confusions: dict[tuple[str, str], int]) -> Counter:
+    """Misreads counted by the true card."""
+    out: Counter = Counter()
+    for (t, _), k in confusions.items():
+        out[t] += k
+    return out
+
+
+def class_order(name: str) -> tuple[int, str]:
+    """The classes in the engine's order (x1..x10, d1..d10), back last."""
+    from zipai.engine import CARD_NAMES
+
+    return (CARD_NAMES.index(name), name) if name in CARD_NAMES else (len(CARD_NAMES), name)
+
+
 def figures_key(scenes: list[Scene], data: Path) -> str:
     """The manifest key for a split's figures: decorated styles apart, so they never replace style 1's."""
     first = scenes[0][1] if scenes else {}
@@ -350,6 +555,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="rendered COCO folders (annotations.json, images/), pooled")
     p.add_argument("--limit", type=int, default=0, help="only the first N images of each folder")
     p.add_argument("--model", type=Path, default=None, help="manifest.json (default: the shipped model)")
+    p.add_argument("--model-before", type=Path, default=None, metavar="MANIFEST",
+                   help="also scan every scene with this model (the one before), scene by scene in "
+                        "the same run, and print it beside --model: the figures, and the cards "
+                        "missed, misread and found extra by class")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--record", action="store_true",
                    help="record the figures in the model's provenance.json (and, with --calibrate-color, "
@@ -385,126 +594,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"zipai eval detector: {flag} records one whole split; drop --limit and other folders",
               file=sys.stderr)
         return 2
-    det = Detector(args.model, threads=args.threads)
-    totals = Totals()
-    fonts: dict[str, Totals] = {}
-    times: list[float] = []
-    failures: list[str] = []
-    reds: list[tuple[float, bool]] = []
-    causes: Counter = Counter()
-    extra_kinds: Counter = Counter()
-    rereads: Counter = Counter()
-    taken: Counter = Counter()  # weak finds the rules took in (layout.take_in): were they cards?
-    layouts = layout_ok = complete = scored = n_clean = clean_wrong = 0
-    split = LayoutSplit()  # the layout step on the labelled cards, and why the wrong scenes are wrong
-    split_before = LayoutSplit()  # the same, with the code before (--before)
-    finds = SameFinds(det)  # the networks run once a photo, for the code now and the code before
-    named = [0, 0, 0]  # the layout's cards: wrong and named by a card doubt, right and named, wrong
-    colour_ok = colour_n = 0
+    try:
+        now = Measure(Detector(args.model, threads=args.threads), args.why_missed, args.why_extra,
+                      args.failures, before=old, before_rev=args.before or "")
+        runs = [now]
+        if args.model_before is not None:
+            runs.append(Measure(Detector(args.model_before, threads=args.threads), False, False, 0))
+    except ValueError as exc:  # a missing or broken model (vision.errors.ModelError)
+        print(f"zipai eval detector: {exc}", file=sys.stderr)
+        return 2
     for n, (folder, im, anns) in enumerate(scenes):
-        t0 = time.perf_counter()
-        decoded = load(folder / im["file_name"])
-        # the seat and win flags the user would give, so that the score can be compared
-        finds.found = None
-        sc = scan_decoded(decoded, finds, layout_base(im["layout"]) if "layout" in im else None)
-        dets = sc.detections
-        times.append(time.perf_counter() - t0)
-        if args.why_missed:
-            why_missed(det, decoded, dets, anns, causes, sc.look)
-        if "layout" in im:
-            layouts += 1
-            layout_ok += same_layout(sc.assembled.layout, im["layout"])
-            complete += sc.assembled.complete
-            right = same_score(sc.assembled.layout, sc.assembled.complete, im["layout"])
-            scored += right
-            if clean(sc):
-                n_clean += 1
-                clean_wrong += not right
-        m = match_scene([(d.card, d.box) for d in dets], anns)
-        if "layout" in im:
-            split.add(sc, m, im["layout"], anns, labelled_scan(im, anns))
-            if old is not None:
-                was = old.scan_decoded(decoded, finds, layout_base(im["layout"]))
-                got = match_scene([(d.card, d.box) for d in was.detections], anns)
-                split_before.add(was, got, im["layout"], anns, labelled_scan(im, anns, old.scan_detections))
-        named = [a + b for a, b in zip(named, named_cards(sc, m), strict=True)]
-        if args.why_extra:
-            why_extra(dets, anns, m, extra_kinds)
-        for d in dets:
-            if d.taken_in:
-                names = {category_name(int(a["category_id"])) for a in anns if inside(d.center, _polygon(a))}
-                taken["a card of that class" if d.card in names else
-                      "a card of another class" if names else "no card"] += 1
-            if d.card == "back":
-                continue
-            truth = next((a for a in anns if a.get("color") and inside(d.center, _polygon(a))), None)
-            if d.read_as:  # the rules took another of the reader's choices: was it right?
-                names = {category_name(int(a["category_id"])) for a in anns if inside(d.center, _polygon(a))}
-                rereads["to the right card" if d.card in names else
-                        "from the right card" if d.read_as in names else "wrong to wrong"] += 1
-            if truth is not None:
-                reds.append((d.redness, truth["color"] == "red"))
-                colour_n += 1
-                colour_ok += d.color == truth["color"]
-        totals.add(m)
-        fonts.setdefault(str(im.get("font", "?")), Totals()).add(m)
-        if not m.exact and len(failures) < args.failures:
-            failures.append(f"  {im['file_name']} ({im.get('font')}): {m.read}/{m.cards} read, "
-                            f"wrong {m.wrong}, missed {m.missed}, extra {m.extra}")
+        for r in runs:  # scene by scene, so that both models' times meet the same load
+            r.scene(folder, im, anns)
         if (n + 1) % 25 == 0:
-            f = totals.figures()
+            f = now.totals.figures()
             print(f"  {n + 1}/{len(scenes)} per card {f['per_card_accuracy']:.4f} "
                   f"exact {f['scene_exact_rate']:.3f}", file=sys.stderr)
-    fig = totals.figures()
-    fig["detect_ms_median"] = round(1000 * statistics.median(times), 1) if times else 0.0
-    fig["ink_colour_accuracy"] = round(colour_ok / max(1, colour_n), 4)
-    fig["layout_exact_rate"] = round(layout_ok / max(1, layouts), 4)
-    fig["layout_complete_rate"] = round(complete / max(1, layouts), 4)
-    fig["scored_as_scene_rate"] = round(scored / max(1, layouts), 4)
-    fig["clean_rate"] = round(n_clean / max(1, layouts), 4)
-    fig["clean_wrong_rate"] = round(clean_wrong / max(1, n_clean), 4)
-    fig["wrong_cards_named_rate"] = round(named[0] / max(1, named[0] + named[2]), 4)
-    fig["named_cards_wrong_rate"] = round(named[0] / max(1, named[0] + named[1]), 4)
-    fig.update(split.figures())
-    print(f"split {', '.join(str(d) for d in args.data)} ({fig['scenes']} scenes, "
-          f"{fig['cards']} labelled cards, "
-          f"fonts: {', '.join(sorted(fonts))})")
-    for k, v in fig.items():
-        print(f"  {k}: {v}")
-    for font, t in sorted(fonts.items()):
-        ff = t.figures()
-        print(f"  font {font}: per card {ff['per_card_accuracy']:.4f}, exact {ff['scene_exact_rate']:.3f} "
-              f"({ff['scenes']} scenes)")
-    print("  by row: " + ", ".join(f"{row} {r}/{n} ({r / max(1, n):.2%})"
-                                   for row, (n, r) in sorted(totals.rows.items())))
-    conf = Counter(totals.confusions).most_common(12)
-    if conf:
-        print("  most common misreads (true -> read): " + ", ".join(f"{a}->{b} x{k}" for (a, b), k in conf))
-    if totals.missed:
-        print("  missed cards by class: " + ", ".join(f"{k} x{v}" for k, v in
-                                                      sorted(totals.missed.items(), key=lambda x: -x[1])))
-    if taken:
-        print("  weak finds the rules took in, lying on: "
-              + ", ".join(f"{k} {v}" for k, v in taken.most_common()))
-    if rereads:
-        print("  reads the rules changed: " + ", ".join(f"{k} {v}" for k, v in rereads.most_common()))
-    if causes:
-        print("  cards with no detection, by where they were lost: " + ", ".join(
-            f"{kind} {cause} x{k}" for (kind, cause), k in causes.most_common()))
-    if extra_kinds:
-        print("  extra detections, by what they lie on: " + ", ".join(
-            f"{kind} x{k}" for kind, k in extra_kinds.most_common()))
-    print(split.summary())
-    if old is not None:
-        print(f"the layout step before ({args.before}), on the same detections:")
-        print(split_before.summary())
-        print(compare(split_before, split, args.before))
-    if failures:
-        print("imperfect scenes:")
-        print("\n".join(failures))
+    fig = now.figures()
+    now.report(fig, args.data)
+    if args.model_before is not None:
+        print(against_before(now, runs[1], args.model or default_manifest(), args.model_before))
     if args.calibrate_color:
-        t, acc = calibrate(reds)
-        print(f"  ink colour: threshold {t:.3f} separates red from black on {acc:.4f} of {len(reds)} glyphs")
+        t, acc = calibrate(now.reds)
+        print(f"  ink colour: threshold {t:.3f} separates red from black on {acc:.4f} "
+              f"of {len(now.reds)} glyphs")
     manifest = args.model or default_manifest()
     if args.record:
         if args.calibrate_color:

@@ -42,6 +42,7 @@ SYMMETRIC = tuple(sorted(CARD_NAMES.index(c) for c in C.SYMMETRIC))  # class ind
 ZOOM = (0.6, 1.7)  # finder window rescaling range
 NIB = (0.3, 2.5)  # reader crops drawn as with a nib: share, reach in pixels
 WARP = (0.5, 0.08)  # reader crops bent: share, most displacement in half-widths
+PEN = (0.3, 2.0)  # finder windows drawn with a pen of one direction: share, reach in pixels
 
 
 def _torch() -> Any:
@@ -111,6 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--brush", action=argparse.BooleanOptionalAction, default=False,
                    help="reader crops also drawn as with a nib and bent smoothly (NIB, WARP), for "
                         "brush-written decks")
+    g.add_argument("--finder-pen", action=argparse.BooleanOptionalAction, default=False,
+                   help="a share of the finder's windows drawn as with a pen of one direction (PEN): "
+                        "ink grown along it, as a brush draws, or worn away across it, as a Ming "
+                        "face draws hairline strokes, blended in by 0.3 to 1")
 
     g = p.add_argument_group("one network behind a shipped one")
     g.add_argument("--reader-only", action="store_true",
@@ -307,6 +312,39 @@ def warp(torch: Any, grid: Any, share: float = WARP[0], amount: float = WARP[1])
     amp = torch.rand(b, 1, 1, 1) * amount * (torch.rand(b, 1, 1, 1) < share).float()
     disp = F.interpolate(coarse, size=(h, w), mode="bicubic", align_corners=False) * amp
     return grid + disp.permute(0, 2, 3, 1)
+
+
+def pen(torch: Any, x: Any, share: float = PEN[0], reach: float = PEN[1]) -> Any:
+    """Float [B, 3, H, W] in 0..1, the finder's windows: on a share of them, strokes drawn as
+    with a pen held one way (across, down or either diagonal), half grown along it (the
+    darkest of the window and copies moved up to ``reach`` pixels: a brush's broad strokes)
+    and half worn away across it (the lightest: a Ming face's hairline 一), blended in by 0.3
+    to 1 (worn, to 0.7, so that a worn stroke keeps 0.3 of its ink: faint, not gone). Round,
+    even font strokes are what the finder learnt; the decks it misses draw neither. Whole-pixel
+    moves: at the finder's scale a stroke is a pixel or two wide, and sampling at any angle
+    (``nib``) took longer on two cores than the light and colour of the whole batch."""
+    F = torch.nn.functional
+    b, _, h, w = x.shape
+    pick = (torch.rand(b) < share).nonzero().flatten().tolist()
+    if not pick:
+        return x
+    x = x.clone()
+    r = max(1, int(reach))
+    for i in pick:
+        dx, dy = ((1, 0), (0, 1), (1, 1), (1, -1))[int(torch.randint(4, (1,)))]
+        k = 1 + int(torch.rand(1) * reach) if reach > 1 else 1
+        thin = bool(torch.rand(1) < 0.5)
+        a = float(torch.rand(1)) * 0.7 + 0.3
+        a = min(a, 0.7) if thin else a
+        xi = x[i:i + 1]
+        p = F.pad(xi, (r, r, r, r), mode="replicate")
+        out = xi
+        for step in range(1, min(k, r) + 1):
+            ox, oy = dx * step, dy * step
+            moved = p[..., r + oy:r + oy + h, r + ox:r + ox + w]
+            out = torch.maximum(out, moved) if thin else torch.minimum(out, moved)
+        x[i:i + 1] = xi * (1 - a) + out * a
+    return x
 
 
 def reader_augment(torch: Any, x: Any, brush: bool = False) -> Any:
@@ -513,7 +551,8 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
     _training(torch, model, bool(warm))
     while True:
         try:
-            go = _finder_step(torch, model, opt, fs, rng, n, run_loss, st)
+            go = _finder_step(torch, model, opt, fs, rng, n, run_loss, st,
+                              drawn=getattr(args, "finder_pen", False))
         except KeyboardInterrupt:
             st.save()
             raise
@@ -535,9 +574,11 @@ def train_finder(torch: Any, fs: D.FinderSet, val: D.FinderSet, args: argparse.N
 
 
 def _finder_step(torch: Any, model: Any, opt: Any, fs: D.FinderSet, rng: np.random.Generator, n: int,
-                 run_loss: list[float], st: Stage, back_weight: float = 1.0) -> bool:
+                 run_loss: list[float], st: Stage, back_weight: float = 1.0, drawn: bool = False) -> bool:
     idx = rng.integers(0, n, 16)
     imgs, heat, weight, reg, mask = (torch.from_numpy(a) for a in finder_batch(fs, idx, 256, rng, zoom=ZOOM))
+    if drawn:  # --finder-pen: back to 0..255, channels last, for the light and colour below
+        imgs = pen(torch, imgs.permute(0, 3, 1, 2).float() / 255.0).mul(255).permute(0, 2, 3, 1)
     x = photometric(torch, imgs).contiguous(memory_format=torch.channels_last)
     out = model(x)
     loss, _, _ = finder_loss(torch, out, heat, weight, reg, mask, back_weight)
@@ -566,7 +607,8 @@ def tune_finder(torch: Any, model: Any, fs: D.FinderSet, args: argparse.Namespac
     _training(torch, model, getattr(args, "finder_from", None) is not None)
     while True:
         try:
-            go = _finder_step(torch, model, opt, fs, rng, len(fs.sizes), run_loss, st, back_weight=3.0)
+            go = _finder_step(torch, model, opt, fs, rng, len(fs.sizes), run_loss, st, back_weight=3.0,
+                              drawn=getattr(args, "finder_pen", False))
         except KeyboardInterrupt:
             st.save()
             raise
@@ -993,7 +1035,7 @@ def run(args: argparse.Namespace) -> int:
             "reader_minutes": round(args.reader_minutes, 1),
             "finder_tune_minutes": round(args.finder_tune_minutes, 1), "reader_crops": len(bank[1]),
             "turned_crops": bool(args.turned), "paper_crops": int(args.paper), "finder_zoom": list(ZOOM),
-            "reader_brush": brush_info(args),
+            "reader_brush": brush_info(args), "finder_pen": pen_info(args),
             "recipe_minutes": round((time.time() - t_start) / 60, 1),
             "finder_params": n_params(finder), "reader_params": n_params(reader),
             "fonts": sorted({str(s.info.get("font")) for s in train_sc if s.info.get("font")}),
@@ -1050,6 +1092,10 @@ def fit_selector(args: argparse.Namespace, out_dir: Path) -> None:
 
 def brush_info(args: argparse.Namespace) -> dict[str, list[float]] | None:
     return {"nib": list(NIB), "warp": list(WARP)} if args.brush else None
+
+
+def pen_info(args: argparse.Namespace) -> dict[str, list[float]] | None:
+    return {"pen": list(PEN)} if getattr(args, "finder_pen", False) else None
 
 
 def calibration_crops(args: argparse.Namespace, val_bank: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -1116,7 +1162,7 @@ def run_finder_only(torch: Any, args: argparse.Namespace, out_dir: Path) -> int:
             "finder_train_scenes": len(train_sc),
             "finder_train_style2_scenes": n_style2, "finder_extra_scenes": len(extra_sc),
             "finder_recipe_minutes": round((time.time() - t_start) / 60, 1),
-            "finder_params": n_params(finder)}
+            "finder_params": n_params(finder), "finder_pen": pen_info(args)}
     photos = [fv.images[i, :h, :w] for i, (w, h) in enumerate(fv.sizes[:64])] if args.int8 else None
     E.export_finder(torch, finder, out_dir, {"finder_warm": on_record(info, manifest, "finder_warm", args)},
                     {}, photos)

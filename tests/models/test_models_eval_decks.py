@@ -14,6 +14,8 @@ from zipai.datasets.decks import read_deck_set, render_decks
 from zipai.models.eval_decks import (
     BLINDED,
     Blindfold,
+    DeckResult,
+    Side,
     Teacher,
     VariantOutcome,
     _deck_ref,
@@ -24,6 +26,7 @@ from zipai.models.eval_decks import (
     deck_api,
     evaluate_deck,
     learner_before,
+    model_before_lines,
     report,
     teach_variants,
 )
@@ -193,3 +196,56 @@ def test_a_blinded_photo_is_judged_and_reported_beside_the_learner_before(deck_s
     assert "| good, 3 hidden | learnt | 1/1 | 0/1 |  |" in text
     assert f"hidden faces included: **{len(BLINDED) + 1} of {len(BLINDED) + 1}** (the code before: 1 of " \
            f"{len(BLINDED) + 1})" in text
+
+
+def _side(labelled: dict[str, int], missed: dict[str, int], misread: dict[tuple[str, str], int],
+          extras: dict[str, int], scenes: int = 4) -> Side:
+    s = Side()
+    s.per_class.update(labelled)
+    s.missed.update(missed)
+    s.confusions.update(misread)
+    s.wrong_class.update(missed)
+    s.wrong_class.update({t: k for (t, _), k in misread.items()})
+    s.extras.update(extras)
+    s.totals.scenes, s.totals.cards = scenes, sum(labelled.values())
+    s.totals.read = s.totals.cards - sum(missed.values()) - sum(misread.values())
+    s.totals.extra = sum(extras.values())
+    return s
+
+
+def test_the_model_before_is_set_beside_this_one_by_class() -> None:
+    """Missed and misread cards count by the true card, extra finds by the card read, before →
+    now, untaught and taught apart; a refused teaching photo is counted for each model."""
+    entry = SimpleNamespace(id="deck-x", font="f", style=1)
+    labelled = {"x1": 6, "d7": 4, "back": 2}
+    now = DeckResult(entry, _side(labelled, {}, {("d7", "x7"): 1}, {"x1": 2}),
+                     _side(labelled, {}, {}, {"x1": 1}))
+    then = DeckResult(entry, _side(labelled, {"x1": 3, "back": 1}, {}, {}),
+                      _side(labelled, {"x1": 2}, {}, {}), refused="found 19 faces")
+    text = "\n".join(model_before_lines([now], [then], "new/manifest.json", "old/manifest.json"))
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")[1:]]
+            for r in text.splitlines() if r.startswith("| ")}
+    assert rows["x1"] == ["6", "3 → 0", "2 → 0", "0 → 0", "0 → 0", "0 → 2", "0 → 1"]
+    assert rows["d7"] == ["4", "0 → 0", "0 → 0", "0 → 1", "0 → 0", "0 → 0", "0 → 0"]
+    assert rows["back"] == ["2", "1 → 0", "0 → 0", "0 → 0", "0 → 0", "0 → 0", "0 → 0"]
+    assert rows["missed cards"] == ["4 (33.33%) → 0 (0.00%)", "2 (16.67%) → 0 (0.00%)"]
+    assert rows["extra finds a scene"] == ["0.000 → 0.500", "0.000 → 0.250"]
+    assert "Teaching photos refused: 1 → 0 of 1." in text and "`old/manifest.json`" in text
+    assert "x2" not in rows  # a class with no card and no extra find has no row
+
+
+def test_eval_decks_scans_with_the_model_before_in_the_same_run(deck_set: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture) -> None:
+    from zipai.vision.detector import default_manifest
+
+    argv = ["eval", "decks", str(deck_set), "--untaught", "--scenes", "1", "--no-doc",
+            "--model-before", str(default_manifest())]
+    assert zipai_main(argv) == 0
+    out = capsys.readouterr().out
+    assert "## Against the model before" in out
+    part = out[out.index("## Against the model before"):]
+    per_card = next(r for r in part.splitlines() if r.startswith("| per card |"))
+    before, now = per_card.split("|")[2].strip().split(" → ")
+    assert before == now  # the same model twice reads the same
+    assert zipai_main([*argv[:-1], str(tmp_path / "none.json")]) == 2
+    assert "none.json" in capsys.readouterr().err

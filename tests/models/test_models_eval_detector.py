@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -244,3 +245,61 @@ def test_the_code_before_is_its_own_module_with_its_own_layout_package() -> None
     dets = [Detection("x1", (10, 10 + 30 * k, 40, 40 + 30 * k), 0.9, "black") for k in range(3)]
     assert [c.cards for c in old.scan_detections(200, 200, dets).columns] == \
         [c.cards for c in scan.scan_detections(200, 200, dets).columns]
+
+
+def _measured(missed: dict[str, int], misread: dict[tuple[str, str], int], extras: dict[str, int],
+              exact: list[bool]) -> mod.Measure:
+    m = mod.Measure(None)  # type: ignore[arg-type]  # counted by hand: no scans
+    m.cards_by.update({"x1": 10, "d7": 5, "back": 5})
+    m.totals.scenes, m.totals.cards, m.exact, m.times = len(exact), 20, exact, [0.01] * len(exact)
+    m.totals.missed, m.totals.confusions = dict(missed), dict(misread)
+    m.totals.read = 20 - sum(missed.values()) - sum(misread.values())
+    m.totals.extra, m.totals.exact = sum(extras.values()), sum(exact)
+    m.extras_by.update(extras)
+    return m
+
+
+def test_the_model_before_is_printed_beside_this_one_by_class() -> None:
+    """Missed and misread by the true card, extra finds by the card read, before -> now; the
+    scenes only one model reads exactly are counted each way."""
+    now = _measured({"back": 1}, {("d7", "x7"): 1}, {"x1": 2}, [True, True, False, True])
+    before = _measured({"x1": 3}, {}, {}, [True, False, True, False])
+    text = mod.against_before(now, before, Path("new.json"), Path("old.json"))
+    rows = {ln.split()[0]: ln.split()[1:] for ln in text.splitlines()[1:] if ln.strip()}
+    assert rows["x1"] == ["10", "3", "->", "0", "0", "->", "0", "0", "->", "2"]
+    assert rows["d7"] == ["5", "0", "->", "0", "0", "->", "1", "0", "->", "0"]
+    assert rows["back"] == ["5", "0", "->", "1", "0", "->", "0", "0", "->", "0"]
+    assert next(ln for ln in text.splitlines() if "missed cards" in ln).split()[2:] == \
+        ["3", "(15.00%)", "1", "(5.00%)"]
+    assert "scenes exact with the model before only: 1, with this model only: 2" in text
+    assert text.splitlines()[0].startswith("against the model before (old.json)")
+
+
+def test_eval_detector_scans_with_the_model_before_in_the_same_run(tuning_setup, capsys) -> None:
+    data, manifest = tuning_setup
+    argv = [str(data), "--model", str(manifest), "--model-before", str(manifest), "--failures", "0"]
+    assert mod.main(argv) == 0
+    out = capsys.readouterr().out
+    part = out[out.index("against the model before"):].splitlines()
+    per_card = next(ln for ln in part if ln.strip().startswith("per card")).split()
+    assert per_card[-1] == per_card[-2]  # the same model twice reads the same
+    assert "scenes exact with the model before only: 0, with this model only: 0" in out
+    extra = int(next(ln for ln in out.splitlines() if "extra_detections:" in ln).split()[-1])
+    by_class = next((ln for ln in out.splitlines() if "extra detections by the card read" in ln), "")
+    assert sum(int(w.split(" x")[-1]) for w in by_class.split(": ")[-1].split(", ") if " x" in w) == extra
+    assert mod.main([str(data), "--model-before", str(data / "none.json")]) == 2
+    assert "none.json" in capsys.readouterr().err
+
+
+def test_the_layout_step_before_and_the_model_before_run_together(tuning_setup, capsys) -> None:
+    """``--before REV`` and ``--model-before`` in one run: the layout step before lies beside
+    this model's figures, and the model before beside this model."""
+    data, manifest = tuning_setup
+    argv = [str(data), "--model", str(manifest), "--model-before", str(manifest), "--before", "HEAD",
+            "--failures", "0"]
+    assert mod.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.count("the layout step before (HEAD), on the same detections:") == 1
+    assert "before (HEAD) -> now:" in out
+    assert out.index("before (HEAD) -> now:") < out.index("against the model before")
+    assert "scenes exact with the model before only: 0, with this model only: 0" in out

@@ -191,6 +191,26 @@ def test_nib_draws_a_dot_into_a_streak_along_one_direction() -> None:
     assert torch.equal(T.nib(torch, x, share=0.0), x)
 
 
+def test_pen_grows_or_wears_a_stroke_along_one_direction_and_never_erases_it() -> None:
+    """A two-pixel horizontal stroke under the pen: grown, it covers more rows (or stays, the
+    pen held along it); worn, it pales or narrows to a hairline but keeps some ink; nothing
+    outside the pen's reach changes; with a share of zero the windows come back as they were."""
+    x = torch.ones(64, 3, 32, 32)
+    x[..., 15:17, 4:28] = 0.0
+    torch.manual_seed(1)
+    y = T.pen(torch, x, share=1.0, reach=2.0)
+    ink_before = float((1 - x[0, 0]).sum())
+    grew = wore = 0
+    for img in y[:, 0]:
+        ink = float((1 - img).sum())
+        grew += ink > ink_before + 1
+        wore += ink < ink_before - 1
+        assert float(img[15:17, 6:26].min()) <= 0.7 + 1e-6  # the stroke keeps 0.3 of its ink
+        assert torch.equal(img[:12], torch.ones(12, 32)) and torch.equal(img[20:], torch.ones(12, 32))
+    assert grew > 10 and wore > 10
+    assert torch.equal(T.pen(torch, x, share=0.0), x)
+
+
 def test_warp_bends_the_grid_smoothly_and_by_at_most_its_amount() -> None:
     eye = torch.eye(2, 3).expand(3, 2, 3)
     grid = torch.nn.functional.affine_grid(eye, [3, 3, 48, 48], align_corners=False)
@@ -698,7 +718,7 @@ def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Pa
             "--runs", str(tmp_path / "runs"), "--train-count", "2", "--style2-count", "1",
             "--finder-extra", "2", "--finder-extra-style2", "1", "--finder-extra-size", "160x120",
             "--val-count", "1", "--size", "320x240", "--finder-minutes", "0.01",
-            "--finder-tune-minutes", "0.01", "--no-int8", "--threads", "1"]
+            "--finder-tune-minutes", "0.01", "--no-int8", "--finder-pen", "--threads", "1"]
     assert T.main(args) == 0
     new = json.loads(manifest.read_text())
     assert (out / "reader.onnx").read_bytes() == reader_bytes
@@ -706,6 +726,7 @@ def test_finder_only_trains_the_finder_on_behind_the_shipped_reader(tmp_path: Pa
     assert new["finder"]["threshold"] == 0.42 and new["finder"]["mirror_averaged"] is True
     t = read_provenance(manifest)["training"]["finder_warm"]
     assert t["finder_only"] is True and t["finder_extra_scenes"] == 2
+    assert t["finder_pen"] == {"pen": list(T.PEN)}
     assert read_provenance(manifest)["training"]["data_seed"] == 5
     assert t["finder_from_sha256"] == hashlib.sha256(start.read_bytes()).hexdigest()
     Detector(manifest)  # the hashes check out
