@@ -26,6 +26,7 @@ import numpy as np
 
 from zipai.models.evaluate import (
     LAYOUT_ROWS,
+    DoubtFigures,
     Scene,
     SceneMatch,
     Totals,
@@ -34,10 +35,12 @@ from zipai.models.evaluate import (
     clean,
     inside,
     labelled_detections,
+    doubt_lines,
     labelled_scenes,
     layout_base,
     match_scene,
     named_cards,
+    reasons_scan,
     same_layout,
     same_score,
     true_cards,
@@ -303,6 +306,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="sort the cards with no detection by where they were lost")
     p.add_argument("--why-extra", action="store_true",
                    help="sort the extra detections by what they lie on (a far end, a split glyph, no card)")
+    p.add_argument("--reliability", type=Path, default=None, metavar="PNG",
+                   help="draw the chance's reliability diagram (the layout cards' chance of being wrong "
+                        "against how many were) to this PNG")
     p.add_argument("--labelled-cards", action="store_true",
                    help="skip the networks: give the layout step the labelled cards (its own figures)")
     args = p.parse_args(argv)
@@ -332,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     layouts = layout_ok = complete = scored = n_clean = clean_wrong = 0
     split = LayoutSplit()  # the layout step on the labelled cards, and why the wrong scenes are wrong
     named = [0, 0, 0]  # the layout's cards: wrong and named by a card doubt, right and named, wrong
+    by_chance, by_reasons = DoubtFigures(), DoubtFigures()  # the card doubts now and by the rule before
     colour_ok = colour_n = 0
     for n, (folder, im, anns) in enumerate(scenes):
         t0 = time.perf_counter()
@@ -355,6 +362,9 @@ def main(argv: list[str] | None = None) -> int:
         if "layout" in im:
             split.add(sc, m, im["layout"], anns, labelled_scan(im, anns))
         named = [a + b for a, b in zip(named, named_cards(sc, m), strict=True)]
+        scored_right = right if "layout" in im else None
+        by_chance.add(sc, m, scored_right)
+        by_reasons.add(reasons_scan(sc, layout_base(im["layout"]) if "layout" in im else None), m, scored_right)
         if args.why_extra:
             why_extra(dets, anns, m, extra_kinds)
         for d in dets:
@@ -393,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     fig["wrong_cards_named_rate"] = round(named[0] / max(1, named[0] + named[2]), 4)
     fig["named_cards_wrong_rate"] = round(named[0] / max(1, named[0] + named[1]), 4)
     fig.update(split.figures())
+    fig.update({f"doubts_{k}": v for k, v in by_chance.figures().items()})
+    fig.update({f"doubts_before_{k}": v for k, v in by_reasons.figures().items()})
     print(f"split {', '.join(str(d) for d in args.data)} ({fig['scenes']} scenes, "
           f"{fig['cards']} labelled cards, "
           f"fonts: {', '.join(sorted(fonts))})")
@@ -422,6 +434,12 @@ def main(argv: list[str] | None = None) -> int:
         print("  extra detections, by what they lie on: " + ", ".join(
             f"{kind} x{k}" for kind, k in extra_kinds.most_common()))
     print(split.summary())
+    print("\n".join(doubt_lines(by_chance, by_reasons)))
+    if args.reliability:
+        from zipai.models.reliability import draw
+
+        draw(by_chance.chances, args.reliability, ", ".join(str(d) for d in args.data))
+        print(f"  reliability diagram written to {args.reliability}")
     if failures:
         print("imperfect scenes:")
         print("\n".join(failures))

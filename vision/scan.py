@@ -16,6 +16,7 @@ from zipai.engine import ZipaiError, score
 from .decode import Decoded, decode, load
 from .detector import Detection, Detector
 from .layout import Assembled, Column, Doubt, DoubtKind, Draft, Params, assemble, repair
+from .layout.assemble import unpaid_last
 
 if TYPE_CHECKING:  # zipai.vision.deck imports the detector's modules, not the reverse
     from .deck.model import Deck
@@ -91,6 +92,7 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
         sc.assembled.doubts.append(Doubt(
             DoubtKind.WINNING_CARD, f"which card won? {' or '.join(matters)} as the winning card changes "
             "the score (scored as if held): give --winning-card", where))
+        sc.assembled.doubts = unpaid_last(sc.assembled.doubts)
     return sc
 
 

@@ -72,7 +72,7 @@ def test_sample_json_contract(capsys: pytest.CaptureFixture[str], tmp_path: Path
     assert set(out) >= {"image", "detections", "groups", "layout", "result", "doubts"}
     assert out["image"] == {"width": 1600, "height": 1200}
     d0 = out["detections"][0]
-    assert set(d0) == {"card", "color", "box", "score", "group"} and len(d0["box"]) == 4
+    assert set(d0) == {"card", "color", "box", "score", "chance", "group"} and len(d0["box"]) == 4
     for g, grp in enumerate(out["groups"]):
         assert {"cards", "state", "row", "detections"} <= set(grp)
         assert all(out["detections"][i]["group"] == g for i in grp["detections"])
