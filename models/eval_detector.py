@@ -33,9 +33,9 @@ from zipai.models.evaluate import (
     _polygon,
     category_name,
     clean,
+    doubt_lines,
     inside,
     labelled_detections,
-    doubt_lines,
     labelled_scenes,
     layout_base,
     match_scene,
@@ -364,7 +364,8 @@ def main(argv: list[str] | None = None) -> int:
         named = [a + b for a, b in zip(named, named_cards(sc, m), strict=True)]
         scored_right = right if "layout" in im else None
         by_chance.add(sc, m, scored_right)
-        by_reasons.add(reasons_scan(sc, layout_base(im["layout"]) if "layout" in im else None), m, scored_right)
+        base = layout_base(im["layout"]) if "layout" in im else None
+        by_reasons.add(reasons_scan(sc, base), m, scored_right)
         if args.why_extra:
             why_extra(dets, anns, m, extra_kinds)
         for d in dets:

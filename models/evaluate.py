@@ -510,22 +510,27 @@ class DoubtFigures:
             self.no_doubt_wrong += not right
 
     def merge(self, other: DoubtFigures) -> None:
-        for name in ("wrong", "wrong_flagged", "right", "right_flagged", "scenes", "no_doubt", "no_doubt_wrong"):
+        for name in ("wrong", "wrong_flagged", "right", "right_flagged", "scenes", "no_doubt",
+                     "no_doubt_wrong"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.chances += other.chances
 
     def figures(self) -> dict[str, float | int]:
-        return {"wrong_cards": self.wrong, "wrong_flagged_rate": round(self.wrong_flagged / max(1, self.wrong), 4),
-                "right_cards": self.right, "right_flagged_rate": round(self.right_flagged / max(1, self.right), 4),
+        return {"wrong_cards": self.wrong,
+                "wrong_flagged_rate": round(self.wrong_flagged / max(1, self.wrong), 4),
+                "right_cards": self.right,
+                "right_flagged_rate": round(self.right_flagged / max(1, self.right), 4),
                 "no_doubt_wrong_rate": round(self.no_doubt_wrong / max(1, self.no_doubt), 4),
                 "no_doubt_rate": round(self.no_doubt / max(1, self.scenes), 4)}
 
     def line(self) -> str:
-        return (f"wrong cards flagged {self.wrong_flagged}/{self.wrong} ({self.wrong_flagged / max(1, self.wrong):.1%}), "
-                f"right cards flagged {self.right_flagged}/{self.right} "
-                f"({self.right_flagged / max(1, self.right):.1%}), no-doubt scenes wrong {self.no_doubt_wrong}/"
-                f"{self.no_doubt} ({self.no_doubt_wrong / max(1, self.no_doubt):.1%}), scenes with no doubt "
-                f"{self.no_doubt}/{self.scenes} ({self.no_doubt / max(1, self.scenes):.1%})")
+        def share(k: int, n: int) -> str:
+            return f"{k}/{n} ({k / max(1, n):.1%})"
+
+        return (f"wrong cards flagged {share(self.wrong_flagged, self.wrong)}, right cards flagged "
+                f"{share(self.right_flagged, self.right)}, no-doubt scenes wrong "
+                f"{share(self.no_doubt_wrong, self.no_doubt)}, scenes with no doubt "
+                f"{share(self.no_doubt, self.scenes)}")
 
 
 # the targets for the card doubts

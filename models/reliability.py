@@ -3,6 +3,7 @@ cards that were (``zipai eval detector --reliability PNG``, ``zipai eval decks -
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ def bins(pairs: Sequence[tuple[float, bool]], edges: Sequence[float] = EDGES
     c = np.asarray([p for p, _ in pairs], np.float64)
     w = np.asarray([b for _, b in pairs], np.float64)
     out = []
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+    for lo, hi in itertools.pairwise(edges):
         k = (c >= lo) & ((c < hi) if hi < 1.0 else (c <= hi))
         if k.any():
             out.append((lo, float(c[k].mean()), float(w[k].mean()), int(k.sum())))

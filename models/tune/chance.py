@@ -17,6 +17,7 @@ scene, with the bar, to ``models/chance.json`` (the manifest's ``chance`` file).
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import os
 import pickle
@@ -155,9 +156,10 @@ def old_figures(scenes: list[Scene]) -> dict[str, float | int]:
 
 
 def show(name: str, fig: dict[str, float | int]) -> str:
-    return (f"  {name}: wrong cards flagged {fig['wrong_flagged_rate']:.1%} of {fig['wrong_cards']}, right cards "
-            f"flagged {fig['right_flagged_rate']:.1%} of {fig['right_cards']}, no-doubt scenes wrong "
-            f"{fig['no_doubt_wrong_rate']:.1%}, scenes with no doubt {fig['no_doubt_rate']:.1%} of {fig['scenes']}")
+    return (f"  {name}: wrong cards flagged {fig['wrong_flagged_rate']:.1%} of {fig['wrong_cards']}, "
+            f"right cards flagged {fig['right_flagged_rate']:.1%} of {fig['right_cards']}, no-doubt scenes "
+            f"wrong {fig['no_doubt_wrong_rate']:.1%}, scenes with no doubt {fig['no_doubt_rate']:.1%} of "
+            f"{fig['scenes']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     x = np.concatenate([s.x for s in scenes]) if scenes else np.zeros((0, len(FEATURES)))
     y = np.concatenate([s.wrong for s in scenes]).astype(np.float64) if scenes else np.zeros(0)
     if not y.any() or y.all():
-        print(f"zipai tune chance: {len(y)} layout cards, {int(y.sum())} wrong: nothing to fit", file=sys.stderr)
+        print(f"zipai tune chance: {len(y)} layout cards, {int(y.sum())} wrong: nothing to fit",
+              file=sys.stderr)
         return 2
     # out of fold: each fold's chances from a model fitted on the other folds' scenes
     fold_of = np.concatenate([np.full(len(s.wrong), k % FOLDS) for k, s in enumerate(scenes)])
@@ -192,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             oof[test] = chances(x[test], fit(x[~test], y[~test]))
     bar = bar_for(oof, y.astype(bool), args.recall)
     starts = np.cumsum([0] + [len(s.wrong) for s in scenes])
-    flagged = [oof[a:b] >= bar for a, b in zip(starts[:-1], starts[1:], strict=True)]
+    flagged = [oof[a:b] >= bar for a, b in itertools.pairwise(starts)]
     new, old = figures(scenes, flagged), old_figures(scenes)
     ece = calibration_error(list(zip(oof.tolist(), y.astype(bool).tolist(), strict=True)))
     w = fit(x, y)

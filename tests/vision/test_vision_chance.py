@@ -9,14 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_vision_layout import HAND_ROW, TABLE_ROW, _scene
 
 from zipai.models.evaluate import calibration_error
 from zipai.models.tune.chance import bar_for, fit
 from zipai.vision.errors import ModelError
 from zipai.vision.layout import DoubtKind, Params, assemble, columns, propose_states
 from zipai.vision.layout.chance import FEATURES, ChanceModel, evidence, load_chance, shipped_chance
-
-from test_vision_layout import HAND_ROW, TABLE_ROW, _scene
 
 BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
 # a model that weighs the reader's doubt alone: a card read with probability q is wrong with

@@ -72,8 +72,9 @@ class Outcome:
     payouts: tuple[int, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"complete": self.complete, "splits": self.splits, "winning": self.winning, "points": self.points,
-                "total": self.total, "payouts": None if self.payouts is None else list(self.payouts)}
+        return {"complete": self.complete, "splits": self.splits, "winning": self.winning,
+                "points": self.points, "total": self.total,
+                "payouts": None if self.payouts is None else list(self.payouts)}
 
 
 NO_SCORE = Outcome(False)
