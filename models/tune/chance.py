@@ -46,8 +46,9 @@ from zipai.vision.scan import scan_detections
 
 from . import parser
 
-RIDGE = 1e-2
+RIDGE = 1.0
 FOLDS = 5
+CURVE = (0.5, 0.8, 0.9, 0.95, 0.98)
 # the card doubts the chance replaces: the rule before names a card for each of these reasons
 REPLACED = frozenset(CARD_DOUBTS - {"deck_limit"})
 
@@ -94,24 +95,36 @@ def bar_for(c: np.ndarray, wrong: np.ndarray, recall: float) -> float:
     return float(bad[max(0, k)])
 
 
+def detections(args: Any) -> list[tuple[Any, Any]]:
+    """Every scene's detections and spare finds, the networks run once per folder; with
+    ``--cache DIR`` kept there, one file per folder, and replayed on the next run."""
+    out: list[tuple[Any, Any]] = []
+    det = None
+    for folder in args.data:
+        cached = Path(args.cache) / f"{Path(folder).resolve().name}-{args.limit}.pkl" if args.cache else None
+        if cached is not None and cached.is_file():
+            out += pickle.loads(cached.read_bytes())
+            continue
+        det = det or Detector(args.model)
+        found = []
+        for decoded, _, _, _ in replay_scenes(labelled_scenes([folder], args.limit)):
+            f = det.detect(decoded)
+            found.append((f.detections, f.spare))
+        if cached is not None:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cached.with_name(f".{cached.name}.tmp{os.getpid()}")
+            tmp.write_bytes(pickle.dumps(found))
+            os.replace(tmp, cached)
+        out += found
+    return out
+
+
 def gather(args: Any) -> list[Scene]:
     """Scan every scene once (the rule before's doubts come with it) and weigh its cards."""
-    cache = Path(args.cache) if args.cache else None
-    scenes = labelled_scenes(args.data, args.limit)
-    if cache is not None and cache.is_file():
-        stored = pickle.loads(cache.read_bytes())
-    else:
-        stored = None
-    det = Detector(args.model) if stored is None else None
-    found_all: list[Any] = []
+    found = detections(args)
     out: list[Scene] = []
-    for n, (decoded, anns, truth, base) in enumerate(replay_scenes(scenes)):
-        if stored is not None:
-            dets, spare = stored[n]
-        else:
-            f = det.detect(decoded)  # type: ignore[union-attr]
-            dets, spare = f.detections, f.spare
-            found_all.append((dets, spare))
+    scenes = labelled_scenes(args.data, args.limit)
+    for (decoded, anns, truth, base), (dets, spare) in zip(replay_scenes(scenes), found, strict=True):
         sc = scan_detections(decoded.width, decoded.height, copy.deepcopy(dets), base,
                              Params(doubt_rule="reasons"), copy.deepcopy(spare))
         ev = evidence(sc.columns, sc.detections, base)
@@ -125,10 +138,6 @@ def gather(args: Any) -> list[Scene]:
                          np.asarray([i in named for i in idx], bool),
                          bool(doubts - REPLACED - INFORMATIVE), sc.assembled.complete, right,
                          sc.assembled.complete and not (doubts - INFORMATIVE)))
-    if cache is not None and stored is None:
-        tmp = cache.with_name(f".{cache.name}.tmp{os.getpid()}")
-        tmp.write_bytes(pickle.dumps(found_all))
-        os.replace(tmp, cache)
     return out
 
 
@@ -167,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--recall", type=float, default=0.98, help="share of wrong cards the bar flags (0.98)")
     p.add_argument("--write", action="store_true", help=f"write the fitted model to models/{CHANCE_FILE}")
     p.add_argument("--out", type=Path, default=None, help=f"write here instead of models/{CHANCE_FILE}")
-    p.add_argument("--cache", default=None, help="keep the scenes' detections in this file and replay them")
+    p.add_argument("--cache", default=None, metavar="DIR",
+                   help="keep each folder's detections in DIR and replay them on the next run")
     args = p.parse_args(argv)
     if args.write_manifest:
         print("zipai tune chance: the model is its own file; use --write", file=sys.stderr)
@@ -205,6 +215,12 @@ def main(argv: list[str] | None = None) -> int:
           f"{ece:.4f} out of fold")
     print(show("doubts by chance (out of fold)", new))
     print(show("doubts by reasons (before)", old))
+    print("other bars, out of fold (the share of wrong cards a bar flags, and what it costs):")
+    for q in CURVE:
+        b = bar_for(oof, y.astype(bool), q)
+        f = figures(scenes, [oof[a:c] >= b for a, c in itertools.pairwise(starts)])
+        print(f"  flag {q:.0%} of the wrong cards: bar {b:.4f}, right cards flagged "
+              f"{f['right_flagged_rate']:.1%}, scenes with no doubt {f['no_doubt_rate']:.1%}, of those wrong {f['no_doubt_wrong_rate']:.1%}")
     print("weights (fitted on every scene):")
     for f, v in zip(FEATURES, w, strict=True):
         print(f"  {f:<14} {v:+.4f}")

@@ -45,7 +45,7 @@ FEATURES: tuple[str, ...] = (
     "taken_in",  # a weak find the rules took in to make seven groups
     "reread",  # the rules chose the reader's second reading
     "size_off",  # |log| of the box's size against the median glyph's
-    "crowded",  # another find nearer than half a glyph (a glyph found twice)
+    "crowded",  # another find nearer than 0.8 glyph (a glyph found twice)
     "splits",  # the hand as read makes seven groups
     "alt_splits",  # with the runner-up for this card it makes seven groups
     "alt_only",  # the hand as read makes no seven groups, and with the runner-up it does
@@ -57,6 +57,12 @@ FEATURES: tuple[str, ...] = (
     "finder_log",  # -log of the finder's peak
     "lone",  # the only card of its column
     "long_column",  # a column of more than four cards (a group holds at most four)
+    "twin",  # the same card read within 3.5 glyphs, turned round against it (a card's far end)
+    "back_finder",  # a back's finder doubt (a back's peak means otherwise than a face's)
+    "back_select",  # a back's selector doubt
+    "column_end",  # the last card of a column of two or more (where a card's far end shows)
+    "step_jump",  # the step from the card before in its column against the column's median step
+    "same_before",  # the card before it in its column reads the same
 )
 
 
@@ -144,11 +150,22 @@ def evidence(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[st
     x = np.zeros((n, len(FEATURES)), np.float64)
     in_layout = np.zeros(n, bool)
     col_len = np.zeros(n, np.int64)
+    end = np.zeros(n, bool)
+    jump = np.zeros(n)
+    same_before = np.zeros(n, bool)
+    centres = np.asarray([d.center for d in dets]).reshape(-1, 2)
     for c in cols:
-        for i in c.detections:
-            if 0 <= i < n:
-                in_layout[i] = c.state != LOOSE
-                col_len[i] = len(c.cards)
+        idx = [i for i in c.detections if 0 <= i < n]
+        for i in idx:
+            in_layout[i] = c.state != LOOSE
+            col_len[i] = len(c.cards)
+        if len(idx) >= 2:
+            end[idx[-1]] = True
+            steps = [float(np.hypot(*(centres[b] - centres[a]))) for a, b in zip(idx, idx[1:], strict=False)]
+            med_step = float(np.median(steps)) or 1.0
+            for k, b in enumerate(idx[1:]):
+                jump[b] = min(3.0, steps[k] / med_step) - 1.0
+                same_before[b] = dets[idx[k]].card == dets[b].card
     now = outcome(cols, base)
     if n == 0:
         return Evidence(x, in_layout, now)
@@ -156,7 +173,6 @@ def evidence(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[st
     sizes = np.asarray([glyph_size(d) for d in dets])
     faces = [d for d in dets if d.card != "back"]
     med = float(np.median([glyph_size(d) for d in faces])) if faces else float(np.median(sizes))
-    centres = np.asarray([d.center for d in dets])
     dist = np.hypot(centres[:, None, 0] - centres[None, :, 0], centres[:, None, 1] - centres[None, :, 1])
     np.fill_diagonal(dist, np.inf)
     layout_cards = int(in_layout.sum())
@@ -177,13 +193,21 @@ def evidence(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[st
         row[col["taken_in"]] = float(d.taken_in)
         row[col["reread"]] = float(bool(d.read_as))
         row[col["size_off"]] = min(2.0, abs(math.log(max(sizes[i], 1.0) / max(med, 1.0))))
-        row[col["crowded"]] = float(dist[i].min() < 0.5 * max(med, 1.0)) if n > 1 else 0.0
+        row[col["crowded"]] = float(dist[i].min() < 0.8 * max(med, 1.0)) if n > 1 else 0.0
+        row[col["twin"]] = float(any(
+            e.card == d.card and dist[i, j] < 3.5 * max(med, 1.0)
+            and d.down[0] * e.down[0] + d.down[1] * e.down[1] < -0.5 for j, e in enumerate(dets) if j != i))
         row[col["splits"]] = float(now.splits)
         row[col["over_count"]] = max(0, layout_cards - 24) / 3.0
         row[col["select_log"]] = 0.0 if d.selected is None else min(8.0, -math.log(max(d.selected, 1e-4)))
         row[col["finder_log"]] = min(8.0, -math.log(max(d.finder_score, 1e-4)))
         row[col["lone"]] = float(col_len[i] == 1)
         row[col["long_column"]] = float(col_len[i] > 4)
+        row[col["back_finder"]] = row[col["back"]] * row[col["finder_doubt"]]
+        row[col["back_select"]] = row[col["back"]] * row[col["select_doubt"]]
+        row[col["column_end"]] = float(end[i])
+        row[col["step_jump"]] = jump[i]
+        row[col["same_before"]] = float(same_before[i])
         if not in_layout[i]:
             continue
         other = runner_up(d)
