@@ -220,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         b = bar_for(oof, y.astype(bool), q)
         f = figures(scenes, [oof[a:c] >= b for a, c in itertools.pairwise(starts)])
         print(f"  flag {q:.0%} of the wrong cards: bar {b:.4f}, right cards flagged "
-              f"{f['right_flagged_rate']:.1%}, scenes with no doubt {f['no_doubt_rate']:.1%}, of those wrong {f['no_doubt_wrong_rate']:.1%}")
+              f"{f['right_flagged_rate']:.1%}, scenes with no doubt {f['no_doubt_rate']:.1%}, of those "
+              f"wrong {f['no_doubt_wrong_rate']:.1%}")
     print("weights (fitted on every scene):")
     for f, v in zip(FEATURES, w, strict=True):
         print(f"  {f:<14} {v:+.4f}")

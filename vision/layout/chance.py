@@ -15,6 +15,7 @@ numpy alone to apply them.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections import Counter
@@ -161,7 +162,7 @@ def evidence(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[st
             col_len[i] = len(c.cards)
         if len(idx) >= 2:
             end[idx[-1]] = True
-            steps = [float(np.hypot(*(centres[b] - centres[a]))) for a, b in zip(idx, idx[1:], strict=False)]
+            steps = [float(np.hypot(*(centres[b] - centres[a]))) for a, b in itertools.pairwise(idx)]
             med_step = float(np.median(steps)) or 1.0
             for k, b in enumerate(idx[1:]):
                 jump[b] = min(3.0, steps[k] / med_step) - 1.0
