@@ -293,8 +293,14 @@ def judge(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[str, 
     ev = evidence(cols, dets, base)
     chances = (model or shipped_chance()).chances(ev.x)
     for d, c in zip(dets, chances, strict=True):
-        d.chance = float(c)
+        d.chance = 0.0 if players_word(d) else float(c)
     return ev
+
+
+def players_word(d: Detection) -> bool:
+    """A card no network found: the player typed or corrected it (the app gives it a finder
+    score and a reader's probability of 1, which no network's peak reaches), so it is no doubt."""
+    return d.finder_score >= 1.0 and (d.card == "back" or d.class_prob >= 1.0)
 
 
 @dataclass(frozen=True, slots=True)
