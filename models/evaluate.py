@@ -538,12 +538,27 @@ DOUBT_TARGETS = {"wrong_flagged_rate": 0.98, "right_flagged_rate": 0.05, "no_dou
 
 
 def doubt_lines(new: DoubtFigures, old: DoubtFigures, indent: str = "  ") -> list[str]:
-    """The two rules side by side against the targets, and the chance's calibration error."""
+    """The two rules side by side against the targets, the chance's calibration error, and the
+    cards the other bars the tuner weighed would flag here (``zipai tune chance``: the bar
+    flagging each share of the validation scenes' wrong cards)."""
+    from zipai.vision.layout.chance import shipped_chance
+
     ece = calibration_error(new.chances)
-    return [f"{indent}doubts by chance: {new.line()}",
-            f"{indent}doubts by reasons (before): {old.line()}",
-            f"{indent}targets: wrong flagged >= 98%, right flagged <= 5%, no-doubt scenes wrong <= 1%; "
-            f"chance calibration error (ECE, 10 bins) {ece:.4f} over {len(new.chances)} layout cards"]
+    lines = [f"{indent}doubts by chance: {new.line()}",
+             f"{indent}doubts by reasons (before): {old.line()}",
+             f"{indent}targets: wrong flagged >= 98%, right flagged <= 5%, no-doubt scenes wrong <= 1%; "
+             f"chance calibration error (ECE, 10 bins) {ece:.4f} over {len(new.chances)} layout cards"]
+    bars = [(float(c["recall"]), float(c["bar"])) for c in shipped_chance().notes.get("curve", [])]
+    if bars and new.chances:
+        wrong = [c for c, bad in new.chances if bad]
+        right = [c for c, bad in new.chances if not bad]
+        def share(cs: list[float], b: float) -> str:
+            return f"{sum(c >= b for c in cs) / max(1, len(cs)):.1%}"
+
+        cells = [f"bar {b:.4f} ({q:.0%} on validation): wrong {share(wrong, b)}, right {share(right, b)}"
+                 for q, b in bars]
+        lines.append(f"{indent}cards flagged at other bars: " + "; ".join(cells))
+    return lines
 
 
 def calibration_error(pairs: Sequence[tuple[float, bool]], bins: int = 10) -> float:

@@ -29,7 +29,8 @@ def bins(pairs: Sequence[tuple[float, bool]], edges: Sequence[float] = EDGES
 
 
 def draw(pairs: Sequence[tuple[float, bool]], path: Path, title: str) -> float:
-    """Write the diagram (log-scaled axes: most cards are sure) to ``path`` atomically; the ECE."""
+    """Write the diagram (log-scaled axes: most cards are sure; a bin with no wrong card sits on
+    the floor, 1e-4) to ``path`` atomically; the ECE."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -42,7 +43,7 @@ def draw(pairs: Sequence[tuple[float, bool]], path: Path, title: str) -> float:
     ax.plot([floor, 1], [floor, 1], color="0.6", lw=1, label="perfectly calibrated")
     xs = [max(floor, r[1]) for r in rows]
     ys = [max(floor, r[2]) for r in rows]
-    ax.plot(xs, ys, "o-", color="tab:red", label="cards (dot size: how many)")
+    ax.plot(xs, ys, "o-", color="tab:red", label="bins (beside each: its cards)")
     for x, y, r in zip(xs, ys, rows, strict=True):
         ax.annotate(str(r[3]), (x, y), textcoords="offset points", xytext=(4, -10), fontsize=7)
     ax.set_xscale("log")

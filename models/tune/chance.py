@@ -216,9 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     print(show("doubts by chance (out of fold)", new))
     print(show("doubts by reasons (before)", old))
     print("other bars, out of fold (the share of wrong cards a bar flags, and what it costs):")
+    curve = []
     for q in CURVE:
         b = bar_for(oof, y.astype(bool), q)
         f = figures(scenes, [oof[a:c] >= b for a, c in itertools.pairwise(starts)])
+        curve.append({"recall": q, "bar": round(b, 6), **f})
         print(f"  flag {q:.0%} of the wrong cards: bar {b:.4f}, right cards flagged "
               f"{f['right_flagged_rate']:.1%}, scenes with no doubt {f['no_doubt_rate']:.1%}, of those "
               f"wrong {f['no_doubt_wrong_rate']:.1%}")
@@ -230,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         model = ChanceModel(FEATURES, tuple(float(v) for v in w), bar,
                             {"fitted_on": [str(d) for d in args.data], "command": command,
                              "cards": len(y), "wrong": int(y.sum()), "recall": args.recall,
-                             "out_of_fold": {"ece": round(ece, 4), "by_chance": new, "by_reasons": old}})
+                             "out_of_fold": {"ece": round(ece, 4), "by_chance": new, "by_reasons": old},
+                             "curve": curve})
         path = args.out or models_dir() / CHANCE_FILE
         tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
         with open(tmp, "w", encoding="utf-8") as fh:

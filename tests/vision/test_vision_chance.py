@@ -138,3 +138,11 @@ def test_the_fit_finds_the_evidence_that_tells_wrong_cards_apart() -> None:
 def test_the_calibration_error_is_the_weighed_gap_between_chance_and_share_wrong() -> None:
     assert calibration_error([(0.05, False)] * 19 + [(0.05, True)]) == pytest.approx(0.0)
     assert calibration_error([(0.95, False)] * 10) == pytest.approx(0.95)
+
+
+def test_the_tuner_never_fits_on_held_out_scenes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from zipai.models.tune import main as tune
+
+    assert tune(["chance", str(tmp_path / "heldout"), "--out", str(tmp_path / "c.json")]) == 2
+    assert "held-out scenes are for figures" in capsys.readouterr().err
+    assert not (tmp_path / "c.json").exists()
