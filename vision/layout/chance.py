@@ -137,6 +137,8 @@ class Evidence:
     x: np.ndarray
     in_layout: np.ndarray
     now: Outcome
+    # the engine's outcome with detection i read as card (None: no card), as weighed so far
+    tried: dict[tuple[int, str | None], Outcome] = field(default_factory=dict)
 
 
 def runner_up(d: Detection) -> str | None:
@@ -168,6 +170,7 @@ def evidence(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[st
                 jump[b] = min(3.0, steps[k] / med_step) - 1.0
                 same_before[b] = dets[idx[k]].card == dets[b].card
     now = outcome(cols, base)
+    tried: dict[tuple[int, str | None], Outcome] = {}
     if n == 0:
         return Evidence(x, in_layout, now)
     counts = Counter(d.card for i, d in enumerate(dets) if in_layout[i])
@@ -212,14 +215,16 @@ def evidence(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[st
         if not in_layout[i]:
             continue
         other = runner_up(d)
-        alt = outcome(cols, base, {i: other}) if other else NO_SCORE
+        alt = NO_SCORE
+        if other:
+            alt = tried[(i, other)] = outcome(cols, base, {i: other})
         row[col["alt_splits"]] = float(alt.splits)
         row[col["alt_only"]] = float(alt.splits and not now.splits)
         row[col["alt_pays_same"]] = float(alt.splits and pays_same(alt, now))
-        drop = outcome(cols, base, {i: None})
+        drop = tried[(i, None)] = outcome(cols, base, {i: None})
         row[col["drop_splits"]] = float(drop.splits)
         row[col["drop_only"]] = float(drop.splits and not now.splits)
-    return Evidence(x, in_layout, now)
+    return Evidence(x, in_layout, now, tried)
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,13 +325,14 @@ class Alternative:
 
 
 def alternatives(cols: Sequence[Column], d: Detection, i: int, base: Mapping[str, Any] | None,
-                 now: Outcome) -> list[Alternative]:
+                 now: Outcome, tried: Mapping[tuple[int, str | None], Outcome] | None = None
+                 ) -> list[Alternative]:
     """The reader's next two readings of detection ``i`` and no card at all, each scored."""
     readings: list[str | None] = [a for a, _ in d.alternatives[:2] if a != d.card] if d.card != "back" else []
     readings.append(None)
     out = []
     for r in readings:
-        o = outcome(cols, base, {i: r})
+        o = tried[(i, r)] if tried is not None and (i, r) in tried else outcome(cols, base, {i: r})
         out.append(Alternative(r, o, o.complete and not pays_same(o, now)))
     return out
 
