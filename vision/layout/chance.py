@@ -87,10 +87,14 @@ class Outcome:
 NO_SCORE = Outcome(False)
 
 
-def outcome(cols: Sequence[Column], base: Mapping[str, Any] | None, change: Mapping[int, str | None] = {}
-            ) -> Outcome:
+Memo = dict[tuple[Any, ...], "Outcome"]
+
+
+def outcome(cols: Sequence[Column], base: Mapping[str, Any] | None, change: Mapping[int, str | None] = {},
+            memo: Memo | None = None) -> Outcome:
     """The engine's score of the columns with detection ``i`` read as ``change[i]`` (None: no
-    card there): the question a doubt asks, "and if this card were that one?"."""
+    card there): the question a doubt asks, "and if this card were that one?". ``memo``: the
+    answers for engine inputs already scored (one of a pair read otherwise is the same hand)."""
     from .assemble import engine_input
 
     cols2 = []
@@ -115,12 +119,19 @@ def outcome(cols: Sequence[Column], base: Mapping[str, Any] | None, change: Mapp
     counts = Counter([x for g in lay["groups"] for x in g["cards"]] + lay["hand"])
     if any(k > 4 for k in counts.values()) or not (lay["groups"] or lay["hand"]):
         return NO_SCORE
+    key = (tuple(sorted((g["state"], tuple(g["cards"])) for g in lay["groups"])), tuple(sorted(lay["hand"])))
+    if memo is not None and key in memo:
+        return memo[key]
     try:
         r = score(lay)
     except (ZipaiError, RecursionError):
-        return NO_SCORE
-    return Outcome(True, bool(r.get("groups")), bool(r.get("winning")), r.get("points"), r.get("score"),
-                   tuple(int(v) for v in r.get("payouts") or ()))
+        got = NO_SCORE
+    else:
+        got = Outcome(True, bool(r.get("groups")), bool(r.get("winning")), r.get("points"), r.get("score"),
+                      tuple(int(v) for v in r.get("payouts") or ()))
+    if memo is not None:
+        memo[key] = got
+    return got
 
 
 def pays_same(a: Outcome, b: Outcome) -> bool:
@@ -139,6 +150,7 @@ class Evidence:
     now: Outcome
     # the engine's outcome with detection i read as card (None: no card), as weighed so far
     tried: dict[tuple[int, str | None], Outcome] = field(default_factory=dict)
+    memo: Memo = field(default_factory=dict)  # the engine's answers by engine input
 
 
 def runner_up(d: Detection) -> str | None:
@@ -169,7 +181,8 @@ def evidence(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[st
             for k, b in enumerate(idx[1:]):
                 jump[b] = min(3.0, steps[k] / med_step) - 1.0
                 same_before[b] = dets[idx[k]].card == dets[b].card
-    now = outcome(cols, base)
+    memo: Memo = {}
+    now = outcome(cols, base, memo=memo)
     tried: dict[tuple[int, str | None], Outcome] = {}
     if n == 0:
         return Evidence(x, in_layout, now)
@@ -217,14 +230,14 @@ def evidence(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[st
         other = runner_up(d)
         alt = NO_SCORE
         if other:
-            alt = tried[(i, other)] = outcome(cols, base, {i: other})
+            alt = tried[(i, other)] = outcome(cols, base, {i: other}, memo)
         row[col["alt_splits"]] = float(alt.splits)
         row[col["alt_only"]] = float(alt.splits and not now.splits)
         row[col["alt_pays_same"]] = float(alt.splits and pays_same(alt, now))
-        drop = tried[(i, None)] = outcome(cols, base, {i: None})
+        drop = tried[(i, None)] = outcome(cols, base, {i: None}, memo)
         row[col["drop_splits"]] = float(drop.splits)
         row[col["drop_only"]] = float(drop.splits and not now.splits)
-    return Evidence(x, in_layout, now, tried)
+    return Evidence(x, in_layout, now, tried, memo)
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,14 +338,14 @@ class Alternative:
 
 
 def alternatives(cols: Sequence[Column], d: Detection, i: int, base: Mapping[str, Any] | None,
-                 now: Outcome, tried: Mapping[tuple[int, str | None], Outcome] | None = None
-                 ) -> list[Alternative]:
+                 now: Outcome, tried: Mapping[tuple[int, str | None], Outcome] | None = None,
+                 memo: Memo | None = None) -> list[Alternative]:
     """The reader's next two readings of detection ``i`` and no card at all, each scored."""
     readings: list[str | None] = [a for a, _ in d.alternatives[:2] if a != d.card] if d.card != "back" else []
     readings.append(None)
     out = []
     for r in readings:
-        o = tried[(i, r)] if tried is not None and (i, r) in tried else outcome(cols, base, {i: r})
+        o = tried[(i, r)] if tried is not None and (i, r) in tried else outcome(cols, base, {i: r}, memo)
         out.append(Alternative(r, o, o.complete and not pays_same(o, now)))
     return out
 

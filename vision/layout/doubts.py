@@ -143,7 +143,7 @@ def card_doubts(cols: Sequence[Any], dets: Sequence[Detection], base: Any, ev: E
     for i, d in enumerate(dets):
         if not ev.in_layout[i] or d.chance < bar:
             continue
-        alts = alternatives(cols, d, i, base, ev.now, ev.tried)
+        alts = alternatives(cols, d, i, base, ev.now, ev.tried, ev.memo)
         changes = any(a.changes_pay for a in alts)
         ors = "; ".join(f"as {a.card or 'no card'}, {describe(a.outcome)}" for a in alts)
         tail = "" if changes else "; no other reading changes what anyone pays"
