@@ -34,13 +34,16 @@ from zipai.datasets.teach import LEARNABLE, VARIANTS, DeckRef, render_teach
 from zipai.engine import CARD_NAMES
 from zipai.models.error_breakdown import CardOutcome, caption, outcomes, sheet, tile
 from zipai.models.evaluate import (
+    DoubtFigures,
     SceneMatch,
     Totals,
     category_name,
+    doubt_lines,
     inside,
     labelled_scenes,
     layout_base,
     match_scene,
+    reasons_scan,
     same_score,
 )
 from zipai.vision.decode import Decoded, load
@@ -66,6 +69,8 @@ class Side:
     causes: Counter = field(default_factory=Counter)
     missed: Counter = field(default_factory=Counter)  # card -> missed
     extras: Counter = field(default_factory=Counter)  # what extra finds were read as -> n
+    by_chance: DoubtFigures = field(default_factory=DoubtFigures)  # the card doubts now
+    by_reasons: DoubtFigures = field(default_factory=DoubtFigures)  # and by the rule before
 
     def add(self, m: SceneMatch, anns: Sequence[dict[str, Any]], scored: bool | None,
             cards: Sequence[str] = ()) -> None:
@@ -102,6 +107,8 @@ class Side:
         self.causes.update(other.causes)
         self.missed.update(other.missed)
         self.extras.update(other.extras)
+        self.by_chance.merge(other.by_chance)
+        self.by_reasons.merge(other.by_reasons)
 
     @property
     def per_card(self) -> float:
@@ -284,6 +291,8 @@ def evaluate_deck(entry: DeckEntry, det: Detector, teacher: Teacher | None, limi
             m = match_scene([(d.card, d.box) for d in sc.detections], anns)
             scored = same_score(sc.assembled.layout, sc.assembled.complete, truth) if truth else None
             side.add(m, anns, scored, [d.card for d in sc.detections])
+            side.by_chance.add(sc, m, scored)
+            side.by_reasons.add(reasons_scan(sc, base), m, scored)
             if lost is not None and side is (res.taught or res.untaught):
                 lost += lost_tiles(decoded, sc, m, anns)
     return res
@@ -727,6 +736,13 @@ def report(results: Sequence[DeckResult], command: str, learner_missing: bool,
             common = ", ".join(f"{a}→{b} ×{k}" for (a, b), k in side.confusions.most_common(10))
             out += [f"Most common misreads {title} (true→read): {common}.", ""]
     out += cause_lines(un, ta if taught_any else None)
+    out += ["## Doubts", "",
+            "Of the layout's cards, the wrong ones (misread or extra) and the right ones a card doubt "
+            "names; of the scenes, those with no doubt and how many of those score wrong; the rule "
+            "before (one doubt per reason) on the same scans:", ""]
+    for title, side in (("untaught", un), ("taught", ta if taught_any else None)):
+        if side is not None:
+            out += [f"- {title}:", *doubt_lines(side.by_chance, side.by_reasons, "  - "), ""]
     if evening:
         out += evening_lines(results, evening)
     refused = [r for r in results if r.refused]
@@ -783,6 +799,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--sheet", type=Path, default=None, metavar="PNG",
                    help="draw every card the taught scans lost, and every extra find, on one sheet")
+    p.add_argument("--reliability", type=Path, default=None, metavar="PNG",
+                   help="draw the chance's reliability diagram over the untaught and taught scans")
     p.add_argument("--doc", type=Path, default=DOC, help=f"where the report goes (default {DOC})")
     p.add_argument("--no-doc", action="store_true", help="print the report only")
     try:
@@ -863,6 +881,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"zipai eval decks: cannot write {a.sheet}: {exc}", file=sys.stderr)
             return 2
         print(f"{len(lost)} errors drawn in {a.sheet}", file=sys.stderr)
+    if a.reliability:
+        from zipai.models.reliability import draw
+
+        pairs = [pr for r in results for side in (r.untaught, r.taught) if side is not None
+                 for pr in side.by_chance.chances]
+        draw(pairs, a.reliability, f"{a.dir}, untaught and taught")
+        print(f"reliability diagram written to {a.reliability}", file=sys.stderr)
     if not a.no_doc:
         write_doc(a.doc, text + "\n")
         print(f"wrote {a.doc}", file=sys.stderr)

@@ -32,18 +32,21 @@ import numpy as np
 from zipai.models.before import scan_before
 from zipai.models.evaluate import (
     LAYOUT_ROWS,
+    DoubtFigures,
     Scene,
     SceneMatch,
     Totals,
     _polygon,
     category_name,
     clean,
+    doubt_lines,
     inside,
     labelled_detections,
     labelled_scenes,
     layout_base,
     match_scene,
     named_cards,
+    reasons_scan,
     same_layout,
     same_score,
     true_cards,
@@ -369,6 +372,8 @@ class Measure:
     before: ModuleType | None = None  # the layout step at a git revision (--before, models.before)
     before_rev: str = ""
     split_before: LayoutSplit = field(default_factory=LayoutSplit)  # the same, with the code before
+    by_chance: DoubtFigures = field(default_factory=DoubtFigures)  # the card doubts now
+    by_reasons: DoubtFigures = field(default_factory=DoubtFigures)  # and by the rule before
 
     def scene(self, folder: Path, im: dict, anns: list[dict]) -> None:
         """Scan one labelled scene as ``zipai scan`` would and count it."""
@@ -399,6 +404,10 @@ class Measure:
                 self.split_before.add(was, got, im["layout"], anns,
                                       labelled_scan(im, anns, self.before.scan_detections))
         self.named = [a + b for a, b in zip(self.named, named_cards(sc, m), strict=True)]
+        scored_right = right if "layout" in im else None
+        self.by_chance.add(sc, m, scored_right)
+        base = layout_base(im["layout"]) if "layout" in im else None
+        self.by_reasons.add(reasons_scan(sc, base), m, scored_right)
         if self.why_extra:
             why_extra(dets, anns, m, self.extra_kinds)
         self.cards_by.update(category_name(int(a["category_id"])) for a in anns if not a.get("ignore"))
@@ -439,6 +448,8 @@ class Measure:
         fig["wrong_cards_named_rate"] = round(self.named[0] / max(1, self.named[0] + self.named[2]), 4)
         fig["named_cards_wrong_rate"] = round(self.named[0] / max(1, self.named[0] + self.named[1]), 4)
         fig.update(self.split.figures())
+        fig.update({f"doubts_{k}": v for k, v in self.by_chance.figures().items()})
+        fig.update({f"doubts_before_{k}": v for k, v in self.by_reasons.figures().items()})
         return fig
 
     def report(self, fig: dict[str, float | int], data: list[Path]) -> None:
@@ -481,6 +492,7 @@ class Measure:
             print(f"the layout step before ({self.before_rev}), on the same detections:")
             print(self.split_before.summary())
             print(compare(self.split_before, self.split, self.before_rev))
+        print("\n".join(doubt_lines(self.by_chance, self.by_reasons)))
         if self.failures:
             print("imperfect scenes:")
             print("\n".join(self.failures))
@@ -573,6 +585,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="sort the cards with no detection by where they were lost")
     p.add_argument("--why-extra", action="store_true",
                    help="sort the extra detections by what they lie on (a far end, a split glyph, no card)")
+    p.add_argument("--reliability", type=Path, default=None, metavar="PNG",
+                   help="draw the chance's reliability diagram (the layout cards' chance of being wrong "
+                        "against how many were) to this PNG")
     p.add_argument("--labelled-cards", action="store_true",
                    help="skip the networks: give the layout step the labelled cards (its own figures)")
     p.add_argument("--before", default=None, metavar="REV",
@@ -612,6 +627,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"exact {f['scene_exact_rate']:.3f}", file=sys.stderr)
     fig = now.figures()
     now.report(fig, args.data)
+    if args.reliability:
+        from zipai.models.reliability import draw
+
+        draw(now.by_chance.chances, args.reliability, ", ".join(str(d) for d in args.data))
+        print(f"  reliability diagram written to {args.reliability}")
     if args.model_before is not None:
         print(against_before(now, runs[1], args.model or default_manifest(), args.model_before))
     if args.calibrate_color:

@@ -473,3 +473,114 @@ def paired_bootstrap(pairs: PairedScenes, figure: str, resamples: int = 10000,
         diff = ((b[:, 1] - a[:, 1])[idx].sum(axis=1)) / np.maximum(cards, 1)
     lo, hi = np.percentile(diff, [2.5, 97.5])
     return float(lo), float(hi)
+
+
+def reasons_scan(sc: Scan, base: dict[str, Any] | None) -> Scan:
+    """The same scan's doubts by the rule before the chance (``Params(doubt_rule="reasons")``:
+    one doubt per reason the networks or the rules were unsure), from the same columns and
+    detections, for the evaluations' comparison."""
+    from zipai.vision.layout import Assembled, Params
+    from zipai.vision.scan import Scan as ScanType
+    from zipai.vision.scan import rescore
+
+    old = ScanType(sc.width, sc.height, sc.detections, sc.columns, Assembled({}, False, []))
+    return rescore(old, base, Params(doubt_rule="reasons"))
+
+
+@dataclass(slots=True)
+class DoubtFigures:
+    """What one doubt rule flags: of the layout's cards (not those lying apart), the wrong ones
+    (misread or extra) and the right ones named by a card doubt; of the scenes with a layout,
+    those with no doubt (``clean``) and of those the ones scored wrong. ``chances`` keeps each
+    layout card's chance of being wrong beside whether it was (the reliability diagram)."""
+
+    wrong: int = 0
+    wrong_flagged: int = 0
+    right: int = 0
+    right_flagged: int = 0
+    scenes: int = 0
+    no_doubt: int = 0
+    no_doubt_wrong: int = 0
+    chances: list[tuple[float, bool]] = field(default_factory=list)
+
+    def add(self, sc: Scan, m: SceneMatch, right: bool | None) -> None:
+        wrong = set(m.misreads) | set(m.extras)
+        named = {i for d in sc.assembled.doubts if d.kind in CARD_DOUBTS for i in d.detections}
+        for i in {i for c in sc.columns if c.state != "loose" for i in c.detections if i >= 0}:
+            bad = i in wrong
+            self.wrong += bad
+            self.right += not bad
+            self.wrong_flagged += bad and i in named
+            self.right_flagged += not bad and i in named
+            self.chances.append((sc.detections[i].chance, bad))
+        if right is None:
+            return
+        self.scenes += 1
+        if clean(sc):
+            self.no_doubt += 1
+            self.no_doubt_wrong += not right
+
+    def merge(self, other: DoubtFigures) -> None:
+        for name in ("wrong", "wrong_flagged", "right", "right_flagged", "scenes", "no_doubt",
+                     "no_doubt_wrong"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.chances += other.chances
+
+    def figures(self) -> dict[str, float | int]:
+        return {"wrong_cards": self.wrong,
+                "wrong_flagged_rate": round(self.wrong_flagged / max(1, self.wrong), 4),
+                "right_cards": self.right,
+                "right_flagged_rate": round(self.right_flagged / max(1, self.right), 4),
+                "no_doubt_wrong_rate": round(self.no_doubt_wrong / max(1, self.no_doubt), 4),
+                "no_doubt_rate": round(self.no_doubt / max(1, self.scenes), 4)}
+
+    def line(self) -> str:
+        def share(k: int, n: int) -> str:
+            return f"{k}/{n} ({k / max(1, n):.1%})"
+
+        return (f"wrong cards flagged {share(self.wrong_flagged, self.wrong)}, right cards flagged "
+                f"{share(self.right_flagged, self.right)}, no-doubt scenes wrong "
+                f"{share(self.no_doubt_wrong, self.no_doubt)}, scenes with no doubt "
+                f"{share(self.no_doubt, self.scenes)}")
+
+
+# the issue's targets for the card doubts
+DOUBT_TARGETS = {"wrong_flagged_rate": 0.98, "right_flagged_rate": 0.05, "no_doubt_wrong_rate": 0.01}
+
+
+def doubt_lines(new: DoubtFigures, old: DoubtFigures, indent: str = "  ") -> list[str]:
+    """The two rules side by side against the targets, the chance's calibration error, and the
+    cards the other bars the tuner weighed would flag here (``zipai tune chance``: the bar
+    flagging each share of the validation scenes' wrong cards)."""
+    from zipai.vision.layout.chance import shipped_chance
+
+    ece = calibration_error(new.chances)
+    lines = [f"{indent}doubts by chance: {new.line()}",
+             f"{indent}doubts by reasons (before): {old.line()}",
+             f"{indent}targets: wrong flagged >= 98%, right flagged <= 5%, no-doubt scenes wrong <= 1%; "
+             f"chance calibration error (ECE, 10 bins) {ece:.4f} over {len(new.chances)} layout cards"]
+    bars = [(float(c["recall"]), float(c["bar"])) for c in shipped_chance().notes.get("curve", [])]
+    if bars and new.chances:
+        wrong = [c for c, bad in new.chances if bad]
+        right = [c for c, bad in new.chances if not bad]
+        def share(cs: list[float], b: float) -> str:
+            return f"{sum(c >= b for c in cs) / max(1, len(cs)):.1%}"
+
+        cells = [f"bar {b:.4f} ({q:.0%} on validation): wrong {share(wrong, b)}, right {share(right, b)}"
+                 for q, b in bars]
+        lines.append(f"{indent}cards flagged at other bars: " + "; ".join(cells))
+    return lines
+
+
+def calibration_error(pairs: Sequence[tuple[float, bool]], bins: int = 10) -> float:
+    """Expected calibration error: the cards' mean |chance - wrong share| over equal-width bins,
+    each weighed by its cards."""
+    if not pairs:
+        return 0.0
+    p = [min(bins - 1, int(c * bins)) for c, _ in pairs]
+    total = 0.0
+    for b in range(bins):
+        inb = [(c, w) for (c, w), k in zip(pairs, p, strict=True) if k == b]
+        if inb:
+            total += abs(sum(c for c, _ in inb) - sum(w for _, w in inb))
+    return total / len(pairs)

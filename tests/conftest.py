@@ -103,3 +103,22 @@ def tuning_setup(tmp_path: Path, tuning_scenes: Path) -> tuple[Path, Path]:
     data = tmp_path / "val"
     shutil.copytree(tuning_scenes, data)
     return data, copy_model(tmp_path / "model")
+
+
+# A chance model set by hand for the tests of the layout's logic: a card is a doubt when the
+# reader, the selector or the finder was unsure of it, its ink contradicts it, or the rules took
+# it in or read it again, so their expectations do not move with each refit of the shipped model
+# (fitted on validation scenes by ``zipai tune chance``; tests/vision/test_vision_chance.py).
+FIXED_CHANCE = {"features": ["bias", "reader_doubt", "select_doubt", "finder_doubt", "colour_off", "taken_in",
+                             "reread"],
+                "weights": [-6.0, 8.0, 12.0, 4.0, 5.0, 8.0, 8.0], "bar": 0.5}
+
+
+@pytest.fixture
+def fixed_chance(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Weigh the cards with ``FIXED_CHANCE`` in place of the shipped chance model."""
+    from zipai.vision.layout import chance
+
+    model = chance.ChanceModel.from_json(FIXED_CHANCE)
+    monkeypatch.setattr(chance, "shipped_chance", lambda: model)
+    return model

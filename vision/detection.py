@@ -30,6 +30,7 @@ class Detection:
     read_as: str | None = None  # the reader's first choice, when the rules chose another (reread)
     taken_in: bool = False  # a weak find the rules took in (layout.take_in)
     selected: float | None = None  # the selector's probability that this find is a card, if it chose
+    chance: float = 0.0  # the chance this card is wrong, set when the layout is assembled (layout.chance)
 
     @property
     def center(self) -> tuple[float, float]:
@@ -42,7 +43,7 @@ class Detection:
 
     def to_json(self) -> dict[str, Any]:
         out = {"card": self.card, "color": self.color, "box": [round(float(v), 1) for v in self.box],
-               "score": round(float(self.score), 4)}
+               "score": round(float(self.score), 4), "chance": round(float(self.chance), 4)}
         if self.read_as:
             out["read_as"] = self.read_as
         if self.taken_in:

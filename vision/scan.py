@@ -15,7 +15,7 @@ from zipai.engine import ZipaiError, score
 from .decode import Decoded, decode, load
 from .detector import Detection, Detector
 from .layout import Assembled, Column, Doubt, DoubtKind, Draft, Params, assemble, repair
-from .layout.assemble import no_win
+from .layout.assemble import no_win, unpaid_last
 from .loaded import loaded_detector
 
 if TYPE_CHECKING:  # zipai.vision.deck imports the detector's modules, not the reverse
@@ -87,6 +87,7 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
         sc.assembled.doubts.append(Doubt(
             DoubtKind.WINNING_CARD, f"which card won? {' or '.join(matters)} as the winning card changes "
             "the score (scored as if held): give --winning-card", where))
+        sc.assembled.doubts = unpaid_last(sc.assembled.doubts)
     return sc
 
 

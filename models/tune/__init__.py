@@ -28,6 +28,7 @@ TUNERS: dict[str, tuple[str, str]] = {
     "selector": ("selector", "the learnt selector's probability threshold"),
     "selected-far-ends": ("selected_far_ends", "far ends looked for among the selector's finds"),
     "selector-bins": ("selector_bins", "the finds on either side of the selector's bar (no writing)"),
+    "chance": ("chance", "the chance a card is wrong, and the bar making it a doubt (models/chance.json)"),
     "doubts": ("doubts", "when a scan says it is unsure (layout code defaults; no writing)"),
     "layout": ("layout", "the layout's column limits on labelled cards (code defaults; no writing)"),
     "deck-finds": ("deck_finds", "how near a taught deck a find must lie to be a card, or none (no writing)"),

@@ -13,6 +13,10 @@ those lying apart) it also counts how many misread or extra ones a card doubt na
 (``zipai.models.evaluate.CARD_DOUBTS``), and how many of the cards those doubts name are wrong.
 
     zipai tune doubts data/detector/val_tune400 data/detector/val_unseen [--weight 3]
+
+``low_select`` only shapes the card doubts of the rule before the chance (``doubt_rule="reasons"``,
+which this tuner assembles); a scan's card doubts are now chosen by the chance that a card is
+wrong (``zipai tune chance``), and the claimed row's doubt by ``row_doubts`` under either rule.
 """
 
 from __future__ import annotations
@@ -97,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         dets, spare = found.detections, found.spare
         for low, rows in settings:
             sc = scan_detections(decoded.width, decoded.height, copy.deepcopy(dets), base,
-                                 Params(low_select=low, row_doubts=rows), copy.deepcopy(spare))
+                                 Params(low_select=low, row_doubts=rows, doubt_rule="reasons"),
+                                 copy.deepcopy(spare))
             right = same_score(sc.assembled.layout, sc.assembled.complete, truth)
             m = match_scene([(d.card, d.box) for d in sc.detections], anns)
             counts[(low, rows)].add(sc, right, m)

@@ -30,6 +30,9 @@ from zipai.vision.layout import (
 from zipai.vision.layout.geometry import concealed_cuts
 from zipai.vision.scan import scan_detections
 
+# the layout's logic is tested with a chance model set by hand (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("fixed_chance")
+
 G = 50.0  # glyph size in pixels
 
 # RULINGS section 8, layout L1: the claimed row, then the revealed hand.
@@ -538,7 +541,8 @@ def test_a_weak_find_that_alone_completes_the_hand_is_taken_in() -> None:
     cloth = _spare("d3", 2400.0, 200.0)
     before = len(dets)
     dets, asm = _taken(dets, [cloth, weak])
-    assert len(dets) == before + 1 and dets[-1] == dataclasses.replace(weak, taken_in=True)
+    assert len(dets) == before + 1
+    assert dets[-1] == dataclasses.replace(weak, taken_in=True, chance=dets[-1].chance)
     assert not weak.taken_in and not cloth.taken_in  # the spare finds given are left as they were
     assert asm.complete and score(asm.layout)["groups"]
     assert sorted(asm.layout["hand"]) == sorted(c for col in HAND_ROW for c in col)
@@ -554,7 +558,7 @@ def test_a_missing_back_of_a_concealed_group_is_taken_in() -> None:
     back = _det("back", *gone.center)
     back.finder_score = back.score = 0.3
     dets, asm = _taken(dets, [back])
-    assert dets[-1] == dataclasses.replace(back, taken_in=True) and asm.complete
+    assert dets[-1] == dataclasses.replace(back, taken_in=True, chance=dets[-1].chance) and asm.complete
     assert {"cards": ["x10", "x10", "x10"], "state": "concealed"} in asm.layout["groups"]
 
 
@@ -686,11 +690,15 @@ def test_a_find_the_selector_kept_without_conviction_is_a_doubt() -> None:
     assert dets[4].card == "back"
     cols = columns(dets)
     propose_states(cols)
-    asm = assemble(cols, dets, L1_BASE)
+    # one doubt per reason (the rule before the chance): the selector's bar names them
+    asm = assemble(cols, dets, L1_BASE, Params(doubt_rule="reasons"))
     unsure = [d for d in asm.doubts if d.kind == "low_confidence"]
     assert [d.detections for d in unsure] == [[0], [4]]
     assert "a card with probability 0.42" in unsure[0].message
-    assert assemble(cols, dets, L1_BASE, Params(low_select=0.0)).doubts == []
+    assert assemble(cols, dets, L1_BASE, Params(low_select=0.0, doubt_rule="reasons")).doubts == []
+    # by chance: the selector's doubt is weighed with the rest
+    by_chance = [d.detections for d in assemble(cols, dets, L1_BASE).doubts if d.chance is not None]
+    assert by_chance == [[0], [4]]
 
 
 def test_a_whole_face_ends_its_column_though_backs_lie_in_line_below_it() -> None:

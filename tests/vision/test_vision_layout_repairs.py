@@ -37,6 +37,9 @@ from zipai.vision.layout import (
     take_in,
 )
 
+# the layout's logic is tested with a chance model set by hand (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("fixed_chance")
+
 G = 50.0  # glyph size in pixels
 BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
 TABLE_ROW = [["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]]

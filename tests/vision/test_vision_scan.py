@@ -72,7 +72,7 @@ def test_sample_json_contract(capsys: pytest.CaptureFixture[str], tmp_path: Path
     assert set(out) >= {"image", "detections", "groups", "layout", "result", "doubts"}
     assert out["image"] == {"width": 1600, "height": 1200}
     d0 = out["detections"][0]
-    assert set(d0) == {"card", "color", "box", "score", "group"} and len(d0["box"]) == 4
+    assert set(d0) == {"card", "color", "box", "score", "chance", "group"} and len(d0["box"]) == 4
     for g, grp in enumerate(out["groups"]):
         assert {"cards", "state", "row", "detections"} <= set(grp)
         assert all(out["detections"][i]["group"] == g for i in grp["detections"])
@@ -80,6 +80,35 @@ def test_sample_json_contract(capsys: pytest.CaptureFixture[str], tmp_path: Path
     assert out["result"] is not None and out["result"]["winning"] == TRUTH["winning"]
     with Image.open(overlay) as im:
         assert im.size == (1600, 1200)
+
+
+def test_each_card_carries_its_chance_and_each_card_doubt_its_alternatives(detector: Detector) -> None:
+    from zipai.vision.layout.chance import shipped_chance
+
+    sc = scan_file(SAMPLE, detector)
+    dets = list(sc.detections)
+    # the sample's first face, read unsure with another card second
+    k = next(i for i, d in enumerate(dets) if d.card == "x9")
+    dets[k] = replace(dets[k], class_prob=0.15, finder_score=0.3, selected=0.3,
+                      alternatives=[("x4", 0.8), ("x2", 0.05)])
+    out = scan_detections(sc.width, sc.height, dets).to_json()
+    bar = shipped_chance().bar
+    assert all(0.0 <= d["chance"] <= 1.0 for d in out["detections"])
+    assert out["detections"][k]["chance"] >= bar
+    card = [d for d in out["doubts"] if "chance" in d]
+    named = {d["detections"][0] for d in card}
+    in_layout = {i for g in out["groups"] if g["state"] != "loose" for i in g["detections"]}
+    assert named == {i for i in in_layout if out["detections"][i]["chance"] >= bar} and k in named
+    for d in card:
+        i = d["detections"][0]
+        assert d["chance"] == out["detections"][i]["chance"] and d["card"] == out["detections"][i]["card"]
+        assert d["alternatives"] and all(a["card"] != d["card"] for a in d["alternatives"])
+        assert d["alternatives"][-1]["card"] is None  # no card there at all
+        assert d["changes_pay"] == any(a["changes_pay"] for a in d["alternatives"])
+        if out["result"] is not None:
+            assert d["total"] == out["result"]["score"] and d["payouts"] == out["result"]["payouts"]
+    mine = next(d for d in card if d["detections"] == [k])
+    assert [a["card"] for a in mine["alternatives"]] == ["x4", "x2", None]
 
 
 def test_sample_text_output(capsys: pytest.CaptureFixture[str]) -> None:

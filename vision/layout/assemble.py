@@ -17,8 +17,9 @@ from typing import Any
 from zipai.engine import Card, Group, ZipaiError, score
 
 from ..detector import Detection
+from .chance import judge
 from .column import FREE, HAND, LOOSE, ROW_GUESSES, TABLE, Column, Params, proposed_state
-from .doubts import Doubt, DoubtKind, count_doubts, deck_doubts, detection_doubts
+from .doubts import Doubt, DoubtKind, card_doubts, count_doubts, deck_doubts, detection_doubts
 
 
 @dataclass(slots=True)
@@ -121,8 +122,15 @@ def engine_input(cols: Sequence[Column], base: Mapping[str, Any] | None = None) 
 
 def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: Mapping[str, Any] | None = None,
              p: Params | None = None) -> Assembled:
-    """The engine input for these columns, whether it is complete enough to score, and every doubt."""
-    p = p or Params()
+    """The engine input for these columns, whether it is complete enough to score, and every
+    doubt; each detection's ``chance`` of being wrong is set on the way (``layout.chance``)."""
+    return _assemble(cols, dets, base, p or Params(), True)
+
+
+def _assemble(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[str, Any] | None,
+              p: Params, judged: bool) -> Assembled:
+    """``judged``: weigh the cards' chances and name the card doubts (a trial assembly of
+    the rows the other way round only asks whether it scores)."""
     built = engine_input(cols, base)
     layout, doubts = built.layout, built.doubts
     groups, hand = layout["groups"], layout["hand"]
@@ -133,11 +141,22 @@ def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: Mappi
     total = built.short + sum(counts.values()) + sum(len(c.cards) for c in cols if group_cards(c) is None
                                                      and c.state not in (FREE, LOOSE))
     doubts += count_doubts(total, sum(1 for g in groups if len(g["cards"]) == 4), bool(dets or cols))
-    doubts += detection_doubts(dets, p)
+    if judged and p.doubt_rule == "chance":
+        if dets:
+            ev = judge(cols, dets, base, p.chance_model)
+            bar = p.chance_bar if p.chance_bar is not None else (p.chance_model or _shipped()).bar
+            doubts += card_doubts(cols, dets, base, ev, bar, p)
+    elif judged:
+        doubts += detection_doubts(dets, p)
     complete = built.complete and not limits and bool(dets) and bool(groups or hand)
     if complete:
         doubts += claimed_row(cols, dets, layout, p)
-    return Assembled(layout, complete, doubts)
+    return Assembled(layout, complete, unpaid_last(doubts))
+
+
+def unpaid_last(doubts: Sequence[Doubt]) -> list[Doubt]:
+    """The card doubts that no reading can change the pay of after every other doubt."""
+    return [d for d in doubts if d.changes_pay is not False] + [d for d in doubts if d.changes_pay is False]
 
 
 def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[str, Any],
@@ -158,7 +177,7 @@ def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[
         return [Doubt(DoubtKind.CLAIMED_ROW, f"which face-up groups were claimed in play is told only by "
                       f"their row, and {ROW_GUESSES[guess]}; flip the groups that are wrong", faceup)]
     base = {k: v for k, v in layout.items() if k not in ("groups", "hand")}
-    other = assemble(other_way_round(cols, ""), dets, base, p)
+    other = _assemble(other_way_round(cols, ""), dets, base, p, False)
     if not other.complete:
         return []
     try:
@@ -187,6 +206,12 @@ def no_win(result: Mapping[str, Any], assembled: Assembled) -> list[Doubt]:
     return [Doubt(DoubtKind.NO_WIN, f"the layout holds a winning hand's cards but scores as no win ({why}): "
                   "a card misread or missed, or a group split or in the wrong row, does that; check the "
                   "groups")]
+
+
+def _shipped() -> Any:
+    from .chance import shipped_chance
+
+    return shipped_chance()
 
 
 def other_way_round(cols: Sequence[Column], guess: str) -> list[Column]:

@@ -49,6 +49,12 @@ class Params:
     row_doubts: frozenset[str] = frozenset({"split", "alike"})
     color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
     off_axis: float = 30.0  # degrees: a face turned further from the layout's axis lies apart
+    # which cards are doubts: "chance" (each card whose chance of being wrong passes the chance
+    # model's bar, ``layout.chance``) or "reasons" (one doubt per reason the networks or the rules
+    # were unsure, the rule before the chance; kept for the evaluations' comparison)
+    doubt_rule: str = "chance"
+    chance_model: Any = None  # a ``ChanceModel`` in place of the shipped one (the tuner's)
+    chance_bar: float | None = None  # a bar in place of the model's own
 
 
 @dataclass(slots=True)

@@ -16,6 +16,7 @@ from typing import Any
 from zipai.engine import Card
 
 from ..detector import FACES, Detection
+from .chance import Alternative, Evidence, Outcome, alternatives, describe, money
 from .column import Params
 
 
@@ -45,16 +46,33 @@ class DoubtKind(StrEnum):
 
 @dataclass(slots=True)
 class Doubt:
+    """``chance`` is set on a card doubt only (``card_doubts``): the chance its card is wrong,
+    the card as read and what the hand makes of it (``now``), the other readings scored
+    (``alternatives``) and whether any of them changes what anyone pays."""
+
     kind: DoubtKind
     message: str
     detections: list[int] = field(default_factory=list)
+    chance: float | None = None
+    card: str | None = None
+    now: Outcome | None = None
+    alternatives: list[Alternative] = field(default_factory=list)
+    changes_pay: bool | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, DoubtKind):  # a plain string names a kind too; an unknown one is refused
             self.kind = DoubtKind(self.kind)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "message": self.message, "detections": list(self.detections)}
+        out: dict[str, Any] = {"kind": self.kind.value, "message": self.message,
+                               "detections": list(self.detections)}
+        if self.chance is not None:
+            now = self.now.to_json() if self.now is not None else {}
+            out.update({"chance": round(self.chance, 4), "card": self.card, "total": now.get("total"),
+                        "points": now.get("points"), "payouts": now.get("payouts"),
+                        "alternatives": [a.to_json() for a in self.alternatives],
+                        "changes_pay": bool(self.changes_pay)})
+        return out
 
 
 def deck_doubts(counts: Counter[str], dets: Sequence[Detection]) -> list[Doubt]:
@@ -103,6 +121,39 @@ def detection_doubts(dets: Sequence[Detection], p: Params) -> list[Doubt]:
             doubts.append(Doubt(DoubtKind.COLOUR, f"{d.card} at {where(d)} looks {d.color}, but "
                                 f"{d.card} is {'red' if Card.parse(d.card).is_red else 'black'}", [i]))
     return doubts
+
+
+def reason(d: Detection, p: Params) -> DoubtKind:
+    """The kind a card doubt goes by: the rules' own reason where there is one (the app's words
+    for it), else the reader's unsureness."""
+    if d.read_as:
+        return DoubtKind.REREAD
+    if d.card in FACES and not d.color_ok and d.color_margin > p.color_margin:
+        return DoubtKind.COLOUR
+    if d.taken_in:
+        return DoubtKind.TAKEN_IN_FIND
+    return DoubtKind.LOW_CONFIDENCE
+
+
+def card_doubts(cols: Sequence[Any], dets: Sequence[Detection], base: Any, ev: Evidence, bar: float,
+                p: Params) -> list[Doubt]:
+    """One doubt for each card of the layout whose chance of being wrong passes ``bar``, with
+    its other readings scored; those that can change what anyone pays first, the most money
+    first, then by chance; a doubt no reading can change the pay of says so and comes last."""
+    ranked: list[tuple[bool, float, float, int, Doubt]] = []
+    for i, d in enumerate(dets):
+        if not ev.in_layout[i] or d.chance < bar:
+            continue
+        alts = alternatives(cols, d, i, base, ev.now, ev.tried, ev.memo)
+        changes = any(a.changes_pay for a in alts)
+        ors = "; ".join(f"as {a.card or 'no card'}, {describe(a.outcome)}" for a in alts)
+        tail = "" if changes else "; no other reading changes what anyone pays"
+        msg = (f"{d.card} at {where(d)}: wrong with chance {d.chance:.1%}; as read, {describe(ev.now)}; "
+               f"{ors}{tail}")
+        doubt = Doubt(reason(d, p), msg, [i], d.chance, d.card, ev.now, alts, changes)
+        ranked.append((not changes, -money(ev.now, alts), -d.chance, i, doubt))
+    ranked.sort(key=lambda r: r[:4])
+    return [r[4] for r in ranked]
 
 
 def where(d: Detection) -> str:
