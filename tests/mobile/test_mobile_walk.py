@@ -205,7 +205,7 @@ def test_every_new_photo_starts_unticked_and_walks_again(ui: UI, size: tuple[int
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_a_photo_without_doubts_goes_straight_to_how_it_was_won(ui: UI, scene: Scene,
                                                                 size: tuple[int, int]) -> None:
-    st, f = ui.app.state, ui.finger
+    st = ui.app.state
     set_size(ui, size)
     create_session(ui, f"clean-{size[0]}")
     shoot(ui, f"clean-{size[0]}.jpg")
