@@ -315,6 +315,7 @@ class ReviewScreen(EditScreen):
     zooms to the card and its answers are big buttons, so one tap settles it and moves on."""
 
     deck_text = StringProperty("")
+    step: Any = None  # the walk's step shown now (None: nothing left to walk)
 
     def refresh(self) -> None:
         super().refresh()

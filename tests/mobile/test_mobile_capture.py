@@ -264,7 +264,7 @@ def test_the_picker_opens_the_pictures_folder_in_chinese(finger: Finger) -> None
     f.tap(entry("table.jpg"))
     assert chooser.selection and chooser.selection[0].endswith("table.jpg")
     f.tap_text("use_photo")
-    assert f.screen.name == "review" and f.shots[-1].endswith("table.jpg")
+    assert f.screen.name == "win" and f.shots[-1].endswith("table.jpg")  # no doubt: straight on
 
 
 def test_settlement_share_lands_in_the_pictures_folder(finger: Finger) -> None:
@@ -284,7 +284,8 @@ def test_settlement_share_lands_in_the_pictures_folder(finger: Finger) -> None:
 
 def test_android_camera_and_picker_by_touch(finger: Finger, monkeypatch: pytest.MonkeyPatch) -> None:
     """The capture screen as on a phone: the shutter asks for the permissions, then opens the
-    system camera; 相册 opens the picker; each result comes back to the review (JVM stood in for)."""
+    system camera; 相册 opens the picker; each result is read and, holding no doubt, goes on to how
+    the hand was won (JVM stood in for)."""
     import types
 
     from test_mobile_media import Activity, Data, autoclass
@@ -316,7 +317,7 @@ def test_android_camera_and_picker_by_touch(finger: Finger, monkeypatch: pytest.
         bound["on_activity_result"](REQUEST_CAMERA, RESULT_OK, Data(None))
         f.pump(3)
         f.settle()  # the photo is read on a worker thread
-        assert f.screen.name == "review" and f.shots[-1] == str(dest)
+        assert f.screen.name == "win" and f.shots[-1] == str(dest)  # read, with no doubt: straight on
         f.app.go("capture")
         f.pump(3)
         f.tap_text("gallery")
@@ -329,7 +330,7 @@ def test_android_camera_and_picker_by_touch(finger: Finger, monkeypatch: pytest.
 
         ask = next(w for w in Window.children if isinstance(w, Ask))  # it replaces the first photo's hand
         f.tap(ask.yes_button)
-        assert f.screen.name == "review" and f.shots[-1].endswith("picked.jpg")
+        assert f.screen.name == "win" and f.shots[-1].endswith("picked.jpg")
         assert Path(f.shots[-1]).read_bytes() == jpeg
     finally:
         scr.android, scr.media = False, None

@@ -165,7 +165,7 @@ def test_one_doubt_from_the_shutter_to_the_ledger_in_six_taps(ui: UI, scene: Sce
     assert scr.name == "review" and scr.ids.walk.shown
     step = scr.step
     assert step.det == scene.money and scr.ids.photo.selected == scene.money
-    assert card_width(ui, scene.money) >= dp(40)  # zoomed to fingertip size
+    assert card_width(ui, scene.money) >= dp(64) - 0.5  # zoomed to fingertip size
     right = scene.truth[scene.money]
     assert st.t("walk_change", card=st.glyphs([right]), d=scene.score[0]) in scr.ids.walk_head.text
     f.tap(scr.walk_buttons[right])  # one tap settles it: no doubt left, on to how it was won
