@@ -315,6 +315,7 @@ class ReviewScreen(EditScreen):
     zooms to the card and its answers are big buttons, so one tap settles it and moves on."""
 
     deck_text = StringProperty("")
+    walking = BooleanProperty(False)  # a doubt is shown: the walk's panel above the groups
     step: Any = None  # the walk's step shown now (None: nothing left to walk)
 
     def refresh(self) -> None:
@@ -338,28 +339,26 @@ class ReviewScreen(EditScreen):
         # the tick is this draft's own: a new photo (or scan) starts unticked, whatever came before
         self.ids.ack.state = "down" if chk.doubts and st.pending.ack else "normal"
         now = st.running_score()  # the running total: every fix re-scores the hand at once
-        if now is not None:
-            self.check_text += " · " + (tr("score", n=now[0]) if now[0] else tr("walk_lose"))
-        self.show_walk(now)
+        self.check_text += " · " + (tr("walk_now_none") if now is None else
+                                    tr("score", n=now[0]) if now[0] else tr("walk_lose"))
+        self.show_walk()
 
     # ------------------------------------------------------------ the walk through the doubts
-    def show_walk(self, now: tuple[int, tuple[int, ...]] | None) -> None:
+    def show_walk(self) -> None:
         """The first unsettled step above the editor, the photo zoomed to its card."""
         st = self.state
         every = st.review_steps()
         left = [] if st.pending.ack else [s for s in every if not s.settled]
         walk = self.ids.walk
         self.step = left[0] if left else None
+        self.walking = walk.shown = self.step is not None
         if self.step is None:
-            walk.shown = False
             return
         step = self.step
-        walk.shown = True
+        self.hint_text = ""  # the walk says what to tap
         line = tr("walk_step", i=len(every) - len(left) + 1, n=len(every), what=self.step_words(step))
         money = self.money_words(step)
         self.ids.walk_head.text = line + (" · " + money if money else "")
-        self.ids.walk_now.text = tr("walk_now_none") if now is None else (
-            tr("walk_now", n=now[0]) if now[0] else tr("walk_now", n=0) + " · " + tr("walk_lose"))
         row = self.ids.walk_options
         row.clear_widgets()
         self.walk_buttons: dict[str, Button] = {}
