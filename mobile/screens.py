@@ -385,7 +385,7 @@ class ReviewScreen(EditScreen):
                 photo.zoom, photo.pan = 1.0, [0.5, 0.5]
 
     def _add_option(self, row: Any, key: str, text: str, cb: Any, bg: tuple[float, ...], **kw: Any) -> None:
-        b = _btn(text, cb, bg, height=dp(66), halign="center", **kw)
+        b = _btn(text, cb, bg, height=dp(58), halign="center", **kw)
         b.bind(size=lambda w, *_: setattr(w, "text_size", (w.width, None)))
         self.walk_buttons[key] = b
         row.add_widget(b)
@@ -398,6 +398,7 @@ class ReviewScreen(EditScreen):
         return f"{glyph}\n[size={int(sp(12))}]{score}[/size]"
 
     def step_words(self, step: Any) -> str:
+        """What is in doubt, naming only this step's card (a fifth-copy doubt names five)."""
         from zipai.vision import Doubt
 
         st = self.state
@@ -407,6 +408,7 @@ class ReviewScreen(EditScreen):
         return st.doubt_words(Doubt(step.kind, "", [step.det]), cards)
 
     def money_words(self, step: Any) -> str:
+        """Why this card comes where it does: the money its likeliest alternative moves."""
         if step.det is None:
             return ""
         if step.change is None:
