@@ -325,7 +325,7 @@ class CaptureScreen(Base):
             self.start_camera()
             return False
         if _app().guard(self.state.take_scan, job.path, job.scan) is not None:
-            _app().go("review")
+            _app().go(self.state.after_scan())  # no doubt: straight on to how the hand was won
         return False
 
     @property

@@ -15,6 +15,7 @@ Manual entry uses the same model: cards typed on the pad have no detection (inde
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,6 +66,9 @@ class Draft:
     # the card the detector read for each detection (None: added by a tap), so the corrections a
     # recorded hand carries can teach the deck in use
     reads: list[str | None] = field(default_factory=list)
+    # whether the player has said which card each detection is (a tap in the review's walk, a
+    # key on the pad, a card added by hand): a settled card is no longer a doubt to walk through
+    settled: list[bool] = field(default_factory=list)
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -75,7 +79,9 @@ class Draft:
     @classmethod
     def from_scan(cls, columns: list[Column], detections: list[Detection], photo: str | None,
                   size: tuple[int, int]) -> Draft:
-        d = cls(list(columns), list(detections), photo, size, [x.card for x in detections])
+        # the player's copy: edits never reach the scan as vision read it
+        cols, dets = copy.deepcopy(list(columns)), copy.deepcopy(list(detections))
+        d = cls(cols, dets, photo, size, [x.card for x in dets])
         if not any(c.state == FREE for c in d.columns):
             d.columns.append(Column([], [], HAND, FREE))
         return d
@@ -152,6 +158,7 @@ class Draft:
             d.selected = None  # nor the selector's, nor the rules' second reading or weak take-in
             d.read_as = None
             d.taken_in = False
+            self.settled_list()[det] = True
 
     def add(self, ci: int, face: str) -> None:
         """Add a card to a column (a missed card; or a tap on the pad in manual entry)."""
@@ -161,6 +168,7 @@ class Draft:
         if self.is_photo:
             det = len(self.detections)
             self._reads().append(None)
+            self.settled_list().append(True)
             self.detections.append(Detection(face, self._new_box(c), 1.0, _color(face)))
         c.cards.append(face)
         c.detections.append(det)
@@ -183,6 +191,7 @@ class Draft:
         det = c.detections.pop(pos)
         if det >= 0:
             self._reads().pop(det)
+            self.settled_list().pop(det)
             self.detections.pop(det)
             for col in self.columns:
                 col.detections = [i - 1 if i > det else i for i in col.detections]
@@ -224,6 +233,11 @@ class Draft:
         self.reads = (self.reads + [None] * len(self.detections))[:len(self.detections)]
         return self.reads
 
+    def settled_list(self) -> list[bool]:
+        """``settled`` in step with ``detections`` (an older saved draft settled none)."""
+        self.settled = (self.settled + [False] * len(self.detections))[:len(self.detections)]
+        return self.settled
+
     def _prune(self) -> None:
         """Drop empty group columns, but keep one hand row to type into."""
         keep_hand = True
@@ -242,7 +256,8 @@ class Draft:
                              "state": c.state, "name": c.name, "row_guess": c.row_guess}
                             for c in self.columns],
                 "detections": [_det_json(d) for d in self.detections],
-                "photo": self.photo, "size": list(self.size), "reads": list(self._reads())}
+                "photo": self.photo, "size": list(self.size), "reads": list(self._reads()),
+                "settled": list(self.settled_list())}
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Draft:
@@ -255,7 +270,8 @@ class Draft:
                     for d in obj.get("detections", [])]
             w, h = obj.get("size", [0, 0])
             reads = [r if r in KEYS else None for r in obj.get("reads", [])]
-            return cls(cols, dets, obj.get("photo"), (int(w), int(h)), reads)
+            settled = [s is True for s in obj.get("settled", [])]
+            return cls(cols, dets, obj.get("photo"), (int(w), int(h)), reads, settled)
         except (KeyError, TypeError, ValueError) as exc:
             raise DraftError(f"the saved draft is unreadable ({exc})") from None
 

@@ -568,6 +568,23 @@ _S.update({
                      "The deck learned {n} corrected cards"),
 })
 
+# the review's walk through a photo's doubts, one card at a time, most money first
+_S.update({
+    "walk_step": ("存疑 {i}/{n}：{what}", "存疑 {i}/{n}：{what}", "Doubt {i} of {n}: {what}"),
+    "walk_change": ("若是{card}，差 {d} 分", "若是{card}，差 {d} 分", "As {card}, {d} points differ"),
+    "walk_same": ("是哪张得分都一样", "是哪張得分都一樣", "Either way the score is the same"),
+    "walk_unknown": ("改对了才能算分", "改對了才能算分", "The hand scores once this is right"),
+    "walk_now_none": ("还算不了分", "還算不了分", "not scorable yet"),
+    "walk_lose": ("不成胡", "不成胡", "no win"),
+    "walk_other": ("别的牌…", "別的牌…", "Other…"),
+    "walk_not_card": ("不是牌", "不是牌", "Not a card"),
+    "walk_seen": ("看过了", "看過了", "Looked at it"),
+    "walk_pick": ("在下面的牌键上点它是哪张", "在下面的牌鍵上點它是哪張",
+                  "Tap the right card on the keys below"),
+    "doubts_where": ("还有 {n} 处存疑没核对，先看这处：{what}", "還有 {n} 處存疑沒核對，先看這處：{what}",
+                     "{n} doubts not checked yet; first this one: {what}"),
+})
+
 # 胡多少处罚多少 (seed 001) and rules version 3's refusals of a dealt hand
 _S.update({
     "penalty": ("不算胡：胡多少罚多少", "不算胡：胡多少罰多少", "No win: pays what it would score (penalty)"),

@@ -310,29 +310,146 @@ class ManualScreen(EditScreen):
 
 
 class ReviewScreen(EditScreen):
-    """The photo with every card boxed; the same editor and pad below it, doubts to confirm."""
+    """The photo with every card boxed; the same editor and pad below it. A photo with doubts
+    walks the player through them, one flagged card at a time, most money first: the photo
+    zooms to the card and its answers are big buttons, so one tap settles it and moves on."""
 
     deck_text = StringProperty("")
+    walking = BooleanProperty(False)  # a doubt is shown: the walk's panel above the groups
+    step: Any = None  # the walk's step shown now (None: nothing left to walk)
 
     def refresh(self) -> None:
         super().refresh()
-        self.deck_text = self.state.deck_line()
-        d = self.state.draft
+        st = self.state
+        self.deck_text = st.deck_line()
+        d = st.draft
         photo = self.ids.photo
         if photo.source != (d.photo or ""):
             photo.source = d.photo or ""
         photo.detections = [(x.card, tuple(x.box)) for x in d.detections]
         photo.doubt_dets = list(self.ids.editor.doubt_dets)
-        sel = self.state.editor.card
+        sel = st.editor.card
         photo.selected = d.columns[sel[0]].detections[sel[1]] if sel else -1
         photo.on_tap = self.tap_box
         self.ids.editor.on_head_tap = self.zoom_to_group
-        if self.state.editor.mode not in ("move", "name"):
+        if st.editor.mode not in ("move", "name"):
             self.hint_text = tr("zoom_hint") + "；" + self.hint_text
-        chk = self.state.check()
+        chk = st.check()
         self.ids.ack.disabled = not chk.doubts
         # the tick is this draft's own: a new photo (or scan) starts unticked, whatever came before
-        self.ids.ack.state = "down" if chk.doubts and self.state.pending.ack else "normal"
+        self.ids.ack.state = "down" if chk.doubts and st.pending.ack else "normal"
+        now = st.running_score()  # the running total: every fix re-scores the hand at once
+        self.check_text += " · " + (tr("walk_now_none") if now is None else
+                                    tr("score", n=now[0]) if now[0] else tr("walk_lose"))
+        self.show_walk()
+
+    # ------------------------------------------------------------ the walk through the doubts
+    def show_walk(self) -> None:
+        """The first unsettled step above the editor, the photo zoomed to its card."""
+        st = self.state
+        every = st.review_steps()
+        left = [] if st.pending.ack else [s for s in every if not s.settled]
+        walk = self.ids.walk
+        self.step = left[0] if left else None
+        self.walking = walk.shown = self.step is not None
+        if self.step is None:
+            return
+        step = self.step
+        self.hint_text = ""  # the walk says what to tap
+        line = tr("walk_step", i=len(every) - len(left) + 1, n=len(every), what=self.step_words(step))
+        money = self.money_words(step)
+        self.ids.walk_head.text = line + (" · " + money if money else "")
+        row = self.ids.walk_options
+        row.clear_widgets()
+        self.walk_buttons: dict[str, Button] = {}
+        if step.det is None:
+            self._add_option(row, "seen", tr("walk_seen"), lambda: self.seen(step.key), GREEN)
+        else:
+            for o in step.options:
+                self._add_option(row, o.face, self._option_text(o), lambda f=o.face: self.settle(f),
+                                 (0.98, 0.96, 0.90, 1), color=(0.08, 0.08, 0.08, 1), markup=True)
+            self._add_option(row, "other", tr("walk_other"), self.pick_other, (0.40, 0.40, 0.38, 1))
+            self._add_option(row, "not_card", tr("walk_not_card"), lambda: self.settle(None),
+                             (0.70, 0.18, 0.14, 1))
+        photo = self.ids.photo
+        if step.det is not None and st.editor.card is None:
+            photo.selected = step.det
+        where = (id(st.draft), step.key)
+        if where != getattr(self, "_zoomed", None):  # a new step: its card at fingertip size
+            self._zoomed = where
+            self.ids.scroll.scroll_y = 1
+            boxes = [st.draft.detections[i].box for i in step.boxes if 0 <= i < len(st.draft.detections)]
+            if boxes:
+                photo.zoom_to([*boxes, *(_padded(b) for b in boxes)], dp(64))
+            else:
+                photo.zoom, photo.pan = 1.0, [0.5, 0.5]
+
+    def _add_option(self, row: Any, key: str, text: str, cb: Any, bg: tuple[float, ...], **kw: Any) -> None:
+        b = _btn(text, cb, bg, height=dp(58), halign="center", **kw)
+        b.bind(size=lambda w, *_: setattr(w, "text_size", (w.width, None)))
+        self.walk_buttons[key] = b
+        row.add_widget(b)
+
+    def _option_text(self, o: Any) -> str:
+        """The card big, in its ink, and under it the hand's score were it that card."""
+        ink = "c81414" if o.face != "back" and _is_red(o.face) else "141414"
+        score = "—" if o.score is None else (tr("score", n=o.score) if o.score else tr("walk_lose"))
+        glyph = f"[size={int(sp(26))}][color={ink}]{face_text(o.face)}[/color][/size]"
+        return f"{glyph}\n[size={int(sp(12))}]{score}[/size]"
+
+    def step_words(self, step: Any) -> str:
+        """What is in doubt, naming only this step's card (a fifth-copy doubt names five)."""
+        from zipai.vision import Doubt
+
+        st = self.state
+        cards = st.draft.count()
+        if step.det is None:
+            return st.doubt_words(step.doubt, cards)
+        return st.doubt_words(Doubt(step.kind, "", [step.det]), cards)
+
+    def money_words(self, step: Any) -> str:
+        """Why this card comes where it does: the money its likeliest alternative moves."""
+        if step.det is None:
+            return ""
+        if step.change is None:
+            return tr("walk_unknown")
+        if step.change == 0:
+            return tr("walk_same")
+        alt = step.options[1].face if len(step.options) > 1 else None
+        return tr("walk_change", card=face_text(alt) if alt else tr("walk_not_card"), d=step.change)
+
+    def settle(self, face: str | None) -> None:
+        """One tap: the card is ``face`` (None: not a card); on to the next doubt, or when none
+        is left, on to how the hand was won."""
+        step = self.step
+        if step is None or step.det is None:
+            return
+        if _app().guard(self.state.settle_card, step.det, face):
+            self.walk_on()
+
+    def seen(self, key: str) -> None:
+        if _app().guard(self.state.settle_scene, key):
+            self.walk_on()
+
+    def walk_on(self) -> None:
+        st = self.state
+        if st.open_steps():
+            return
+        chk = st.check()
+        if chk.ready and st.session is not None:
+            _app().go("win")
+        else:
+            self.refresh()
+
+    def pick_other(self) -> None:
+        """The full card pad: the card is chosen in the editor and the next key corrects it."""
+        step = self.step
+        if step is None or step.det is None:
+            return
+        self.state.editor.card = None
+        self.state.editor.tap_detection(step.det)
+        self.state.changed()
+        _app().notify(tr("walk_pick"))
 
     def set_ack(self, on: bool) -> None:
         self.state.ack_doubts(on)
@@ -352,11 +469,27 @@ class ReviewScreen(EditScreen):
         self.state.changed()
 
     def next(self) -> None:
-        chk = self.state.check()
-        if chk.doubts and chk.ready and not self.state.pending.ack:
-            _app().notify(tr("doubts_first"))
+        """On to how the hand was won; a doubt not yet checked is shown, never a bare refusal."""
+        left = self.state.open_steps()
+        if left:
+            self._zoomed = None  # back to the first unsettled doubt, zoomed in
+            self.refresh()
+            _app().notify(tr("doubts_where", n=len(left), what=self.step_words(left[0])))
             return
         super().next()
+
+
+def _padded(box: Any) -> tuple[float, float, float, float]:
+    """A card's box with a margin, so the zoom shows its neighbours too."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    return (x0 - 0.6 * w, y0 - 0.3 * h, x1 + 0.6 * w, y1 + 0.3 * h)
+
+
+def _is_red(face: str) -> bool:
+    from zipai.engine import Card
+
+    return Card.parse(face).is_red
 
 
 # ---------------------------------------------------------------- how it was won

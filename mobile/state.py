@@ -26,6 +26,7 @@ from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, 
 from .decks import Box, Shelf, TeachRefused, default_root, refusal_words
 from .draft import Check, Draft, DraftError, Editor
 from .i18n import LANGS, Translator, error_codes
+from .walk import Scorer, Step, steps
 
 WON_BY = ("self_draw", "stock", "discard", "dealt")
 PRESETS = variant_names()  # the rule sets offered, in the registry's order
@@ -107,6 +108,7 @@ class Pending:
     first: dict[str, Any] | None = None  # Guangxi: the first of two instant wins after one deal
     ack: bool = False  # the review's doubts ticked off: this draft's only, a new photo starts unticked
     session: int | None = None  # the session the hand is entered in: a draft never follows into another
+    seen: list[str] = field(default_factory=list)  # the review's scene doubts the player has looked at
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -177,15 +179,16 @@ class AppState:
     @staticmethod
     def _pending_json(p: Pending) -> dict[str, Any]:
         return {"draft": p.draft.to_json(), "win": asdict(p.win), "editing": p.editing, "first": p.first,
-                "ack": p.ack, "session": p.session}
+                "ack": p.ack, "session": p.session, "seen": list(p.seen)}
 
     def _load_pending(self, path: Path | None = None) -> Pending:
         try:
             obj = json.loads((path or self.pending_path).read_text(encoding="utf-8"))
             win = WinInfo(**obj["win"])
             sid = obj.get("session")
+            seen = [k for k in obj.get("seen", []) if isinstance(k, str)]
             return Pending(Draft.from_json(obj["draft"]), win, obj.get("editing"), obj.get("first"),
-                           obj.get("ack") is True, sid if isinstance(sid, int) else None)
+                           obj.get("ack") is True, sid if isinstance(sid, int) else None, seen)
         except (OSError, ValueError, KeyError, TypeError, DraftError):
             return Pending()
 
@@ -321,6 +324,59 @@ class AppState:
         """The review's 已核对存疑, for this draft only (kept through a restart)."""
         self.pending.ack = bool(on)
         self.save_pending()
+
+    # ------------------------------------------------------------ the review's walk
+    def review_steps(self) -> list[Step]:
+        """The photo's doubts as the review walks them, most money first (``walk.steps``)."""
+        if not self.draft.is_photo:
+            return []
+        return steps(self.draft, self.check().doubts, self._scorer(), self.pending.seen)
+
+    def open_steps(self) -> list[Step]:
+        """The steps still to settle; none once the player ticked 已核对存疑 for this draft."""
+        if self.pending.ack:
+            return []
+        return [s for s in self.review_steps() if not s.settled]
+
+    def _scorer(self) -> Scorer:
+        s = self.session
+        return Scorer(self.base() if s else {"rules": self.settings.preset}, s.rules if s else None)
+
+    def running_score(self) -> tuple[int, tuple[int, ...]] | None:
+        """The hand's score and payouts as the draft stands (None: it cannot be scored yet)."""
+        return self._scorer()(self.draft)
+
+    def settle_card(self, det: int, face: str | None) -> bool:
+        """The walk's one tap: this detection is ``face`` (the card as read confirms it), or no
+        card at all (None: it goes, as 删除 would). The last doubt settled ticks 已核对存疑."""
+        where = self.draft.locate(det)
+        if where is None:
+            raise DraftError(f"no card {det} in this photo")
+        if face is None:
+            self.draft.delete(*where)
+        else:
+            self.draft.set_card(*where, face)
+        self.editor.card = None
+        self._walked()
+        return True
+
+    def settle_scene(self, key: str) -> bool:
+        """A doubt about the scene, looked at (its cards are fixed on the editor, if at all)."""
+        if key not in self.pending.seen:
+            self.pending.seen.append(key)
+        self._walked()
+        return True
+
+    def _walked(self) -> None:
+        if not self.open_steps():
+            self.pending.ack = True
+        self.changed()
+
+    def after_scan(self) -> str:
+        """Where a photo's read lands: the review while anything is in doubt or missing, else
+        straight on to how the hand was won."""
+        chk = self.check()
+        return "win" if chk.ready and not chk.doubts and self.session is not None else "review"
 
     def load_photo(self, path: str | Path) -> Draft:
         """Read a photo with the detector and make its columns the draft (the review screen)."""

@@ -220,22 +220,20 @@ def test_preview_reads_cards_live_and_the_shutter_keeps_a_full_frame(finger: Fin
     m = re.match(r"读到 (\d+) 张牌、(\d+) 张背面 · 每秒读 \d+ 次$", scr.live_text)
     assert m and int(m.group(1)) >= 15, scr.live_text
     f.tap(scr.ids.shutter)
-    assert f.screen.name == "review", f.app.status
+    assert f.screen.name == "win", f.app.status  # nothing in doubt: straight on to how it was won
     from PIL import Image
 
     with Image.open(f.shots[-1]) as im:
         assert im.size == (800, 600)  # the camera's own frame size, not the preview widget's
     assert scr.camera is None and scr.reader is None  # the camera is let go
-    # the rest of the photo path, by touch: next, winner, how won, score, confirm
-    f.tap_text("next")
-    assert f.screen.name == "win", f.app.status
+    # the rest of the photo path, by touch: winner, how won, score, confirm
     f.tap(f.screen.ids.winner.buttons[1])
     f.tap(f.screen.ids.won_by.buttons["self_draw"])
     f.tap_text("score_it")
     assert f.screen.name == "result"
     f.tap(f.screen.ids.confirm)
     assert f.screen.name == "ledger"
-    assert f.taps - start == 7
+    assert f.taps - start == 6
     e = f.app.state.sstate.history[-1]
     assert e.entered_by == "cards" and e.photo
 
@@ -266,7 +264,7 @@ def test_the_picker_opens_the_pictures_folder_in_chinese(finger: Finger) -> None
     f.tap(entry("table.jpg"))
     assert chooser.selection and chooser.selection[0].endswith("table.jpg")
     f.tap_text("use_photo")
-    assert f.screen.name == "review" and f.shots[-1].endswith("table.jpg")
+    assert f.screen.name == "win" and f.shots[-1].endswith("table.jpg")  # no doubt: straight on
 
 
 def test_settlement_share_lands_in_the_pictures_folder(finger: Finger) -> None:
@@ -286,7 +284,8 @@ def test_settlement_share_lands_in_the_pictures_folder(finger: Finger) -> None:
 
 def test_android_camera_and_picker_by_touch(finger: Finger, monkeypatch: pytest.MonkeyPatch) -> None:
     """The capture screen as on a phone: the shutter asks for the permissions, then opens the
-    system camera; 相册 opens the picker; each result comes back to the review (JVM stood in for)."""
+    system camera; 相册 opens the picker; each result is read and, holding no doubt, goes on to how
+    the hand was won (JVM stood in for)."""
     import types
 
     from test_mobile_media import Activity, Data, autoclass
@@ -318,7 +317,7 @@ def test_android_camera_and_picker_by_touch(finger: Finger, monkeypatch: pytest.
         bound["on_activity_result"](REQUEST_CAMERA, RESULT_OK, Data(None))
         f.pump(3)
         f.settle()  # the photo is read on a worker thread
-        assert f.screen.name == "review" and f.shots[-1] == str(dest)
+        assert f.screen.name == "win" and f.shots[-1] == str(dest)  # read, with no doubt: straight on
         f.app.go("capture")
         f.pump(3)
         f.tap_text("gallery")
@@ -331,7 +330,7 @@ def test_android_camera_and_picker_by_touch(finger: Finger, monkeypatch: pytest.
 
         ask = next(w for w in Window.children if isinstance(w, Ask))  # it replaces the first photo's hand
         f.tap(ask.yes_button)
-        assert f.screen.name == "review" and f.shots[-1].endswith("picked.jpg")
+        assert f.screen.name == "win" and f.shots[-1].endswith("picked.jpg")
         assert Path(f.shots[-1]).read_bytes() == jpeg
     finally:
         scr.android, scr.media = False, None

@@ -105,14 +105,17 @@ def test_photo_draft_keeps_detections_in_step() -> None:
     d = Draft.from_scan(cols, dets, "p.jpg", (100, 100))
     assert any(x.kind == "low_confidence" for x in d.check({"rules": "hunan"}).doubts)
     d.set_card(0, 0, "x3")  # the user's word: no more doubt about it
-    assert dets[0].card == "x3" and not any(x.kind == "low_confidence"
-                                            for x in d.check({"rules": "hunan"}).doubts)
+    assert d.detections[0].card == "x3" and not any(x.kind == "low_confidence"
+                                                    for x in d.check({"rules": "hunan"}).doubts)
+    assert dets[0].card == "x1" and cols[0].cards == ["x1", "x2"]  # the scan stays as vision read it
+    assert d.settled_list() == [True, False, False]  # settled: the review's walk passes it by
     d.delete(0, 1)  # a false detection: removed, later indices shift
     assert len(d.detections) == 2 and d.columns[1].detections == [1] and d.locate(1) == (1, 0)
     d.add(0, "x2")  # a missed card gets a box below its column
     assert d.detections[-1].box[1] > d.detections[0].box[3] and d.columns[0].detections == [0, 2]
+    assert d.settled_list() == [True, False, True]  # kept in step; a card added by hand is the player's
     again = Draft.from_json(d.to_json())
-    assert again.to_json() == d.to_json()
+    assert again.to_json() == d.to_json() and again.settled == [True, False, True]
 
 
 def test_a_concealed_group_a_card_short_blocks_until_the_user_adds_its_back() -> None:

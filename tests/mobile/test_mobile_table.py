@@ -72,8 +72,8 @@ def test_every_new_photo_starts_with_its_doubts_unticked(ui: UI, size: tuple[int
     answer(ui, "use_photo")  # the first photo's hand would be replaced: asked first
     assert ui.screen.name == "review" and st.draft.photo.endswith(f"ack-b-{size[0]}.jpg")
     assert ack.state == "normal" and not st.pending.ack
-    f.tap_text("next")
-    assert ui.screen.name == "review" and ui.app.status == st.t("doubts_first")
+    f.tap_text("next")  # refused, showing where: the first doubt not yet checked
+    assert ui.screen.name == "review" and ui.app.status == pointed(ui)
     # ticked again, then a new session: its first photo starts unticked too
     f.tap(ack)
     assert ack.state == "down"
@@ -81,8 +81,15 @@ def test_every_new_photo_starts_with_its_doubts_unticked(ui: UI, size: tuple[int
     pick_photo(ui, f"ack-c-{size[0]}.jpg")
     assert ui.screen.name == "review" and ui.screen.ids.ack.state == "normal" and not st.pending.ack
     f.tap_text("next")
-    assert ui.screen.name == "review" and ui.app.status == st.t("doubts_first")
+    assert ui.screen.name == "review" and ui.app.status == pointed(ui)
     set_size(ui, (540, 960))
+
+
+def pointed(ui: UI) -> str:
+    """What 下一步 says over unchecked doubts: how many, and the first, which the walk shows."""
+    left = ui.app.state.open_steps()
+    assert left and ui.screen.step.key == left[0].key
+    return ui.app.state.t("doubts_where", n=len(left), what=ui.screen.step_words(left[0]))
 
 
 def press_escape(ui: UI) -> None:
