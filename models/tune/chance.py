@@ -9,10 +9,11 @@ scene never weighs its own cards): the highest bar that still flags ``--recall``
 cards. The shipped bar flags 80% of them: flagging 98% also flags about two right cards in three
 (the last wrong cards, extra finds read with full confidence, look like right ones to every piece
 of evidence), and a review that asks about most of the cards is one a player stops reading;
-at 80% about one right card in twenty is flagged. The figures printed are those out-of-fold chances' (wrong and right cards flagged,
-scenes with no doubt and how many of them score wrong, the calibration error), beside the rule
-before (one doubt per reason) on the same scans. ``--write`` writes the model fitted on every
-scene, with the bar, to ``models/chance.json`` (the manifest's ``chance`` file).
+at 80% about one right card in twenty is flagged. The figures printed are those out-of-fold
+chances' (wrong and right cards flagged, scenes with no doubt and how many of them score wrong,
+the calibration error), beside the rule before (one doubt per reason) on the same scans.
+``--write`` writes the model fitted on every scene, with the bar, to ``models/chance.json``
+(the manifest's ``chance`` file).
 
     zipai tune chance data/detector/val_tune400 data/detector/val_unseen data/detector/val_style2 --write
 """
