@@ -20,6 +20,10 @@ from typing import Any
 import pytest
 from test_mobile_ui import L1_GROUPS, L1_HAND, UI, kivy_env, start_app, truth_scan
 
+# The app's behaviour over a card doubt, not the fitted weights: a hand-set chance model
+# (tests/conftest.py) makes the card these photos misread a doubt whatever the shipped bar.
+pytestmark = pytest.mark.usefixtures("fixed_chance")
+
 SIZES = ((360, 780), (540, 960), (1280, 800))
 PRESETS = ("hunan", "guangxi", "guilin")
 ENGLISH = re.compile(r"[A-Za-z]{2,}[ ,.'’]+[A-Za-z]{2,}")
