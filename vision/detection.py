@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .color import redness
-from .selector import RED, main_axis
+from .selector import RED, Selector, main_axis
+
+if TYPE_CHECKING:  # the config names the selector; the detection module is below it
+    from .config import Config
 
 Box = tuple[float, float, float, float]
 
@@ -83,6 +86,22 @@ class Finds:
                      self.downs[index], self.reds[index], None if self.embeds is None else self.embeds[index])
 
 
+@dataclass(frozen=True, slots=True)
+class Weighed:
+    """The selector's weighing of one look's finds (``steps.weigh``): the finds at its floor,
+    their classes and the probability it gives each of being a card. It holds for the same
+    selector weights and the rules' config it compared with, whatever the threshold."""
+
+    selector: Selector
+    rules: Config
+    finds: Finds
+    cards: list[str]
+    probs: np.ndarray
+
+    def fits(self, selector: Selector, rules: Config) -> bool:
+        return self.selector.same_weights(selector) and self.rules == rules
+
+
 @dataclass(slots=True)
 class Look:
     """One look at a photo: its decoded pixels, their photo scale, and the finds there. The
@@ -92,9 +111,7 @@ class Look:
     arr: np.ndarray
     scale: float
     finds: Finds
-    # the selector's weighing: (the selector, the rules' config it compared with, its finds,
-    # their classes, their probabilities)
-    weighed: tuple[Any, Any, Finds, list[str], np.ndarray] | None = None
+    weighed: Weighed | None = None  # the selector's weighing, once made
 
     @property
     def boxes(self) -> np.ndarray:

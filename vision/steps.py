@@ -19,7 +19,7 @@ import numpy as np
 from zipai.engine import CARD_NAMES
 
 from .config import Config
-from .detection import Detection, Finds, Look, Timing, back, face, photo_box
+from .detection import Detection, Finds, Look, Timing, Weighed, back, face, photo_box
 from .errors import ModelError
 from .filters import body_between, drop_back_doubles, drop_far_ends, drop_weak_far_ends, spares
 from .selector import features as selector_features
@@ -192,12 +192,11 @@ def weigh(look: Look, config: Config) -> tuple[Look, list[str], np.ndarray]:
     assert sel is not None
     rules_config = config.rules_only()
     w = look.weighed
-    if w is None or not w[0].same_weights(sel) or w[1] != rules_config:
+    if w is None or not w.fits(sel, rules_config):
         sub = look.subset(look.scores >= sel.floor)
         cards, x = candidates(sub, config)
-        w = look.weighed = (sel, rules_config, sub.finds, cards, sel.probability(x))
-    sub = Look(look.arr, look.scale, w[2])
-    return sub, w[3], w[4]
+        w = look.weighed = Weighed(sel, rules_config, sub.finds, cards, sel.probability(x))
+    return Look(look.arr, look.scale, w.finds), w.cards, w.probs
 
 
 def select(look: Look, config: Config, timing: Timing | None = None, lens: Lens | None = None) -> Chosen:
