@@ -15,7 +15,6 @@ Manual entry uses the same model: cards typed on the pad have no detection (inde
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -79,12 +78,20 @@ class Draft:
     @classmethod
     def from_scan(cls, columns: list[Column], detections: list[Detection], photo: str | None,
                   size: tuple[int, int]) -> Draft:
-        # the player's copy: edits never reach the scan as vision read it
-        cols, dets = copy.deepcopy(list(columns)), copy.deepcopy(list(detections))
+        # the player's copy: edits never reach the scan as vision read it (its columns are
+        # edited in place; a detection is a value, so an edit puts a new one in this list)
+        cols, dets = [c.copy() for c in columns], list(detections)
         d = cls(cols, dets, photo, size, [x.card for x in dets])
         if not any(c.state == FREE for c in d.columns):
             d.columns.append(Column([], [], HAND, FREE))
         return d
+
+    def copy(self) -> Draft:
+        """A draft to edit apart from this one: its own columns and lists (a detection is a
+        value, so the two may share them)."""
+        return dataclasses.replace(self, columns=[c.copy() for c in self.columns],
+                                   detections=list(self.detections), reads=list(self.reads),
+                                   settled=list(self.settled))
 
     # ------------------------------------------------------------ queries
     @property
@@ -126,6 +133,8 @@ class Draft:
         """The engine input and doubts, from vision's own assembly of these columns."""
         cols = [c for c in self.columns if c.cards]
         asm: Assembled = assemble(cols, self.detections, dict(base))
+        # the cards as weighed now (their ``chance``), kept with the draft and saved with it
+        self.detections[:] = asm.detections
         # a manual draft has no detections; vision then calls it incomplete for want of a photo
         ready = bool(cols) and not any(d.kind in BLOCKING for d in asm.doubts)
         return Check(asm.layout, asm.doubts, self.count(), ready)
@@ -150,14 +159,10 @@ class Draft:
         det = c.detections[pos]
         if det >= 0:
             d = self.detections[det]
-            d.card = face
-            d.class_prob = 1.0
-            d.finder_score = max(d.finder_score, 1.0)
-            d.score = 1.0
-            d.color = _color(face)
-            d.selected = None  # nor the selector's, nor the rules' second reading or weak take-in
-            d.read_as = None
-            d.taken_in = False
+            # nor the selector's word, nor the rules' second reading or weak take-in
+            self.detections[det] = dataclasses.replace(
+                d, card=face, class_prob=1.0, finder_score=max(d.finder_score, 1.0), score=1.0,
+                color=_color(face), selected=None, read_as=None, taken_in=False)
             self.settled_list()[det] = True
 
     def add(self, ci: int, face: str) -> None:
@@ -266,7 +271,7 @@ class Draft:
                            row_guess=str(c.get("row_guess", "")))
                     for c in obj["columns"]]
             dets = [Detection(**{**d, "box": tuple(d["box"]), "down": tuple(d.get("down", (0.0, 1.0))),
-                                 "alternatives": [tuple(a) for a in d.get("alternatives", [])]})
+                                 "alternatives": tuple(tuple(a) for a in d.get("alternatives", []))})
                     for d in obj.get("detections", [])]
             w, h = obj.get("size", [0, 0])
             reads = [r if r in KEYS else None for r in obj.get("reads", [])]

@@ -13,7 +13,6 @@ nothing says so and comes last. No Kivy, no rule of its own: vision's doubts, th
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -131,7 +130,7 @@ class Scorer:
 
 def swapped(draft: Draft, det: int, face: str | None) -> Draft:
     """A copy of the draft with one card read as ``face`` (None: taken out, not a card)."""
-    d = copy.deepcopy(draft)
+    d = draft.copy()
     where = d.locate(det)
     if where is None:
         return d

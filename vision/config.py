@@ -81,7 +81,7 @@ class FarEnds:
     own_axis: bool = False
     max_edge: float = 0.6
     min_dark: float = 0.75
-    across: str = "mean"  # field names are drop_far_ends' keyword arguments
+    across: str = "mean"  # how body_between sums each line across the body: "mean" or "median"
 
 
 FAR_ENDS = FarEnds()  # drop_far_ends' defaults, and a manifest's where it names none

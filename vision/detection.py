@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .color import redness
-from .selector import RED, main_axis
+from .selector import RED, Selector, main_axis
+
+if TYPE_CHECKING:  # the config names the selector; the detection module is below it
+    from .config import Config
 
 Box = tuple[float, float, float, float]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Detection:
-    """One card read from the photo. ``box`` is in photo pixels (after EXIF orientation)."""
+    """One card read from the photo. ``box`` is in photo pixels (after EXIF orientation).
+
+    A value: a step that changes a card (a rereading, a take-in, its chance, the player's
+    correction) makes a new one with ``dataclasses.replace``, so no caller's list changes
+    under it and a tuner may replay the same finds at many settings without copying them."""
 
     card: str  # x1..x10, d1..d10 or back
     box: Box
@@ -24,7 +31,7 @@ class Detection:
     finder_score: float = 1.0
     class_prob: float = 1.0
     redness: float = 0.0
-    alternatives: list[tuple[str, float]] = field(default_factory=list)
+    alternatives: tuple[tuple[str, float], ...] = ()
     down: tuple[float, float] = (0.0, 1.0)  # the card's top-to-bottom direction in the photo
     color_margin: float = 1.0  # how far the ink's redness lies from the red/black threshold
     read_as: str | None = None  # the reader's first choice, when the rules chose another (reread)
@@ -79,6 +86,22 @@ class Finds:
                      self.downs[index], self.reds[index], None if self.embeds is None else self.embeds[index])
 
 
+@dataclass(frozen=True, slots=True)
+class Weighed:
+    """The selector's weighing of one look's finds (``steps.weigh``): the finds at its floor,
+    their classes and the probability it gives each of being a card. It holds for the same
+    selector weights and the rules' config it compared with, whatever the threshold."""
+
+    selector: Selector
+    rules: Config
+    finds: Finds
+    cards: list[str]
+    probs: np.ndarray
+
+    def fits(self, selector: Selector, rules: Config) -> bool:
+        return self.selector.same_weights(selector) and self.rules == rules
+
+
 @dataclass(slots=True)
 class Look:
     """One look at a photo: its decoded pixels, their photo scale, and the finds there. The
@@ -88,9 +111,7 @@ class Look:
     arr: np.ndarray
     scale: float
     finds: Finds
-    # the selector's weighing: (the selector, the rules' config it compared with, its finds,
-    # their classes, their probabilities)
-    weighed: tuple[Any, Any, Finds, list[str], np.ndarray] | None = None
+    weighed: Weighed | None = None  # the selector's weighing, once made
 
     @property
     def boxes(self) -> np.ndarray:
@@ -141,7 +162,7 @@ def face(classes: tuple[str, ...], red_threshold: float, red: float, box: Box, s
     total = float(face_p.sum()) or 1.0
     cls_prob = float(face_p[order[0]]) / total
     card = classes[face_idx[order[0]]]
-    alts = [(classes[face_idx[j]], round(float(face_p[j]) / total, 4)) for j in order[1:3]]
+    alts = tuple((classes[face_idx[j]], round(float(face_p[j]) / total, 4)) for j in order[1:3])
     color = "red" if red > red_threshold else "black"
     return Detection(card, box, s * cls_prob, color, s, cls_prob, red, alts, down, abs(red - red_threshold))
 

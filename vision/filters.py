@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .config import BODY_SUMMARIES, FAR_ENDS, BackDoubles
+from .config import BODY_SUMMARIES, FAR_ENDS, BackDoubles, FarEnds
 from .detection import Detection, card_axis, glyph_size
 from .selector import SYMMETRIC, covers
 
@@ -48,12 +48,9 @@ def body_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, floa
     return float(step / (strip.std() + 5.0)), float(rows.min() / (np.median(strip) + 1.0))
 
 
-def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, lateral: float = 0.6,
-                  max_sin: float = FAR_ENDS.max_sin, symmetric: bool = True,
-                  image: np.ndarray | None = None, scale: float = 1.0,
-                  max_edge: float = FAR_ENDS.max_edge, min_dark: float = FAR_ENDS.min_dark,
-                  own_axis: bool = FAR_ENDS.own_axis, across: str = FAR_ENDS.across,
-                  prefer: str = "upright", protect: float = math.inf) -> list[Detection]:
+def drop_far_ends(dets: list[Detection], far: FarEnds = FAR_ENDS, *, lo: float = 2.0, hi: float = 5.5,
+                  lateral: float = 0.6, symmetric: bool = True, image: np.ndarray | None = None,
+                  scale: float = 1.0, prefer: str = "upright", protect: float = math.inf) -> list[Detection]:
     """A card lying fully in view shows its rank at both ends, the far one turned round; keep one.
 
     Two detections are the two ends of one card when they read the same, lie 2–5.5 glyph sizes
@@ -62,11 +59,11 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
     False leaves those alone). Two cards of one rank laid head to toe in a column fit all that
     too, so with the photo (``image``, decoded pixels; boxes are ``scale`` times those) the
     stretch between them must also look like one card's plain body (``body_between``): no
-    card edge across it (``max_edge``), no shadow line (``min_dark``). The one that reads more
+    card edge across it (``far.max_edge``), no shadow line (``far.min_dark``). The one that reads more
     upright in the photo stays (that is the one the labels name).
 
     一二三 give no down of their own but still give their card's axis (they read the same turned
-    half round, not a quarter, unlike 十); with ``own_axis`` the pair may follow that axis as
+    half round, not a quarter, unlike 十); with ``far.own_axis`` the pair may follow that axis as
     well as the photo's, so that a loose card lying across the layout loses its far end too.
 
     After the selector (``prefer`` "selected") the one it is surer of stays, and a find it is
@@ -93,9 +90,9 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
             u = vec / dist
             # a glyph that reads the same turned round gives no trustworthy down of its own
             downs = [axis] if di.card in SYMMETRIC else [di.down, dj.down]
-            if own_axis and di.card in HALF_TURN:
+            if far.own_axis and di.card in HALF_TURN:
                 downs += [di.down, dj.down]
-            aligned = any(d is not None and abs(u[0] * d[1] - u[1] * d[0]) < max_sin for d in downs)
+            aligned = any(d is not None and abs(u[0] * d[1] - u[1] * d[0]) < far.max_sin for d in downs)
             if not aligned:
                 continue
             rel = centres - centres[i]
@@ -107,8 +104,8 @@ def drop_far_ends(dets: list[Detection], lo: float = 2.0, hi: float = 5.5, later
                 continue
             if image is not None:
                 a, b = centres[i] / scale, centres[j] / scale
-                edge, dark = body_between(image, (a[0], a[1]), (b[0], b[1]), s / scale, across)
-                if edge > max_edge or dark < min_dark:
+                edge, dark = body_between(image, (a[0], a[1]), (b[0], b[1]), s / scale, far.across)
+                if edge > far.max_edge or dark < far.min_dark:
                     continue
             if prefer == "selected":
                 k = i if (di.selected or 0.0) < (dj.selected or 0.0) else j

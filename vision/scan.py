@@ -4,7 +4,7 @@ one call returning the JSON object of the issue, plus the overlay picture."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,25 +70,29 @@ class Scan:
 
 
 def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = None) -> Scan:
-    """Rebuild the layout and score after the columns were edited (the app's review screen)."""
-    sc.assembled = assemble(sc.columns, sc.detections, {**DEFAULT_BASE, **(base or {})}, p)
-    sc.result, sc.error = None, None
-    if sc.assembled.complete:
+    """A new scan with the layout and score rebuilt from ``sc``'s columns (after an edit, or at
+    other settings): its detections carry their new chances; ``sc`` is left as it was."""
+    assembled = assemble(sc.columns, sc.detections, {**DEFAULT_BASE, **(base or {})}, p)
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    if assembled.complete:
         try:
-            sc.result = score(sc.assembled.layout)
+            result = score(assembled.layout)
         except ZipaiError as exc:
-            sc.error = str(exc)
+            error = str(exc)
         else:
-            sc.assembled.doubts += no_win(sc.result, sc.assembled)
-    matters = (sc.result or {}).get("winning_card_matters")
+            assembled.doubts += no_win(result, assembled)
+    dets = list(assembled.detections)
+    matters = (result or {}).get("winning_card_matters")
     if matters:
         # a photo cannot tell which card came last: ask, as the engine scored every card held
-        where = [i for i, d in enumerate(sc.detections) if d.card in matters]
-        sc.assembled.doubts.append(Doubt(
+        where = [i for i, d in enumerate(dets) if d.card in matters]
+        assembled.doubts.append(Doubt(
             DoubtKind.WINNING_CARD, f"which card won? {' or '.join(matters)} as the winning card changes "
             "the score (scored as if held): give --winning-card", where))
-        sc.assembled.doubts = unpaid_last(sc.assembled.doubts)
-    return sc
+        assembled.doubts = unpaid_last(assembled.doubts)
+    return replace(sc, detections=dets, columns=list(sc.columns), assembled=assembled, result=result,
+                   error=error)
 
 
 def scan_detections(width: int, height: int, dets: list[Detection], base: dict[str, Any] | None = None,

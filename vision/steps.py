@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -19,7 +19,7 @@ import numpy as np
 from zipai.engine import CARD_NAMES
 
 from .config import Config
-from .detection import Detection, Finds, Look, Timing, back, face, photo_box
+from .detection import Detection, Finds, Look, Timing, Weighed, back, face, photo_box
 from .errors import ModelError
 from .filters import body_between, drop_back_doubles, drop_far_ends, drop_weak_far_ends, spares
 from .selector import features as selector_features
@@ -89,8 +89,7 @@ def relabel(chosen: Chosen, read: Look, config: Config) -> Chosen:
             return d
         out = face(config.classes, config.red_threshold, d.redness, d.box, d.finder_score,
                    read.probs[i][idx.faces], idx.faces, d.down)  # the ink measured once, for ``d``
-        out.selected = d.selected
-        return out
+        return replace(out, selected=d.selected)
 
     return Chosen([again(d) for d in chosen.detections], [again(d) for d in chosen.spare])
 
@@ -152,7 +151,7 @@ def rules(look: Look, config: Config, timing: Timing | None = None) -> Chosen:
         out.append(_face(look, config, idx, i, box, float(s), face_p, down))
     out = drop_weak_far_ends(out, thr)  # before the pairs below, which may keep the weak end
     if post.drop_far_ends:
-        out = drop_far_ends(out, image=look.arr, scale=k, **asdict(post.far_ends))
+        out = drop_far_ends(out, post.far_ends, image=look.arr, scale=k)
     if post.back_doubles:
         out = drop_back_doubles(out, post.back_doubles)
     spare = spares(weak, out, thr, f.max_spare)
@@ -193,12 +192,11 @@ def weigh(look: Look, config: Config) -> tuple[Look, list[str], np.ndarray]:
     assert sel is not None
     rules_config = config.rules_only()
     w = look.weighed
-    if w is None or not w[0].same_weights(sel) or w[1] != rules_config:
+    if w is None or not w.fits(sel, rules_config):
         sub = look.subset(look.scores >= sel.floor)
         cards, x = candidates(sub, config)
-        w = look.weighed = (sel, rules_config, sub.finds, cards, sel.probability(x))
-    sub = Look(look.arr, look.scale, w[2])
-    return sub, w[3], w[4]
+        w = look.weighed = Weighed(sel, rules_config, sub.finds, cards, sel.probability(x))
+    return Look(look.arr, look.scale, w.finds), w.cards, w.probs
 
 
 def select(look: Look, config: Config, timing: Timing | None = None, lens: Lens | None = None) -> Chosen:
@@ -227,13 +225,12 @@ def select(look: Look, config: Config, timing: Timing | None = None, lens: Lens 
         d = back(box, float(s), down) if c == "back" \
             else _face(sub, config, idx, i, box, float(s), p[idx.faces], down)
         if q >= sel.threshold:
-            d.selected = float(q)
-            out.append(d)
+            out.append(replace(d, selected=float(q)))
         elif s >= spare_floor and q >= 0:  # a find the deck turned away (-1) is offered no more
             weak.append(d)
     after = config.postprocess.selected_far_ends
     if after is not None:
-        out = drop_far_ends(out, image=look.arr, scale=k, **asdict(after.limits(config.postprocess.far_ends)),
+        out = drop_far_ends(out, after.limits(config.postprocess.far_ends), image=look.arr, scale=k,
                             prefer=after.prefer, protect=after.protect)
     spare = spares(weak, out, config.finder.threshold, config.finder.max_spare)
     if timing is not None:

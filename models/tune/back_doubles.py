@@ -14,7 +14,6 @@ scene is looked at once with the step off; every setting then replays it and the
 
 from __future__ import annotations
 
-import copy
 import itertools
 import sys
 from dataclasses import replace
@@ -43,10 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     for decoded, anns, truth, base in replay_scenes(scenes):
         found = det.detect(decoded)
         for k, limits in enumerate(SETTINGS):
-            # the layout step adds to the detections it is given: each setting its own copy
             kept = found.detections if limits is None else drop_back_doubles(found.detections, limits)
-            dets, spare = copy.deepcopy((kept, found.spare))
-            sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
+            sc = scan_detections(decoded.width, decoded.height, kept, base, spare=found.spare)
             tallies[k].add(sc, anns, truth)
     # the rule, then the stricter limits (fewer finds dropped)
     def rank(k: int) -> tuple:

@@ -20,7 +20,6 @@ the calibration error), beside the rule before (one doubt per reason) on the sam
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
 import os
@@ -129,8 +128,7 @@ def gather(args: Any) -> list[Scene]:
     out: list[Scene] = []
     scenes = labelled_scenes(args.data, args.limit)
     for (decoded, anns, truth, base), (dets, spare) in zip(replay_scenes(scenes), found, strict=True):
-        sc = scan_detections(decoded.width, decoded.height, copy.deepcopy(dets), base,
-                             Params(doubt_rule="reasons"), copy.deepcopy(spare))
+        sc = scan_detections(decoded.width, decoded.height, dets, base, Params(doubt_rule="reasons"), spare)
         ev = evidence(sc.columns, sc.detections, base)
         m = match_scene([(d.card, d.box) for d in sc.detections], anns)
         bad = set(m.misreads) | set(m.extras)

@@ -21,7 +21,6 @@ wrong (``zipai tune chance``), and the claimed row's doubt by ``row_doubts`` und
 
 from __future__ import annotations
 
-import copy
 import sys
 from dataclasses import dataclass
 
@@ -100,9 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         found = det.detect(decoded)
         dets, spare = found.detections, found.spare
         for low, rows in settings:
-            sc = scan_detections(decoded.width, decoded.height, copy.deepcopy(dets), base,
-                                 Params(low_select=low, row_doubts=rows, doubt_rule="reasons"),
-                                 copy.deepcopy(spare))
+            sc = scan_detections(decoded.width, decoded.height, dets, base,
+                                 Params(low_select=low, row_doubts=rows, doubt_rule="reasons"), spare)
             right = same_score(sc.assembled.layout, sc.assembled.complete, truth)
             m = match_scene([(d.card, d.box) for d in sc.detections], anns)
             counts[(low, rows)].add(sc, right, m)

@@ -20,7 +20,6 @@ setting then replays it and the layout step.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import sys
 from dataclasses import asdict, replace
@@ -61,13 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         found = det.detect(decoded)
         arr = np.asarray(decoded.image, dtype=np.uint8)
         for k, far in enumerate(SETTINGS):
-            kept = drop_far_ends(found.detections, image=arr, scale=decoded.scale, **asdict(far))
+            kept = drop_far_ends(found.detections, far, image=arr, scale=decoded.scale)
             if doubles:
                 kept = drop_back_doubles(kept, doubles)
             kept.sort(key=lambda d: (d.box[1], d.box[0]))
-            # the layout step adds to the detections it is given: each setting its own copy
-            dets, spare = copy.deepcopy((kept, found.spare))
-            sc = scan_detections(decoded.width, decoded.height, dets, base, spare=spare)
+            sc = scan_detections(decoded.width, decoded.height, kept, base, spare=found.spare)
             tallies[k].add(sc, anns, truth)
 
     def rank(k: int) -> tuple:  # the rule, then the stricter limits (fewer finds dropped)

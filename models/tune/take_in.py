@@ -15,7 +15,6 @@ replays the layout step.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import sys
 from dataclasses import replace
@@ -53,9 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     for decoded, anns, truth, base in replay_scenes(scenes):
         found = det.detect(decoded)
         for k, setting in enumerate(SETTINGS):
-            # take_in adds to the detections and marks the find it takes: each setting its own copy
-            mine, spare = copy.deepcopy((found.detections, offered(found.spare, setting)))
-            sc = scan_detections(decoded.width, decoded.height, mine, base, spare=spare)
+            sc = scan_detections(decoded.width, decoded.height, found.detections, base,
+                                 spare=offered(found.spare, setting))
             tallies[k].add(sc, anns, truth)
             taken[k] += sum(d.taken_in for d in sc.detections)
     # the rule, then the least work: the higher floor, the fewer offered

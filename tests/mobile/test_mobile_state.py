@@ -108,6 +108,9 @@ def test_photo_draft_keeps_detections_in_step() -> None:
     assert d.detections[0].card == "x3" and not any(x.kind == "low_confidence"
                                                     for x in d.check({"rules": "hunan"}).doubts)
     assert dets[0].card == "x1" and cols[0].cards == ["x1", "x2"]  # the scan stays as vision read it
+    trial = d.copy()  # what the review's walk tries a reading on
+    trial.set_card(0, 0, "x4")
+    assert (d.detections[0].card, d.columns[0].cards[0]) == ("x3", "x3") and trial.detections[0].card == "x4"
     assert d.settled_list() == [True, False, False]  # settled: the review's walk passes it by
     d.delete(0, 1)  # a false detection: removed, later indices shift
     assert len(d.detections) == 2 and d.columns[1].detections == [1] and d.locate(1) == (1, 0)

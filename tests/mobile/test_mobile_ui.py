@@ -8,6 +8,7 @@ starts it again.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -86,9 +87,10 @@ def truth_scan(path: Path, seed: int = 0, misread: bool = True, loose: bool = Fa
     truth = [d.card for d in dets]
     if misread:
         i = next(i for i, d in enumerate(dets) if d.card != "back")
-        dets[i].card = "d1" if truth[i] != "d1" else "d4"
-        dets[i].class_prob = dets[i].score = 0.41
-        dets[i].alternatives = [(truth[i], 0.38)]  # as a reader unsure between two faces gives them
+        # as a reader unsure between two faces gives them
+        wrong = "d1" if truth[i] != "d1" else "d4"
+        sc.detections[i] = dataclasses.replace(sc.detections[i], card=wrong, class_prob=0.41, score=0.41,
+                                               alternatives=((truth[i], 0.38),))
         sc = rescore(sc, base)
     return sc, truth
 

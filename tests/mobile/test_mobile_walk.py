@@ -9,6 +9,7 @@ module; each test's photo is that scene with chosen cards misread."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,8 +38,8 @@ def misread(scan: Any, reads: list[tuple[int, str, list[tuple[str, float]]]]) ->
     reader gets a card wrong: its column shows the wrong card too."""
     sc = copy.deepcopy(scan)
     for i, card, alts in reads:
-        d = sc.detections[i]
-        d.card, d.class_prob, d.score, d.alternatives = card, 0.41, 0.41, list(alts)
+        sc.detections[i] = dataclasses.replace(sc.detections[i], card=card, class_prob=0.41, score=0.41,
+                                               alternatives=tuple(alts))
         for col in sc.columns:
             if i in col.detections:
                 col.cards[col.detections.index(i)] = card

@@ -12,10 +12,9 @@ from zipai.vision.scan import Scan
 
 
 def _scan(doubts: list[Doubt], complete: bool = True) -> Scan:
-    dets = [Detection(c, (10.0 * i, 0.0, 10.0 * i + 8, 8.0), 0.9, "black", 0.9, 0.9) for i, c in
-            enumerate(["x1", "x2", "x3", "x4", "x5"])]
-    for d, chance in zip(dets, [0.9, 0.01, 0.5, 0.001, 0.3], strict=True):
-        d.chance = chance
+    dets = [Detection(c, (10.0 * i, 0.0, 10.0 * i + 8, 8.0), 0.9, "black", 0.9, 0.9, chance=chance)
+            for i, (c, chance) in enumerate(zip(["x1", "x2", "x3", "x4", "x5"], [0.9, 0.01, 0.5, 0.001, 0.3],
+                                                strict=True))]
     cols = [Column([0, 1, 2, 3], ["x1", "x2", "x3", "x4"]), Column([4], ["x5"], state="loose")]
     return Scan(100, 100, dets, cols, Assembled({}, complete, doubts))
 

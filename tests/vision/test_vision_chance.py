@@ -27,7 +27,7 @@ def _unsure(dets: list, card: str, prob: float, runner_up: str, k: int = 0) -> i
     """Make the ``k``-th detection of ``card`` unsure, with ``runner_up`` as the reader's second
     choice; its index."""
     i = [n for n, d in enumerate(dets) if d.card == card][k]
-    dets[i] = dataclasses.replace(dets[i], class_prob=prob, alternatives=[(runner_up, 1 - prob), ("x1", 0.0)])
+    dets[i] = dataclasses.replace(dets[i], class_prob=prob, alternatives=((runner_up, 1 - prob), ("x1", 0.0)))
     return i
 
 
@@ -81,14 +81,18 @@ def test_the_engine_is_asked_what_the_hand_makes_with_each_cards_runner_up() -> 
 def test_a_card_past_the_bar_is_a_doubt_with_its_alternatives_scored() -> None:
     dets = _scene([TABLE_ROW, HAND_ROW])
     i = _unsure(dets, "x5", 0.3, "x7")
+    given = list(dets)
     asm = assemble(_cols(dets), dets, BASE, Params(chance_model=READER))
+    assert dets == given and all(d.chance == 0.0 for d in dets)  # the chances come back, new values
+    weighed = asm.detections
+    assert [dataclasses.replace(d, chance=0.0) for d in weighed] == dets
     card = [d for d in asm.doubts if d.chance is not None]
     assert [d.detections for d in card] == [[i]]
     doubt = card[0]
     assert doubt.kind == DoubtKind.LOW_CONFIDENCE and doubt.card == "x5" and doubt.changes_pay
-    assert doubt.chance == pytest.approx(dets[i].chance) and dets[i].chance > READER.bar
+    assert doubt.chance == pytest.approx(weighed[i].chance) and weighed[i].chance > READER.bar
     # every other card is sure, and below the bar
-    assert all(d.chance < READER.bar for n, d in enumerate(dets) if n != i)
+    assert all(d.chance < READER.bar for n, d in enumerate(weighed) if n != i)
     j = doubt.to_json()
     assert j["total"] is not None and j["total"] > 0
     assert [a["card"] for a in j["alternatives"]] == ["x7", "x1", None]
@@ -105,7 +109,7 @@ def test_a_doubt_that_cannot_change_the_pay_says_so_and_comes_last() -> None:
     asm = assemble(_cols(dets), dets, BASE, Params(chance_model=READER))
     card = [d for d in asm.doubts if d.chance is not None]
     assert [d.detections[0] for d in card] == [fixes, idle]
-    assert dets[idle].chance > dets[fixes].chance
+    assert asm.detections[idle].chance > asm.detections[fixes].chance
     assert card[0].changes_pay and not card[1].changes_pay
     assert "no other reading changes what anyone pays" in card[1].message
     assert asm.doubts[-1] is card[1]  # after every other doubt, scene doubts too

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from zipai.engine import score
-from zipai.vision.config import BackDoubles
+from zipai.vision.config import BackDoubles, FarEnds
 from zipai.vision.detection import Detection
 from zipai.vision.filters import body_between, drop_back_doubles, drop_far_ends, drop_weak_far_ends, spares
 from zipai.vision.layout import (
@@ -184,7 +184,7 @@ def test_the_median_across_the_path_sees_an_edge_but_not_a_cards_middle_ornament
     assert mean_dark < 0.75 and med_dark > 0.95 and med_edge < 0.1
     top, far = _det("d6", 100, 100), _det("d6", 100, 100 + 3.2 * G, down=(0.0, -1.0))
     assert drop_far_ends([top, far], image=dot) == [top, far]
-    assert drop_far_ends([top, far], image=dot, across="median") == [top]
+    assert drop_far_ends([top, far], FarEnds(across="median"), image=dot) == [top]
     two = plain.copy()
     two[100 + int(1.7 * G):, 60:140] = 205  # a card lying over the other, across the whole path
     two[100 + int(1.7 * G):100 + int(1.7 * G) + 3, 60:140] = 60
@@ -212,16 +212,16 @@ def test_one_two_three_lying_across_the_layout_may_follow_their_own_axis() -> No
     upright = [_det("x5", 500, 100), _det("d4", 600, 100)]
     across = [_det("x2", 100, 100, down=(1.0, 0.0)), _det("x2", 100 + 3 * G, 100, down=(1.0, 0.0))]
     assert len(drop_far_ends([*upright, *across])) == 4
-    assert len(drop_far_ends([*upright, *across], own_axis=True)) == 3
+    assert len(drop_far_ends([*upright, *across], FarEnds(own_axis=True))) == 3
     tens = [_det("x10", 100, 100, down=(1.0, 0.0)), _det("x10", 100 + 3 * G, 100, down=(1.0, 0.0))]
-    assert len(drop_far_ends([*upright, *tens], own_axis=True)) == 4
+    assert len(drop_far_ends([*upright, *tens], FarEnds(own_axis=True))) == 4
 
 
 def test_a_far_end_may_lie_off_the_down_direction_by_up_to_max_sin() -> None:
     top = _det("d6", 100, 100)
     far = _det("d6", 100 + 0.75 * G, 100 + 3 * G, down=(0.0, -1.0))  # 14 degrees off: sine 0.24
     assert len(drop_far_ends([top, far])) == 2
-    assert drop_far_ends([top, far], max_sin=0.3) == [top]
+    assert drop_far_ends([top, far], FarEnds(max_sin=0.3)) == [top]
 
 
 def test_after_the_selector_the_surer_end_stays_and_a_sure_find_is_never_dropped() -> None:
@@ -229,7 +229,7 @@ def test_after_the_selector_the_surer_end_stays_and_a_sure_find_is_never_dropped
     selector is surer of, and spares a find it is at least ``protect`` sure of."""
     top = _det("d6", 100, 100)
     far = _det("d6", 100, 100 + 3.2 * G, down=(0.0, -1.0))
-    top.selected, far.selected = 0.6, 0.97
+    top, far = dataclasses.replace(top, selected=0.6), dataclasses.replace(far, selected=0.97)
     assert drop_far_ends([top, far]) == [top]  # the rules keep the upright end
     assert drop_far_ends([top, far], prefer="selected") == [far]
     assert drop_far_ends([top, far], protect=0.95) == [top, far]  # the far end is too sure to drop
@@ -247,9 +247,7 @@ def test_a_column_of_one_card_keeps_every_copy() -> None:
 
 def _weak(card: str, cx: float, cy: float, down: tuple[float, float] = (0.0, 1.0)) -> Detection:
     """A find under the finder's threshold (0.35) that the second chance let in."""
-    d = _det(card, cx, cy, down)
-    d.finder_score, d.score = 0.25, 0.25
-    return d
+    return dataclasses.replace(_det(card, cx, cy, down), finder_score=0.25, score=0.25)
 
 
 def test_a_weak_find_at_a_found_cards_far_end_is_dropped() -> None:
@@ -479,8 +477,14 @@ def _misread(dets: list[Detection], card: str, read: str, prob: float,
              alternatives: list[tuple[str, float]]) -> Detection:
     """Make the first detection of ``card`` in the hand row a misread as ``read``."""
     d = next(d for d in dets if d.card == card and d.center[1] > 1000)
-    d.card, d.class_prob, d.alternatives = read, prob, alternatives
-    return d
+    return _put(dets, d, card=read, class_prob=prob, alternatives=tuple(alternatives))
+
+
+def _put(dets: list[Detection], d: Detection, **changes: object) -> Detection:
+    """``d`` with ``changes``, in its place in ``dets`` (a detection is a value)."""
+    new = dataclasses.replace(d, **changes)  # type: ignore[arg-type]
+    dets[next(i for i, x in enumerate(dets) if x is d)] = new
+    return new
 
 
 def test_an_unsure_misread_takes_the_readers_second_choice_when_only_that_makes_seven_groups() -> None:
@@ -500,7 +504,7 @@ def test_a_sure_read_or_one_the_ink_contradicts_is_not_changed() -> None:
     assert d.card == "x6" and d.read_as is None
     dets = _scene([TABLE_ROW, HAND_ROW])
     d = _misread(dets, "d7", "d8", 0.5, [("d7", 0.45)])  # 柒 is red; this ink is clearly black
-    d.color, d.color_margin = "black", 0.2
+    d = _put(dets, d, color="black", color_margin=0.2)
     d, _ = _reread(dets, d)
     assert d.card == "d8" and d.read_as is None
 
@@ -515,8 +519,7 @@ def test_two_changes_that_each_make_seven_groups_are_left_to_the_user() -> None:
 def _spare(card: str, cx: float, cy: float, score: float = 0.2) -> Detection:
     """A find the thresholds turned away (``Detector.spare``)."""
     d = _det(card, cx, cy)
-    d.finder_score, d.score = score, score * d.class_prob
-    return d
+    return dataclasses.replace(d, finder_score=score, score=score * d.class_prob)
 
 
 def _taken(dets: list[Detection], spare: list[Detection]) -> tuple[list[Detection], Assembled]:
@@ -555,8 +558,7 @@ def test_a_missing_back_of_a_concealed_group_is_taken_in() -> None:
     dets = _scene([TABLE_ROW, HAND_ROW])
     gone = [d for d in dets if d.card == "back"][-1]
     dets = [d for d in dets if d is not gone]
-    back = _det("back", *gone.center)
-    back.finder_score = back.score = 0.3
+    back = dataclasses.replace(_det("back", *gone.center), finder_score=0.3, score=0.3)
     dets, asm = _taken(dets, [back])
     assert dets[-1] == dataclasses.replace(back, taken_in=True, chance=dets[-1].chance) and asm.complete
     assert {"cards": ["x10", "x10", "x10"], "state": "concealed"} in asm.layout["groups"]
@@ -585,8 +587,8 @@ def test_a_layout_that_splits_takes_in_nothing() -> None:
 def test_spares_leave_out_finds_on_kept_cards_and_far_ends() -> None:
     top = _det("d6", 100, 100)
     on_top = _spare("d6", 110, 105)  # a second peak on a card already read
-    far = _spare("d6", 100, 100 + 3.2 * G)
-    far.down = (0.0, -1.0)  # the same rank turned round, a card's length away: its far end
+    # the same rank turned round, a card's length away: its far end
+    far = dataclasses.replace(_spare("d6", 100, 100 + 3.2 * G), down=(0.0, -1.0))
     lone = _spare("x2", 900, 900, score=0.15)
     other = _spare("x8", 600, 100, score=0.3)
     assert spares([on_top, far, lone, other], [top], 0.35, 8) == [other, lone]
@@ -686,7 +688,8 @@ def test_a_claimed_row_that_scores_the_same_either_way_is_no_doubt() -> None:
 
 def test_a_find_the_selector_kept_without_conviction_is_a_doubt() -> None:
     dets = _scene([TABLE_ROW, HAND_ROW])
-    dets[0].selected, dets[1].selected, dets[4].selected = 0.42, 0.93, 0.3  # d5, d5, and a back
+    for i, q in ((0, 0.42), (1, 0.93), (4, 0.3)):  # d5, d5, and a back
+        dets[i] = dataclasses.replace(dets[i], selected=q)
     assert dets[4].card == "back"
     cols = columns(dets)
     propose_states(cols)

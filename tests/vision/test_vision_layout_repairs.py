@@ -53,7 +53,7 @@ def _det(card: str, x: float, y: float, prob: float = 0.99, finder: float = 0.9,
     if card == "back":
         return Detection("back", (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G), finder, None, finder)
     return Detection(card, (x - G / 2, y - G / 2, x + G / 2, y + G / 2), finder * prob,
-                     "red" if card in RED else "black", finder, prob, alternatives=list(alternatives))
+                     "red" if card in RED else "black", finder, prob, alternatives=tuple(alternatives))
 
 
 def _draft(table: Sequence[Cards] = TABLE_ROW, hand: Sequence[Cards] = HAND_ROW,
@@ -268,7 +268,7 @@ def test_reread_takes_the_readers_second_choice_when_only_it_makes_seven_groups(
     """伍 read as 陆 leaves x4 x6 x6, which splits no way; the reader's third choice, 伍, does."""
     draft = _draft()
     i = draft.columns[3].detections[1]  # the hand's x5
-    draft = _reading(draft, i, card="x6", class_prob=0.55, alternatives=[("d6", 0.25), ("x5", 0.15)])
+    draft = _reading(draft, i, card="x6", class_prob=0.55, alternatives=(("d6", 0.25), ("x5", 0.15)))
     assert draft.columns[3].cards == ["x4", "x6", "x6"]
     read = reread(draft)
     assert read is not None and read.splits and read.columns[3].cards == ["x4", "x5", "x6"]
@@ -298,7 +298,8 @@ def _cases() -> list[tuple[Repair, Draft]]:
     six = [["x1", "x1", "x1"], ["x1", "x2", "x3"], ["x2", "x2", "d2"], ["x8", "x7", "x6"],
            ["x10", "d10", "d10"], ["x8", "x8", "x8"]]
     misread = _draft(hand=[["x4", "x6", "x6"], *HAND_ROW[1:]])
-    misread = _reading(misread, misread.columns[3].detections[1], class_prob=0.55, alternatives=[("x5", 0.3)])
+    misread = _reading(misread, misread.columns[3].detections[1], class_prob=0.55,
+                       alternatives=(("x5", 0.3),))
     return [
         (join_lone_backs, _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]],
                                  loose=[(130.0, 170.0, "back")])),
@@ -369,6 +370,24 @@ def test_splits_is_the_engines_answer(won_by: str) -> None:
             engine_splits = False
         assert draft.splits == engine_splits, (rules, hand)
     assert _draft([], instant, base={**base, "rules": "guilin"}).splits == (won_by == "dealt")
+
+
+def test_rescore_gives_a_new_scan_and_leaves_the_one_it_was_given() -> None:
+    """A detection is a value and rescoring builds a new scan: the one given keeps its layout,
+    score and detections, so a tuner may replay the same finds at many settings uncopied."""
+    from zipai.vision.layout import Assembled
+    from zipai.vision.scan import Scan, rescore
+
+    draft = repair(_draft())
+    sc = Scan(1000, 1000, list(draft.detections), list(draft.columns), Assembled({}, False, []))
+    given = list(sc.detections)
+    new = rescore(sc, BASE)
+    assert sc.assembled == Assembled({}, False, []) and sc.result is None and sc.detections == given
+    assert new.result is not None and new.result["winning"] and new.assembled.complete
+    assert [dataclasses.replace(d, chance=0.0) for d in new.detections] == given
+    assert rescore(sc, BASE).to_json() == new.to_json()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        new.detections[0].card = "x1"  # type: ignore[misc]
 
 
 def test_a_full_layout_scored_as_no_win_is_a_doubt() -> None:

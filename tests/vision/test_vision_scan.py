@@ -90,7 +90,7 @@ def test_each_card_carries_its_chance_and_each_card_doubt_its_alternatives(detec
     # the sample's first face, read unsure with another card second
     k = next(i for i, d in enumerate(dets) if d.card == "x9")
     dets[k] = replace(dets[k], class_prob=0.15, finder_score=0.3, selected=0.3,
-                      alternatives=[("x4", 0.8), ("x2", 0.05)])
+                      alternatives=(("x4", 0.8), ("x2", 0.05)))
     out = scan_detections(sc.width, sc.height, dets).to_json()
     bar = shipped_chance().bar
     assert all(0.0 <= d["chance"] <= 1.0 for d in out["detections"])

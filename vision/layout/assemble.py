@@ -29,6 +29,8 @@ class Assembled:
     layout: dict[str, Any]
     complete: bool
     doubts: list[Doubt]
+    # the detections assembled, each with its ``chance`` once weighed (``layout.chance``)
+    detections: tuple[Detection, ...] = ()
 
 
 def group_cards(c: Column) -> list[str] | None:
@@ -123,7 +125,8 @@ def engine_input(cols: Sequence[Column], base: Mapping[str, Any] | None = None) 
 def assemble(cols: Sequence[Column], dets: Sequence[Detection] = (), base: Mapping[str, Any] | None = None,
              p: Params | None = None) -> Assembled:
     """The engine input for these columns, whether it is complete enough to score, and every
-    doubt; each detection's ``chance`` of being wrong is set on the way (``layout.chance``)."""
+    doubt; the detections come back in it with their ``chance`` of being wrong weighed
+    (``layout.chance``), the ones given are left as they were."""
     return _assemble(cols, dets, base, p or Params(), True)
 
 
@@ -141,9 +144,10 @@ def _assemble(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[s
     total = built.short + sum(counts.values()) + sum(len(c.cards) for c in cols if group_cards(c) is None
                                                      and c.state not in (FREE, LOOSE))
     doubts += count_doubts(total, sum(1 for g in groups if len(g["cards"]) == 4), bool(dets or cols))
+    dets = tuple(dets)
     if judged and p.doubt_rule == "chance":
         if dets:
-            ev = judge(cols, dets, base, p.chance_model)
+            ev, dets = judge(cols, dets, base, p.chance_model)
             bar = p.chance_bar if p.chance_bar is not None else (p.chance_model or _shipped()).bar
             doubts += card_doubts(cols, dets, base, ev, bar, p)
     elif judged:
@@ -151,7 +155,7 @@ def _assemble(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[s
     complete = built.complete and not limits and bool(dets) and bool(groups or hand)
     if complete:
         doubts += claimed_row(cols, dets, layout, p)
-    return Assembled(layout, complete, unpaid_last(doubts))
+    return Assembled(layout, complete, unpaid_last(doubts), dets)
 
 
 def unpaid_last(doubts: Sequence[Doubt]) -> list[Doubt]:

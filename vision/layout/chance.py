@@ -20,7 +20,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -305,14 +305,13 @@ def shipped_chance() -> ChanceModel:
 
 
 def judge(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[str, Any] | None,
-          model: ChanceModel | None = None) -> Evidence:
-    """Set each detection's ``chance`` (the shipped model unless ``model``) and return the
-    evidence it was weighed on."""
+          model: ChanceModel | None = None) -> tuple[Evidence, tuple[Detection, ...]]:
+    """The evidence the cards were weighed on, and the detections with their ``chance`` (by the
+    shipped model unless ``model``): new values, the caller's are left as they were."""
     ev = evidence(cols, dets, base)
     chances = (model or shipped_chance()).chances(ev.x)
-    for d, c in zip(dets, chances, strict=True):
-        d.chance = 0.0 if players_word(d) else float(c)
-    return ev
+    return ev, tuple(replace(d, chance=0.0 if players_word(d) else float(c))
+                     for d, c in zip(dets, chances, strict=True))
 
 
 def players_word(d: Detection) -> bool:

@@ -390,7 +390,7 @@ def reread(draft: Draft) -> Draft | None:
     i, alt, prob = found[0]
     d = dets[i]
     again = replace(d, card=alt, class_prob=prob, read_as=d.card, score=d.finder_score * prob,
-                    alternatives=[(d.card, d.class_prob)] + [a for a in d.alternatives if a[0] != alt])
+                    alternatives=((d.card, d.class_prob), *(a for a in d.alternatives if a[0] != alt)))
     return replace(draft, columns=tuple(_read(cols, where[i], alt)),
                    detections=(*dets[:i], again, *dets[i + 1:]))
 
