@@ -22,6 +22,7 @@ from typing import Any
 
 from zipai.engine import CARD_NAMES, Card
 from zipai.vision import Assembled, Column, Detection, Doubt, assemble
+from zipai.vision.layout import proposed_state
 
 TABLE, HAND = "table", "hand"
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"
@@ -32,6 +33,7 @@ NO_BOX = -1
 BLOCKING = frozenset({"stray_back", "unnamed_concealed", "mixed_concealed", "short_concealed",
                       "deck_limit"})
 _FLIP = {OPEN: CONCEALED, CONCEALED: FREE, FREE: OPEN}
+TOP, BOTTOM = "top", "bottom"  # where the claimed row lies in the photo (a table's convention)
 
 
 class DraftError(ValueError):
@@ -254,6 +256,53 @@ class Draft:
                 out.append(c)
                 keep_hand = False
         self.columns = out
+
+    # ------------------------------------------------------------ which row was claimed
+    def _rows(self) -> tuple[list[Column], list[Column]]:
+        """The table and the hand row's columns with cards, when the geometry only guessed which
+        was which (``Column.row_guess``); empty lists otherwise."""
+        rows = [c for c in self.columns if c.cards and c.row in (TABLE, HAND)]
+        if not any(c.row_guess for c in rows):
+            return [], []
+        return [c for c in rows if c.row == TABLE], [c for c in rows if c.row == HAND]
+
+    def claimed_place(self) -> str | None:
+        """Where the row taken as claimed lies in the photo (``TOP`` or ``BOTTOM``) while that is
+        a guess and the two rows lie one above the other; None when the rows were told apart, or
+        lie side by side (a long row split at its widest gap: above or below says nothing)."""
+        table, hand = self._rows()
+        dets = self.detections
+        where = []
+        for row in (table, hand):
+            boxes = [dets[i].box for c in row for i in c.detections if 0 <= i < len(dets)]
+            if not boxes:
+                return None
+            where.append((sum(b[0] + b[2] for b in boxes) / (2 * len(boxes)),
+                          sum(b[1] + b[3] for b in boxes) / (2 * len(boxes))))
+        (tx, ty), (hx, hy) = where
+        if abs(ty - hy) <= abs(tx - hx):
+            return None
+        return TOP if ty < hy else BOTTOM
+
+    def take_claimed(self, place: str) -> bool:
+        """The table's convention says the row at ``place`` holds the claimed groups: that row
+        becomes the table row, the other the hand, each column's state proposed again, and the
+        rows are no longer a guess (so vision asks no more). False when the rows are not a guess
+        that lies above and below, and nothing changes."""
+        if place not in (TOP, BOTTOM):
+            raise DraftError(f"the claimed row lies at the top or the bottom, not {place!r}")
+        now = self.claimed_place()
+        if now is None:
+            return False
+        swap = now != place
+        for c in self.columns:
+            if not c.cards or c.row not in (TABLE, HAND):
+                continue
+            if swap:
+                c.row = HAND if c.row == TABLE else TABLE
+                c.state = proposed_state(c)
+            c.row_guess = ""
+        return True
 
     # ------------------------------------------------------------ saving (nothing lost)
     def to_json(self) -> dict[str, Any]:

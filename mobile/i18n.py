@@ -585,6 +585,19 @@ _S.update({
                      "{n} doubts not checked yet; first this one: {what}"),
 })
 
+# a table's convention, asked once an evening: which row of a photo holds the claimed groups
+_S.update({
+    "claimed_ask": ("这桌吃、碰的牌摆在哪排？（本晚只问这一次）",
+                    "這桌吃、碰的牌擺在哪排？（本晚只問這一次）",
+                    "Which row holds this table's claimed groups? (asked once this evening)"),
+    "claimed_top": ("上排是吃碰的", "上排是吃碰的", "Top row is claimed"),
+    "claimed_bottom": ("下排是吃碰的", "下排是吃碰的", "Bottom row is claimed"),
+    "claimed_kept": ("记下了：本晚{row}（设置里可改）", "記下了：本晚{row}（設置裡可改）",
+                     "Noted for this evening: {row} (change it in Settings)"),
+    "claimed_rule": ("本晚吃碰的牌在哪排", "本晚吃碰的牌在哪排", "This evening's claimed row"),
+    "claimed_ask_again": ("照片上再问", "照片上再問", "Ask at a photo"),
+})
+
 # 胡多少处罚多少 (seed 001) and rules version 3's refusals of a dealt hand
 _S.update({
     "penalty": ("不算胡：胡多少罚多少", "不算胡：胡多少罰多少", "No win: pays what it would score (penalty)"),

@@ -22,6 +22,7 @@ from kivy.uix.widget import Widget
 
 from zipai.engine.variants import get_variant
 
+from .draft import BOTTOM, TOP
 from .explain import explain, round_working, why_not
 from .i18n import LANG_NAMES, LANGS
 from .penalty import offer as offer_penalty
@@ -362,7 +363,16 @@ class ReviewScreen(EditScreen):
         row = self.ids.walk_options
         row.clear_widgets()
         self.walk_buttons: dict[str, Button] = {}
-        if step.det is None:
+        if st.asks_claimed(step):  # the table's convention: asked once an evening, then kept
+            self.ids.walk_head.text = tr("walk_step", i=len(every) - len(left) + 1, n=len(every),
+                                         what=tr("claimed_ask"))
+            scores = st.claimed_scores()
+            for place in (TOP, BOTTOM):
+                now = scores[place]
+                score = "—" if now is None else (tr("score", n=now[0]) if now[0] else tr("walk_lose"))
+                self._add_option(row, place, f"{tr('claimed_' + place)}\n[size={int(sp(12))}]{score}[/size]",
+                                 lambda p=place: self.claim(p), GREEN, markup=True)
+        elif step.det is None:
             self._add_option(row, "seen", tr("walk_seen"), lambda: self.seen(step.key), GREEN)
         else:
             for o in step.options:
@@ -426,6 +436,13 @@ class ReviewScreen(EditScreen):
             return
         if _app().guard(self.state.settle_card, step.det, face):
             self.walk_on()
+
+    def claim(self, place: str) -> None:
+        """The evening's answer to which row holds the claimed groups: the photo is scored that
+        way, and later photos this evening are read so without asking."""
+        if _app().guard(self.state.answer_claimed, place):
+            self.walk_on()
+            _app().notify(tr("claimed_kept", row=tr("claimed_" + place)))  # said where the walk lands
 
     def seen(self, key: str) -> None:
         if _app().guard(self.state.settle_scene, key):
@@ -1002,6 +1019,9 @@ class SettingsScreen(Base):
         self.ids.lang.set_options([(k, LANG_NAMES[k]) for k in LANGS], st.settings.lang)
         self.ids.preset.set_options([(p, tr(p)) for p in PRESETS], st.settings.preset)
         self.ids.camera.set_options([(r, r) for r in CAMERA_RESOLUTIONS], st.settings.camera)
+        self.ids.claimed.disabled = st.session is None
+        self.ids.claimed.set_options([(TOP, tr("claimed_top")), (BOTTOM, tr("claimed_bottom")),
+                                      ("", tr("claimed_ask_again"))], st.claimed_rule or "")
         self.list_decks()
 
     def list_decks(self) -> None:
@@ -1032,6 +1052,10 @@ class SettingsScreen(Base):
     def set_preset(self, preset: str) -> None:
         self.state.settings.preset = preset
         self.state.save_settings()
+
+    def set_claimed(self, place: str) -> None:
+        """The evening's claimed row changed by hand ("": ask again at the next photo)."""
+        _app().guard(self.state.set_claimed_rule, place or None)
 
     def set_camera(self, res: str) -> None:
         self.state.settings.camera = res

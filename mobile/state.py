@@ -9,6 +9,7 @@ being edited in small JSON files written atomically.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -24,7 +25,7 @@ from zipai.engine.variants import variant_names
 from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, Settlement, UnknownSession
 
 from .decks import Box, Shelf, TeachRefused, default_root, refusal_words
-from .draft import Check, Draft, DraftError, Editor
+from .draft import BOTTOM, TOP, Check, Draft, DraftError, Editor
 from .i18n import LANGS, Translator, error_codes
 from .walk import Scorer, Step, steps
 
@@ -64,6 +65,8 @@ class Settings:
     deck: str = ""  # the deck in use (认牌), by name; "" reads with the shipped reader alone
     teach_offered: bool = False  # the first start's offer to teach a deck was answered
     photo_dir: str = ""  # the folder the last photo was picked from (the chooser opens there)
+    # each evening's answer to which row of a photo holds the claimed groups: session id -> top/bottom
+    claimed: dict[str, str] = field(default_factory=dict)
 
 
     @classmethod
@@ -78,6 +81,8 @@ class Settings:
                 setattr(s, k, raw[k])
         if isinstance(raw.get("teach_offered"), bool):
             s.teach_offered = raw["teach_offered"]
+        if isinstance(raw.get("claimed"), dict):
+            s.claimed = {k: v for k, v in raw["claimed"].items() if isinstance(k, str) and v in (TOP, BOTTOM)}
         if s.lang not in LANGS:
             s.lang = "zh_Hans"
         if s.preset not in PRESETS:
@@ -367,6 +372,51 @@ class AppState:
         self._walked()
         return True
 
+    # ------------------------------------------------------------ the evening's claimed row
+    @property
+    def claimed_rule(self) -> str | None:
+        """Where this evening's table lays its claimed groups (``TOP``/``BOTTOM``), once asked."""
+        sid = self._sid()
+        return None if sid is None else self.settings.claimed.get(str(sid))
+
+    def asks_claimed(self, step: Step) -> bool:
+        """Whether a step of the walk is the claimed-row question: vision could not tell the rows
+        apart, it changes the score, and the rows lie one above the other in the photo."""
+        return step.kind == "claimed_row" and self.draft.claimed_place() is not None
+
+    def claimed_scores(self) -> dict[str, tuple[int, tuple[int, ...]] | None]:
+        """The hand's score and payouts with each answer to the claimed-row question."""
+        out = {}
+        for place in (TOP, BOTTOM):
+            d = copy.deepcopy(self.draft)
+            d.take_claimed(place)
+            out[place] = self._scorer()(d)
+        return out
+
+    def answer_claimed(self, place: str) -> bool:
+        """The player says which row holds the claimed groups: the photo is scored that way and
+        the answer kept for the evening (settings.json, through a restart), so later photos of
+        this session are read with it and not asked."""
+        if place not in (TOP, BOTTOM):
+            raise DraftError(f"the claimed row lies at the top or the bottom, not {place!r}")
+        sid = self.need_session().id
+        self.settings.claimed[str(sid)] = place
+        self.save_settings()
+        self.draft.take_claimed(place)
+        self._walked()
+        return True
+
+    def set_claimed_rule(self, place: str | None) -> None:
+        """Change the evening's answer (None: ask again at the next photo that needs it)."""
+        sid = self.need_session().id
+        if place is None:
+            self.settings.claimed.pop(str(sid), None)
+        elif place in (TOP, BOTTOM):
+            self.settings.claimed[str(sid)] = place
+        else:
+            raise DraftError(f"the claimed row lies at the top or the bottom, not {place!r}")
+        self.save_settings()
+
     def _walked(self) -> None:
         if not self.open_steps():
             self.pending.ack = True
@@ -396,6 +446,9 @@ class AppState:
         self.scan = sc
         self.pending = Pending(Draft.from_scan(sc.columns, sc.detections, str(path), (sc.width, sc.height)),
                                session=self._sid())
+        rule = self.claimed_rule
+        if rule is not None:  # asked earlier this evening: the rows are read the table's way
+            self.pending.draft.take_claimed(rule)
         self.changed()
         return self.pending.draft
 
