@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_mobile_table import pick_photo
 from test_mobile_touch import answer, app_in, create_session, set_size
 from test_mobile_ui import UI, truth_scan
 
@@ -93,13 +94,7 @@ def ui(tmp_path_factory: pytest.TempPathFactory, scene: Scene) -> Iterator[UI]:
 
 def shoot(ui: UI, name: str, asked: bool = False) -> None:
     """拍照 → the photo → 用这张 (the desktop's shutter): the scan reads the scene."""
-    f = ui.finger
-    if ui.screen.name != "capture":
-        f.tap_text("capture")
-    photo = ui.base / name  # type: ignore[attr-defined]
-    photo.write_bytes(b"")
-    ui.screen.ids.chooser.selection = [str(photo)]
-    f.tap_text("use_photo")
+    pick_photo(ui, name)
     if asked:  # a hand is being entered: the photo replaces it only when asked
         answer(ui, "use_photo")
 
