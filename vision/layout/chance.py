@@ -8,7 +8,7 @@ the ink's colour against the class, a fifth copy of a card, the geometry (a weak
 a second reading the rules chose, a box unlike its neighbours) and the engine: whether the hand
 wins as read, and whether it would still win, or pay otherwise, were the card its runner-up or
 no card at all. A logistic model weighs them; its weights and the bar a chance must pass to be
-a doubt are fitted on validation scenes only (``zipai tune doubts``) and shipped as data
+a doubt are fitted on validation scenes only (``zipai tune chance``) and shipped as data
 (``models/chance.json``, named by the manifest's ``chance`` key), so the photo path needs
 numpy alone to apply them.
 """
