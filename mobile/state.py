@@ -16,128 +16,38 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from zipai.engine import Card, Rules, ZipaiError, score, score_hand, score_simultaneous
-from zipai.engine.variants import variant_names
-from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, Settlement, UnknownSession
+from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, UnknownSession
 
-from .decks import Box, Shelf, TeachRefused, default_root, refusal_words
+from .deck_use import DeckUse
+from .decks import Shelf, default_root
 from .draft import BOTTOM, TOP, Check, Draft, DraftError, Editor
-from .i18n import LANGS, Translator, error_codes
+from .evening import Evening
+from .i18n import LANGS, Translator
+from .settings import (
+    CAMERA_RESOLUTIONS,
+    MAX_NAME,
+    PRESETS,
+    WON_BY,
+    AppError,
+    Pending,
+    Settings,
+    WinInfo,
+    _atomic_write,
+    _drawable,
+    default_data_dir,
+)
 from .walk import Scorer, Step, steps
 
-WON_BY = ("self_draw", "stock", "discard", "dealt")
-PRESETS = variant_names()  # the rule sets offered, in the registry's order
-CAMERA_RESOLUTIONS = ("640x480", "1280x720", "1920x1080")
+__all__ = ["CAMERA_RESOLUTIONS", "MAX_NAME", "PRESETS", "WON_BY", "AppError", "AppState", "Pending",
+           "Settings", "WinInfo", "default_data_dir", "engine_explains", "sample_photo"]
 
 
-MAX_NAME = 8  # characters of a player's name: what a seat's button shows on a 360 dp phone
-
-
-def _drawable(ch: str) -> bool:
-    """A character the CJK font draws: no emoji, pictographs or other symbols beyond the BMP."""
-    cp = ord(ch)
-    return cp < 0x10000 and not (0x2600 <= cp <= 0x27BF or 0xFE00 <= cp <= 0xFE0F or 0x200D == cp
-                                 or 0x2B00 <= cp <= 0x2BFF or 0xE000 <= cp <= 0xF8FF)
-
-
-class AppError(ValueError):
-    """Something the user asked for cannot be done; the message says what, in one line, in the
-    user's language (worded from ``code``, never the English text of the layer below)."""
-
-    def __init__(self, message: str, code: str = "") -> None:
-        super().__init__(message)
-        self.code = code
-
-
-@dataclass
-class Settings:
-    """What the app remembers between runs (besides the ledger)."""
-
-    lang: str = "zh_Hans"
-    preset: str = "hunan"
-    camera: str = "1280x720"
-    camera_source: str = "0"  # the desktop camera: a device number, or a video file standing in
-    screen: str = "start"  # the last screen shown, to come back to after a kill
-    deck: str = ""  # the deck in use (认牌), by name; "" reads with the shipped reader alone
-    teach_offered: bool = False  # the first start's offer to teach a deck was answered
-    photo_dir: str = ""  # the folder the last photo was picked from (the chooser opens there)
-    # each evening's answer to which row of a photo holds the claimed groups: session id -> top/bottom
-    claimed: dict[str, str] = field(default_factory=dict)
-
-
-    @classmethod
-    def load(cls, path: Path) -> Settings:
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return cls()
-        s = cls()
-        for k in ("lang", "preset", "camera", "camera_source", "screen", "deck", "photo_dir"):
-            if isinstance(raw.get(k), str):
-                setattr(s, k, raw[k])
-        if isinstance(raw.get("teach_offered"), bool):
-            s.teach_offered = raw["teach_offered"]
-        if isinstance(raw.get("claimed"), dict):
-            s.claimed = {k: v for k, v in raw["claimed"].items() if isinstance(k, str) and v in (TOP, BOTTOM)}
-        if s.lang not in LANGS:
-            s.lang = "zh_Hans"
-        if s.preset not in PRESETS:
-            s.preset = "hunan"
-        return s
-
-
-@dataclass
-class WinInfo:
-    """How the hand was won (RULINGS section 5), as the win screen sets it."""
-
-    winner: int | None = None
-    won_by: str = "self_draw"
-    discarder: int | None = None
-    winning_card: str | None = None
-    minimum: int | None = None  # Guangxi: the dealer's minimum for this hand
-    xing: str | None = None  # Guilin: the turned 醒 card
-    first_discard: bool = False
-
-
-@dataclass
-class Pending:
-    """What the app is doing now: the draft, the win, and which ledger hand is being edited."""
-
-    draft: Draft = field(default_factory=Draft.manual)
-    win: WinInfo = field(default_factory=WinInfo)
-    editing: int | None = None  # the ledger's hand number when editing a recorded hand
-    first: dict[str, Any] | None = None  # Guangxi: the first of two instant wins after one deal
-    ack: bool = False  # the review's doubts ticked off: this draft's only, a new photo starts unticked
-    session: int | None = None  # the session the hand is entered in: a draft never follows into another
-    seen: list[str] = field(default_factory=list)  # the review's scene doubts the player has looked at
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def default_data_dir() -> Path:
-    """``$ZIPAI_APP_DATA``, else the app's private folder on Android, else ``$XDG_DATA_HOME/zipai/app``
-    (``~/.local/share/zipai/app``)."""
-    env = os.environ.get("ZIPAI_APP_DATA")
-    if env:
-        return Path(env)
-    if os.environ.get("ANDROID_PRIVATE"):  # set by python-for-android: the app's own files folder
-        return Path(os.environ["ANDROID_PRIVATE"]) / "zipai"
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "zipai" / "app"
-
-
-class AppState:
+class AppState(Evening, DeckUse):
     """Everything the screens show and do, with no Kivy in it."""
 
     def __init__(self, data_dir: str | Path, scanner: Callable[[str], Any] | None = None) -> None:
@@ -615,215 +525,6 @@ class AppState:
         self.start_manual()
         return e
 
-    def record_draw(self) -> Entry:
-        try:
-            e = self.ledger.record_draw(self.need_session())
-        except LedgerError as exc:
-            raise self.refusal(exc.code) from None
-        self.last_entry = e
-        self.start_manual()
-        return e
-
-    def undo(self) -> Entry:
-        try:
-            return self.ledger.undo_last(self.need_session())
-        except LedgerError as exc:
-            raise self.refusal(exc.code) from None
-
-    def redo(self) -> Entry:
-        """Bring back the hand (draw, adjustment) the last undo took off."""
-        try:
-            return self.ledger.redo_last(self.need_session())
-        except LedgerError as exc:
-            raise self.refusal(exc.code) from None
-
-    def can_redo(self) -> bool:
-        s = self.session
-        return s is not None and self.ledger.can_redo(s)
-
-    def adjust(self, deltas: Sequence[int], reason: str) -> Entry:
-        try:
-            return self.ledger.adjust(self.need_session(), reason=reason, deltas=list(deltas))
-        except LedgerError as exc:
-            raise self.refusal(exc.code) from None
-
-    def edit(self, no: int) -> Draft:
-        """Load a recorded hand back into the editor; confirming it replaces that hand."""
-        st = self.sstate
-        if not 1 <= no <= len(st.history) or st.history[no - 1].kind != "hand":
-            raise self.refusal("bad_hand")
-        e = st.history[no - 1]
-        inp = e.input or {}
-        from zipai.vision import Column
-
-        cols = [Column([-1] * len(g["cards"]), list(g["cards"]), "table", g.get("state", "open"))
-                for g in inp.get("groups", [])]
-        cols.append(Column([-1] * len(inp.get("hand", [])), list(inp.get("hand", [])), "hand", "hand"))
-        win = WinInfo(inp.get("winner"), inp.get("won_by", "self_draw"), inp.get("from"),
-                      inp.get("winning_card"), (e.options or {}).get("minimum"),
-                      (inp.get("xing") or [None])[0], bool(inp.get("first_discard", False)))
-        self.pending = Pending(Draft(cols), win, no, session=self._sid())
-        self.scan = None
-        self.changed()
-        return self.pending.draft
-
-    def photo_of(self, e: Entry) -> str | None:
-        return e.photo if e.photo and Path(e.photo).is_file() else None
-
-    def delete_photo(self, e: Entry) -> bool:
-        """Delete a hand's stored photo file (only files in the app's own photo folder)."""
-        if not e.photo:
-            return False
-        p = Path(e.photo)
-        if p.parent.resolve() != (self.data_dir / "photos").resolve() or not p.is_file():
-            return False
-        p.unlink()
-        return True
-
-    def settlement(self, mode: str = "minimal") -> Settlement:
-        return self.ledger.settlement(self.need_session(), mode)
-
-    def settle(self, mode: str = "minimal") -> Settlement:
-        try:
-            return self.ledger.settle(self.need_session(), mode)
-        except LedgerError as exc:
-            raise self.refusal(exc.code) from None
-
-    def reopen(self) -> None:
-        try:
-            self.ledger.reopen(self.need_session())
-        except LedgerError as exc:
-            raise self.refusal(exc.code) from None
-
-    def settlement_text(self, mode: str = "minimal") -> str:
-        """The settlement as plain text, to share."""
-        t = self.t
-        res = self.settlement(mode)
-        d = res.to_dict()
-        lines = [f"{t('app_title')} · {d['name']} · {t(res.session.preset)}", f"{t('net')}:"]
-        for p in d["players"]:
-            lines.append(f"  {p['name']}: {p['points']:+d} ({p['money']})")
-        lines.append(f"{t('transfers')} ({t(mode)}):")
-        for tr in d["transfers"]:
-            lines.append(f"  {t('pays', a=tr['from_name'], b=tr['to_name'])}: {tr['points']} ({tr['money']})")
-        return "\n".join(lines)
-
-    def share_text(self, mode: str = "minimal") -> Path:
-        text = self.settlement_text(mode)
-        s = self.need_session()
-        p = self.data_dir / "shared" / f"settlement-{s.id}.txt"
-        p.parent.mkdir(exist_ok=True)
-        _atomic_write(p, text + "\n")
-        return p
-
-    # ------------------------------------------------------------ decks (认牌)
-    def _deck_refusal(self, exc: ValueError) -> AppError:
-        """A deck's refusal in the user's words: a refused teaching photo keeps the learner's line."""
-        code = getattr(exc, "code", "") or "deck"
-        if isinstance(exc, TeachRefused):
-            return AppError(self.t("teach_refused", why=refusal_words(exc, self.t)), code)
-        code = {"bad_name": "bad_deck_name"}.get(code, code)  # the ledger's bad_name is a player's
-        if code in error_codes():
-            return AppError(self.t.error(code), code)
-        return AppError(self.t("deck_error", why=str(exc)), code)
-
-    def deck_names(self) -> list[str]:
-        try:
-            return self.shelf.names()
-        except ValueError as exc:
-            raise self._deck_refusal(exc) from None
-
-    def deck(self) -> Any:
-        """The deck in use, loaded on first use; None when there is none or it cannot be read
-        (``deck_problem`` then says why, and photos are read without it)."""
-        name = self.settings.deck
-        if not name:
-            self._deck, self.deck_problem = None, ""
-            return None
-        if self._deck is not None and self._deck.name == name:
-            return self._deck
-        try:
-            self._deck, self.deck_problem = self.shelf.load(name), ""
-        except ValueError as exc:
-            self._deck, self.deck_problem = None, str(self._deck_refusal(exc))
-        return self._deck
-
-    def deck_line(self, load: bool = True) -> str:
-        """Which deck reads the photos, as the review shows it (``load``: and whether it can be
-        read; the settings name it without loading the deck's model)."""
-        name = self.settings.deck
-        if not name:
-            return self.t("no_deck")
-        if load:
-            self.deck()
-        if self.deck_problem:
-            return self.t("deck_unreadable", name=name, why=self.deck_problem)
-        return self.t("deck_in_use", name=name)
-
-    def use_deck(self, name: str) -> str:
-        """Read photos with this deck from now on ("" for none)."""
-        if name:
-            try:
-                deck = self.shelf.load(name)
-            except ValueError as exc:
-                raise self._deck_refusal(exc) from None
-            self._deck, self.deck_problem = deck, ""
-        self.settings.deck = name
-        self.save_settings()
-        return name
-
-    def wants_teach_offer(self) -> bool:
-        """The first start offers 认牌 until it is answered, a deck is taught or a session begun."""
-        return not self.settings.teach_offered and not self.settings.deck and self.session is None
-
-    def answer_teach_offer(self) -> None:
-        if not self.settings.teach_offered:
-            self.settings.teach_offered = True
-            self.save_settings()
-
-    def learn(self, photo: str | Path, name: str, progress: Any = None) -> Any:
-        """Read a teaching photo's 20 faces (nothing is stored until ``save_deck``); safe off the
-        UI thread (``progress`` is told the share done there)."""
-        try:
-            return self.shelf.learn(photo, name, progress)
-        except ValueError as exc:
-            raise self._deck_refusal(exc) from None
-
-    def relabel(self, taught: Any, index: int, card: str) -> Any:
-        try:
-            return self.shelf.relabel(taught, index, card)
-        except ValueError as exc:
-            raise self._deck_refusal(exc) from None
-
-    def save_deck(self, taught: Any, name: str) -> Any:
-        """Store the taught deck under ``name`` and read photos with it from now on."""
-        name = name.strip()
-        try:
-            deck = self.shelf.save(taught, name)
-        except ValueError as exc:
-            raise self._deck_refusal(exc) from None
-        self._deck, self.deck_problem = deck, ""
-        self.settings.deck = deck.name
-        self.settings.teach_offered = True
-        self.save_settings()
-        return deck
-
-    def _teach_fixes(self, photo: str | None, fixes: list[tuple[Box, str]]) -> int:
-        """Add a recorded hand's corrected cards to the deck in use; the hand is kept whatever
-        happens here (a deck that refuses them is named in ``deck_problem``)."""
-        name = self.settings.deck
-        if not (name and photo and fixes):
-            return 0
-        try:
-            self._deck = self.shelf.add_fixes(name, photo, fixes)
-        except ValueError as exc:
-            self.deck_problem = str(self._deck_refusal(exc))
-            return 0
-        return len(fixes)
-
-    def _scan_with_deck(self, path: str) -> Any:
-        return _vision_scan(path, self.deck())
-
     # ------------------------------------------------------------ settings
     def set_lang(self, lang: str) -> None:
         if lang not in LANGS:
@@ -835,42 +536,6 @@ class AppState:
         if self.settings.screen != name:
             self.settings.screen = name
             self.save_settings()
-
-    def backup(self) -> Path:
-        dest = self.data_dir / "backups" / time.strftime("ledger-%Y%m%d-%H%M%S.db")
-        n = 1
-        while dest.exists():
-            dest = dest.with_name(f"{dest.stem}-{n}.db")
-            n += 1
-        try:
-            return self.ledger.backup(dest)
-        except LedgerError as exc:
-            raise self.refusal(exc.code) from None
-
-    def restore_latest(self) -> Path:
-        backups = sorted((self.data_dir / "backups").glob("ledger-*.db"), key=lambda p: p.stat().st_mtime)
-        if not backups:
-            raise AppError(self.t("no_backup"), "no_backup")
-        kept = self._free_name(self.data_dir / "backups" / time.strftime("replaced-%Y%m%d-%H%M%S.db"))
-        try:
-            self.ledger.backup(kept)  # the ledger being replaced, kept where the user is told
-            self.ledger.restore(backups[-1])
-        except LedgerError as exc:
-            raise self.refusal(exc.code) from None
-        self.replaced = kept
-        return backups[-1]
-
-    def latest_backup(self) -> Path | None:
-        backups = sorted((self.data_dir / "backups").glob("ledger-*.db"), key=lambda p: p.stat().st_mtime)
-        return backups[-1] if backups else None
-
-    @staticmethod
-    def _free_name(dest: Path) -> Path:
-        n = 1
-        while dest.exists():
-            dest = dest.with_name(f"{dest.stem.rsplit('~', 1)[0]}~{n}.db")
-            n += 1
-        return dest
 
 
 _EXPLAINS: list[bool] = []
