@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -158,11 +159,17 @@ def _winning_doubt(message: str) -> Any:
     return Doubt(DoubtKind.ENGINE, message)
 
 
-def main(argv: list[str] | None = None) -> int:
+def guarded(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) -> int:
+    """Run a photo command: a bad photo, deck or hand is one line and exit 2, never a traceback;
+    a reader that closed the pipe early is no failure."""
     try:
         return run(list(sys.argv[1:] if argv is None else argv))
     except (VisionError, ZipaiError) as exc:
-        print(f"zipai scan: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return guarded("zipai scan", run, argv)

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from zipai.engine import CARD_NAMES, ZipaiError
 from zipai.engine.files import read_file, shown
 from zipai.engine.text import from_argv, printable, short
 
-from ..cli import _Parser
+from ..cli import _Parser, guarded
 from ..decode import read_bytes
-from ..errors import VisionError
 from .learn import Taught, learn
 from .model import SOURCES, DeckError, check_name, glyph
 from .store import DeckStore, box_numbers
@@ -194,10 +192,4 @@ def changed(store: DeckStore, name: str, photo: bytes,
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(list(sys.argv[1:] if argv is None else argv))
-    except (VisionError, ZipaiError) as exc:
-        print(f"zipai deck: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
+    return guarded("zipai deck", run, argv)
