@@ -329,11 +329,7 @@ class Alternative:
     changes_pay: bool
 
     def to_json(self) -> dict[str, Any]:
-        o = self.outcome
-        return {"card": self.card, "complete": o.complete, "splits": o.splits, "winning": o.winning,
-                "points": o.points,
-                "total": o.total, "payouts": None if o.payouts is None else list(o.payouts),
-                "changes_pay": self.changes_pay}
+        return {"card": self.card, **self.outcome.to_json(), "changes_pay": self.changes_pay}
 
 
 def alternatives(cols: Sequence[Column], d: Detection, i: int, base: Mapping[str, Any] | None,
