@@ -213,6 +213,8 @@ def no_win(result: Mapping[str, Any], assembled: Assembled) -> list[Doubt]:
 
 
 def _shipped() -> Any:
+    """The shipped chance model, looked up in ``layout.chance`` at each call, so that a model put
+    in its place there (a test's hand-set one) sets the bar as it sets the chances."""
     from .chance import shipped_chance
 
     return shipped_chance()
