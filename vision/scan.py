@@ -90,7 +90,7 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
         assembled.doubts.append(Doubt(
             DoubtKind.WINNING_CARD, f"which card won? {' or '.join(matters)} as the winning card changes "
             "the score (scored as if held): give --winning-card", where))
-        assembled.doubts = unpaid_last(assembled.doubts)
+    assembled.doubts = unpaid_last(assembled.doubts)  # the no-win and winning-card doubts too
     return replace(sc, detections=dets, columns=list(sc.columns), assembled=assembled, result=result,
                    error=error)
 
