@@ -9,7 +9,6 @@ being edited in small JSON files written atomically.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import shutil
@@ -298,7 +297,7 @@ class AppState(Evening, DeckUse):
         """The hand's score and payouts with each answer to the claimed-row question."""
         out = {}
         for place in (TOP, BOTTOM):
-            d = copy.deepcopy(self.draft)
+            d = self.draft.copy()
             d.take_claimed(place)
             out[place] = self._scorer()(d)
         return out
