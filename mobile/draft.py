@@ -22,7 +22,7 @@ from typing import Any
 
 from zipai.engine import CARD_NAMES, Card
 from zipai.vision import Assembled, Column, Detection, Doubt, assemble
-from zipai.vision.layout import proposed_state
+from zipai.vision.layout import Params, proposed_state
 
 TABLE, HAND = "table", "hand"
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"
@@ -131,12 +131,16 @@ class Draft:
                 out.append((tuple(d.box), d.card))
         return out
 
-    def check(self, base: Mapping[str, Any]) -> Check:
-        """The engine input and doubts, from vision's own assembly of these columns."""
+    def check(self, base: Mapping[str, Any], weigh: bool = True) -> Check:
+        """The engine input and doubts, from vision's own assembly of these columns. ``weigh``
+        False leaves the cards' chances unweighed (the one-reason doubts stand in): the layout
+        and what blocks it are the same, without the engine's questions of every card, for a
+        caller that only scores the layout (the walk's answers)."""
         cols = [c for c in self.columns if c.cards]
-        asm: Assembled = assemble(cols, self.detections, dict(base))
-        # the cards as weighed now (their ``chance``), kept with the draft and saved with it
-        self.detections[:] = asm.detections
+        asm: Assembled = assemble(cols, self.detections, dict(base),
+                                  None if weigh else Params(doubt_rule="reasons"))
+        if weigh:  # the cards as weighed now (their ``chance``), kept with the draft and saved with it
+            self.detections[:] = asm.detections
         # a manual draft has no detections; vision then calls it incomplete for want of a photo
         ready = bool(cols) and not any(d.kind in BLOCKING for d in asm.doubts)
         return Check(asm.layout, asm.doubts, self.count(), ready)
@@ -274,11 +278,11 @@ class Draft:
         dets = self.detections
         where = []
         for row in (table, hand):
-            boxes = [dets[i].box for c in row for i in c.detections if 0 <= i < len(dets)]
-            if not boxes:
+            centres = [dets[i].center for c in row for i in c.detections if 0 <= i < len(dets)]
+            if not centres:
                 return None
-            where.append((sum(b[0] + b[2] for b in boxes) / (2 * len(boxes)),
-                          sum(b[1] + b[3] for b in boxes) / (2 * len(boxes))))
+            n = len(centres)
+            where.append((sum(x for x, _ in centres) / n, sum(y for _, y in centres) / n))
         (tx, ty), (hx, hy) = where
         if abs(ty - hy) <= abs(tx - hx):
             return None

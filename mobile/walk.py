@@ -114,7 +114,7 @@ class Scorer:
     def __call__(self, draft: Draft) -> tuple[int, tuple[int, ...]] | None:
         if self.rules is None:
             return None
-        chk = draft.check(self.base)
+        chk = draft.check(self.base, weigh=False)  # only the layout is scored here
         if not chk.ready:
             return None
         key = json.dumps(chk.layout, sort_keys=True)
