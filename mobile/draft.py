@@ -22,7 +22,7 @@ from typing import Any
 
 from zipai.engine import CARD_NAMES, Card
 from zipai.vision import Assembled, Column, Detection, Doubt, assemble
-from zipai.vision.layout import Params, proposed_state
+from zipai.vision.layout import BOTTOM, TOP, Params, answers
 
 TABLE, HAND = "table", "hand"
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"
@@ -33,7 +33,7 @@ NO_BOX = -1
 BLOCKING = frozenset({"stray_back", "unnamed_concealed", "mixed_concealed", "short_concealed",
                       "deck_limit"})
 _FLIP = {OPEN: CONCEALED, CONCEALED: FREE, FREE: OPEN}
-TOP, BOTTOM = "top", "bottom"  # where the claimed row lies in the photo (a table's convention)
+# TOP, BOTTOM (where the claimed row lies in the photo) are vision's, imported above
 
 
 class DraftError(ValueError):
@@ -227,10 +227,10 @@ class Draft:
 
     def name(self, ci: int, face: str | None) -> None:
         """Name the card of an all-back concealed group (or clear the name with None)."""
-        c = self.column(ci)
+        self.column(ci)
         if face is not None and face not in FACES:
             raise DraftError(f"a group is named by a face card, not {face!r}")
-        c.name = face
+        self._adopt(answers.name_group(self.columns, ci, face))
 
     def new_column(self, state: str = OPEN) -> int:
         """A new empty group in the table row; returns its index."""
@@ -262,51 +262,30 @@ class Draft:
         self.columns = out
 
     # ------------------------------------------------------------ which row was claimed
-    def _rows(self) -> tuple[list[Column], list[Column]]:
-        """The table and the hand row's columns with cards, when the geometry only guessed which
-        was which (``Column.row_guess``); empty lists otherwise."""
-        rows = [c for c in self.columns if c.cards and c.row in (TABLE, HAND)]
-        if not any(c.row_guess for c in rows):
-            return [], []
-        return [c for c in rows if c.row == TABLE], [c for c in rows if c.row == HAND]
-
     def claimed_place(self) -> str | None:
         """Where the row taken as claimed lies in the photo (``TOP`` or ``BOTTOM``) while that is
         a guess and the two rows lie one above the other; None when the rows were told apart, or
-        lie side by side (a long row split at its widest gap: above or below says nothing)."""
-        table, hand = self._rows()
-        dets = self.detections
-        where = []
-        for row in (table, hand):
-            centres = [dets[i].center for c in row for i in c.detections if 0 <= i < len(dets)]
-            if not centres:
-                return None
-            n = len(centres)
-            where.append((sum(x for x, _ in centres) / n, sum(y for _, y in centres) / n))
-        (tx, ty), (hx, hy) = where
-        if abs(ty - hy) <= abs(tx - hx):
-            return None
-        return TOP if ty < hy else BOTTOM
+        lie side by side (``vision.layout.answers.claimed_place``)."""
+        return answers.claimed_place(self.columns, self.detections)
 
     def take_claimed(self, place: str) -> bool:
-        """The table's convention says the row at ``place`` holds the claimed groups: that row
-        becomes the table row, the other the hand, each column's state proposed again, and the
-        rows are no longer a guess (so vision asks no more). False when the rows are not a guess
-        that lies above and below, and nothing changes."""
+        """The table's convention says the row at ``place`` holds the claimed groups: vision's
+        answer (``answers.take_claimed``) applied to this draft's columns, each kept as the same
+        object the review's editor points to. False when the rows are not a guess that lies
+        above and below, and nothing changes."""
         if place not in (TOP, BOTTOM):
             raise DraftError(f"the claimed row lies at the top or the bottom, not {place!r}")
-        now = self.claimed_place()
-        if now is None:
+        cols = answers.take_claimed(self.columns, self.detections, place)
+        if cols is None:
             return False
-        swap = now != place
-        for c in self.columns:
-            if not c.cards or c.row not in (TABLE, HAND):
-                continue
-            if swap:
-                c.row = HAND if c.row == TABLE else TABLE
-                c.state = proposed_state(c)
-            c.row_guess = ""
+        self._adopt(cols)
         return True
+
+    def _adopt(self, cols: list[Column]) -> None:
+        """Take vision's answered columns into the draft's own, one for one, in place."""
+        for mine, new in zip(self.columns, cols, strict=True):
+            for f in dataclasses.fields(Column):
+                setattr(mine, f.name, getattr(new, f.name))
 
     # ------------------------------------------------------------ saving (nothing lost)
     def to_json(self) -> dict[str, Any]:

@@ -40,6 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deck", metavar="NAME", help="read with a deck taught by zipai deck learn")
     p.add_argument("--threads", type=arg_int("--threads"), default=2,
                    help=f"inference threads, 1 to {MAX_THREADS} (default 2)")
+    p.add_argument("--claimed", choices=("top", "bottom"), default=None,
+                   help="the table's convention: the row of groups claimed during play lies at the top "
+                        "or the bottom of the photo. Where the photo cannot tell the rows apart (no back, "
+                        "pair or lone card in either) and they lie one above the other, that row is taken "
+                        "as claimed and no claimed-row doubt is raised; otherwise it changes nothing")
     return p
 
 
@@ -118,7 +123,7 @@ def run(argv: list[str]) -> int:
     fmt, target = check_overlay(args.photo, args.overlay, deck_file) if args.overlay else ("", None)
     base = base_from_args(args)
     from .decode import load
-    from .scan import Detector, default_detector, overlay, scan_decoded
+    from .scan import Detector, default_detector, overlay, scan_decoded, with_claimed
 
     deck = None
     if args.deck is not None:  # a deck reads the reader's embedding: the detector that gives it
@@ -132,6 +137,8 @@ def run(argv: list[str]) -> int:
         det = Detector(args.model, threads=args.threads) if args.model else default_detector(args.threads)
     decoded = load(args.photo)  # the overlay is drawn on these pixels: no second decode
     sc = scan_decoded(decoded, det, base, deck=deck)
+    if args.claimed is not None:
+        sc = with_claimed(sc, args.claimed, base)
     if sc.error and "winning_card" in base:
         sc.assembled.doubts.append(_winning_doubt(sc.error))
     if target is not None:

@@ -15,6 +15,7 @@ from zipai.engine import ZipaiError, score
 from .decode import Decoded, decode, load
 from .detector import Detection, Detector
 from .layout import Assembled, Column, Doubt, DoubtKind, Draft, Params, assemble, repair
+from .layout.answers import take_claimed
 from .layout.assemble import no_win, unpaid_last
 from .loaded import loaded_detector
 
@@ -93,6 +94,15 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
     assembled.doubts = unpaid_last(assembled.doubts)  # the no-win and winning-card doubts too
     return replace(sc, detections=dets, columns=list(sc.columns), assembled=assembled, result=result,
                    error=error)
+
+
+def with_claimed(sc: Scan, place: str, base: dict[str, Any] | None = None, p: Params | None = None) -> Scan:
+    """A new scan with the table's convention applied: the row at ``place`` (``TOP`` or
+    ``BOTTOM``) holds the claimed groups where the rows were a guess lying above and below
+    (``layout.answers.take_claimed``, as the app applies the evening's answer), rescored;
+    ``sc`` itself where there was nothing to answer. An unknown place is an ``AnswerError``."""
+    cols = take_claimed(sc.columns, sc.detections, place)
+    return sc if cols is None else rescore(replace(sc, columns=cols), base, p)
 
 
 def scan_detections(width: int, height: int, dets: list[Detection], base: dict[str, Any] | None = None,

@@ -10,10 +10,14 @@
 3. ``assemble``: the columns as the engine's input, complete or not.
 4. ``doubts``: what the user should look at, one ``DoubtKind`` per reason.
 
+``answers`` then applies what only the player can tell (the claimed row, an all-back group's
+card) to the columns, the same way for the app, ``zipai scan --claimed`` and the evaluation.
+
 ``zipai.vision.scan`` runs them in this order; the app edits the repaired ``Column`` list and
 calls ``assemble`` again.
 """
 
+from .answers import BOTTOM, PLACES, TOP, AnswerError, all_backs, claimed_place, name_group, take_claimed
 from .assemble import Assembled, assemble
 from .column import (
     CONCEALED,
@@ -47,8 +51,9 @@ from .repairs import (
 )
 
 __all__ = [
-    "CONCEALED", "FREE", "HAND", "LOOSE", "OPEN", "REPAIRS", "ROW_GUESSES", "TABLE", "Assembled", "Column",
-    "Doubt", "DoubtKind", "Draft", "Params", "Repair", "assemble", "card_axis", "columns", "join_lone_backs",
-    "layout_splits", "propose_states", "proposed_state", "read_backs", "read_hidden", "repair", "reread",
-    "settle_backs", "settle_rows", "settle_strays", "take_in",
+    "BOTTOM", "CONCEALED", "FREE", "HAND", "LOOSE", "OPEN", "PLACES", "REPAIRS", "ROW_GUESSES", "TABLE",
+    "TOP", "AnswerError", "Assembled", "Column", "Doubt", "DoubtKind", "Draft", "Params", "Repair",
+    "all_backs", "assemble", "card_axis", "claimed_place", "columns", "join_lone_backs", "layout_splits",
+    "name_group", "propose_states", "proposed_state", "read_backs", "read_hidden", "repair", "reread",
+    "settle_backs", "settle_rows", "settle_strays", "take_claimed", "take_in",
 ]
