@@ -22,7 +22,6 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -30,8 +29,15 @@ from types import ModuleType
 import numpy as np
 
 from zipai.models.before import scan_before
+from zipai.models.eval_layout import (  # the layout's own figures; importable from here as before
+    Answered,
+    LayoutSplit,
+    compare,
+    labelled_scan,
+    layout_only,
+)
+from zipai.models.eval_layout import layout_faults as layout_faults
 from zipai.models.evaluate import (
-    LAYOUT_ROWS,
     DoubtFigures,
     Scene,
     SceneMatch,
@@ -41,7 +47,6 @@ from zipai.models.evaluate import (
     clean,
     doubt_lines,
     inside,
-    labelled_detections,
     labelled_scenes,
     layout_base,
     match_scene,
@@ -49,16 +54,13 @@ from zipai.models.evaluate import (
     reasons_scan,
     same_layout,
     same_score,
-    true_cards,
-    wins,
 )
 from zipai.models.manifest import read_provenance, update_manifest, update_provenance
 from zipai.models.model_card import write_card
 from zipai.vision.constants import SYMMETRIC
 from zipai.vision.decode import Decoded, load
 from zipai.vision.detector import Detected, Detection, Detector, default_manifest
-from zipai.vision.layout import Column
-from zipai.vision.scan import Scan, scan_decoded, scan_detections
+from zipai.vision.scan import scan_decoded
 
 
 def calibrate(pairs: list[tuple[float, bool]]) -> tuple[float, float]:
@@ -148,124 +150,6 @@ def why_extra(detections: list[Detection], annotations: list[dict], m: SceneMatc
             kinds["the same face found twice apart, facing one way"] += 1
 
 
-def layout_faults(cols: list[Column], anns: list[dict], doubts: set[str]) -> tuple[str, ...]:
-    """Why the layout step, given a scene's labelled cards, did not score it as the scene: what
-    no photo can settle first (an all-back group the user names; a layout card hidden under
-    something, labelled but ignored), then how its columns differ from the labelled groups."""
-    if "unnamed_concealed" in doubts:
-        return ("an all-back group (the user names it)",)
-    if any(a.get("ignore") and a.get("row") in LAYOUT_ROWS for a in anns):
-        return ("a layout card hidden",)
-    keep = [a for a in anns if not a.get("ignore")]
-    size = Counter((a.get("row"), a.get("group")) for a in keep)
-    faults = set()
-    for c in cols:
-        groups = {(keep[i].get("row"), keep[i].get("group")) for i in c.detections if i >= 0}
-        if not groups:  # a card no find shows, read by the rules
-            continue
-        if len(groups) > 1:
-            faults.add("groups merged in one column")
-            continue
-        (row, group), = groups
-        if row not in LAYOUT_ROWS:
-            if c.state != "loose":
-                faults.add("a loose card taken in")
-        elif c.state == "loose":
-            faults.add("a layout card left out")
-        else:
-            if len(c.detections) < size[(row, group)]:
-                faults.add("a group split over columns")
-            if c.row != row:
-                faults.add("the claimed and revealed rows told apart wrongly")
-    return tuple(sorted(faults)) or ("other: " + ", ".join(sorted(doubts)),)
-
-
-def labelled_scan(im: dict, anns: list[dict], scan: Callable[..., Scan] = scan_detections) -> Scan:
-    """The scan of a scene's labelled cards (``true_cards``: the layout's hidden ones too), the
-    finder and the reader set aside: every step a scan takes after the networks (``scan``: the
-    code now, or the code before's ``scan_detections``), with the scene's seat and win flags."""
-    return scan(int(im["width"]), int(im["height"]), labelled_detections(true_cards(anns)),
-                layout_base(im["layout"]))
-
-
-@dataclass(slots=True)
-class LayoutSplit:
-    """Scenes scored as the scene end to end beside the layout step's own figure (the same
-    scenes' labelled cards), and each scene scored wrong put down to the cards or the layout:
-    a card error when a card of the layout was misread, missed or found extra and the labelled
-    cards score right; a layout error when the labelled cards score wrong too, or when every
-    card of the layout was read right."""
-
-    scenes: int = 0
-    scored: int = 0
-    scored_true: int = 0  # scored as the scene from the labelled cards
-    card_errors: int = 0
-    layout_errors: int = 0
-    layout_errors_cards_right: int = 0  # of the layout errors, scenes whose cards were all read right
-    cards_right: int = 0  # scenes whose layout cards were all read right, nothing extra
-    no_result_cards_right: int = 0  # of those, scans with no result at all
-    wrong_without_doubt: int = 0  # scans with a result, scored wrong, and no doubt but strays
-    faults: Counter = field(default_factory=Counter)  # the labelled cards' wrong scenes, by fault
-    # the scenes whose layout is a winning hand (what a player photographs), and of those the
-    # scenes scored as the scene end to end and from the labelled cards
-    winning: int = 0
-    scored_winning: int = 0
-    scored_true_winning: int = 0
-
-    def add(self, sc: Scan, m: SceneMatch, truth: dict, anns: list[dict], true_scan: Scan) -> None:
-        """One scene: its scan, how its detections match its labels, its layout and annotations,
-        and the scan of its labelled cards."""
-        right = same_score(sc.assembled.layout, sc.assembled.complete, truth)
-        true_right = same_score(true_scan.assembled.layout, true_scan.assembled.complete, truth)
-        self.scenes += 1
-        self.scored += right
-        self.scored_true += true_right
-        if wins(truth):
-            self.winning += 1
-            self.scored_winning += right
-            self.scored_true_winning += true_right
-        self.cards_right += m.layout_read
-        self.no_result_cards_right += m.layout_read and sc.result is None
-        self.wrong_without_doubt += not right and sc.result is not None and clean(sc)
-        if not true_right:
-            doubts = {d.kind for d in true_scan.assembled.doubts}
-            self.faults[" + ".join(layout_faults(true_scan.columns, true_cards(anns), doubts))] += 1
-        if right:
-            return
-        if true_right and not m.layout_read:
-            self.card_errors += 1
-        else:
-            self.layout_errors += 1
-            self.layout_errors_cards_right += m.layout_read
-
-    def figures(self) -> dict[str, float | int]:
-        n, won = max(1, self.scenes), max(1, self.winning)
-        return {"scored_labelled_cards_rate": round(self.scored_true / n, 4),
-                "scored_labelled_cards_winning_rate": round(self.scored_true_winning / won, 4),
-                "scored_as_scene_winning_rate": round(self.scored_winning / won, 4),
-                "wrong_card_errors": self.card_errors, "wrong_layout_errors": self.layout_errors,
-                "no_result_cards_right_rate": round(self.no_result_cards_right / max(1, self.cards_right), 4),
-                "wrong_without_doubt": self.wrong_without_doubt}
-
-    def summary(self) -> str:
-        n, won = max(1, self.scenes), max(1, self.winning)
-        lines = [f"  scored as the scene: end to end {self.scored}/{self.scenes} ({self.scored / n:.2%}), "
-                 f"the layout step on the labelled cards {self.scored_true}/{self.scenes} "
-                 f"({self.scored_true / n:.2%})",
-                 f"  of the {self.winning} scenes whose layout is a winning hand: end to end "
-                 f"{self.scored_winning} ({self.scored_winning / won:.2%}), the labelled cards "
-                 f"{self.scored_true_winning} ({self.scored_true_winning / won:.2%})",
-                 f"  scored wrong end to end: {self.card_errors} card errors (the labelled cards score "
-                 f"right), {self.layout_errors} layout errors ({self.layout_errors_cards_right} with "
-                 "every card of the layout read right)",
-                 f"  no result at all: {self.no_result_cards_right} of the {self.cards_right} scenes whose "
-                 f"layout cards were all read right; scored wrong with no doubt: {self.wrong_without_doubt}"]
-        if self.faults:
-            lines.append("  the labelled cards' scenes not scored as the scene, by what went wrong: "
-                         + ", ".join(f"{why} x{k}" for why, k in self.faults.most_common()))
-        return "\n".join(lines)
-
-
 class SameFinds:
     """A detector that runs the networks once a photo (until ``found`` is reset), so that the
     code now and the code before (``--before``) lay out the same detections."""
@@ -278,64 +162,6 @@ class SameFinds:
         if self.found is None:
             self.found = self.det.detect(decoded)
         return self.found
-
-
-def compare(before: LayoutSplit, now: LayoutSplit, rev: str) -> str:
-    """The layout step's figures before and now, one line each, for the issue's targets."""
-    def rates(s: LayoutSplit) -> list[str]:
-        n = max(1, s.scenes)
-        return [f"{s.scored / n:.2%}", f"{s.scored_true / n:.2%}",
-                f"{s.scored_true_winning / max(1, s.winning):.2%}",
-                f"{s.no_result_cards_right}/{s.cards_right}", str(s.wrong_without_doubt)]
-
-    names = ["scored as the scene end to end", "on the labelled cards",
-             "on the labelled cards, winning hands", "no result, cards all right",
-             "scored wrong with no doubt"]
-    return "\n".join([f"  before ({rev}) -> now:"] + [f"    {k}: {a} -> {b}" for k, a, b in
-                                                          zip(names, rates(before), rates(now), strict=True)])
-
-
-def layout_only(scenes: list[Scene], before: ModuleType | None = None, rev: str = "") -> int:
-    """Layout figures from perfect detections (``labelled_scan``), through every step a scan
-    takes after the networks: how often the photo's engine input equals the scene's, how often
-    it is complete enough to score, scored as the scene (on all scenes, and on those whose
-    layout is a winning hand), how often it gives no result or a wrong one with no doubt, and
-    why the others are not scored. With ``before`` (``models.before.scan_before``), the code at
-    ``rev`` on the same scenes too, in the same run."""
-    versions = [("now", scan_detections)]
-    if before is not None:
-        versions.append((f"before ({rev})", before.scan_detections))
-    for label, scan in versions:
-        n = ok = complete = right = none = silent = won = won_right = 0
-        faults: Counter = Counter()
-        for _, im, anns in scenes:
-            if "layout" not in im:
-                continue
-            sc = labelled_scan(im, anns, scan)
-            cols, asm = sc.columns, sc.assembled
-            n += 1
-            ok += same_layout(asm.layout, im["layout"])
-            complete += asm.complete
-            scored = same_score(asm.layout, asm.complete, im["layout"])
-            right += scored
-            if wins(im["layout"]):
-                won += 1
-                won_right += scored
-            none += sc.result is None
-            silent += not scored and sc.result is not None and clean(sc)
-            if not scored:
-                faults[" + ".join(layout_faults(cols, true_cards(anns), {d.kind for d in asm.doubts}))] += 1
-        head = "" if before is None else f"{label}: "
-        print(f"{head}layout step on the labelled cards of {n} scenes: layout exact {ok / max(1, n):.4f}, "
-              f"complete {complete / max(1, n):.4f}, scored as the scene {right / max(1, n):.4f}, "
-              f"no result {none / max(1, n):.4f}, scored wrong with no doubt {silent}")
-        print(f"{head}  of the {won} scenes whose layout is a winning hand: scored as the scene "
-              f"{won_right / max(1, won):.4f} ({won_right})")
-        if faults:
-            print(f"{head}scenes not scored as the scene, by what went wrong:")
-            for why, k in faults.most_common():
-                print(f"  {k:>4}  {why}")
-    return 0
 
 
 @dataclass(slots=True)
@@ -372,6 +198,8 @@ class Measure:
     before: ModuleType | None = None  # the layout step at a git revision (--before, models.before)
     before_rev: str = ""
     split_before: LayoutSplit = field(default_factory=LayoutSplit)  # the same, with the code before
+    answered: Answered = field(default_factory=Answered)  # the split once the player has answered
+    answered_before: Answered = field(default_factory=Answered)
     by_chance: DoubtFigures = field(default_factory=DoubtFigures)  # the card doubts now
     by_reasons: DoubtFigures = field(default_factory=DoubtFigures)  # and by the rule before
 
@@ -397,12 +225,15 @@ class Measure:
                 self.clean_wrong += not right
         m = match_scene([(d.card, d.box) for d in dets], anns)
         if "layout" in im:
-            self.split.add(sc, m, im["layout"], anns, labelled_scan(im, anns))
+            true_scan = labelled_scan(im, anns)
+            self.split.add(sc, m, im["layout"], anns, true_scan)
+            self.answered.add(sc, m, im, anns, true_scan)
             if self.before is not None:
                 was = self.before.scan_decoded(decoded, finds, layout_base(im["layout"]))
                 got = match_scene([(d.card, d.box) for d in was.detections], anns)
-                self.split_before.add(was, got, im["layout"], anns,
-                                      labelled_scan(im, anns, self.before.scan_detections))
+                true_was = labelled_scan(im, anns, self.before.scan_detections)
+                self.split_before.add(was, got, im["layout"], anns, true_was)
+                self.answered_before.add(was, got, im, anns, true_was, self.before.rescore)
         self.named = [a + b for a, b in zip(self.named, named_cards(sc, m), strict=True)]
         scored_right = right if "layout" in im else None
         self.by_chance.add(sc, m, scored_right)
@@ -448,6 +279,7 @@ class Measure:
         fig["wrong_cards_named_rate"] = round(self.named[0] / max(1, self.named[0] + self.named[2]), 4)
         fig["named_cards_wrong_rate"] = round(self.named[0] / max(1, self.named[0] + self.named[1]), 4)
         fig.update(self.split.figures())
+        fig.update(self.answered.figures())
         fig.update({f"doubts_{k}": v for k, v in self.by_chance.figures().items()})
         fig.update({f"doubts_before_{k}": v for k, v in self.by_reasons.figures().items()})
         return fig
@@ -488,10 +320,13 @@ class Measure:
             print("  extra detections, by what they lie on: " + ", ".join(
                 f"{kind} x{k}" for kind, k in self.extra_kinds.most_common()))
         print(self.split.summary())
+        print(self.answered.summary())
         if self.before is not None:
             print(f"the layout step before ({self.before_rev}), on the same detections:")
             print(self.split_before.summary())
-            print(compare(self.split_before, self.split, self.before_rev))
+            print(self.answered_before.summary())
+            print(compare(self.split_before, self.split, self.before_rev, self.answered_before,
+                          self.answered))
         print("\n".join(doubt_lines(self.by_chance, self.by_reasons)))
         if self.failures:
             print("imperfect scenes:")
