@@ -218,10 +218,14 @@ def test_the_layout_step_before_runs_beside_today_s_on_the_same_detections(tunin
     out = capsys.readouterr().out
     assert "the layout step before (HEAD), on the same detections:" in out
     assert "before (HEAD) -> now:" in out and "on the labelled cards, winning hands:" in out
+    # the figures once the player has answered, for the code before and now
+    assert out.count("once the player has answered what the photo cannot tell") == 2
+    assert "on the labelled cards, once answered:" in out
     assert mod.main([str(data), "--labelled-cards", "--before", "HEAD"]) == 0
     out = capsys.readouterr().out
     assert "now: layout step on the labelled cards of 2 scenes" in out
     assert "before (HEAD): layout step on the labelled cards of 2 scenes" in out
+    assert "now:   once the player has answered" in out and "before (HEAD):   answers asked:" in out
 
 
 def test_a_revision_git_cannot_show_is_one_line_and_exit_2(tuning_setup, capsys) -> None:
