@@ -22,7 +22,11 @@ from typing import Any
 
 from zipai.engine import CARD_NAMES, Card
 from zipai.vision import Assembled, Column, Detection, Doubt, assemble
-from zipai.vision.layout import BOTTOM, TOP, Params, answers
+from zipai.vision.layout import BOTTOM as BOTTOM  # the places, re-exported for the app's screens
+from zipai.vision.layout import LEFT as LEFT
+from zipai.vision.layout import PLACES, Params, answers
+from zipai.vision.layout import RIGHT as RIGHT
+from zipai.vision.layout import TOP as TOP
 
 TABLE, HAND = "table", "hand"
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"
@@ -33,7 +37,6 @@ NO_BOX = -1
 BLOCKING = frozenset({"stray_back", "unnamed_concealed", "mixed_concealed", "short_concealed",
                       "deck_limit"})
 _FLIP = {OPEN: CONCEALED, CONCEALED: FREE, FREE: OPEN}
-# TOP, BOTTOM (where the claimed row lies in the photo) are vision's, imported above
 
 
 class DraftError(ValueError):
@@ -263,18 +266,19 @@ class Draft:
 
     # ------------------------------------------------------------ which row was claimed
     def claimed_place(self) -> str | None:
-        """Where the row taken as claimed lies in the photo (``TOP`` or ``BOTTOM``) while that is
-        a guess and the two rows lie one above the other; None when the rows were told apart, or
-        lie side by side (``vision.layout.answers.claimed_place``)."""
+        """Where the row taken as claimed lies in the photo while that is a guess: ``TOP`` or
+        ``BOTTOM`` where the rows lie one above the other, ``LEFT`` or ``RIGHT`` where they lie
+        side by side; None when the rows were told apart (``vision.layout.answers``)."""
         return answers.claimed_place(self.columns, self.detections)
 
     def take_claimed(self, place: str) -> bool:
         """The table's convention says the row at ``place`` holds the claimed groups: vision's
         answer (``answers.take_claimed``) applied to this draft's columns, each kept as the same
-        object the review's editor points to. False when the rows are not a guess that lies
-        above and below, and nothing changes."""
-        if place not in (TOP, BOTTOM):
-            raise DraftError(f"the claimed row lies at the top or the bottom, not {place!r}")
+        object the review's editor points to. False when the rows are not a guess, or lie the
+        other way (``place`` top or bottom, the rows side by side), and nothing changes."""
+        if place not in PLACES:
+            raise DraftError(f"the claimed row lies at the top, the bottom, the left or the right, "
+                             f"not {place!r}")
         cols = answers.take_claimed(self.columns, self.detections, place)
         if cols is None:
             return False

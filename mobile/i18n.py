@@ -592,6 +592,9 @@ _S.update({
                     "Which row holds this table's claimed groups? (asked once this evening)"),
     "claimed_top": ("上排是吃碰的", "上排是吃碰的", "Top row is claimed"),
     "claimed_bottom": ("下排是吃碰的", "下排是吃碰的", "Bottom row is claimed"),
+    # rows laid side by side, one long row split in two
+    "claimed_left": ("左边是吃碰的", "左邊是吃碰的", "Left row is claimed"),
+    "claimed_right": ("右边是吃碰的", "右邊是吃碰的", "Right row is claimed"),
     "claimed_kept": ("记下了：本晚{row}（设置里可改）", "記下了：本晚{row}（設置裡可改）",
                      "Noted for this evening: {row} (change it in Settings)"),
     "claimed_rule": ("本晚吃碰的牌在哪排", "本晚吃碰的牌在哪排", "This evening's claimed row"),

@@ -10,7 +10,6 @@ from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.button import Button
 
-from .draft import BOTTOM, TOP
 from .screen_base import Base, _app, _btn, doubt_text
 from .widgets import GREEN, face_text, tr
 
@@ -149,8 +148,7 @@ class ReviewScreen(EditScreen):
             self.ids.walk_head.text = tr("walk_step", i=len(every) - len(left) + 1, n=len(every),
                                          what=tr("claimed_ask"))
             scores = st.claimed_scores()
-            for place in (TOP, BOTTOM):
-                now = scores[place]
+            for place, now in scores.items():  # top and bottom, or left and right
                 score = "—" if now is None else (tr("score", n=now[0]) if now[0] else tr("walk_lose"))
                 self._add_option(row, place, f"{tr('claimed_' + place)}\n[size={int(sp(12))}]{score}[/size]",
                                  lambda p=place: self.claim(p), GREEN, markup=True)

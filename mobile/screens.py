@@ -16,7 +16,7 @@ from kivy.uix.textinput import TextInput
 
 from zipai.engine.variants import get_variant
 
-from .draft import BOTTOM, TOP
+from .draft import PLACES
 from .i18n import LANG_NAMES, LANGS
 from .ledger_screens import HandScreen, LedgerScreen, SettleScreen, entry_line
 from .review_screens import EditScreen, ManualScreen, ReviewScreen
@@ -196,8 +196,8 @@ class SettingsScreen(Base):
         self.ids.preset.set_options([(p, tr(p)) for p in PRESETS], st.settings.preset)
         self.ids.camera.set_options([(r, r) for r in CAMERA_RESOLUTIONS], st.settings.camera)
         self.ids.claimed.disabled = st.session is None
-        self.ids.claimed.set_options([(TOP, tr("claimed_top")), (BOTTOM, tr("claimed_bottom")),
-                                      ("", tr("claimed_ask_again"))], st.claimed_rule or "")
+        places = [(p, tr("claimed_" + p)) for p in PLACES]
+        self.ids.claimed.set_options([*places, ("", tr("claimed_ask_again"))], st.claimed_rule or "")
         self.list_decks()
 
     def list_decks(self) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from zipai.engine.variants import variant_names
 
-from .draft import BOTTOM, TOP, Draft
+from .draft import PLACES, Draft
 from .i18n import LANGS
 
 WON_BY = ("self_draw", "stock", "discard", "dealt")
@@ -54,7 +54,8 @@ class Settings:
     deck: str = ""  # the deck in use (认牌), by name; "" reads with the shipped reader alone
     teach_offered: bool = False  # the first start's offer to teach a deck was answered
     photo_dir: str = ""  # the folder the last photo was picked from (the chooser opens there)
-    # each evening's answer to which row of a photo holds the claimed groups: session id -> top/bottom
+    # each evening's answer to which row of a photo holds the claimed groups: session id -> a place
+    # (top, bottom, left or right)
     claimed: dict[str, str] = field(default_factory=dict)
 
 
@@ -71,7 +72,7 @@ class Settings:
         if isinstance(raw.get("teach_offered"), bool):
             s.teach_offered = raw["teach_offered"]
         if isinstance(raw.get("claimed"), dict):
-            s.claimed = {k: v for k, v in raw["claimed"].items() if isinstance(k, str) and v in (TOP, BOTTOM)}
+            s.claimed = {k: v for k, v in raw["claimed"].items() if isinstance(k, str) and v in PLACES}
         if s.lang not in LANGS:
             s.lang = "zh_Hans"
         if s.preset not in PRESETS:

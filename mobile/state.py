@@ -21,10 +21,11 @@ from typing import Any
 
 from zipai.engine import Card, Rules, ZipaiError, score, score_hand, score_simultaneous
 from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, UnknownSession
+from zipai.vision.layout import answers
 
 from .deck_use import DeckUse
 from .decks import Shelf, default_root
-from .draft import BOTTOM, TOP, Check, Draft, DraftError, Editor
+from .draft import PLACES, Check, Draft, DraftError, Editor
 from .evening import Evening
 from .i18n import LANGS, Translator
 from .settings import (
@@ -284,19 +285,22 @@ class AppState(Evening, DeckUse):
     # ------------------------------------------------------------ the evening's claimed row
     @property
     def claimed_rule(self) -> str | None:
-        """Where this evening's table lays its claimed groups (``TOP``/``BOTTOM``), once asked."""
+        """Where this evening's table lays its claimed groups (``PLACES``: top, bottom, left or
+        right), once asked."""
         sid = self._sid()
         return None if sid is None else self.settings.claimed.get(str(sid))
 
     def asks_claimed(self, step: Step) -> bool:
         """Whether a step of the walk is the claimed-row question: vision could not tell the rows
-        apart, it changes the score, and the rows lie one above the other in the photo."""
+        apart and it changes the score (the rows lie one above the other, or side by side)."""
         return step.kind == "claimed_row" and self.draft.claimed_place() is not None
 
     def claimed_scores(self) -> dict[str, tuple[int, tuple[int, ...]] | None]:
-        """The hand's score and payouts with each answer to the claimed-row question."""
-        out = {}
-        for place in (TOP, BOTTOM):
+        """The hand's score and payouts with each answer to the claimed-row question (top or
+        bottom, left or right, as the photo's rows lie); none while it is not asked."""
+        now = self.draft.claimed_place()
+        out: dict[str, tuple[int, tuple[int, ...]] | None] = {}
+        for place in () if now is None else answers.places(now):
             d = self.draft.copy()
             d.take_claimed(place)
             out[place] = self._scorer()(d)
@@ -306,8 +310,9 @@ class AppState(Evening, DeckUse):
         """The player says which row holds the claimed groups: the photo is scored that way and
         the answer kept for the evening (settings.json, through a restart), so later photos of
         this session are read with it and not asked."""
-        if place not in (TOP, BOTTOM):
-            raise DraftError(f"the claimed row lies at the top or the bottom, not {place!r}")
+        if place not in PLACES:
+            raise DraftError(f"the claimed row lies at the top, the bottom, the left or the right, "
+                             f"not {place!r}")
         sid = self.need_session().id
         self.settings.claimed[str(sid)] = place
         self.save_settings()
@@ -320,10 +325,11 @@ class AppState(Evening, DeckUse):
         sid = self.need_session().id
         if place is None:
             self.settings.claimed.pop(str(sid), None)
-        elif place in (TOP, BOTTOM):
+        elif place in PLACES:
             self.settings.claimed[str(sid)] = place
         else:
-            raise DraftError(f"the claimed row lies at the top or the bottom, not {place!r}")
+            raise DraftError(f"the claimed row lies at the top, the bottom, the left or the right, "
+                             f"not {place!r}")
         self.save_settings()
 
     def _walked(self) -> None:

@@ -34,11 +34,12 @@ from zipai.vision.detector import Detection
 from zipai.vision.layout import (
     BOTTOM,
     HAND,
+    LEFT,
+    RIGHT,
     TABLE,
     TOP,
     Column,
     all_backs,
-    claimed_place,
     name_group,
     take_claimed,
 )
@@ -170,9 +171,10 @@ Rescore = Callable[..., Scan]  # ``vision.scan.rescore``, or the code before's
 
 
 def claimed_from_labels(anns: Sequence[dict]) -> str | None:
-    """Where a scene's claimed row lies (``TOP`` or ``BOTTOM``): its labelled claimed cards'
-    centre above or below its hand cards'. None where it has no claimed or no hand row, or the
-    two lie side by side: no answer of top or bottom says where."""
+    """Where a scene's claimed row lies: its labelled claimed cards' centre above or below its
+    hand cards' (``TOP``, ``BOTTOM``), else left or right of them (``LEFT``, ``RIGHT``), as
+    ``answers.claimed_place`` places the rows it guessed. None where the scene has no claimed
+    or no hand row."""
     rows: dict[str, list[tuple[float, float]]] = {TABLE: [], HAND: []}
     for a in true_cards(anns):
         if not a.get("ignore") and a.get("row") in rows:
@@ -182,9 +184,9 @@ def claimed_from_labels(anns: Sequence[dict]) -> str | None:
         return None
     (tx, ty), (hx, hy) = ((sum(x for x, _ in r) / len(r), sum(y for _, y in r) / len(r))
                           for r in (rows[TABLE], rows[HAND]))
-    if abs(ty - hy) <= abs(tx - hx):
-        return None
-    return TOP if ty < hy else BOTTOM
+    if abs(ty - hy) > abs(tx - hx):
+        return TOP if ty < hy else BOTTOM
+    return LEFT if tx < hx else RIGHT
 
 
 def labels_of(dets: Sequence[Detection], anns: Sequence[dict]) -> list[dict | None]:
@@ -216,28 +218,24 @@ def name_from_labels(c: Column, labels: Sequence[dict | None], groups: Sequence[
 class Needed:
     """What one scan asked that only the player could answer."""
 
-    claimed: bool = False  # the rows were a guess lying above and below: the evening's claimed row
-    side: bool = False  # the rows were a guess lying side by side: top or bottom says nothing
-    unknown: bool = False  # a guess above and below, but the labels show no claimed row above or below
+    claimed: str = ""  # the rows were a guess: where the evening's claimed row lies, as answered
+    unknown: bool = False  # the rows were a guess, and the labels' rows lie the other way (or none)
     named: int = 0  # all-back groups named
 
 
 def answer_scan(sc: Scan, place: str | None, labels: Sequence[dict | None], groups: Sequence[dict],
                 base: dict[str, Any] | None = None, again: Rescore = rescore) -> tuple[Scan, Needed]:
     """``sc`` once the player has answered, as the app applies the answers: the evening's
-    claimed row at ``place`` (``take_claimed``) where the rows were a guess lying above and
-    below, then each all-back group named the card of the labelled group (of ``groups``) that
-    ``labels`` (each detection's label) puts it on (``name_group``); rescored (by ``again``: the
-    code now's or the code before's ``rescore``) if anything was answered."""
+    claimed row at ``place`` (``take_claimed``) where the rows were a guess lying that way,
+    then each all-back group named the card of the labelled group (of ``groups``) that
+    ``labels`` (each detection's label) puts it on (``name_group``); rescored (by ``again``:
+    the code now's or the code before's ``rescore``) if anything was answered."""
     need = Needed()
     cols: list[Column] = list(sc.columns)
     if any(guessed_rows(cols)):
-        if claimed_place(cols, sc.detections) is None:
-            need.side = True
-        else:
-            taken = None if place is None else take_claimed(cols, sc.detections, place)
-            need.claimed, need.unknown = taken is not None, taken is None
-            cols = taken or cols
+        taken = None if place is None else take_claimed(cols, sc.detections, place)
+        need.claimed, need.unknown = ("", True) if taken is None else (place or "", False)
+        cols = taken or cols
     for n in all_backs(cols):
         name = name_from_labels(cols[n], labels, groups)
         if name is not None:
@@ -253,25 +251,25 @@ class AnswerCounts:
     """How many scenes asked the player which answer (``Needed``)."""
 
     scenes: int = 0
-    claimed: int = 0
-    side: int = 0
+    claimed: int = 0  # above and below: top or bottom
+    side: int = 0  # side by side: left or right
     unknown: int = 0
     named_scenes: int = 0
     named: int = 0
 
     def add(self, need: Needed) -> None:
         self.scenes += 1
-        self.claimed += need.claimed
-        self.side += need.side
+        self.claimed += need.claimed in (TOP, BOTTOM)
+        self.side += need.claimed in (LEFT, RIGHT)
         self.unknown += need.unknown
         self.named_scenes += need.named > 0
         self.named += need.named
 
     def line(self) -> str:
-        return (f"the claimed row in {self.claimed} of {self.scenes} scenes, an all-back group's card in "
-                f"{self.named_scenes} ({self.named} groups); rows guessed side by side, which top or bottom "
-                f"cannot answer, in {self.side}; rows guessed above and below with no claimed row above or "
-                f"below in the labels, in {self.unknown}")
+        return (f"the claimed row in {self.claimed + self.side} of {self.scenes} scenes ({self.claimed} top "
+                f"or bottom, {self.side} left or right: rows side by side), an all-back group's card in "
+                f"{self.named_scenes} ({self.named} groups); rows guessed that the labels place no claimed "
+                f"row for (their rows lie the other way, or none was claimed): {self.unknown}")
 
 
 def rate(k: int, n: int) -> str:

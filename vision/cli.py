@@ -40,11 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deck", metavar="NAME", help="read with a deck taught by zipai deck learn")
     p.add_argument("--threads", type=arg_int("--threads"), default=2,
                    help=f"inference threads, 1 to {MAX_THREADS} (default 2)")
-    p.add_argument("--claimed", choices=("top", "bottom"), default=None,
+    p.add_argument("--claimed", choices=("top", "bottom", "left", "right"), default=None,
                    help="the table's convention: the row of groups claimed during play lies at the top "
-                        "or the bottom of the photo. Where the photo cannot tell the rows apart (no back, "
-                        "pair or lone card in either) and they lie one above the other, that row is taken "
-                        "as claimed and no claimed-row doubt is raised; otherwise it changes nothing")
+                        "or the bottom of the photo (the two rows one above the other), or on the left or "
+                        "the right (side by side in one long row). Where the photo cannot tell the rows "
+                        "apart (no back, pair or lone card in either) and they lie that way, that row is "
+                        "taken as claimed and no claimed-row doubt is raised; otherwise it changes nothing")
     return p
 
 

@@ -97,8 +97,8 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
 
 
 def with_claimed(sc: Scan, place: str, base: dict[str, Any] | None = None, p: Params | None = None) -> Scan:
-    """A new scan with the table's convention applied: the row at ``place`` (``TOP`` or
-    ``BOTTOM``) holds the claimed groups where the rows were a guess lying above and below
+    """A new scan with the table's convention applied: the row at ``place`` (top, bottom, left
+    or right) holds the claimed groups where the rows were a guess lying that way
     (``layout.answers.take_claimed``, as the app applies the evening's answer), rescored;
     ``sc`` itself where there was nothing to answer. An unknown place is an ``AnswerError``."""
     cols = take_claimed(sc.columns, sc.detections, place)

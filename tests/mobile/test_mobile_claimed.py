@@ -19,16 +19,17 @@ from test_mobile_touch import app_in, create_session, set_size
 from test_mobile_ui import UI
 from test_mobile_walk import IDS, SIZES, shoot
 
-from zipai.mobile.draft import BOTTOM, TOP, Draft
+from zipai.mobile.draft import BOTTOM, LEFT, RIGHT, TOP, Draft
 
 TOP_ROW = [["d1"] * 3, ["d2"] * 3, ["d3"] * 3]
 BOTTOM_ROW = [["x1", "x2", "x3"], ["x4", "x5", "x6"], ["x7", "x8", "x9"], ["d4", "d5", "d6"]]
 BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 0, "won_by": "self_draw"}
 
 
-def two_rows(swap: bool = False) -> Any:
+def two_rows(swap: bool = False, side: bool = False) -> Any:
     """A vision scan of the two rows, laid out as a photo would show them (``swap``: the
-    triples of sequences on top)."""
+    triples of sequences on top; ``side``: the two side by side in one long row, the triples
+    on the left)."""
     from zipai.engine import Card
     from zipai.vision import Assembled, Detection, Scan, columns, propose_states, rescore
 
@@ -36,7 +37,7 @@ def two_rows(swap: bool = False) -> Any:
     for r, row in enumerate((BOTTOM_ROW, TOP_ROW) if swap else (TOP_ROW, BOTTOM_ROW)):
         for c, col in enumerate(row):
             for k, card in enumerate(col):
-                x, y = 40 + c * 70, 60 + r * 260 + k * 40
+                x, y = (40 + c * 70 + r * 300, 60 + k * 40) if side else (40 + c * 70, 60 + r * 260 + k * 40)
                 ink = "red" if Card.parse(card).is_red else "black"
                 dets.append(Detection(card, (x, y, x + 56, y + 76), 0.99, ink, 0.99, 0.99))
     cols = columns(dets)
@@ -69,14 +70,15 @@ def ui(tmp_path_factory: pytest.TempPathFactory, photos: Photos) -> Iterator[UI]
         yield ui
 
 
-def winning_score() -> int:
-    """The hand's score with the bottom row claimed, from the engine, not from this test."""
+def winning_score(side: bool = False) -> int:
+    """The hand's score with the bottom (``side``: the right) row claimed, from the engine, not
+    from this test."""
     from zipai.engine import get_rules
     from zipai.mobile.walk import Scorer
 
-    s = two_rows()
+    s = two_rows(side=side)
     d = Draft.from_scan(s.columns, s.detections, "x.jpg", (800, 600))
-    assert d.take_claimed(BOTTOM)
+    assert d.take_claimed(RIGHT if side else BOTTOM)
     now = Scorer(BASE, get_rules("hunan"))(d)
     assert now is not None and now[0] > 0
     return now[0]
@@ -162,3 +164,36 @@ def test_the_evenings_answer_changes_in_settings(ui: UI) -> None:
     ui.pump()
     shoot(ui, "s-2.jpg", asked=True)
     assert ui.screen.name == "review" and set(ui.screen.walk_buttons) == {TOP, BOTTOM}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_rows_side_by_side_are_asked_left_or_right(ui: UI, photos: Photos, size: tuple[int, int]) -> None:
+    """One long row split in two: the question offers the left and the right row, each with its
+    score; the answer re-scores the photo and is the evening's, shown in the settings."""
+    st, f = ui.app.state, ui.finger
+    set_size(ui, size)
+    side = two_rows(side=True)
+    assert "claimed_row" in {str(d.kind.value) for d in side.assembled.doubts} and not side.result["winning"]
+    won = winning_score(side=True)
+
+    def scan(path: str) -> Any:
+        Path(path).write_bytes(photos.image.read_bytes())
+        return copy.deepcopy(side)
+
+    st._scanner = scan
+    try:
+        create_session(ui, f"side-{size[0]}")
+        shoot(ui, f"side-{size[0]}.jpg")
+        scr = ui.screen
+        assert scr.name == "review" and set(scr.walk_buttons) == {LEFT, RIGHT}
+        assert st.t("claimed_right") in scr.walk_buttons[RIGHT].text
+        assert st.t("score", n=won) in scr.walk_buttons[RIGHT].text
+        f.tap(scr.walk_buttons[RIGHT])
+        assert st.claimed_rule == RIGHT and st.running_score()[0] == won
+        assert ui.app.status == st.t("claimed_kept", row=st.t("claimed_right"))
+        ui.app.go("settings")
+        ui.pump()
+        choice = ui.screen.ids.claimed
+        assert choice.value == RIGHT and set(choice.buttons) == {TOP, BOTTOM, LEFT, RIGHT, ""}
+    finally:
+        st._scanner = photos.scan

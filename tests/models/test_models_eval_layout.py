@@ -51,7 +51,7 @@ def test_the_claimed_row_is_read_from_where_the_labelled_claimed_cards_lie() -> 
     _, anns, _ = _scene([("table", RUNS), ("hand", TRIPLES)])
     assert claimed_from_labels(anns) == "top"
     _, anns, _ = _scene([("table", RUNS), ("hand", TRIPLES)], side=True)
-    assert claimed_from_labels(anns) is None  # side by side: top or bottom says nothing
+    assert claimed_from_labels(anns) == "left"  # side by side
     _, anns, _ = _scene([("hand", TRIPLES), ("hand", RUNS)])
     assert claimed_from_labels(anns) is None  # nothing claimed
 
@@ -60,7 +60,7 @@ def test_the_answered_scene_is_scored_as_the_scene() -> None:
     sc, anns, groups = _scene([("hand", TRIPLES), ("table", RUNS)])
     assert not same_score(sc.assembled.layout, sc.assembled.complete, TRUTH)  # as guessed
     got, need = answer_scan(sc, claimed_from_labels(anns), labelled_labels(anns), groups, BASE)
-    assert need.claimed and not need.side and need.named == 0
+    assert need.claimed == "bottom" and not need.unknown and need.named == 0
     assert same_score(got.assembled.layout, got.assembled.complete, TRUTH)
     assert "claimed_row" not in {d.kind.value for d in got.assembled.doubts}
     assert sc.columns[0].row == "table"  # the scan as read is left alone
@@ -73,11 +73,14 @@ def test_the_answered_scene_is_scored_as_the_scene() -> None:
     assert "the claimed row in 1 of 1 scenes" in answered.summary()
 
 
-def test_rows_side_by_side_are_counted_and_left_unanswered() -> None:
+def test_rows_side_by_side_are_answered_left_or_right() -> None:
     sc, anns, groups = _scene([("hand", TRIPLES), ("table", RUNS)], side=True)
     assert {c.row_guess for c in sc.columns if c.cards} == {"split"}  # one long row, split at its widest gap
+    assert not same_score(sc.assembled.layout, sc.assembled.complete, TRUTH)
     got, need = answer_scan(sc, "bottom", labelled_labels(anns), groups, BASE)
-    assert need.side and not need.claimed and got is sc
+    assert need.unknown and not need.claimed and got is sc  # above or below says nothing here
+    got, need = answer_scan(sc, claimed_from_labels(anns), labelled_labels(anns), groups, BASE)
+    assert need.claimed == "right" and same_score(got.assembled.layout, got.assembled.complete, TRUTH)
 
 
 def test_an_all_back_group_is_named_the_card_of_its_labelled_group() -> None:

@@ -24,7 +24,9 @@ from zipai.vision.layout import (
     CONCEALED,
     FREE,
     HAND,
+    LEFT,
     OPEN,
+    RIGHT,
     TABLE,
     TOP,
     AnswerError,
@@ -67,7 +69,9 @@ def test_the_claimed_row_lies_where_its_cards_lie_while_it_is_a_guess() -> None:
     swapped = [c.copy(row=HAND if c.row == TABLE else TABLE) for c in cols]
     assert claimed_place(swapped, dets) == BOTTOM
     assert claimed_place(*_layout(guess="")) is None  # told apart: nothing to ask
-    assert claimed_place(*_layout(side=True)) is None  # side by side: above or below says nothing
+    cols, dets = _layout(side=True, guess="split")  # one long row split at its widest gap
+    assert claimed_place(cols, dets) == LEFT
+    assert claimed_place([c.copy(row=HAND if c.row == TABLE else TABLE) for c in cols], dets) == RIGHT
 
 
 def test_the_convention_takes_the_row_at_its_place_and_ends_the_guess() -> None:
@@ -82,9 +86,17 @@ def test_the_convention_takes_the_row_at_its_place_and_ends_the_guess() -> None:
     assert same is not None and [(c.row, c.state, c.row_guess) for c in same] == \
         [(c.row, c.state, "") for c in cols]
     assert take_claimed(*_layout(guess=""), BOTTOM) is None
-    assert take_claimed(*_layout(side=True), BOTTOM) is None
-    with pytest.raises(AnswerError, match="top or the bottom, not 'left'"):
-        take_claimed(cols, dets, "left")
+    with pytest.raises(AnswerError, match="the left or the right, not 'middle'"):
+        take_claimed(cols, dets, "middle")
+
+
+def test_rows_side_by_side_take_a_left_or_right_answer_only() -> None:
+    cols, dets = _layout(side=True, guess="split")
+    assert take_claimed(cols, dets, BOTTOM) is None  # above or below says nothing of rows side by side
+    assert take_claimed(*_layout(), LEFT) is None  # nor left or right of rows one above the other
+    out = take_claimed(cols, dets, RIGHT)
+    assert out is not None and [(c.row, c.state) for c in out[3:]] == [(TABLE, OPEN)] * 4
+    assert [(c.row, c.state) for c in out[:3]] == [(HAND, FREE)] * 3 and claimed_place(out, dets) is None
 
 
 def test_an_all_back_group_is_named_by_the_player() -> None:
@@ -150,12 +162,14 @@ def test_scan_takes_the_tables_convention(cli_scan: Path, capsys: pytest.Capture
     top = _json([*flags, "--claimed", "top"], capsys)
     assert "claimed_row" not in {d["kind"] for d in top["doubts"]} and not top["result"]["winning"]
     assert {g["row"] for g in top["groups"] if g["cards"][0] == "d1"} == {TABLE}
+    aside = _json([*flags, "--claimed", "right"], capsys)  # the rows lie one above the other: no answer
+    assert aside == plain
 
 
-def test_a_place_other_than_top_or_bottom_is_one_line_and_exit_2(
+def test_an_unknown_place_is_one_line_and_exit_2(
         cli_scan: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from zipai.vision.cli import main
 
-    assert main([str(cli_scan), "--claimed", "left"]) == 2
+    assert main([str(cli_scan), "--claimed", "middle"]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.count("\n") == 1 and "--claimed" in err and "'left'" in err
+    assert out == "" and err.count("\n") == 1 and "--claimed" in err and "'middle'" in err

@@ -17,7 +17,19 @@ card) to the columns, the same way for the app, ``zipai scan --claimed`` and the
 calls ``assemble`` again.
 """
 
-from .answers import BOTTOM, PLACES, TOP, AnswerError, all_backs, claimed_place, name_group, take_claimed
+from .answers import (
+    BOTTOM,
+    LEFT,
+    PLACES,
+    RIGHT,
+    TOP,
+    AnswerError,
+    all_backs,
+    claimed_place,
+    name_group,
+    places,
+    take_claimed,
+)
 from .assemble import Assembled, assemble
 from .column import (
     CONCEALED,
@@ -51,9 +63,10 @@ from .repairs import (
 )
 
 __all__ = [
-    "BOTTOM", "CONCEALED", "FREE", "HAND", "LOOSE", "OPEN", "PLACES", "REPAIRS", "ROW_GUESSES", "TABLE",
-    "TOP", "AnswerError", "Assembled", "Column", "Doubt", "DoubtKind", "Draft", "Params", "Repair",
-    "all_backs", "assemble", "card_axis", "claimed_place", "columns", "join_lone_backs", "layout_splits",
-    "name_group", "propose_states", "proposed_state", "read_backs", "read_hidden", "repair", "reread",
-    "settle_backs", "settle_rows", "settle_strays", "take_claimed", "take_in",
+    "BOTTOM", "CONCEALED", "FREE", "HAND", "LEFT", "LOOSE", "OPEN", "PLACES", "REPAIRS", "RIGHT",
+    "ROW_GUESSES", "TABLE", "TOP", "AnswerError", "Assembled", "Column", "Doubt", "DoubtKind", "Draft",
+    "Params", "Repair", "all_backs", "assemble", "card_axis", "claimed_place", "columns",
+    "join_lone_backs", "layout_splits", "name_group", "places", "propose_states", "proposed_state",
+    "read_backs", "read_hidden", "repair", "reread", "settle_backs", "settle_rows", "settle_strays",
+    "take_claimed", "take_in",
 ]

@@ -1,7 +1,9 @@
 """What only the player can tell a photo (RULINGS section 7), as pure steps over columns.
 
 A photo cannot say which row holds the claimed groups when neither row shows it (a table's
-convention: the app asks once an evening, ``zipai scan --claimed`` takes it), nor the card of a
+convention: the app asks once an evening, ``zipai scan --claimed`` takes it): the top or the
+bottom one where the rows lie one above the other, the left or the right one where they lie side
+by side (one long row, split at its widest gap). Nor can it say the card of a
 concealed group laid as backs only (the player names it). The app's draft, the CLI and the
 evaluation apply the player's answer with these same functions; each returns new columns and
 leaves the ones given as they were.
@@ -16,13 +18,13 @@ from zipai.engine import CARD_NAMES
 from ..detection import Detection
 from .column import CONCEALED, HAND, TABLE, Column, proposed_state
 
-TOP, BOTTOM = "top", "bottom"  # where the claimed row lies in the photo
-PLACES = (TOP, BOTTOM)
+TOP, BOTTOM, LEFT, RIGHT = "top", "bottom", "left", "right"  # where the claimed row lies in the photo
+PLACES = (TOP, BOTTOM, LEFT, RIGHT)
 
 
 class AnswerError(ValueError):
-    """An answer that cannot be given: a place other than top or bottom, a group that is not
-    there, a name that is no face card."""
+    """An answer that cannot be given: a place other than top, bottom, left or right, a group
+    that is not there, a name that is no face card."""
 
     code = "usage"
 
@@ -36,10 +38,15 @@ def guessed_rows(cols: Sequence[Column]) -> tuple[list[Column], list[Column]]:
     return [c for c in rows if c.row == TABLE], [c for c in rows if c.row == HAND]
 
 
+def places(place: str) -> tuple[str, str]:
+    """The two answers a question of ``place``'s kind offers: top or bottom, left or right."""
+    return (TOP, BOTTOM) if place in (TOP, BOTTOM) else (LEFT, RIGHT)
+
+
 def claimed_place(cols: Sequence[Column], dets: Sequence[Detection]) -> str | None:
-    """Where the row taken as claimed lies in the photo (``TOP`` or ``BOTTOM``) while that is a
-    guess and the two rows lie one above the other; None when the rows were told apart, or lie
-    side by side (a long row split at its widest gap: above or below says nothing)."""
+    """Where the row taken as claimed lies in the photo while that is a guess: ``TOP`` or
+    ``BOTTOM`` where the two rows lie one above the other, ``LEFT`` or ``RIGHT`` where they lie
+    side by side; None when the rows were told apart (or show no card to place)."""
     where = []
     for row in guessed_rows(cols):
         centres = [dets[i].center for c in row for i in c.detections if 0 <= i < len(dets)]
@@ -50,20 +57,24 @@ def claimed_place(cols: Sequence[Column], dets: Sequence[Detection]) -> str | No
     if len(where) < 2:
         return None
     (tx, ty), (hx, hy) = where
-    if abs(ty - hy) <= abs(tx - hx):
-        return None
-    return TOP if ty < hy else BOTTOM
+    if abs(ty - hy) > abs(tx - hx):
+        return TOP if ty < hy else BOTTOM
+    if tx != hx:
+        return LEFT if tx < hx else RIGHT
+    return None
 
 
 def take_claimed(cols: Sequence[Column], dets: Sequence[Detection], place: str) -> list[Column] | None:
     """The table's convention says the row at ``place`` holds the claimed groups: that row
     becomes the table row, the other the hand, each column's state proposed again, and the rows
-    are no longer a guess (so vision asks no more). None when the rows are not a guess that
-    lies above and below: there is nothing to answer."""
+    are no longer a guess (so vision asks no more). None when the rows are not a guess, or lie
+    the other way (a top or bottom answer says nothing of rows side by side): there is nothing
+    to answer."""
     if place not in PLACES:
-        raise AnswerError(f"the claimed row lies at the top or the bottom, not {place!r}")
+        raise AnswerError(f"the claimed row lies at the top, the bottom, the left or the right, "
+                          f"not {place!r}")
     now = claimed_place(cols, dets)
-    if now is None:
+    if now is None or place not in places(now):
         return None
     swap = now != place
     out = []
