@@ -1,6 +1,6 @@
 """The camera's look over the finished table: a lamp's falloff, tint and exposure, a soft
 shadow, glare on the glossy cards, noise, focus and motion blur, JPEG; applied to the pixels
-only, after the label maps are fixed"""
+only, after the label maps are fixed."""
 
 from __future__ import annotations
 
