@@ -1,7 +1,8 @@
 """The augmentation of both networks' training inputs: light, colour, blur and noise for every
 batch, stroke weight, and the drawn looks (a nib's strokes, bent shapes, a pen held one way)
-that fonts lack and real decks have. Kept apart from the training loops so that ``zipai bench
-train-step`` and the tests time and check exactly what training draws."""
+that fonts lack and real decks have; and the plain normalisation validation and mining see.
+Kept apart from the training loops so that ``zipai bench train-step`` and the tests time and
+check exactly what training draws."""
 
 from __future__ import annotations
 

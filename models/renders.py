@@ -1,5 +1,6 @@
 """The rendered scenes a training run learns from: rendered where missing, and a folder already
-there checked to hold what the run asks for, since folder names repeat from run to run."""
+there checked to hold what the run asks for, since folder names repeat from run to run. Its
+``TrainError`` is the one error a training run reports (a bad argument or missing data)."""
 
 from __future__ import annotations
 
