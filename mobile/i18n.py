@@ -2,7 +2,7 @@
 
 Only words live here, never rules: group names, card glyphs, rule-set and special names come
 from the engine (``Group.name``, ``Card.chinese``, the rule sets' records) and are shown here
-in the chosen script.
+in the chosen script. The words for refusals, by their code, are ``i18n_errors``.
 
 >>> t = Translator("en"); t("confirm")
 'Confirm and record'
@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import Final
 
 from zipai.engine.variants import find_special, region_names
+
+from .i18n_errors import _ERRORS
 
 LANGS: Final = ("zh_Hans", "zh_Hant", "en")
 LANG_NAMES: Final = {"zh_Hans": "简体中文", "zh_Hant": "繁體中文", "en": "English"}
@@ -361,88 +363,6 @@ _S.update({
                             "{name} discarded: {n:+d} ({score} less the +10 reward)"),
 })
 
-# errors by ``code`` (the ledger's, the engine's, the app's own): the app words them, never
-# showing the English message of the layer below
-_ERRORS: dict[str, tuple[str, str, str]] = {
-    "empty": ("没有可以撤销的", "沒有可以撤銷的", "Nothing to undo"),
-    "nothing_to_redo": ("没有可以重做的", "沒有可以重做的", "Nothing to redo"),
-    "locked": ("牌局已结算锁定：先重新打开",
-               "牌局已結算鎖定：先重新打開", "The session is settled: reopen it first"),
-    "not_locked": ("牌局没有锁定", "牌局沒有鎖定", "The session is not locked"),
-    "name_taken": ("已有同名的牌局：换个名字", "已有同名的牌局：換個名字", "A session has that name already"),
-    "bad_name": ("名字不能为空，也不能太长",
-                 "名字不能為空，也不能太長", "A name must be short and not empty"),
-    "bad_seat": ("座位不对（两家同名，或人数不对）", "座位不對（兩家同名，或人數不對）",
-                 "A seat is wrong (two players with one name, or a wrong count)"),
-    "bad_stake": ("每分金额：要是 0 到 1000000 之间的数，最多四位小数",
-                  "每分金額：要是 0 到 1000000 之間的數，最多四位小數",
-                  "Stake per point: a number from 0 to 1000000, at most four decimals"),
-    "not_winning": ("这手牌不能胡", "這手牌不能胡", "This hand does not win"),
-    "bad_rules": ("规则或房规不对", "規則或房規不對", "The rules or house options are wrong"),
-    "bad_input": ("这手牌的信息不全或不对", "這手牌的資訊不全或不對", "The hand is incomplete or wrong"),
-    "bad_card": ("有不认识的牌，或某张牌超过四张", "有不認識的牌，或某張牌超過四張",
-                 "A card is unknown or there are more than four of it"),
-    "too_many_copies": ("某张牌超过四张", "某張牌超過四張", "More than four of one card"),
-    "bad_group": ("有一组不成组", "有一組不成組", "A group is not a valid group"),
-    "bad_winning_card": ("胡的那张不在手牌里", "胡的那張不在手牌裡", "The winning card is not in the hand"),
-    "missing_field": ("这手牌缺少信息", "這手牌缺少資訊", "The hand lacks a field"),
-    "unknown_field": ("这手牌有多余的信息", "這手牌有多餘的資訊", "The hand has an unknown field"),
-    "invalid": ("这手牌不对", "這手牌不對", "The hand is not valid"),
-    "bad_hand": ("这一手不能修改", "這一手不能修改", "This hand cannot be edited"),
-    "bad_adjustment": ("调整不对：总和要为零，且要有变化", "調整不對：總和要為零，且要有變化",
-                       "The adjustment must sum to zero and change something"),
-    "bad_mode": ("结算方式不对", "結算方式不對", "Unknown settlement mode"),
-    "db_error": ("账本写入失败，已回滚，什么也没丢", "帳本寫入失敗，已回滾，什麼也沒丟",
-                 "The ledger write failed and was rolled back; nothing is lost"),
-    "not_a_ledger": ("这个文件不是完好的账本", "這個檔案不是完好的帳本", "That file is not a sound ledger"),
-    "exists": ("备份文件已存在", "備份檔案已存在", "The backup file exists already"),
-    "unknown_session": ("没有这个牌局", "沒有這個牌局", "No such session"),
-    "no_session": ("还没有牌局", "還沒有牌局", "No session yet"),
-    "unknown_player": ("常客里没有这个人", "常客裡沒有這個人", "No such player in the roster"),
-    "player_in_use": ("这个人还在牌局里", "這個人還在牌局裡", "That player is in a session"),
-    "bad_json": ("文件内容不对", "檔案內容不對", "The file is not valid"),
-    "bad_import": ("导入的文件不对", "導入的檔案不對", "The import is not valid"),
-    "io": ("读不了这个文件", "讀不了這個檔案", "The file cannot be read"),
-    "bad_photo": ("读不了这张照片", "讀不了這張照片", "This photo cannot be read"),
-    "no_winner": ("谁胡的？", "誰胡的？", "Who won?"),
-    "no_discarder": ("谁放的？", "誰放的？", "Who discarded it?"),
-    "no_winning_card": ("胡的是哪张？", "胡的是哪張？", "Which card won it?"),
-    "not_dealt": ("只有起手胡能记双起手胡", "只有起手胡能記雙起手胡", "Only instant wins can be doubled"),
-    "below_minimum": ("分数不够起胡", "分數不夠起胡", "Below the minimum to win"),
-    "not_seven_groups": ("这些牌不成七组", "這些牌不成七組", "These cards do not make seven groups"),
-    "bad_event": ("账本里有一条记录读不了", "帳本裡有一條記錄讀不了",
-                  "A stored entry of the ledger is unreadable"),
-    "bad_text": ("文字不对：太长，或不是文字", "文字不對：太長，或不是文字",
-                 "A text is too long or not a text"),
-    "bad_total": ("总数不对", "總數不對", "The total is not valid"),
-    "total_with_cards": ("按总数记的一手不能同时有牌", "按總數記的一手不能同時有牌",
-                         "A hand entered by its total has no cards"),
-    "busy": ("账本正被别的程序使用：稍后再试", "帳本正被別的程式使用：稍後再試",
-             "The ledger is busy in another program: try again"),
-    "damaged": ("账本里有损坏的记录", "帳本裡有損壞的記錄", "The ledger has a damaged entry"),
-    "read_only": ("账本只能读，不能写", "帳本只能讀，不能寫", "The ledger is read-only"),
-    "disk_full": ("存储空间满了：什么也没记下，腾出空间再试", "儲存空間滿了：什麼也沒記下，騰出空間再試",
-                  "The storage is full: nothing was recorded; free some space and try again"),
-    "too_deep": ("文件嵌套太深", "檔案巢狀太深", "The file is nested too deep"),
-    "too_large": ("文件太大", "檔案太大", "The file is too large"),
-    "bad_image": ("照片坏了或不完整，读不了", "照片壞了或不完整，讀不了",
-                  "The photo is damaged or cut short"),
-    "not_image": ("这个文件不是照片", "這個檔案不是照片", "That file is not a photo"),
-    "empty_image": ("照片是空的", "照片是空的", "The photo is empty"),
-    "bad_model": ("识别模型损坏：请重新安装", "識別模型損壞：請重新安裝", "The detector's model is damaged"),
-    "no_model": ("没有识别模型：请手动输入", "沒有識別模型：請手動輸入", "No detector model: enter by hand"),
-    "no_runtime": ("不能识别照片：请手动输入", "不能識別照片：請手動輸入",
-                   "No way to read photos here: enter by hand"),
-    "draft": ("这一步改不了", "這一步改不了", "That edit cannot be made"),
-    "ledger": ("账本拒绝了这一步", "帳本拒絕了這一步", "The ledger refused this"),
-    "bad_deck_name": ("牌组名不能用：不能空，不能有 / \\ : 等符号，最多64个字",
-                      "牌組名不能用：不能空，不能有 / \\ : 等符號，最多64個字",
-                      "That deck name cannot be used: not empty, no / \\ : etc., at most 64 characters"),
-    "no_deck": ("没有这个牌组", "沒有這個牌組", "There is no such deck"),
-    "bad_deck": ("牌组文件坏了：请重新认牌", "牌組檔案壞了：請重新認牌",
-                 "The deck's file is damaged: teach it again"),
-}
-
 # the camera, quick entry by total and sharing (issue 47, items 5, 6 and 9)
 _S.update({
     "gallery": ("相册", "相簿", "Gallery"),
@@ -601,20 +521,10 @@ _S.update({
     "claimed_ask_again": ("照片上再问", "照片上再問", "Ask at a photo"),
 })
 
-# 胡多少处罚多少 (seed 001) and rules version 3's refusals of a dealt hand
+# 胡多少处罚多少 (seed 001); rules version 3's refusals of a dealt hand are in i18n_errors
 _S.update({
     "penalty": ("不算胡：胡多少罚多少", "不算胡：胡多少罰多少", "No win: pays what it would score (penalty)"),
     "penalized": ("已记入处罚：第{n}手", "已記入處罰：第{n}手", "Penalty recorded: hand {n}"),
-})
-_ERRORS.update({
-    "dealt_open_group": ("起手胡（天胡、天福）桌上不能有亮出的组", "起手胡（天胡、天福）桌上不能有亮出的組",
-                         "A dealt win (天胡/天福) has nothing open on the table"),
-    "dealt_not_dealer": ("只有庄家能起手胡（三龙、五坎这类起手胡除外）",
-                         "只有莊家能起手胡（三龍、五坎這類起手胡除外）",
-                         "Only the dealer wins as dealt, bar an instant win"),
-    "drawn_fourth": ("自摸时手里有桌上那组的第四张，胡的只能是它",
-                     "自摸時手裡有桌上那組的第四張，胡的只能是它",
-                     "Self-drawn, the fourth card of a group on the table is the winning card"),
 })
 
 _TRAD = str.maketrans("贰叁陆顺边绞扫开龙将对乌红飘", "貳參陸順邊絞掃開龍將對烏紅飄")

@@ -64,10 +64,11 @@ from .errors import (
     ReadOnlyLedger,
     UnknownSession,
 )
+from .events import SessionInfo
 from .ledger import Ledger
 from .salvage import Salvage, salvage
 from .settle import Settlement, minimal_transfers, pairwise, round_payments, round_tens
-from .state import Entry, Round, SessionInfo, SessionState
+from .state import Entry, Round, SessionState
 
 __all__ = [
     "DamagedData", "Entry", "Ledger", "LedgerBusy", "LedgerError", "LockedSession", "NotALedger",

@@ -17,8 +17,9 @@ from zipai.engine.text import bad_char as _bad_char
 from zipai.engine.variants import find_variant, variant_names
 
 from .errors import DamagedData, LedgerError
+from .events import Event, SessionInfo, finite
 from .settle import balances, minimal_transfers
-from .state import Event, Replayer, SessionInfo, SessionState, active_voids, finite, late_changes
+from .state import Replayer, SessionState, active_voids, late_changes
 
 # Bounds on what a user or a file may give: beyond them a session could never be settled
 # (money is points × stake in exact decimals) or a command could recurse without end.

@@ -37,7 +37,8 @@ from .checks import (
     short,
 )
 from .errors import DamagedData, LedgerError
-from .state import EVENT_BYTES, LEDGER_FIELDS, PLAY_KINDS, Entry, Event, SessionInfo, SessionState
+from .events import EVENT_BYTES, LEDGER_FIELDS, PLAY_KINDS, Event, SessionInfo
+from .state import Entry, SessionState
 
 T = TypeVar("T")
 

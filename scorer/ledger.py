@@ -16,10 +16,11 @@ from zipai.engine import Rules, ZipaiError, get_rules
 from . import db, files
 from .checks import check_depth, check_name, check_option_values, check_seat, check_stake, parse_json
 from .errors import DamagedData, LedgerError, NotALedger
+from .events import SessionInfo
 from .exchange import EXPORT_BYTES, check_results, check_signature, csv_text, export_dict, read_export, sign
 from .recording import Recorder
 from .settle import Settlement, settlement
-from .state import SessionInfo, SessionState
+from .state import SessionState
 from .store import EVENT_COLS, SessionRef, dumps
 
 __all__ = ["EVENT_COLS", "Ledger", "SessionRef", "Settlement"]

@@ -13,7 +13,8 @@ from typing import Any
 
 from .checks import check_adjustment, check_text
 from .errors import LedgerError
-from .state import LEDGER_FIELDS, SessionInfo, hand_result
+from .events import LEDGER_FIELDS, SessionInfo
+from .hands import hand_result
 
 PENALTY_NAME = "胡多少处罚多少"
 SEED_WORDS = "违背了上述四点之一，就没有资格再胡牌…胡多少处罚多少"

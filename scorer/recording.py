@@ -20,20 +20,10 @@ from .checks import (
     replay_checked,
 )
 from .errors import LedgerError, LockedSession
+from .events import LEDGER_FIELDS, Event, SessionInfo
+from .hands import double_result, hand_result, stored_double, stored_output
 from .penalty import penalty_data
-from .state import (
-    LEDGER_FIELDS,
-    Entry,
-    Event,
-    Replayer,
-    SessionInfo,
-    SessionState,
-    double_result,
-    hand_result,
-    redoable,
-    stored_double,
-    stored_output,
-)
+from .state import Entry, Replayer, SessionState, redoable
 from .store import SessionRef, Store, dumps
 
 

@@ -14,9 +14,10 @@ from typing import Any
 from . import db
 from .checks import replay_checked, session_from_row, session_id, why
 from .errors import DamagedData, LedgerError, NotALedger
+from .events import Event, SessionInfo
 from .exchange import csv_text, export_dict, first_unimportable, stored_event
 from .files import check_input
-from .state import Event, SessionInfo, SessionState
+from .state import SessionState
 from .store import EVENT_COLS, SessionRef
 
 SALVAGE_PROBE = 1_000_000  # the most row ids probed one by one when the index cannot be read

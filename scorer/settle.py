@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from .errors import LedgerError
 
 if TYPE_CHECKING:
-    from .state import Round, SessionInfo, SessionState
+    from .events import SessionInfo
+    from .state import Round, SessionState
 
 Transfer = tuple[int, int, int]  # (payer seat, payee seat, points)
 EXACT_LIMIT = 16  # seats with a nonzero balance up to which the fewest payments are searched exactly

@@ -14,8 +14,9 @@ from typing import Any, Self, TypeVar
 from . import db
 from .checks import SALVAGE_HINT, replay_checked, session_from_row, session_id, short, why
 from .errors import DamagedData, LedgerError, NotALedger, UnknownSession
+from .events import Event, SessionInfo
 from .exchange import stored_event
-from .state import Entry, Event, SessionInfo, SessionState
+from .state import Entry, SessionState
 
 T = TypeVar("T")
 SessionRef = int | str | SessionInfo | None

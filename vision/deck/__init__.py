@@ -1,8 +1,9 @@
 """Teaching the scanner one printed deck from a photo of its 20 faces, and reading with it
 (docs/decks.md). Four parts, each on the ones below it: ``model`` (the deck's types, its
 prototypes and the file format), ``lens`` (reading a scan's finds with a deck), ``learn``
-(learning a deck from a teaching photo) and ``store`` (where decks live, written atomically under
-a lock); ``cli`` is ``zipai deck``. The names are re-exported here so callers import the package.
+(learning a deck from a teaching photo; where its faces lie is ``places``, its refusals
+``refusals``) and ``store`` (where decks live, written atomically under a lock); ``cli`` is
+``zipai deck``. The names are re-exported here so callers import the package.
 
 Runtime code: numpy, Pillow and onnxruntime only."""
 
