@@ -15,6 +15,7 @@ import pytest
 from conftest import copy_model
 from PIL import Image
 
+from zipai.engine import Result, score
 from zipai.vision import Detector, scan_file
 from zipai.vision import detector as detector_module
 from zipai.vision.cli import main
@@ -63,6 +64,13 @@ def test_scanning_ready_detections_gives_the_scan_of_the_photo(detector: Detecto
     assert sc.result is not None and again.result == sc.result
     assert [c.cards for c in again.columns] == [c.cards for c in sc.columns]
     assert again.assembled.complete
+
+
+def test_the_scan_keeps_the_engines_typed_result_and_writes_it_only_as_json(detector: Detector) -> None:
+    """The scan passes the engine's ``Result`` on (read by attribute); its JSON is the engine's."""
+    sc = scan_file(SAMPLE, detector, {"won_by": "stock"})
+    assert isinstance(sc.result, Result) and sc.result.winning == TRUTH["winning"]
+    assert sc.to_json()["result"] == sc.result.to_json() == score(sc.assembled.layout)
 
 
 def test_sample_json_contract(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
