@@ -1,8 +1,9 @@
 """The score explained line by line, the way a player says it, from the engine's ``steps``.
 
 No Kivy and no rule here: each step's numbers are the engine's, and this module only words
-them from the i18n tables (``zipai score --text`` prints the same steps). An engine without
-``steps`` still gets the total, the specials and the score, so the app works either way.
+them from the i18n tables (``zipai score --text`` prints the same steps). A hand is the engine's
+``Result`` when just scored, or the output a ledger row stored (a dict, the JSON contract's);
+a row stored without ``steps`` still gets the total, the specials and the score.
 
 >>> from zipai.mobile.i18n import Translator
 >>> r = {"points": 16, "score": 26, "specials": [], "steps": [
@@ -20,26 +21,52 @@ them from the i18n tables (``zipai score --text`` prints the same steps). An eng
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from zipai.engine import Result
 from zipai.engine.variants import find_variant
 
 from .i18n import Translator
 
+Scored = Result | Mapping[str, Any]
+"""A hand just scored (the engine's ``Result``) or a ledger row's stored output (its JSON)."""
 
-def explain(result: Mapping[str, Any], preset: str, players: Sequence[str], t: Translator) -> list[str]:
+
+@dataclass(frozen=True, slots=True)
+class _Told:
+    """What the words need of a scored hand, read from either form."""
+
+    steps: Sequence[Mapping[str, Any]]
+    points: int
+    score: int
+    specials: Sequence[tuple[str, str]]  # (id, name)
+    reason: str | None  # the code of why it does not win
+
+    @classmethod
+    def of(cls, r: Scored) -> _Told:
+        if isinstance(r, Result):
+            return cls(r.steps, r.points, r.score, [(x.id, x.name) for x in r.specials],
+                       r.reason.code if r.reason else None)
+        return cls(r.get("steps") or [], r.get("points", 0), r.get("score", 0),
+                   [(x["id"], x.get("name", "")) for x in r.get("specials") or []],
+                   (r.get("reason") or {}).get("code"))
+
+
+def explain(result: Scored, preset: str, players: Sequence[str], t: Translator) -> list[str]:
     """One line a step: the groups' points, the total against the minimum, each special by name,
     each step to the hand score, what the discarder and 数审 get, and who pays."""
-    steps = result.get("steps") or []
+    told = _Told.of(result)
+    steps = told.steps
     variant = find_variant(preset)
     unit = t.script(variant.unit if variant is not None else "")
     if not steps:
-        lines = [t("step_points", n=result.get("points", 0), unit=unit)]
-        lines += [t.special(x["id"], x.get("name", "")) for x in result.get("specials") or []]
+        lines = [t("step_points", n=told.points, unit=unit)]
+        lines += [t.special(i, name) for i, name in told.specials]
         return lines  # the score itself is the screen's big line
-    points = next((s["value"] for s in steps if s.get("code") == "points"), result.get("points", 0))
+    points = next((s["value"] for s in steps if s.get("code") == "points"), told.points)
     minimum = next((s for s in steps if s.get("code") == "minimum"), {})
-    score = next((s["value"] for s in steps if s.get("code") == "score"), result.get("score", 0))
+    score = next((s["value"] for s in steps if s.get("code") == "score"), told.score)
     lines: list[str] = []
     for s in steps:
         code = s.get("code", "")
@@ -69,14 +96,15 @@ def _hows(steps: Sequence[Mapping[str, Any]]) -> set[str]:
     return {str(s.get("how", "")) for s in steps if s.get("code") == "normal"}
 
 
-def why_not(result: Mapping[str, Any], unit: str, t: Translator) -> str:
+def why_not(result: Scored, unit: str, t: Translator) -> str:
     """Why a hand does not win, with its numbers: 12 against 15, not only "below the minimum"."""
-    steps = result.get("steps") or []
+    told = _Told.of(result)
+    steps = told.steps
     minimum = next((s for s in steps if s.get("code") == "minimum"), None)
-    points = next((s["value"] for s in steps if s.get("code") == "points"), result.get("points", 0))
+    points = next((s["value"] for s in steps if s.get("code") == "points"), told.points)
     if minimum is not None and not minimum.get("reached"):
         return t("not_winning_short", n=points, m=minimum.get("value", 0), unit=unit)
-    code = (result.get("reason") or {}).get("code") or "not_winning"
+    code = told.reason or "not_winning"
     return t("not_winning", msg=t.error(code))
 
 

@@ -14,6 +14,7 @@ from kivy.app import App
 from kivy.metrics import dp, sp
 from kivy.uix.button import Button
 
+from zipai.engine import Result
 from zipai.scorer import Entry, LedgerError
 
 PENALTY_RED = (0.62, 0.16, 0.12, 1)
@@ -37,7 +38,7 @@ def offer(screen: Any) -> None:
     has the penalty."""
     st = screen.state
     r, s = st.result, st.session
-    if (r is None or s is None or not r.get("winning") or r.get("double") or not s.variant.forfeit_penalty
+    if (not isinstance(r, Result) or s is None or not r.winning or not s.variant.forfeit_penalty
             or st.pending.editing is not None or st.sstate.locked):
         return
     b = Button(text=st.t("penalty"), size_hint_y=None, height=dp(52), font_size=sp(17),

@@ -115,7 +115,7 @@ def record(state: AppState, q: QuickEntry, editing: int | None = None) -> Any:
     except LedgerError as exc:  # worded by its code, never the ledger's English
         if exc.code == "not_winning":
             r = preview(state, q)
-            raise AppError(why_not(r.to_json(), t_unit(state), state.t), exc.code) from None
+            raise AppError(why_not(r, t_unit(state), state.t), exc.code) from None
         raise state.refusal(exc.code) from None
 
 
@@ -219,12 +219,12 @@ class QuickScreen(Base):
             return t("error", msg=str(exc))
         s = st.need_session()
         if not r.winning:
-            return why_not(r.to_json(), t_unit(st), t)
+            return why_not(r, t_unit(st), t)
         names = s.players
         pays = "  ".join(f"{n} {v:+d}" for n, v in zip(names, r.payouts, strict=True))
         head = " · ".join([t("score", n=r.score), *(t.special(x.id, x.name) for x in r.specials)])
         # the working, as the result screen words it: 2×30+10 is on screen, not only 70
-        working = "；".join(explain(r.to_json(), s.preset, s.players, t)[1:])
+        working = "；".join(explain(r, s.preset, s.players, t)[1:])
         return f"{head}\n{working}\n{pays}" if working else f"{head}\n{pays}"
 
     def set(self, field: str, value: Any) -> None:

@@ -15,6 +15,8 @@ from typing import Any
 from kivy.clock import Clock
 from kivy.core.window import Window
 
+from zipai.engine import Simultaneous
+
 # Layout L1 of RULINGS section 8, typed on the pad: (state, cards) per group, then the hand.
 L1_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("open", ("d5", "d5", "d5")), ("concealed", ("x10", "x10", "x10")), ("open", ("x1", "x2", "x3")))
@@ -94,8 +96,8 @@ class Walker:
             # the photo's hand is recorded first, so the ledger and the hand screen show a photo
             st.win.winner, st.win.won_by = 1, "self_draw"
             try:
-                st.score()
-                if st.result and st.result["winning"]:
+                r = st.score()
+                if isinstance(r, Simultaneous) or r.winning:
                     st.confirm()
             except ValueError:
                 pass

@@ -1,7 +1,7 @@
 """The app's state, apart from any widget: settings, the ledger, the draft, how the hand was won.
 
 Screens read this object and call its methods; it calls the same public functions the CLI
-calls (``zipai.engine.score``, ``zipai.scorer.Ledger``, ``zipai.vision.scan_file``), so the
+calls (``zipai.engine.score_hand``, ``zipai.scorer.Ledger``, ``zipai.vision.scan_file``), so the
 app holds no rule of its own. Everything that must survive a kill is on disk as soon as it
 happens: confirmed hands in the ledger (SQLite, one transaction each), settings and the draft
 being edited in small JSON files written atomically.
@@ -19,7 +19,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from zipai.engine import Card, Rules, ZipaiError, score, score_hand, score_simultaneous
+from zipai.engine import Card, Result, Rules, Simultaneous, ZipaiError, score_hand, simultaneous_result
 from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, SessionState, UnknownSession
 from zipai.vision.layout import answers
 
@@ -44,7 +44,7 @@ from .settings import (
 from .walk import Scorer, Step, steps
 
 __all__ = ["CAMERA_RESOLUTIONS", "MAX_NAME", "PRESETS", "WON_BY", "AppError", "AppState", "Pending",
-           "Settings", "WinInfo", "default_data_dir", "engine_explains", "sample_photo"]
+           "Settings", "WinInfo", "default_data_dir", "sample_photo"]
 
 
 class AppState(Evening, DeckUse):
@@ -59,7 +59,7 @@ class AppState(Evening, DeckUse):
         self._scanner = scanner
         self.pending = self._load_pending()
         self.scan: Any = None  # the last vision Scan, while reviewing a photo
-        self.result: dict[str, Any] | None = None
+        self.result: Result | Simultaneous | None = None  # the engine's last score of the pending hand
         self.last_entry: Entry | None = None
         self.replaced: Path | None = None  # where the last restore kept the ledger it replaced
         self.listeners: list[Callable[[], None]] = []
@@ -453,40 +453,38 @@ class AppState(Evening, DeckUse):
         self.scan = None
         self.changed()
 
-    def score(self) -> dict[str, Any]:
+    def score(self) -> Result | Simultaneous:
         """The engine's result for the pending hand under the session's rules (no ledger write).
-        With a held first instant win, both layouts go to ``score_simultaneous``."""
+        With a held first instant win, both layouts go to ``simultaneous_result``."""
         obj = self.engine_input()
         rules = self.rules()
         if self.pending.first is not None:
             st = self.sstate
             objs = [{**o, "players": st.session.n, "dealer": st.dealer} for o in (self.pending.first, obj)]
             try:
-                res = score_simultaneous(objs, rules)
+                double = simultaneous_result(objs, rules)
             except ZipaiError as exc:
                 raise self.refusal(exc.code) from None
-            self.result = {**res, "double": True, "winning": True}
-            return self.result
+            self.result = double
+            return double
         opts = self.hand_options()
         if opts:
             rules = rules.with_options(opts)
         try:
-            self.result = score(obj, rules)
+            result = score_hand(obj, rules)
         except ZipaiError as exc:
             raise self.refusal(exc.code) from None
-        self._matters = (self.layout_key(), list(self.result.get("winning_card_matters") or []))
-        return self.result
+        self.result = result
+        self._matters = (self.layout_key(), list(result.winning_card_matters))
+        return result
 
     def layout_key(self) -> str:
         """The layout and win as the engine gets them, to tell whether an answer still applies."""
         return json.dumps(self.check().layout, sort_keys=True)
 
-    def winning_card_matters(self) -> list[str] | None:
+    def winning_card_matters(self) -> list[str]:
         """The hand cards whose placement as the winning card changes the score, as the engine
-        said when this layout was last scored ([] before that); None from an engine that does not
-        say, and then every hand card is offered."""
-        if not engine_explains():
-            return None
+        said when this layout was last scored ([] before that)."""
         key, cards = getattr(self, "_matters", ("", []))
         return cards if key == self.layout_key() else []
 
@@ -541,22 +539,6 @@ class AppState(Evening, DeckUse):
         if self.settings.screen != name:
             self.settings.screen = name
             self.save_settings()
-
-
-_EXPLAINS: list[bool] = []
-
-
-def engine_explains() -> bool:
-    """Whether ``zipai.engine.score`` returns its ``steps`` and ``winning_card_matters`` (asked once)."""
-    if not _EXPLAINS:
-        hand = "x1 x2 x3 x4 x5 x6 x7 x8 x9 d1 d2 d3 d4 d5 d6 d7 d8 d9 x10 x10 x10".split()
-        try:
-            out = score({"rules": "hunan", "players": 3, "dealer": 0, "winner": 0, "won_by": "stock",
-                         "hand": hand}, "hunan")
-        except ZipaiError:
-            out = {}
-        _EXPLAINS.append("steps" in out)
-    return _EXPLAINS[0]
 
 
 def sample_photo() -> Path | None:

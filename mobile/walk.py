@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from zipai.engine import Rules, ZipaiError, score
+from zipai.engine import Rules, ZipaiError, score_hand
 
 from .draft import FACES, KEYS, Draft
 
@@ -120,10 +120,9 @@ class Scorer:
         key = json.dumps(chk.layout, sort_keys=True)
         if key not in self._seen:
             try:
-                r = score(dict(chk.layout), self.rules)
-                self._seen[key] = (int(r["score"]) if r.get("winning") else 0,
-                                   tuple(int(p) for p in r["payouts"]))
-            except (ZipaiError, KeyError, TypeError, ValueError):
+                r = score_hand(dict(chk.layout), self.rules)
+                self._seen[key] = (r.score, r.payouts)
+            except (ZipaiError, TypeError, ValueError):
                 self._seen[key] = None
         return self._seen[key]
 

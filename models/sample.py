@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                 why.append("an all-back group")
             if not sc.assembled.complete or not same_layout(sc.assembled.layout, im["layout"]):
                 why.append("layout differs")
-            elif not (sc.result or {}).get("winning"):
+            elif sc.result is None or not sc.result.winning:
                 why.append("not a winning hand")
             if why:
                 print(f"  scene {index} ({im['font']}): {'; '.join(why)}", file=sys.stderr)

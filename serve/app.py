@@ -208,16 +208,16 @@ class Table:
         if "total" in raw:
             d["title"] += f" · {t('by_total')} {raw['total']}{t.script(s.variant.unit)}"
         try:
-            res = preview(raw, s, st.dealer).to_json()
+            res = preview(raw, s, st.dealer)
         except ProposalError as exc:
             d["error"] = word(lang, "no_longer", msg=str(exc))
             return d
-        if not res.get("winning"):
-            d["error"] = word(lang, "no_longer", msg=(res.get("reason") or {}).get("message", ""))
+        if not res.winning:
+            d["error"] = word(lang, "no_longer", msg=res.reason.message if res.reason else "")
             return d
-        d.update(score=res["score"], groups=groups_view(res["groups"], t),
+        d.update(score=res.score, groups=groups_view(res.groups, t),
                  working=explain(res, s.preset, s.players, t),
-                 payouts=payout_lines(res["payouts"], s.players))
+                 payouts=payout_lines(res.payouts, s.players))
         return d
 
     # ------------------------------------------------------------ photos

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from zipai.engine import Card, ZipaiError
+from zipai.engine import Card, ScoredGroup, ZipaiError
 from zipai.mobile.explain import explain, round_working
 from zipai.mobile.i18n import LANGS, Translator
 from zipai.scorer import Entry, SessionInfo, SessionState, Settlement
@@ -49,10 +49,17 @@ def photo_file(photo: str | None, ledger: Path) -> Path | None:
         return None
 
 
-def groups_view(groups: Sequence[Mapping[str, Any]], t: Translator) -> list[dict[str, Any]]:
-    return [{"name": t.script(str(g.get("name", ""))), "cards": [glyph(c, t) for c in g.get("cards", [])],
+def groups_view(groups: Sequence[ScoredGroup | Mapping[str, Any]], t: Translator) -> list[dict[str, Any]]:
+    """The page's groups, from a hand just scored (``ScoredGroup``) or a ledger row's stored ones."""
+    return [_group_view(g, t) if isinstance(g, ScoredGroup) else
+            {"name": t.script(str(g.get("name", ""))), "cards": [glyph(c, t) for c in g.get("cards", [])],
              "points": g.get("points", 0), "concealed": g.get("state") == "concealed",
              "winning": bool(g.get("winning_card"))} for g in groups]
+
+
+def _group_view(g: ScoredGroup, t: Translator) -> dict[str, Any]:
+    return {"name": t.script(g.name), "cards": [glyph(c, t) for c in g.cards], "points": g.points,
+            "concealed": g.state == "concealed", "winning": g.winning_card}
 
 
 def payout_lines(payouts: Sequence[int], players: Sequence[str]) -> list[dict[str, Any]]:

@@ -87,7 +87,7 @@ def _text(sc: Any, base: dict[str, Any]) -> str:
         lines.append("doubts:")
         lines += [f"  - {d.kind}: {d.message}" for d in sc.assembled.doubts]
     if sc.result is not None:
-        lines += ["", render(sc.assembled.layout, sc.result)]
+        lines += ["", render(sc.assembled.layout, sc.result.to_json())]
     elif sc.error:
         lines += ["", f"cannot score this layout: {sc.error}"]
     elif sc.detections:

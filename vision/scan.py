@@ -1,5 +1,6 @@
 """Photo -> detections -> columns -> engine input -> score: the whole ``zipai scan`` pipeline as
-one call returning the JSON object of the issue, plus the overlay picture."""
+one call returning a ``Scan`` (the engine's typed ``Result`` inside; ``Scan.to_json`` is the
+CLI's object), plus the overlay picture."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from zipai.engine import ZipaiError, score
+from zipai.engine import Result, ZipaiError, score_hand
 
 from .decode import Decoded, decode, load
 from .detector import Detection, Detector
@@ -33,14 +34,15 @@ def default_detector(threads: int = 2) -> Detector:
 
 @dataclass(slots=True)
 class Scan:
-    """Everything a scan found; ``to_json`` is the CLI's ``--json`` object."""
+    """Everything a scan found; ``to_json`` is the CLI's ``--json`` object. ``result`` is the
+    engine's typed result (None: the layout was incomplete or refused), read by attribute."""
 
     width: int
     height: int
     detections: list[Detection]
     columns: list[Column]
     assembled: Assembled
-    result: dict[str, Any] | None = None
+    result: Result | None = None
     error: str | None = None
     timing: dict[str, float] = field(default_factory=dict)  # seconds in each part of the detector
     look: tuple[int, tuple[int, int, int, int]] | None = None  # the detector's closer look, if it took one
@@ -61,7 +63,7 @@ class Scan:
             "detections": dets,
             "groups": [c.to_json() for c in self.columns],
             "layout": self.assembled.layout,
-            "result": self.result,
+            "result": self.result.to_json() if self.result is not None else None,
             "doubts": [d.to_json() for d in self.assembled.doubts],
             "deck": self.deck,
         }
@@ -74,17 +76,17 @@ def rescore(sc: Scan, base: dict[str, Any] | None = None, p: Params | None = Non
     """A new scan with the layout and score rebuilt from ``sc``'s columns (after an edit, or at
     other settings): its detections carry their new chances; ``sc`` is left as it was."""
     assembled = assemble(sc.columns, sc.detections, {**DEFAULT_BASE, **(base or {})}, p)
-    result: dict[str, Any] | None = None
+    result: Result | None = None
     error: str | None = None
     if assembled.complete:
         try:
-            result = score(assembled.layout)
+            result = score_hand(assembled.layout)
         except ZipaiError as exc:
             error = str(exc)
         else:
             assembled.doubts += no_win(result, assembled)
     dets = list(assembled.detections)
-    matters = (result or {}).get("winning_card_matters")
+    matters = result.winning_card_matters if result is not None else ()
     if matters:
         # a photo cannot tell which card came last: ask, as the engine scored every card held
         where = [i for i, d in enumerate(dets) if d.card in matters]

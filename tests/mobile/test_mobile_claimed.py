@@ -51,7 +51,7 @@ class Photos:
         Image.new("RGB", (800, 600), (40, 110, 60)).save(self.image)
         self.scan_ = two_rows()
         kinds = [str(d.kind.value) for d in self.scan_.assembled.doubts]
-        assert "claimed_row" in kinds and not self.scan_.result["winning"]  # the guess loses the win
+        assert "claimed_row" in kinds and not self.scan_.result.winning  # the guess loses the win
 
     def scan(self, path: str) -> Any:
         Path(path).write_bytes(self.image.read_bytes())
@@ -127,7 +127,7 @@ def test_asked_once_an_evening_and_the_answer_rescores(ui: UI, size: tuple[int, 
     if ui.screen.name == "win":  # the engine asks which card won: any of them
         f.choose(ui.screen.ids.winning, next(iter(ui.screen.ids.winning.buttons)))
         f.tap_text("score_it")
-    assert ui.screen.name == "result" and st.result["score"] == won
+    assert ui.screen.name == "result" and st.result.score == won
     f.tap(ui.screen.ids.confirm)
     assert ui.screen.name == "ledger" and st.sstate.history[-1].score == won
     # the evening's second photo: read the table's way, not asked

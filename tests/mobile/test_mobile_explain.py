@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from zipai.mobile.explain import explain, round_working
+from zipai.engine import score_hand
+from zipai.mobile.explain import explain, round_working, why_not
 from zipai.mobile.i18n import LANGS, Translator, error_codes
 from zipai.scorer import Round, round_payments
 
@@ -23,6 +24,25 @@ def test_hunan_self_draw_special_with_bonus_and_idle() -> None:
     lines = explain(r, "hunan", PLAYERS, Translator())
     assert lines == ["七组合计 12福", "起胡 15：12不够", "飘福：30（不论起胡）", "飘福另加 10",
                      "得分 40（按飘福）", "丁 数审：40的一半 → +20"]
+
+
+def test_a_result_just_scored_reads_as_its_stored_row() -> None:
+    """The app words the engine's ``Result`` by attribute, and a ledger row's stored JSON of the
+    same hand, line for line (L1, RULINGS section 8: won on a discard of x9, then short of 15)."""
+    hand = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "discard", "from": 2,
+            "winning_card": "x9", "groups": [{"cards": ["d5"] * 3, "state": "open"},
+                                             {"cards": ["x10"] * 3, "state": "concealed"},
+                                             {"cards": ["x1", "x2", "x3"], "state": "open"}],
+            "hand": "x4 x5 x6 d2 d7 d10 x9 x9 x9 d8 d8 x8".split()}
+    t = Translator()
+    won = score_hand(hand)
+    lines = ["七组合计 16福", "起胡 15：16够了", "点炮 +10 → 26", "得分 26（按平胡）",
+             "丙 放炮：-16（26减去点炮的奖励10）"]
+    assert explain(won, "hunan", PLAYERS[:3], t) == explain(won.to_json(), "hunan", PLAYERS[:3], t) == lines
+    short = score_hand({**hand, "options": {"minimum": 30}})  # the minimum's step says the numbers
+    assert why_not(short, "福", t) == why_not(short.to_json(), "福", t) == "16福不到起胡30福，不能胡"
+    unlaid = score_hand({**hand, "hand": "x4 x5 x7 d2 d7 d10 x9 x9 x9 d8 d8 x8".split()})  # the reason's code
+    assert why_not(unlaid, "福", t) == why_not(unlaid.to_json(), "福", t) == "不能胡：这些牌不成七组"
 
 
 def test_self_draw_doubled_and_capped() -> None:

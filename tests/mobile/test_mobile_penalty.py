@@ -35,7 +35,7 @@ def test_a_hunan_result_records_the_hand_as_its_winners_penalty(ui: UI, size: tu
     set_size(ui, size)
     _typed(ui, f"penalty-{size[0]}")
     win_and_score(ui, 2, "self_draw")  # 丙 would have won 18 福 ×2
-    assert st.result is not None and st.result["score"] == 36
+    assert st.result is not None and st.result.score == 36
     f.tap(f.button(st.t("penalty")))
     assert ui.screen.name == "ledger" and ui.app.status == st.t("penalized", n=1)
     e = st.sstate.history[-1]
@@ -48,5 +48,5 @@ def test_a_guangxi_result_offers_no_penalty(ui: UI) -> None:
     set_size(ui, (360, 780))
     _typed(ui, "penalty-gx", "guangxi")
     win_and_score(ui, 2, "self_draw")
-    assert ui.screen.name == "result" and st.result is not None and st.result["winning"]
+    assert ui.screen.name == "result" and st.result is not None and st.result.winning
     assert st.t("penalty") not in [b.text for b in f.buttons()]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from zipai.engine import score
+from zipai.engine import Result, Simultaneous, score
 from zipai.mobile import draft as draft_mod
 from zipai.mobile import i18n
 from zipai.mobile.draft import Draft, DraftError, Editor
@@ -172,7 +172,7 @@ def test_manual_flow_records_draws_undoes_and_settles(app_state: AppState) -> No
     st.win.winner, st.win.won_by, st.win.discarder, st.win.winning_card = 1, "discard", 2, "x9"
     assert st.seven_groups() is True
     r = st.score()
-    assert r["winning"] and r["score"] == 26 and r["payouts"] == [0, 26, -16]  # RULINGS section 8
+    assert isinstance(r, Result) and r.winning and r.score == 26 and r.payouts == (0, 26, -16)  # RULINGS 8
     e = st.confirm()
     assert e.no == 1 and e.score == 26 and st.draft.count() == 0
     st.record_draw()
@@ -207,17 +207,17 @@ def test_guangxi_minimum_per_hand_and_guilin_xing(tmp_path: Path) -> None:
     st.win.winner, st.win.won_by, st.win.minimum = 1, "self_draw", 20
     assert st.hand_options() == {"minimum": 20}
     r = st.score()
-    assert not r["winning"]  # 18 < 20 (RULINGS section 8)
+    assert isinstance(r, Result) and not r.winning  # 18 < 20 (RULINGS section 8)
     with pytest.raises(AppError):
         st.confirm()
     st.win.minimum = 15
-    assert st.score()["payouts"] == [-18, 36, -18]
+    assert st.score().payouts == (-18, 36, -18)
     st.new_session("l", "guilin", ["a", "b", "c"])
     type_l1(st.editor)
     st.win.winner, st.win.won_by, st.win.xing = 1, "self_draw", "x8"
     assert st.base()["xing"] == ["x8"]
     r = st.score()
-    assert r["winning"] and r["xing"] > 0
+    assert isinstance(r, Result) and r.winning and r.extra_value("xing") > 0
     st.close()
 
 
@@ -305,7 +305,7 @@ def test_guangxi_double_instant_win(tmp_path: Path) -> None:
     st.editor.flip(0)
     st.win.winner, st.win.won_by = 2, "dealt"
     r = st.score()
-    assert r["double"] and r["winners"] == [1, 2] and r["payouts"] == [-54, 27, 27]  # equal points
+    assert isinstance(r, Simultaneous) and r.winners == (1, 2) and r.payouts == (-54, 27, 27)  # equal points
     e = st.confirm()
     assert e.kind == "double" and st.sstate.net == [-54, 27, 27] and st.pending.first is None
     st.close()

@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from test_mobile_ui import L1_GROUPS, L1_HAND, UI, kivy_env, start_app, truth_scan
 
+from zipai.engine import Result
+
 # The app's behaviour over a card doubt, not the fitted weights: a hand-set chance model
 # (tests/conftest.py) makes the card these photos misread a doubt whatever the shipped bar.
 pytestmark = pytest.mark.usefixtures("fixed_chance")
@@ -179,7 +181,7 @@ def test_every_shown_button_takes_a_touch(ui: UI, preset: str) -> None:
             probed += reach_all(ui, f"{tag} win/{won_by}", missed)
         st.win.won_by, st.win.discarder = "stock", None
         st.changed()
-        if st.score()["winning"]:
+        if st.score().winning:
             ui.app.go("result")
             probed += reach_all(ui, f"{tag} result", missed)
             st.confirm()
@@ -226,8 +228,8 @@ def test_a_scripted_evening_by_touch(ui: UI, size: tuple[int, int]) -> None:
     type_layout(ui)
     win_and_score(ui, 2, "discard", discarder=0, card="x9")
     result = st.result
-    assert result is not None and result["winning"] and result["payouts"][0] < 0
-    assert st.t("score", n=result["score"]) in ui.labels()
+    assert isinstance(result, Result) and result.winning and result.payouts[0] < 0
+    assert st.t("score", n=result.score) in ui.labels()
     f.tap(ui.screen.ids.confirm)
     count("typed, discard", t0)
     assert st.sstate.history[-1].discarder == 0
@@ -405,19 +407,15 @@ def test_no_english_reaches_a_chinese_screen(ui: UI) -> None:
 
 
 def test_the_score_is_explained_line_by_line(ui: UI) -> None:
-    """A result carrying the engine's steps: every step worded, the one winning card marked."""
+    """The engine's steps for L1 won on a discard of x9 (RULINGS section 8): every step worded,
+    the one winning card marked."""
     st = ui.app.state
     create_session(ui, "explained")
     st.start_manual()
     st.editor.enter(L1_GROUPS, L1_HAND)
     st.win.winner, st.win.won_by, st.win.discarder, st.win.winning_card = 1, "discard", 2, "x9"
     st.changed()
-    r = dict(st.score())
-    r["steps"] = [{"code": "points", "value": 16}, {"code": "minimum", "value": 15, "reached": True},
-                  {"code": "normal", "value": 26, "how": "discard"},
-                  {"code": "score", "value": 26, "from": "normal"},
-                  {"code": "discarder", "seat": 2, "value": -16}]
-    st.result = r
+    st.score()
     ui.app.go("result")
     ui.pump(3)
     text = ui.labels()
@@ -427,16 +425,21 @@ def test_the_score_is_explained_line_by_line(ui: UI) -> None:
 
     marked = [w for w in ui.screen.walk() if isinstance(w, CardFace) and w.selected]
     assert len(marked) == 1 and marked[0].face == "x9"
-    # the other ways to split the hand, one tap away
-    other = {**r["alternatives"][0], "text": "another split", "points": 15, "score": 25}
-    r["alternatives"] = [r["alternatives"][0], other]
+    # the other ways to split the hand, one tap away: this one splits for 24 福 or for 9 (no win)
+    st.start_manual()
+    st.editor.enter((), "d1 d2 d3 d8 d9 d10 x5 x5 x5 x1 x2 x3 x2 x3 x4 d7 d7 d7 d1 d2 d3".split())
+    st.win.winner, st.win.won_by = 1, "stock"
+    st.changed()
+    r = st.score()
+    assert isinstance(r, Result) and [a.points for a in r.alternatives] == [24, 9]
     ui.screen.refresh()
     ui.pump()
-    assert st.t("alternative_n", n=1, points=15, unit="福", score=25) not in ui.labels()
+    other = st.t("alternative_n", n=1, points=9, unit="福", score=0)
+    assert other not in ui.labels()
     ui.finger.tap_text("show_alternatives", n=1)
-    assert st.t("alternative_n", n=1, points=15, unit="福", score=25) in ui.labels()
+    assert other in ui.labels()
     ui.finger.tap_text("hide_alternatives", n=1)
-    assert st.t("alternative_n", n=1, points=15, unit="福", score=25) not in ui.labels()
+    assert other not in ui.labels()
 
 
 def test_the_typed_hand_survives_and_the_start_screen_offers_it(ui: UI) -> None:
@@ -506,21 +509,10 @@ def test_phone_review_and_editor_fit(ui: UI) -> None:
     set_size(ui, (540, 960))
 
 
-def test_the_winning_card_is_asked_only_when_it_matters(ui: UI, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With an engine that names the cards whose placement changes the score, the win screen
-    asks for the winning card only after a score that needs it, and offers only those cards."""
-    import zipai.mobile.state as state_mod
-
-    real = state_mod.score
-
-    def explaining(obj: Any, rules: Any) -> dict[str, Any]:
-        out = dict(real(obj, rules))
-        out["steps"] = [{"code": "points", "value": out["points"]}, {"code": "score", "value": out["score"]}]
-        if obj.get("won_by") in ("stock", "discard") and "winning_card" not in obj:
-            out["winning_card_matters"] = ["x9"]
-        return out
-    monkeypatch.setattr(state_mod, "score", explaining)
-    monkeypatch.setattr(state_mod, "_EXPLAINS", [True])
+def test_the_winning_card_is_asked_only_when_it_matters(ui: UI) -> None:
+    """The engine names the cards whose placement changes the score (L1 won on a discard: the
+    x9s); the win screen asks for the winning card only after a score that needs it, and offers
+    only those cards."""
     st, f = ui.app.state, ui.finger
     create_session(ui, "matters")
     st.start_manual()
@@ -540,4 +532,4 @@ def test_the_winning_card_is_asked_only_when_it_matters(ui: UI, monkeypatch: pyt
     assert set(ids.winning.buttons) == {None, "x9"}
     f.choose(ids.winning, "x9")
     f.tap_text("score_it")
-    assert ui.screen.name == "result" and st.result["score"] == 26
+    assert ui.screen.name == "result" and isinstance(st.result, Result) and st.result.score == 26

@@ -77,7 +77,7 @@ def truth_scan(path: Path, seed: int = 0, misread: bool = True, loose: bool = Fa
         kinds = {d.kind for d in sc.assembled.doubts}
         # with discards beside it, the claimed row may be only a guess, and then says so
         allowed = {"stray_cards", "claimed_row"} if loose else set()
-        if (sc.assembled.complete and sc.result and sc.result["winning"]
+        if (sc.assembled.complete and sc.result and sc.result.winning
                 and kinds <= allowed and ("stray_cards" in kinds) == loose):
             _FOUND[(seed, loose)] = index
             break
@@ -331,7 +331,7 @@ def test_cards_lying_apart_are_named_and_left_out(ui: UI) -> None:
     assert strays and all("不算" in heads[st.draft.columns.index(c)].text for c in strays)
     ui.press(ui.screen.ids.ack)
     score_self_draw(ui)
-    assert ui.screen.name == "result" and st.result is not None and st.result["winning"]
+    assert ui.screen.name == "result" and st.result is not None and st.result.winning
 
 
 def test_review_corrections_by_tap(ui: UI) -> None:
@@ -416,10 +416,10 @@ def test_review_corrections_by_tap(ui: UI) -> None:
     ui.choose(ui.screen.ids.won_by, "self_draw")
     ui.tap_text("score_it")
     r = st.result
-    assert r is not None and r["winning"]
+    assert r is not None and r.winning
     ui.press(ui.screen.ids.confirm)
     e = st.sstate.history[-1]
-    assert e.photo and Path(e.photo).is_file() and e.score == r["score"]
+    assert e.photo and Path(e.photo).is_file() and e.score == r.score
     # the hand screen shows it, with its photo; deleting the photo keeps the hand
     ui.press(ui.button(next(w.text for w in ui.screen.ids.history.children)))
     assert ui.screen.name == "hand" and ui.screen.ids.photo.source == e.photo
@@ -433,7 +433,7 @@ def test_review_corrections_by_tap(ui: UI) -> None:
     ui.tap_text("next")
     ui.choose(ui.screen.ids.won_by, "stock")
     score_it(ui)
-    shown = st.result["score"]
+    shown = st.result.score
     ui.press(ui.screen.ids.confirm)
     hist = st.sstate.history
     assert len(hist) == 1 and hist[0].won_by == "stock" and hist[0].score == shown
@@ -469,7 +469,7 @@ def test_sample_photo_to_a_settlement_with_the_shipped_model(ui: UI) -> None:
         ui.tap_text("score_it")
     r = st.result
     assert ui.screen.name == "result" and r is not None
-    assert r["winning"], r.get("reason")  # the sample is a winning layout the model reads right
+    assert r.winning, r.reason  # the sample is a winning layout the model reads right
     ui.press(ui.screen.ids.confirm)
     assert ui.screen.name == "ledger" and st.sstate.history[-1].photo
     ui.tap_text("settle")

@@ -172,7 +172,7 @@ def test_one_doubt_from_the_shutter_to_the_ledger_in_six_taps(ui: UI, scene: Sce
     assert ui.screen.name == "win" and st.pending.ack
     f.choose(ui.screen.ids.winner, 1)
     f.tap_text("score_it")
-    assert ui.screen.name == "result" and st.result["score"] == scene.score[0]
+    assert ui.screen.name == "result" and st.result.score == scene.score[0]
     f.tap(ui.screen.ids.confirm)
     assert ui.screen.name == "ledger"
     e = st.sstate.history[-1]

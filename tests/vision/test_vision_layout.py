@@ -351,7 +351,7 @@ def test_a_short_concealed_group_takes_the_lone_back_beside_it() -> None:
     assert not any(c.state == "loose" for c in cols)
     sc = scan_detections(1600, 1200, dets, BASE)
     assert {"cards": ["x10", "x10", "x10"], "state": "concealed"} in sc.assembled.layout["groups"]
-    assert sc.result is not None and sc.result["groups"]
+    assert sc.result is not None and sc.result.groups
     # a stock win given without its winning card: the held triple's card is asked for too
     assert [d.kind for d in sc.assembled.doubts] == ["taken_in", "winning_card"]
     assert "a back lying apart taken in" in sc.assembled.doubts[0].message
@@ -400,7 +400,7 @@ def test_backs_under_their_face_card_join_it_when_only_that_makes_seven_groups()
     assert not any(c.state == "loose" for c in cols)
     sc = scan_detections(1600, 1200, dets, BASE)
     assert {"cards": ["x10", "x10", "x10"], "state": "concealed"} in sc.assembled.layout["groups"]
-    assert sc.result is not None and sc.result["groups"]
+    assert sc.result is not None and sc.result.groups
     assert [d.kind for d in sc.assembled.doubts] == ["taken_in", "winning_card"]
 
 
@@ -666,9 +666,9 @@ def test_rows_guessed_the_wrong_way_round_are_swapped_when_only_the_other_way_sp
     assert other is not None and [c.row for c in other.columns] == ["hand"] + ["table"] * 6
     assert [c.state for c in other.columns] == ["hand"] + ["open"] * 6
     sc = scan_detections(1600, 1200, dets, L1_BASE)
-    assert sc.result is not None and sc.result["groups"]
+    assert sc.result is not None and sc.result.groups
     # seven groups, short of the minimum: a photographed win read as none is worth a look too
-    assert not sc.result["winning"] and [d.kind for d in sc.assembled.doubts] == ["claimed_row", "no_win"]
+    assert not sc.result.winning and [d.kind for d in sc.assembled.doubts] == ["claimed_row", "no_win"]
     assert "split into no groups" in sc.assembled.doubts[0].message
     # rows the geometry told apart (a back on the table) are never swapped, split or not
     told = Draft.propose(_scene([TABLE_ROW, HAND_ROW[:3]]), L1_BASE)

@@ -383,7 +383,7 @@ def test_rescore_gives_a_new_scan_and_leaves_the_one_it_was_given() -> None:
     given = list(sc.detections)
     new = rescore(sc, BASE)
     assert sc.assembled == Assembled({}, False, []) and sc.result is None and sc.detections == given
-    assert new.result is not None and new.result["winning"] and new.assembled.complete
+    assert new.result is not None and new.result.winning and new.assembled.complete
     assert [dataclasses.replace(d, chance=0.0) for d in new.detections] == given
     assert rescore(sc, BASE).to_json() == new.to_json()
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -403,12 +403,13 @@ def test_a_full_layout_scored_as_no_win_is_a_doubt() -> None:
         return rescore(sc, BASE)
 
     wrong = scanned(_draft(hand=[*HAND_ROW[:2], ["x9", "x9", "d1"], HAND_ROW[3]]))
-    assert wrong.result is not None and not wrong.result["winning"]
+    assert wrong.result is not None and not wrong.result.winning
     assert [d.message for d in wrong.assembled.doubts if d.kind == "no_win"] == [
         "the layout holds a winning hand's cards but scores as no win (the 21 cards do not form seven "
         "groups (one pair exactly when there is a quad)): a card misread or missed, or a group split or in "
         "the wrong row, does that; check the groups"]
     right = scanned(_draft())
-    assert right.result["winning"] and "no_win" not in {d.kind for d in right.assembled.doubts}
+    assert right.result is not None and right.result.winning
+    assert "no_win" not in {d.kind for d in right.assembled.doubts}
     short = scanned(_draft(hand=[*HAND_ROW[:2], HAND_ROW[3]]))
     assert short.result is not None and {d.kind for d in short.assembled.doubts} == {"missing_cards"}

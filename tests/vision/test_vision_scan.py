@@ -15,6 +15,7 @@ import pytest
 from conftest import copy_model
 from PIL import Image
 
+from zipai.engine import Result, score
 from zipai.vision import Detector, scan_file
 from zipai.vision import detector as detector_module
 from zipai.vision.cli import main
@@ -59,9 +60,17 @@ def test_scanning_ready_detections_gives_the_scan_of_the_photo(detector: Detecto
     """Tuning rebuilds the layout from detections it already has; it must be the scan's own."""
     sc = scan_file(SAMPLE, detector)
     again = scan_detections(sc.width, sc.height, list(sc.detections))
-    assert again.assembled.layout == sc.assembled.layout and again.result == sc.result
+    assert again.assembled.layout == sc.assembled.layout
+    assert sc.result is not None and again.result == sc.result
     assert [c.cards for c in again.columns] == [c.cards for c in sc.columns]
     assert again.assembled.complete
+
+
+def test_the_scan_keeps_the_engines_typed_result_and_writes_it_only_as_json(detector: Detector) -> None:
+    """The scan passes the engine's ``Result`` on (read by attribute); its JSON is the engine's."""
+    sc = scan_file(SAMPLE, detector, {"won_by": "stock"})
+    assert isinstance(sc.result, Result) and sc.result.winning == TRUTH["winning"]
+    assert sc.to_json()["result"] == sc.result.to_json() == score(sc.assembled.layout)
 
 
 def test_sample_json_contract(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -600,10 +609,10 @@ def test_a_discard_win_asks_for_the_winning_card_only_where_it_matters(detector:
     base = {"won_by": "discard", "from": 2, "winner": 1}
     asked = scan_detections(sc.width, sc.height, list(sc.detections), base)
     doubt = next(d for d in asked.assembled.doubts if d.kind == "winning_card")
-    assert asked.result is not None and asked.result["winning_card_matters"]
+    assert asked.result is not None and asked.result.winning_card_matters
     named = {asked.detections[i].card for i in doubt.detections}
-    assert named == set(asked.result["winning_card_matters"])
-    card = asked.result["winning_card_matters"][0]
+    assert named == set(asked.result.winning_card_matters)
+    card = asked.result.winning_card_matters[0]
     told = scan_detections(sc.width, sc.height, list(sc.detections), {**base, "winning_card": card})
     assert not [d for d in told.assembled.doubts if d.kind == "winning_card"]
     drawn = scan_detections(sc.width, sc.height, list(sc.detections), {**base, "won_by": "self_draw"})

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from zipai.engine import Card, Group, ZipaiError, score
+from zipai.engine import Card, Group, Result, ZipaiError, score_hand
 
 from ..detector import Detection
 from .chance import judge
@@ -185,10 +185,10 @@ def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[
     if not other.complete:
         return []
     try:
-        now, then = score(layout), score(other.layout)
+        now, then = score_hand(layout), score_hand(other.layout)
     except ZipaiError:
         return []
-    if all(now.get(k) == then.get(k) for k in ("winning", "points", "score", "payouts")):
+    if _pays(now) == _pays(then):
         return []
     return [Doubt(DoubtKind.CLAIMED_ROW, f"which face-up groups were claimed in play is told only by their "
                   f"row, and {ROW_GUESSES.get(guess, guess)}: as proposed, {_outcome(now)}; with the rows "
@@ -198,15 +198,15 @@ def claimed_row(cols: Sequence[Column], dets: Sequence[Detection], layout: dict[
 COUNTED = frozenset({DoubtKind.NO_CARDS, DoubtKind.MISSING_CARDS, DoubtKind.EXTRA_CARDS})
 
 
-def no_win(result: Mapping[str, Any], assembled: Assembled) -> list[Doubt]:
+def no_win(result: Result, assembled: Assembled) -> list[Doubt]:
     """A doubt when a complete layout with as many cards as a winning hand holds scores as no win.
 
     A player photographs a winning hand, so a photo read as no win was most likely read wrong:
     a card misread or missed, a group split or claimed in the wrong row. Without this doubt a
     layout the rules could not mend would be scored "not a win" with nothing asked."""
-    if result.get("winning") or not assembled.complete or any(d.kind in COUNTED for d in assembled.doubts):
+    if result.winning or not assembled.complete or any(d.kind in COUNTED for d in assembled.doubts):
         return []
-    why = (result.get("reason") or {}).get("message") or f"{result.get('points')} points"
+    why = (result.reason.message if result.reason else "") or f"{result.points} points"
     return [Doubt(DoubtKind.NO_WIN, f"the layout holds a winning hand's cards but scores as no win ({why}): "
                   "a card misread or missed, or a group split or in the wrong row, does that; check the "
                   "groups")]
@@ -235,7 +235,11 @@ def other_way_round(cols: Sequence[Column], guess: str) -> list[Column]:
     return out
 
 
-def _outcome(result: dict[str, Any]) -> str:
-    if not result.get("winning"):
+def _pays(result: Result) -> tuple[bool, int, int, tuple[int, ...]]:
+    return result.winning, result.points, result.score, result.payouts
+
+
+def _outcome(result: Result) -> str:
+    if not result.winning:
         return "not a win"
-    return f"{result.get('points')} points, score {result.get('score')}"
+    return f"{result.points} points, score {result.score}"

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from zipai.engine import ZipaiError, score
+from zipai.engine import ZipaiError, score_hand
 
 from ..detection import Detection, glyph_size
 from ..errors import ModelError
@@ -123,12 +123,11 @@ def outcome(cols: Sequence[Column], base: Mapping[str, Any] | None, change: Mapp
     if memo is not None and key in memo:
         return memo[key]
     try:
-        r = score(lay)
+        r = score_hand(lay)
     except (ZipaiError, RecursionError):
         got = NO_SCORE
     else:
-        got = Outcome(True, bool(r.get("groups")), bool(r.get("winning")), r.get("points"), r.get("score"),
-                      tuple(int(v) for v in r.get("payouts") or ()))
+        got = Outcome(True, bool(r.groups), r.winning, r.points, r.score, r.payouts)
     if memo is not None:
         memo[key] = got
     return got

@@ -21,7 +21,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
-from zipai.engine import Card, State, ZipaiError, parse_input, score, splits_into_groups
+from zipai.engine import Card, Result, State, ZipaiError, parse_input, score_hand, splits_into_groups
 
 from ..detector import FACES, Detection
 from .assemble import engine_input, group_cards, other_way_round
@@ -78,7 +78,7 @@ def layout_splits(layout: Mapping[str, Any]) -> bool:
         if hand.ctx.won_by == "dealt":
             # after the deal the engine also scores an instant win, which is no seven groups,
             # under the rule sets that have one: the whole engine answers for it
-            return bool(score(layout).get("groups"))
+            return bool(score_hand(layout).groups)
     except ZipaiError:
         return False
     return splits_into_groups([c.index for c in hand.hand],
@@ -191,11 +191,10 @@ class Reading:
     draft: Draft
 
 
-def _pays(result: Mapping[str, Any]) -> Pays:
+def _pays(result: Result) -> Pays:
     """What a result pays, as ``models.evaluate.same_score`` compares two: two readings that
     differ only in the card of a group (and how the hand splits) but pay the same are one."""
-    return (bool(result.get("winning")), int(result.get("points") or 0), float(result.get("score") or 0),
-            repr(result.get("payouts")))
+    return result.winning, result.points, float(result.score), repr(list(result.payouts))
 
 
 def likeliest(readings: Sequence[Reading]) -> Reading:
@@ -242,10 +241,10 @@ def _named(cols: Sequence[Column], blind: Sequence[int], names: Sequence[str], w
     return out
 
 
-def _result(draft: Draft) -> dict[str, Any] | None:
+def _result(draft: Draft) -> Result | None:
     """The engine's result for a draft that splits; None when it refuses."""
     try:
-        return score(engine_input(draft.columns, draft.base).layout)
+        return score_hand(engine_input(draft.columns, draft.base).layout)
     except ZipaiError:
         return None
 
@@ -458,7 +457,7 @@ def read_hidden(draft: Draft) -> Draft | None:
             continue
         result = _result(tried)
         if result is not None:
-            found.append((bool(result.get("winning")), 4 - seen[card], -float(result.get("score") or 0), -k,
+            found.append((result.winning, 4 - seen[card], -float(result.score), -k,
                           tried))
     if not found:
         return None
