@@ -173,7 +173,7 @@ def test_rows_side_by_side_are_asked_left_or_right(ui: UI, photos: Photos, size:
     st, f = ui.app.state, ui.finger
     set_size(ui, size)
     side = two_rows(side=True)
-    assert "claimed_row" in {str(d.kind.value) for d in side.assembled.doubts} and not side.result["winning"]
+    assert "claimed_row" in {str(d.kind.value) for d in side.assembled.doubts} and not side.result.winning
     won = winning_score(side=True)
 
     def scan(path: str) -> Any:

@@ -125,10 +125,10 @@ def test_with_claimed_rescores_a_new_scan() -> None:
     from zipai.vision.scan import with_claimed
 
     sc = _scan()
-    assert "claimed_row" in {d.kind.value for d in sc.assembled.doubts} and not sc.result["winning"]
+    assert "claimed_row" in {d.kind.value for d in sc.assembled.doubts} and not sc.result.winning
     got = with_claimed(sc, BOTTOM, BASE)
-    assert got.result["winning"] and "claimed_row" not in {d.kind.value for d in got.assembled.doubts}
-    assert sc.columns[0].row == TABLE and not sc.result["winning"]  # the scan given is left alone
+    assert got.result.winning and "claimed_row" not in {d.kind.value for d in got.assembled.doubts}
+    assert sc.columns[0].row == TABLE and not sc.result.winning  # the scan given is left alone
     told = with_claimed(got, TOP, BASE)
     assert told is got  # the rows are no longer a guess: nothing to answer
 
