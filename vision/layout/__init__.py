@@ -40,6 +40,7 @@ from .repairs import (
     read_hidden,
     repair,
     reread,
+    rescue,
     settle_backs,
     settle_rows,
     settle_strays,
@@ -50,5 +51,5 @@ __all__ = [
     "CONCEALED", "FREE", "HAND", "LOOSE", "OPEN", "REPAIRS", "ROW_GUESSES", "TABLE", "Assembled", "Column",
     "Doubt", "DoubtKind", "Draft", "Params", "Repair", "assemble", "card_axis", "columns", "join_lone_backs",
     "layout_splits", "propose_states", "proposed_state", "read_backs", "read_hidden", "repair", "reread",
-    "settle_backs", "settle_rows", "settle_strays", "take_in",
+    "rescue", "settle_backs", "settle_rows", "settle_strays", "take_in",
 ]

@@ -25,6 +25,7 @@ from zipai.engine import Card, State, ZipaiError, parse_input, score, splits_int
 
 from ..detector import FACES, Detection
 from .assemble import engine_input, group_cards, other_way_round
+from .chance import NO_SCORE, Evidence, Outcome, describe, judge, outcome, pays_same
 from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, Params, proposed_state
 from .geometry import columns, scale
 
@@ -470,11 +471,141 @@ def read_hidden(draft: Draft) -> Draft | None:
     return best.with_columns([*best.columns[:-1], best.columns[-1].copy(settled=why)])
 
 
+@dataclass(frozen=True)
+class Rescue:
+    """One other reading of a doubted card (``card`` None: no card there, an extra find), how
+    likely the chances make it, what the hand then pays, and the draft it gives."""
+
+    i: int
+    card: str | None
+    likelihood: float
+    outcome: Outcome
+    draft: Draft
+
+
+def rescue(draft: Draft) -> Draft | None:
+    """Read otherwise the card the chances doubt most, when only so the hand wins.
+
+    A player photographs a winning hand, so a layout that, after every repair before, still
+    makes no winning hand (no seven groups, too few points, a card too many, a concealed group
+    that shows two faces) most likely holds a card read wrong. The ``Params.rescue_cards`` cards
+    of the layout likeliest wrong (``layout.chance``), each at least ``Params.rescue_chance``,
+    are tried one at a time as the reader's next two readings (not one the ink's colour rules
+    out) and as no card at all, each through the repairs that read no card otherwise
+    (``AROUND_RESCUE``; without the card, the columns are drawn again): a handful of trial
+    layouts, whatever the photo. Of the readings that make a winning hand, the likeliest is
+    taken: the card's chance of being wrong times the share of it the reading has (no card: the
+    reader's own probability, as a card read surely but wrongly is most often a find where no
+    card lies; another card: the rest, split by the reader's probabilities). Never silent: the
+    detection keeps why (``Detection.rescued``, a doubt in ``assemble``), naming what was read
+    and whether other winning readings pay otherwise. Unlike the steps before, it also acts on a
+    layout that splits into seven groups but does not win."""
+    p = draft.params
+    cols, dets = draft.columns, draft.detections
+    if not p.rescue or not dets or p.rescue_cards <= 0:
+        return None
+    ev, judged = judge(cols, dets, draft.base, p.chance_model)
+    if ev.now.winning:
+        return None
+    where = {i: (n, k) for n, c in enumerate(cols) if c.state != LOOSE
+             for k, i in enumerate(c.detections) if 0 <= i < len(dets)}
+    doubted = sorted((i for i in where if judged[i].chance >= p.rescue_chance and not dets[i].rescued),
+                     key=lambda i: -judged[i].chance)[:p.rescue_cards]
+    found: list[Rescue] = []
+    for i in doubted:
+        d, chance = dets[i], judged[i].chance
+        shares: list[tuple[str | None, float]] = [(None, d.class_prob if d.card != "back" else 1.0)]
+        if d.card != "back":
+            alts = [(a, q) for a, q in d.alternatives[:2] if a != d.card and not _ink_against(d, a, p)]
+            total = sum(q for _, q in alts) or 1.0
+            shares += [(a, (1.0 - d.class_prob) * q / total) for a, q in alts]
+        for card, share in shares:
+            tried = _read_otherwise(draft, i, where[i], card, ev)
+            got = outcome(tried.columns, tried.base, memo=ev.memo)
+            if got.winning:
+                found.append(Rescue(i, card, chance * share, got, tried))
+    if not found:
+        return None
+    best = max(found, key=lambda r: r.likelihood)  # the first tried on a tie: the doubted most
+    why = _rescue_why(best, found, ev.now, dets, judged[best.i].chance)
+    out = best.draft
+    return replace(out, detections=_put(out.detections, best.i, replace(out.detections[best.i], rescued=why)))
+
+
+def _read_otherwise(draft: Draft, i: int, at: tuple[int, int], card: str | None, ev: Evidence) -> Draft:
+    """The draft with detection ``i`` (at column, position ``at``) read as ``card``, or left out
+    as no card (in a loose column of its own, the others drawn again without it), and repaired
+    by ``AROUND_RESCUE``."""
+    cols, dets = draft.columns, draft.detections
+    d = dets[i]
+    if card is not None:
+        prob = dict(d.alternatives).get(card, 0.0)
+        again = replace(d, card=card, class_prob=prob, read_as=d.read_as or d.card,
+                        score=d.finder_score * prob,
+                        alternatives=((d.card, d.class_prob), *(a for a in d.alternatives if a[0] != card)))
+        tried = replace(draft, columns=tuple(_read(cols, at, card)), detections=_put(dets, i, again))
+        # a reading that already splits needs no repair (each acts only on a draft that does not)
+        return tried if ev.tried.get((i, card), NO_SCORE).splits else repair(tried, AROUND_RESCUE)
+    rest = (*dets[:i], *dets[i + 1:])
+    drawn = repair(Draft.propose(rest, draft.base, draft.params, draft.spare), AROUND_RESCUE)
+
+    def back(j: int) -> int:  # an index of ``rest`` (or a find taken in after it) in ``dets``
+        return j + 1 if j >= i else j
+
+    out = list(dets)
+    for j, e in enumerate(drawn.detections):
+        if j < len(rest):
+            out[back(j)] = e
+        else:
+            out.append(e)
+    moved = [c.copy(detections=[back(j) if j >= 0 else j for j in c.detections]) for c in drawn.columns]
+    left = Column([i], [d.card], LOOSE, LOOSE,
+                  settled="left out: a find where no card lies, as only so the hand wins")
+    return replace(drawn, columns=(*moved, left), detections=tuple(out))
+
+
+def _ink_against(d: Detection, card: str, p: Params) -> bool:
+    """The measured ink's colour surely says ``card`` is not this detection's (as ``reread``)."""
+    return d.color is not None and d.color_margin > p.color_margin and \
+        (d.color == "red") != Card.parse(card).is_red
+
+
+def _put(dets: Sequence[Detection], i: int, d: Detection) -> tuple[Detection, ...]:
+    return (*dets[:i], d, *dets[i + 1:])
+
+
+def _rescue_why(best: Rescue, found: Sequence[Rescue], now: Outcome, dets: Sequence[Detection],
+                chance: float) -> str:
+    """The rescue's doubt: the card as read and as changed, what each scores, how it was chosen,
+    and the other winning readings that pay otherwise (three at most)."""
+    def told(r: Rescue) -> str:
+        x, y = dets[r.i].center
+        return f"{dets[r.i].card} at ({x:.0f}, {y:.0f})"
+
+    change = "left out" if best.card is None else f"read as {best.card}"
+    head = (f"{told(best)}: as read, {describe(now)}; {change}, {describe(best.outcome)}: the hand wins "
+            f"(chance {chance:.1%} the card is wrong)")
+    if len(found) == 1:
+        return head + "; the only reading of the doubted cards that wins"
+    differ = [r for r in found if not pays_same(r.outcome, best.outcome)]
+    if not differ:
+        return head + f"; the likeliest of {len(found)} readings that win, and all of them pay the same"
+    others = "; ".join(f"{told(r)} as {r.card or 'no card'}, {describe(r.outcome)}" for r in differ[:3])
+    return head + f"; the likeliest of {len(found)} readings that win, others pay otherwise: {others}"
+
+
 REPAIRS: tuple[Repair, ...] = (join_lone_backs, read_backs, settle_strays, settle_backs, settle_rows, reread,
-                               take_in, read_hidden)
+                               take_in, read_hidden, rescue)
 """The order the repairs run in: the geometry's own repair, the card of an all-back group, then
-the lone cards, the lone backs, the rows, a misread, a missed card a weak find shows, and last a
-card no find shows, each tried only if those before it left a layout that does not split."""
+the lone cards, the lone backs, the rows, a misread, a missed card a weak find shows, a card no
+find shows, each tried only if those before it left a layout that does not split, and last the
+card the chances doubt most, read otherwise when the layout makes no winning hand."""
+
+AROUND_RESCUE: tuple[Repair, ...] = (join_lone_backs, read_backs, settle_strays, settle_backs, settle_rows,
+                                     take_in)
+"""The repairs ``rescue`` runs on each of its trial readings: those that move cards in or out,
+join backs, read an all-back group, swap the rows or take in a weak find, not those that read
+another card otherwise (``reread``, ``read_hidden``): one card read otherwise a trial."""
 
 
 def repair(draft: Draft, steps: Sequence[Repair] = REPAIRS) -> Draft:
