@@ -502,11 +502,9 @@ def rescue(draft: Draft) -> Draft | None:
     layout that splits into seven groups but does not win."""
     p = draft.params
     cols, dets = draft.columns, draft.detections
-    if not p.rescue or not dets or p.rescue_cards <= 0:
-        return None
+    if not p.rescue or not dets or p.rescue_cards <= 0 or outcome(cols, draft.base).winning:
+        return None  # a winning hand asks the engine once, and weighs no card
     ev, judged = judge(cols, dets, draft.base, p.chance_model)
-    if ev.now.winning:
-        return None
     where = {i: (n, k) for n, c in enumerate(cols) if c.state != LOOSE
              for k, i in enumerate(c.detections) if 0 <= i < len(dets)}
     doubted = sorted((i for i in where if judged[i].chance >= p.rescue_chance and not dets[i].rescued),
