@@ -20,10 +20,10 @@ from zipai.vision.layout import (
     HAND,
     LOOSE,
     REPAIRS,
-    Params,
     TABLE,
     Column,
     Draft,
+    Params,
     Repair,
     assemble,
     join_lone_backs,
@@ -280,28 +280,28 @@ def test_reread_takes_the_readers_second_choice_when_only_it_makes_seven_groups(
     assert reread(_reading(draft, i, class_prob=0.95)) is None  # read surely: the user is asked instead
 
 
-LOW = [["x5"] * 3, TABLE_ROW[1], ["x4", "x2", "x3"]]  # L1 with 伍伍伍 claimed: 16 points, but 肆贰叁 is 13
-X4, X8 = 6, 20  # the claimed row's 肆 and the hand's last 捌 (the 捌 of 大捌大捌小捌)
+LOW = [["x5"] * 3, TABLE_ROW[1], ["x4", "x2", "x3"]]  # L1 with 五五五 claimed: 16 points, but 四二三 is 13
+X4, X8 = 6, 20  # the claimed row's 四 and the hand's last 八 (of 捌捌八)
 
 
 def _low(x4: float = 0.99, x8: float = 0.99) -> Draft:
-    """L1 with 伍伍伍 claimed and its 壹贰叁 read 肆贰叁 (the reader's 肆 with probability ``x4``,
-    壹 its runner-up): seven groups, 13 points, no win; the 捌 read with probability ``x8``,
-    大捌 its runner-up."""
+    """L1 with 五五五 claimed and its 一二三 read 四二三 (the reader's 四 with probability ``x4``,
+    一 its runner-up): seven groups, 13 points, no win; the 八 read with probability ``x8``,
+    捌 its runner-up."""
     draft = _reading(_draft(table=LOW), X4, class_prob=x4, alternatives=(("x1", 0.3), ("x7", 0.05)))
     return _reading(draft, X8, class_prob=x8, alternatives=(("d8", 0.2), ("d3", 0.05)))
 
 
 def _extra(selected: float = 0.6) -> Draft:
-    """L1 with a second 陆 found at the end of the hand's 肆伍陆 (a card's far end), which the
+    """L1 with a second 六 found at the end of the hand's 四五六 (a card's far end), which the
     selector doubted (``selected``)."""
     draft = _draft(hand=[["x4", "x5", "x6", "x6"], *HAND_ROW[1:]])
     return _reading(draft, 12, selected=selected)
 
 
 def test_rescue_reads_a_doubted_card_as_the_readers_next_choice_when_only_so_the_hand_wins() -> None:
-    """肆贰叁 claimed makes seven groups of 13 points, no win, so no repair before acts; the
-    肆, read with probability 0.6 (a chance of 18% it is wrong), read as its runner-up 壹 makes
+    """四二三 claimed makes seven groups of 13 points, no win, so no repair before acts; the
+    四, read with probability 0.6 (a chance of 18% it is wrong), read as its runner-up 一 makes
     16 points and wins. It is scored so, and the doubt says what was read and that no other
     reading of the doubted cards wins."""
     draft = _low(x4=0.6)
@@ -320,7 +320,7 @@ def test_rescue_reads_a_doubted_card_as_the_readers_next_choice_when_only_so_the
 
 
 def test_rescue_leaves_out_a_doubted_find_when_only_without_it_the_hand_wins() -> None:
-    """A 陆 found twice makes 22 cards that split no way; no card is unsure enough to reread,
+    """A 六 found twice makes 22 cards that split no way; no card is unsure enough to reread,
     none lies apart. Without the doubted find (the selector's 0.6) the hand is L1 again: it is
     laid apart, and the doubt names it."""
     draft = _extra()
@@ -331,25 +331,25 @@ def test_rescue_leaves_out_a_doubted_find_when_only_without_it_the_hand_wins() -
     built = assemble(out.columns, out.detections, BASE)
     assert score(built.layout)["score"] == 18
     assert [x.message for x in built.doubts if x.kind == "rescued"] == [
-        "x6 at (0, 840): as read, no seven groups; left out, 18 points, score 18: the hand wins (chance 32.7% "
-        "the card is wrong); the only reading of the doubted cards that wins"]
+        "x6 at (0, 840): as read, no seven groups; left out, 18 points, score 18: the hand wins (chance "
+        "32.7% the card is wrong); the only reading of the doubted cards that wins"]
 
 
 def test_rescue_takes_the_likeliest_winning_reading_and_names_those_that_pay_otherwise() -> None:
-    """Both the 肆 (18% wrong) read as 壹 and the 捌 (6% wrong) read as 大捌 win, for 16 and 19
-    points: the 肆's is the likelier and is taken, and the doubt says the other pays otherwise."""
+    """Both the 四 (18% wrong) read as 一 and the 八 (6% wrong) read as 捌 win, for 16 and 19
+    points: the 四's is the likelier and is taken, and the doubt says the other pays otherwise."""
     out = rescue(_low(x4=0.6, x8=0.7))
     assert out is not None and out.columns[2].cards == ["x1", "x2", "x3"] and out.detections[X8].card == "x8"
     assert out.detections[X4].rescued.endswith(
         "the likeliest of 2 readings that win, others pay otherwise: x8 at (300, 760) as d8, 19 points, "
         "score 19")
-    out = rescue(_low(x4=0.8, x8=0.6))  # the 捌 now the likelier wrong
+    out = rescue(_low(x4=0.8, x8=0.6))  # the 八 now the likelier wrong
     assert out is not None and out.detections[X8].card == "d8" and out.detections[X4].card == "x4"
 
 
 def test_rescue_changes_no_card_read_surely_nor_a_winning_hand_nor_when_turned_off() -> None:
-    """A 肆 read with probability 0.99 (a chance of 0.5% it is wrong) stays, and the scan says
-    "no win"; L1 as read wins and is left alone; ``Params.rescue`` off leaves the 肆 too."""
+    """A 四 read with probability 0.99 (a chance of 0.5% it is wrong) stays, and the scan says
+    "no win"; L1 as read wins and is left alone; ``Params.rescue`` off leaves the 四 too."""
     assert rescue(_low()) is None
     assert rescue(_draft()) is None
     off = dataclasses.replace(_low(x4=0.6), params=Params(rescue=False))
