@@ -6,7 +6,7 @@
 2. ``repairs``: the rules mend what the geometry got wrong, as an ordered list of named steps
    (``REPAIRS``), each taking an immutable ``Draft`` and returning a new one or None; the
    engine is asked whether a trial layout splits into seven groups, and which readings win
-   (the card of an all-back group, the claimed row).
+   (the card of an all-back group, the claimed row, a card the chances doubt).
 3. ``assemble``: the columns as the engine's input, complete or not.
 4. ``doubts``: what the user should look at, one ``DoubtKind`` per reason.
 

@@ -7,7 +7,9 @@ Each step takes a ``Draft`` and returns a new one, or None when it changes nothi
 the draft it was given. ``repair`` runs them in order. After the first, each step acts only on a
 draft that does not split, and only on a single way to make it split (two ways are the user's
 to choose, as doubts; ``read_backs`` takes the likeliest pay, always a doubt); a step that
-repairs leaves a draft that splits, so the later ones pass.
+repairs leaves a draft that splits, so the later ones pass. The last, ``rescue``, acts on any
+draft that makes no winning hand, a player's photo being of one: it reads the card the chances
+doubt most otherwise, or leaves it out, when only so the hand wins (always a doubt).
 """
 
 from __future__ import annotations
