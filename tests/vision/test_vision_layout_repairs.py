@@ -511,3 +511,4 @@ def test_a_full_layout_scored_as_no_win_is_a_doubt() -> None:
     assert right.result["winning"] and "no_win" not in {d.kind for d in right.assembled.doubts}
     short = scanned(_draft(hand=[*HAND_ROW[:2], HAND_ROW[3]]))
     assert short.result is not None and {d.kind for d in short.assembled.doubts} == {"missing_cards"}
+

@@ -494,14 +494,15 @@ def rescue(draft: Draft) -> Draft | None:
     of the layout likeliest wrong (``layout.chance``), each at least ``Params.rescue_chance``,
     are tried one at a time as the reader's next two readings (not one the ink's colour rules
     out) and as no card at all, each through the repairs that read no card otherwise
-    (``AROUND_RESCUE``; without the card, the columns are drawn again): a handful of trial
-    layouts, whatever the photo. Of the readings that make a winning hand, the likeliest is
-    taken: the card's chance of being wrong times the share of it the reading has (no card: the
-    reader's own probability, as a card read surely but wrongly is most often a find where no
-    card lies; another card: the rest, split by the reader's probabilities). Never silent: the
-    detection keeps why (``Detection.rescued``, a doubt in ``assemble``), naming what was read
-    and whether other winning readings pay otherwise. Unlike the steps before, it also acts on a
-    layout that splits into seven groups but does not win."""
+    (``AROUND_RESCUE``; without the card, the columns are drawn again, an all-back group keeping
+    the card it was read as): a dozen trial layouts at most, whatever the photo. Of the readings
+    that make a winning hand, the likeliest is taken: the card's chance of being wrong times the
+    share of it the reading has (no card: the reader's own probability, as a card read surely
+    but wrongly is most often a find where no card lies; another card: the rest, split by the
+    reader's probabilities). Never silent: the detection keeps why (``Detection.rescued``, a
+    doubt in ``assemble``), naming what was read and whether other winning readings pay
+    otherwise. Unlike the steps before, it also acts on a layout that splits into seven groups
+    but does not win."""
     p = draft.params
     cols, dets = draft.columns, draft.detections
     if not p.rescue or not dets or p.rescue_cards <= 0 or outcome(cols, draft.base).winning:
@@ -547,10 +548,17 @@ def _read_otherwise(draft: Draft, i: int, at: tuple[int, int], card: str | None,
         # a reading that already splits needs no repair (each acts only on a draft that does not)
         return tried if ev.tried.get((i, card), NO_SCORE).splits else repair(tried, AROUND_RESCUE)
     rest = (*dets[:i], *dets[i + 1:])
-    drawn = repair(Draft.propose(rest, draft.base, draft.params, draft.spare), AROUND_RESCUE)
 
     def back(j: int) -> int:  # an index of ``rest`` (or a find taken in after it) in ``dets``
         return j + 1 if j >= i else j
+
+    drawn = Draft.propose(rest, draft.base, draft.params, draft.spare)
+    # an all-back group drawn again keeps the card the rules read it as (``AROUND_RESCUE``)
+    read = {tuple(c.detections): c for c in cols if c.reading}
+    drawn = drawn.with_columns([c.copy(reading=read[key].reading, reading_why=read[key].reading_why)
+                                if (key := tuple(back(j) for j in c.detections)) in read else c
+                                for c in drawn.columns])
+    drawn = repair(drawn, AROUND_RESCUE)
 
     out = list(dets)
     for j, e in enumerate(drawn.detections):
@@ -601,11 +609,13 @@ the lone cards, the lone backs, the rows, a misread, a missed card a weak find s
 find shows, each tried only if those before it left a layout that does not split, and last the
 card the chances doubt most, read otherwise when the layout makes no winning hand."""
 
-AROUND_RESCUE: tuple[Repair, ...] = (join_lone_backs, read_backs, settle_strays, settle_backs, settle_rows,
-                                     take_in)
-"""The repairs ``rescue`` runs on each of its trial readings: those that move cards in or out,
-join backs, read an all-back group, swap the rows or take in a weak find, not those that read
-another card otherwise (``reread``, ``read_hidden``): one card read otherwise a trial."""
+AROUND_RESCUE: tuple[Repair, ...] = (join_lone_backs, settle_strays, settle_backs, settle_rows)
+"""The repairs ``rescue`` runs on each of its trial readings: those that move lone cards and
+backs in or out and swap the rows, not those that read or add a card (``reread``,
+``read_hidden``, ``read_backs``, ``take_in``): one card changed a trial, and a trial's work
+bounded as each of these steps bounds its own (an all-back group keeps the card it was read
+as; reading it again in each trial scored two validation scenes more and took up to half a
+second on one photo)."""
 
 
 def repair(draft: Draft, steps: Sequence[Repair] = REPAIRS) -> Draft:
