@@ -171,7 +171,7 @@ class Draft:
             # nor the selector's word, nor the rules' second reading or weak take-in
             self.detections[det] = dataclasses.replace(
                 d, card=face, class_prob=1.0, finder_score=max(d.finder_score, 1.0), score=1.0,
-                color=_color(face), selected=None, read_as=None, taken_in=False)
+                color=_color(face), selected=None, read_as=None, taken_in=False, rescued="")
             self.settled_list()[det] = True
 
     def add(self, ci: int, face: str) -> None:

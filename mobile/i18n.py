@@ -183,6 +183,8 @@ _S: dict[str, tuple[str, str, str]] = {
                             "Faint, taken in (it completes seven groups): {cards}"),
     "doubt_reread": ("按牌理改读：{cards}", "按牌理改讀：{cards}",
                      "Read as the only card that makes seven groups: {cards}"),
+    "doubt_rescued": ("按胡牌改读：{cards}", "按胡牌改讀：{cards}",
+                      "Read otherwise, as only so the hand wins: {cards}"),
     "doubt_bad_group": ("不成组，放回手牌：{cards}", "不成組，放回手牌：{cards}",
                         "Not a group, back to the hand: {cards}"),
     "doubt_missing_cards": ("只有{n}张：胡牌至少21张", "只有{n}張：胡牌至少21張",

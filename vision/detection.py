@@ -38,6 +38,8 @@ class Detection:
     taken_in: bool = False  # a weak find the rules took in (layout.take_in)
     selected: float | None = None  # the selector's probability that this find is a card, if it chose
     chance: float = 0.0  # the chance this card is wrong, set when the layout is assembled (layout.chance)
+    # why the rules read this card otherwise, or left it out, so that the hand wins (layout.rescue)
+    rescued: str = ""
 
     @property
     def center(self) -> tuple[float, float]:
@@ -55,6 +57,8 @@ class Detection:
             out["read_as"] = self.read_as
         if self.taken_in:
             out["taken_in"] = True
+        if self.rescued:
+            out["rescued"] = self.rescued
         return out
 
 

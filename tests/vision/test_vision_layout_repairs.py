@@ -23,6 +23,7 @@ from zipai.vision.layout import (
     TABLE,
     Column,
     Draft,
+    Params,
     Repair,
     assemble,
     join_lone_backs,
@@ -31,6 +32,7 @@ from zipai.vision.layout import (
     read_hidden,
     repair,
     reread,
+    rescue,
     settle_backs,
     settle_rows,
     settle_strays,
@@ -278,6 +280,101 @@ def test_reread_takes_the_readers_second_choice_when_only_it_makes_seven_groups(
     assert reread(_reading(draft, i, class_prob=0.95)) is None  # read surely: the user is asked instead
 
 
+LOW = [["x5"] * 3, TABLE_ROW[1], ["x4", "x2", "x3"]]  # L1 with 五五五 claimed: 16 points, but 四二三 is 13
+X4, X8 = 6, 20  # the claimed row's 四 and the hand's last 八 (of 捌捌八)
+
+
+def _low(x4: float = 0.99, x8: float = 0.99) -> Draft:
+    """L1 with 五五五 claimed and its 一二三 read 四二三 (the reader's 四 with probability ``x4``,
+    一 its runner-up): seven groups, 13 points, no win; the 八 read with probability ``x8``,
+    捌 its runner-up."""
+    draft = _reading(_draft(table=LOW), X4, class_prob=x4, alternatives=(("x1", 0.3), ("x7", 0.05)))
+    return _reading(draft, X8, class_prob=x8, alternatives=(("d8", 0.2), ("d3", 0.05)))
+
+
+def _extra(selected: float = 0.6) -> Draft:
+    """L1 with a second 六 found at the end of the hand's 四五六 (a card's far end), which the
+    selector doubted (``selected``)."""
+    draft = _draft(hand=[["x4", "x5", "x6", "x6"], *HAND_ROW[1:]])
+    return _reading(draft, 12, selected=selected)
+
+
+def test_rescue_reads_a_doubted_card_as_the_readers_next_choice_when_only_so_the_hand_wins() -> None:
+    """四二三 claimed makes seven groups of 13 points, no win, so no repair before acts; the
+    四, read with probability 0.6 (a chance of 18% it is wrong), read as its runner-up 一 makes
+    16 points and wins. It is scored so, and the doubt says what was read and that no other
+    reading of the doubted cards wins."""
+    draft = _low(x4=0.6)
+    assert draft.splits and not score(assemble(draft.columns, draft.detections, BASE).layout)["winning"]
+    assert all(step(draft) is None for step in REPAIRS if step is not rescue)
+    read = rescue(draft)
+    assert read is not None and read.columns[2].cards == ["x1", "x2", "x3"]
+    d = read.detections[X4]
+    assert (d.card, d.read_as, d.class_prob, d.alternatives[0]) == ("x1", "x4", 0.3, ("x4", 0.6))
+    built = assemble(read.columns, read.detections, BASE)
+    assert score(built.layout)["winning"]
+    assert [(x.message, x.detections) for x in built.doubts if x.kind == "rescued"] == [
+        ("x4 at (200, 0): as read, seven groups, 13 points, not a win; read as x1, 16 points, score 16: the "
+         "hand wins (chance 18.0% the card is wrong); the only reading of the doubted cards that wins", [X4])]
+    assert rescue(read) is None  # it wins now
+
+
+def test_rescue_leaves_out_a_doubted_find_when_only_without_it_the_hand_wins() -> None:
+    """A 六 found twice makes 22 cards that split no way; no card is unsure enough to reread,
+    none lies apart. Without the doubted find (the selector's 0.6) the hand is L1 again: it is
+    laid apart, and the doubt names it."""
+    draft = _extra()
+    assert not draft.splits and all(step(draft) is None for step in REPAIRS if step is not rescue)
+    out = rescue(draft)
+    assert out is not None and out.splits and _look(out)[-1] == ("loose", "loose", ["x6"])
+    assert out.columns[-1].detections == [12] and ["x4", "x5", "x6"] in [c.cards for c in out.columns]
+    built = assemble(out.columns, out.detections, BASE)
+    assert score(built.layout)["score"] == 18
+    assert [x.message for x in built.doubts if x.kind == "rescued"] == [
+        "x6 at (0, 840): as read, no seven groups; left out, 18 points, score 18: the hand wins (chance "
+        "32.7% the card is wrong); the only reading of the doubted cards that wins"]
+
+
+def test_rescue_takes_the_likeliest_winning_reading_and_names_those_that_pay_otherwise() -> None:
+    """Both the 四 (18% wrong) read as 一 and the 八 (6% wrong) read as 捌 win, for 16 and 19
+    points: the 四's is the likelier and is taken, and the doubt says the other pays otherwise."""
+    out = rescue(_low(x4=0.6, x8=0.7))
+    assert out is not None and out.columns[2].cards == ["x1", "x2", "x3"] and out.detections[X8].card == "x8"
+    assert out.detections[X4].rescued.endswith(
+        "the likeliest of 2 readings that win, others pay otherwise: x8 at (300, 760) as d8, 19 points, "
+        "score 19")
+    out = rescue(_low(x4=0.8, x8=0.6))  # the 八 now the likelier wrong
+    assert out is not None and out.detections[X8].card == "d8" and out.detections[X4].card == "x4"
+
+
+def test_rescue_changes_no_card_read_surely_nor_a_winning_hand_nor_when_turned_off() -> None:
+    """A 四 read with probability 0.99 (a chance of 0.5% it is wrong) stays, and the scan says
+    "no win"; L1 as read wins and is left alone; ``Params.rescue`` off leaves the 四 too."""
+    assert rescue(_low()) is None
+    assert rescue(_draft()) is None
+    off = dataclasses.replace(_low(x4=0.6), params=Params(rescue=False))
+    assert rescue(off) is None
+    assert rescue(dataclasses.replace(_low(x4=0.6), params=Params(rescue_chance=0.5))) is None
+
+
+def test_a_rescued_scan_wins_with_a_doubt_until_the_player_sets_the_card() -> None:
+    """The whole scan: scored as the winning hand, never "clean" (the doubt is asked), and the
+    rescue's doubt goes once the player corrects the card in the app."""
+    from zipai.mobile.draft import Draft as AppDraft
+    from zipai.vision.scan import scan_detections
+
+    draft = _low(x4=0.6)
+    sc = scan_detections(1000, 1000, list(draft.detections), BASE)
+    assert sc.result is not None and sc.result["winning"] and sc.result["points"] == 16
+    kinds = [d.kind for d in sc.assembled.doubts]
+    assert "rescued" in kinds and "no_win" not in kinds
+    assert sc.to_json()["detections"][X4]["rescued"].startswith("x4 at (200, 0)")
+    app = AppDraft.from_scan(sc.columns, sc.detections, "p.jpg", (1000, 1000))
+    ci = next(n for n, c in enumerate(app.columns) if X4 in c.detections)
+    app.set_card(ci, app.columns[ci].detections.index(X4), "x1")
+    assert "rescued" not in {d.kind for d in app.check(BASE).doubts}
+
+
 def test_take_in_adds_the_one_weak_find_that_completes_the_hand() -> None:
     """The finder missed the hand's 伍; of its weak finds only the 伍 where the card lies makes
     seven groups, and the columns are drawn again with it."""
@@ -311,6 +408,8 @@ def _cases() -> list[tuple[Repair, Draft]]:
         (reread, misread),
         (take_in, _draft(hand=[["x4", None, "x6"], *HAND_ROW[1:]],
                          spare=[_det("x5", 0.0, 680.0, finder=0.2)])),
+        (rescue, _low(x4=0.6)),
+        (rescue, _extra()),
     ]
 
 
@@ -329,7 +428,7 @@ def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, dr
 
 def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
     assert [s.__name__ for s in REPAIRS] == ["join_lone_backs", "read_backs", "settle_strays", "settle_backs",
-                                             "settle_rows", "reread", "take_in", "read_hidden"]
+                                             "settle_rows", "reread", "take_in", "read_hidden", "rescue"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:
@@ -413,3 +512,4 @@ def test_a_full_layout_scored_as_no_win_is_a_doubt() -> None:
     assert "no_win" not in {d.kind for d in right.assembled.doubts}
     short = scanned(_draft(hand=[*HAND_ROW[:2], HAND_ROW[3]]))
     assert short.result is not None and {d.kind for d in short.assembled.doubts} == {"missing_cards"}
+

@@ -6,7 +6,7 @@
 2. ``repairs``: the rules mend what the geometry got wrong, as an ordered list of named steps
    (``REPAIRS``), each taking an immutable ``Draft`` and returning a new one or None; the
    engine is asked whether a trial layout splits into seven groups, and which readings win
-   (the card of an all-back group, the claimed row).
+   (the card of an all-back group, the claimed row, a card the chances doubt).
 3. ``assemble``: the columns as the engine's input, complete or not.
 4. ``doubts``: what the user should look at, one ``DoubtKind`` per reason.
 
@@ -56,6 +56,7 @@ from .repairs import (
     read_hidden,
     repair,
     reread,
+    rescue,
     settle_backs,
     settle_rows,
     settle_strays,
@@ -67,6 +68,6 @@ __all__ = [
     "ROW_GUESSES", "TABLE", "TOP", "AnswerError", "Assembled", "Column", "Doubt", "DoubtKind", "Draft",
     "Params", "Repair", "all_backs", "assemble", "card_axis", "claimed_place", "columns",
     "join_lone_backs", "layout_splits", "name_group", "places", "propose_states", "proposed_state",
-    "read_backs", "read_hidden", "repair", "reread", "settle_backs", "settle_rows", "settle_strays",
+    "read_backs", "read_hidden", "repair", "reread", "rescue", "settle_backs", "settle_rows", "settle_strays",
     "take_claimed", "take_in",
 ]

@@ -307,10 +307,25 @@ def judge(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[str, 
           model: ChanceModel | None = None) -> tuple[Evidence, tuple[Detection, ...]]:
     """The evidence the cards were weighed on, and the detections with their ``chance`` (by the
     shipped model unless ``model``): new values, the caller's are left as they were."""
+    global _last_judged
+    model = model or shipped_chance()
+    key = (tuple((tuple(c.detections), tuple(c.cards), c.state, c.row, c.name, c.reading, c.settled,
+                  c.row_guess) for c in cols), tuple(dets), repr(sorted((base or {}).items())))
+    last = _last_judged  # one tuple, replaced whole: a scan in another thread sees one or the other
+    if last is not None and last[0] == key and last[1] is model:
+        return last[2]
     ev = evidence(cols, dets, base)
-    chances = (model or shipped_chance()).chances(ev.x)
-    return ev, tuple(replace(d, chance=0.0 if players_word(d) else float(c))
-                     for d, c in zip(dets, chances, strict=True))
+    chances = model.chances(ev.x)
+    out = ev, tuple(replace(d, chance=0.0 if players_word(d) else float(c))
+                    for d, c in zip(dets, chances, strict=True))
+    _last_judged = (key, model, out)
+    return out
+
+
+# The last layout judged, its model and the answer: ``repairs.rescue`` weighs the repaired
+# layout's cards, and the scan's assembly weighs the same layout again when the rescue changed
+# nothing. The engine's answers in the evidence are facts about engine inputs, safe to share.
+_last_judged: tuple[Any, ChanceModel, tuple[Evidence, tuple[Detection, ...]]] | None = None
 
 
 def players_word(d: Detection) -> bool:

@@ -55,6 +55,12 @@ class Params:
     doubt_rule: str = "chance"
     chance_model: Any = None  # a ``ChanceModel`` in place of the shipped one (the tuner's)
     chance_bar: float | None = None  # a bar in place of the model's own
+    # ``repairs.rescue``: when the layout as read makes no winning hand, read otherwise (or leave
+    # out) one of the ``rescue_cards`` cards likeliest wrong whose chance is at least
+    # ``rescue_chance``, when that makes a winning hand (chosen on validation, docs/lab/layout.md)
+    rescue: bool = True
+    rescue_cards: int = 4
+    rescue_chance: float = 0.05
 
 
 @dataclass(slots=True)

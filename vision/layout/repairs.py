@@ -7,7 +7,9 @@ Each step takes a ``Draft`` and returns a new one, or None when it changes nothi
 the draft it was given. ``repair`` runs them in order. After the first, each step acts only on a
 draft that does not split, and only on a single way to make it split (two ways are the user's
 to choose, as doubts; ``read_backs`` takes the likeliest pay, always a doubt); a step that
-repairs leaves a draft that splits, so the later ones pass.
+repairs leaves a draft that splits, so the later ones pass. The last, ``rescue``, acts on any
+draft that makes no winning hand, a player's photo being of one: it reads the card the chances
+doubt most otherwise, or leaves it out, when only so the hand wins (always a doubt).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from zipai.engine import Card, Result, State, ZipaiError, parse_input, score_han
 
 from ..detector import FACES, Detection
 from .assemble import engine_input, group_cards, other_way_round
+from .chance import NO_SCORE, Evidence, Outcome, describe, judge, outcome, pays_same
 from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, Params, proposed_state
 from .geometry import columns, scale
 
@@ -469,11 +472,149 @@ def read_hidden(draft: Draft) -> Draft | None:
     return best.with_columns([*best.columns[:-1], best.columns[-1].copy(settled=why)])
 
 
+@dataclass(frozen=True)
+class Rescue:
+    """One other reading of a doubted card (``card`` None: no card there, an extra find), how
+    likely the chances make it, what the hand then pays, and the draft it gives."""
+
+    i: int
+    card: str | None
+    likelihood: float
+    outcome: Outcome
+    draft: Draft
+
+
+def rescue(draft: Draft) -> Draft | None:
+    """Read otherwise the card the chances doubt most, when only so the hand wins.
+
+    A player photographs a winning hand, so a layout that, after every repair before, still
+    makes no winning hand (no seven groups, too few points, a card too many, a concealed group
+    that shows two faces) most likely holds a card read wrong. The ``Params.rescue_cards`` cards
+    of the layout likeliest wrong (``layout.chance``), each at least ``Params.rescue_chance``,
+    are tried one at a time as the reader's next two readings (not one the ink's colour rules
+    out) and as no card at all, each through the repairs that read no card otherwise
+    (``AROUND_RESCUE``; without the card, the columns are drawn again, an all-back group keeping
+    the card it was read as): a dozen trial layouts at most, whatever the photo. Of the readings
+    that make a winning hand, the likeliest is taken: the card's chance of being wrong times the
+    share of it the reading has (no card: the reader's own probability, as a card read surely
+    but wrongly is most often a find where no card lies; another card: the rest, split by the
+    reader's probabilities). Never silent: the detection keeps why (``Detection.rescued``, a
+    doubt in ``assemble``), naming what was read and whether other winning readings pay
+    otherwise. Unlike the steps before, it also acts on a layout that splits into seven groups
+    but does not win."""
+    p = draft.params
+    cols, dets = draft.columns, draft.detections
+    if not p.rescue or not dets or p.rescue_cards <= 0 or outcome(cols, draft.base).winning:
+        return None  # a winning hand asks the engine once, and weighs no card
+    ev, judged = judge(cols, dets, draft.base, p.chance_model)
+    where = {i: (n, k) for n, c in enumerate(cols) if c.state != LOOSE
+             for k, i in enumerate(c.detections) if 0 <= i < len(dets)}
+    doubted = sorted((i for i in where if judged[i].chance >= p.rescue_chance and not dets[i].rescued),
+                     key=lambda i: -judged[i].chance)[:p.rescue_cards]
+    found: list[Rescue] = []
+    for i in doubted:
+        d, chance = dets[i], judged[i].chance
+        shares: list[tuple[str | None, float]] = [(None, d.class_prob if d.card != "back" else 1.0)]
+        if d.card != "back":
+            alts = [(a, q) for a, q in d.alternatives[:2] if a != d.card and not _ink_against(d, a, p)]
+            total = sum(q for _, q in alts) or 1.0
+            shares += [(a, (1.0 - d.class_prob) * q / total) for a, q in alts]
+        for card, share in shares:
+            tried = _read_otherwise(draft, i, where[i], card, ev)
+            got = outcome(tried.columns, tried.base, memo=ev.memo)
+            if got.winning:
+                found.append(Rescue(i, card, chance * share, got, tried))
+    if not found:
+        return None
+    best = max(found, key=lambda r: r.likelihood)  # the first tried on a tie: the doubted most
+    why = _rescue_why(best, found, ev.now, dets, judged[best.i].chance)
+    out = best.draft
+    return replace(out, detections=_put(out.detections, best.i, replace(out.detections[best.i], rescued=why)))
+
+
+def _read_otherwise(draft: Draft, i: int, at: tuple[int, int], card: str | None, ev: Evidence) -> Draft:
+    """The draft with detection ``i`` (at column, position ``at``) read as ``card``, or left out
+    as no card (in a loose column of its own, the others drawn again without it), and repaired
+    by ``AROUND_RESCUE``."""
+    cols, dets = draft.columns, draft.detections
+    d = dets[i]
+    if card is not None:
+        prob = dict(d.alternatives).get(card, 0.0)
+        again = replace(d, card=card, class_prob=prob, read_as=d.read_as or d.card,
+                        score=d.finder_score * prob,
+                        alternatives=((d.card, d.class_prob), *(a for a in d.alternatives if a[0] != card)))
+        tried = replace(draft, columns=tuple(_read(cols, at, card)), detections=_put(dets, i, again))
+        # a reading that already splits needs no repair (each acts only on a draft that does not)
+        return tried if ev.tried.get((i, card), NO_SCORE).splits else repair(tried, AROUND_RESCUE)
+    rest = (*dets[:i], *dets[i + 1:])
+
+    def back(j: int) -> int:  # an index of ``rest`` (or a find taken in after it) in ``dets``
+        return j + 1 if j >= i else j
+
+    drawn = Draft.propose(rest, draft.base, draft.params, draft.spare)
+    # an all-back group drawn again keeps the card the rules read it as (``AROUND_RESCUE``)
+    read = {tuple(c.detections): c for c in cols if c.reading}
+    drawn = drawn.with_columns([c.copy(reading=read[key].reading, reading_why=read[key].reading_why)
+                                if (key := tuple(back(j) for j in c.detections)) in read else c
+                                for c in drawn.columns])
+    drawn = repair(drawn, AROUND_RESCUE)
+
+    out = list(dets)
+    for j, e in enumerate(drawn.detections):
+        if j < len(rest):
+            out[back(j)] = e
+        else:
+            out.append(e)
+    moved = [c.copy(detections=[back(j) if j >= 0 else j for j in c.detections]) for c in drawn.columns]
+    left = Column([i], [d.card], LOOSE, LOOSE,
+                  settled="left out: a find where no card lies, as only so the hand wins")
+    return replace(drawn, columns=(*moved, left), detections=tuple(out))
+
+
+def _ink_against(d: Detection, card: str, p: Params) -> bool:
+    """The measured ink's colour surely says ``card`` is not this detection's (as ``reread``)."""
+    return d.color is not None and d.color_margin > p.color_margin and \
+        (d.color == "red") != Card.parse(card).is_red
+
+
+def _put(dets: Sequence[Detection], i: int, d: Detection) -> tuple[Detection, ...]:
+    return (*dets[:i], d, *dets[i + 1:])
+
+
+def _rescue_why(best: Rescue, found: Sequence[Rescue], now: Outcome, dets: Sequence[Detection],
+                chance: float) -> str:
+    """The rescue's doubt: the card as read and as changed, what each scores, how it was chosen,
+    and the other winning readings that pay otherwise (three at most)."""
+    def told(r: Rescue) -> str:
+        x, y = dets[r.i].center
+        return f"{dets[r.i].card} at ({x:.0f}, {y:.0f})"
+
+    change = "left out" if best.card is None else f"read as {best.card}"
+    head = (f"{told(best)}: as read, {describe(now)}; {change}, {describe(best.outcome)}: the hand wins "
+            f"(chance {chance:.1%} the card is wrong)")
+    if len(found) == 1:
+        return head + "; the only reading of the doubted cards that wins"
+    differ = [r for r in found if not pays_same(r.outcome, best.outcome)]
+    if not differ:
+        return head + f"; the likeliest of {len(found)} readings that win, and all of them pay the same"
+    others = "; ".join(f"{told(r)} as {r.card or 'no card'}, {describe(r.outcome)}" for r in differ[:3])
+    return head + f"; the likeliest of {len(found)} readings that win, others pay otherwise: {others}"
+
+
 REPAIRS: tuple[Repair, ...] = (join_lone_backs, read_backs, settle_strays, settle_backs, settle_rows, reread,
-                               take_in, read_hidden)
+                               take_in, read_hidden, rescue)
 """The order the repairs run in: the geometry's own repair, the card of an all-back group, then
-the lone cards, the lone backs, the rows, a misread, a missed card a weak find shows, and last a
-card no find shows, each tried only if those before it left a layout that does not split."""
+the lone cards, the lone backs, the rows, a misread, a missed card a weak find shows, a card no
+find shows, each tried only if those before it left a layout that does not split, and last the
+card the chances doubt most, read otherwise when the layout makes no winning hand."""
+
+AROUND_RESCUE: tuple[Repair, ...] = (join_lone_backs, settle_strays, settle_backs, settle_rows)
+"""The repairs ``rescue`` runs on each of its trial readings: those that move lone cards and
+backs in or out and swap the rows, not those that read or add a card (``reread``,
+``read_hidden``, ``read_backs``, ``take_in``): one card changed a trial, and a trial's work
+bounded as each of these steps bounds its own (an all-back group keeps the card it was read
+as; reading it again in each trial scored two validation scenes more and took up to half a
+second on one photo)."""
 
 
 def repair(draft: Draft, steps: Sequence[Repair] = REPAIRS) -> Draft:
