@@ -365,7 +365,7 @@ def test_a_rescued_scan_wins_with_a_doubt_until_the_player_sets_the_card() -> No
 
     draft = _low(x4=0.6)
     sc = scan_detections(1000, 1000, list(draft.detections), BASE)
-    assert sc.result is not None and sc.result["winning"] and sc.result["points"] == 16
+    assert sc.result is not None and sc.result.winning and sc.result.points == 16
     kinds = [d.kind for d in sc.assembled.doubts]
     assert "rescued" in kinds and "no_win" not in kinds
     assert sc.to_json()["detections"][X4]["rescued"].startswith("x4 at (200, 0)")
