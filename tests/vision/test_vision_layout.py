@@ -795,3 +795,21 @@ def test_the_usual_step_is_a_columns_own_though_every_column_ends_in_a_far_end()
             dets.append(_det(card, x, y, down=(0.0, -1.0) if turned else (0.0, 1.0)))
     got = [c.cards for c in columns(dets)]
     assert ["x1", "x2", "x3"] in got and ["d4", "d4", "d4"] in got
+
+
+def test_a_card_under_others_showing_part_of_its_glyph_lies_in_its_column() -> None:
+    """The middle card of a column shows only a sliver of its glyph beside the card on it: a
+    small box off the column's line, whose own steps reach no card, yet it lies between two
+    cards of the column and is the column's. A face beyond the column's last card is not."""
+    w = 1.2 * G
+    col = [_det("x4", 100, 100), _det("x6", 100, 100 + 1.6 * w)]
+    sliver = Detection("x5", (100 + 0.4 * w - 5, 100 + 0.5 * w - 6, 100 + 0.4 * w + 5, 100 + 0.5 * w + 6),
+                       0.9, "black", 0.9, 0.99)
+    others = [_det(card, 100 + 1.2 * w * c, 100 + 0.8 * w * k) for c, col_ in enumerate(HAND_ROW[1:], 1)
+              for k, card in enumerate(col_)]
+    got = [c.cards for c in columns([*col, sliver, *others])]
+    assert ["x4", "x5", "x6"] in got
+    beyond = Detection("x5", (100 + 0.4 * w - 5, 100 + 2.3 * w - 6, 100 + 0.4 * w + 5, 100 + 2.3 * w + 6),
+                       0.9, "black", 0.9, 0.99)
+    got = [c.cards for c in columns([*col, beyond, *others])]
+    assert ["x5"] in got and ["x4", "x6"] in got

@@ -146,7 +146,40 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     for i, j in concealed_cuts(_chains(nxt, prev), [d.card == "back" for d in dets], step):
         del prev[j]
         del nxt[i]
-    return list(nxt.items())
+    return list(nxt.items()) + lying_between(dets, nxt, prev, width, p)
+
+
+def lying_between(dets: Sequence[Detection], nxt: dict[int, int], prev: dict[int, int],
+                  width: Sequence[float], p: Params) -> list[tuple[int, int]]:
+    """Links that take a face linked to nothing into the column it lies in, between two linked
+    cards (``nxt``, ``prev``: the column links; ``width``: each card's width in pixels), close
+    across the line between them (``Params.max_across``).
+
+    A card under others may show only part of its glyph, or a box of its visible part: the box
+    centre is no glyph centre, so its own steps miss the usual one and it links to nothing; yet
+    it lies on its column. A loose card lying on a column would cover it, so a lone face there
+    is the column's."""
+    out = []
+    for f, d in enumerate(dets):
+        if d.card == "back" or f in nxt or f in prev:
+            continue
+        fx, fy = d.center
+        best: tuple[float, int] | None = None
+        for i, k in nxt.items():
+            (ax, ay), (bx, by) = dets[i].center, dets[k].center
+            sx, sy = bx - ax, by - ay
+            n2 = sx * sx + sy * sy
+            if n2 <= 0:
+                continue
+            t = ((fx - ax) * sx + (fy - ay) * sy) / n2
+            if not 0 < t < 1:
+                continue
+            off = abs((fx - ax) * sy - (fy - ay) * sx) / math.sqrt(n2) / ((width[i] + width[k]) / 2)
+            if off < p.max_across and (best is None or off < best[0]):
+                best = (off, i)
+        if best is not None:
+            out.append((best[1], f))
+    return out
 
 
 def _chains(nxt: dict[int, int], prev: dict[int, int]) -> list[list[int]]:
