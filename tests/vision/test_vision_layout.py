@@ -813,3 +813,17 @@ def test_a_card_under_others_showing_part_of_its_glyph_lies_in_its_column() -> N
                        0.9, "black", 0.9, 0.99)
     got = [c.cards for c in columns([*col, beyond, *others])]
     assert ["x5"] in got and ["x4", "x6"] in got
+
+
+def test_backs_near_the_camera_link_in_their_own_width() -> None:
+    """A concealed column of three backs near the camera, three glyphs wide: the first two show
+    a strip each, the last shows whole, its box centre far down the card. Measured in the
+    typical glyph's card width the step to the last back is past the longest step; in the backs'
+    own width it is a step down the column."""
+    w = 1.2 * G
+    backs = [Detection("back", (400, y0, 400 + 3 * G, y1), 0.9, None, 0.9, 1.0)
+             for y0, y1 in ((600, 750), (750, 900), (900, 1500))]
+    others = [_det(card, 100 + 1.2 * w * c, 100 + 0.8 * w * k) for c, col_ in enumerate(HAND_ROW)
+              for k, card in enumerate(col_)]
+    got = [c.cards for c in columns([*others, *backs])]
+    assert ["back"] * 3 in got

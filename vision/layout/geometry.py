@@ -54,6 +54,7 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     width = []
     downs = []
     tail = []
+    fr = _frame(dets, axis_deg)
     for d in dets:
         g = max(d.box[2] - d.box[0], d.box[3] - d.box[1]) if d.card != "back" else typical
         width.append(p.card_per_glyph * min(max(g, 0.6 * typical), 1.6 * typical))
@@ -67,6 +68,10 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
         if dx * gx + dy * gy < math.cos(math.radians(40)):  # off the layout's axis: trust the layout
             dx, dy = gx, gy
         downs.append((dx, dy))
+    # between two backs, distances are in the backs' own width: a back's box across the layout
+    # is its card's width, in a photo from near far wider than the typical glyph makes it, and
+    # the last back of a concealed column shows whole, its box centre far down the card
+    back_width = [max(width[k], fr[k][1] - fr[k][0]) for k in range(n)]
     cands: list[tuple[float, int, int, float]] = []
     for i in range(n):
         ci = dets[i].center
@@ -80,6 +85,8 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
             dx, dy = dx / norm, dy / norm
             rx, ry = cj[0] - ci[0], cj[1] - ci[1]
             w = (width[i] + width[j]) / 2
+            if dets[i].card == "back" and dets[j].card == "back":
+                w = (back_width[i] + back_width[j]) / 2
             dv = (rx * dx + ry * dy) / w
             du = abs(rx * dy - ry * dx) / w
             if p.min_step < dv < p.max_step and du < p.max_across:
