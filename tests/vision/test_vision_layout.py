@@ -827,3 +827,18 @@ def test_backs_near_the_camera_link_in_their_own_width() -> None:
               for k, card in enumerate(col_)]
     got = [c.cards for c in columns([*others, *backs])]
     assert ["back"] * 3 in got
+
+
+def test_a_face_level_with_a_columns_head_lies_beside_it_not_above_it() -> None:
+    """A discard lying beside a column's head, its glyph level with the head's and a little
+    across: the nearest card ahead of it is the head, but a glyph shows above the card on it,
+    so two glyphs of one column never lie level; the discard stays apart."""
+    w = 1.2 * G
+    col = [_det(card, 100, 100 + 0.8 * w * k) for k, card in enumerate(["x1", "x2", "x3"])]
+    beside = _det("d5", 100 + 0.3 * w, 100 - 0.16 * w)
+    others = [_det(card, 100 + 1.2 * w * c, 100 + 0.8 * w * k) for c, col_ in enumerate(HAND_ROW, 1)
+              for k, card in enumerate(col_)]
+    got = [c.cards for c in columns([*col, beside, *others])]
+    assert ["x1", "x2", "x3"] in got and ["d5"] in got
+    assert ["d5", "x1", "x2", "x3"] in [c.cards for c in columns([*col, beside, *others],
+                                                                Params(glyph_overlap=1.0))]

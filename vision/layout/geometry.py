@@ -89,6 +89,12 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
                 w = (back_width[i] + back_width[j]) / 2
             dv = (rx * dx + ry * dy) / w
             du = abs(rx * dy - ry * dx) / w
+            # a card's glyph shows above the card on it, so two glyphs of a column never lie
+            # level: two that do lie side by side (a discard beside a column's head, the next
+            # column staggered by a step)
+            if dets[i].card != "back" and dets[j].card != "back" \
+                    and _overlap_along(dets[i].box, dets[j].box, dx, dy) > p.glyph_overlap:
+                continue
             if p.min_step < dv < p.max_step and du < p.max_across:
                 cands.append((dv + p.across_cost * du, i, j, dv))
     # the usual step from one card to the next (glyph to glyph) in this photo: the gap to the
@@ -154,6 +160,16 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
         del prev[j]
         del nxt[i]
     return list(nxt.items()) + lying_between(dets, nxt, prev, width, p)
+
+
+def _overlap_along(a: tuple[float, float, float, float], b: tuple[float, float, float, float],
+                   dx: float, dy: float) -> float:
+    """How much of the shorter of two boxes, along ``(dx, dy)``, the other covers."""
+    def span(box: tuple[float, float, float, float]) -> tuple[float, float]:
+        vs = [x * dx + y * dy for x in (box[0], box[2]) for y in (box[1], box[3])]
+        return min(vs), max(vs)
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return max(0.0, min(a1, b1) - max(a0, b0)) / max(1e-6, min(a1 - a0, b1 - b0))
 
 
 def lying_between(dets: Sequence[Detection], nxt: dict[int, int], prev: dict[int, int],
