@@ -842,3 +842,16 @@ def test_a_face_level_with_a_columns_head_lies_beside_it_not_above_it() -> None:
     assert ["x1", "x2", "x3"] in got and ["d5"] in got
     assert ["d5", "x1", "x2", "x3"] in [c.cards for c in columns([*col, beside, *others],
                                                                 Params(glyph_overlap=1.0))]
+
+
+def test_a_far_end_a_long_card_on_still_ends_its_column() -> None:
+    """Long cards in a photo from low down: the column's last card read at its far end, turned
+    round, 5.2 card widths past the card before it (the usual step one card width). It is the
+    column's last card all the same, not a card of its own."""
+    w = 1.2 * G
+    col = [_det("x4", 100, 100 + w * k) for k in range(3)]
+    far = _det("x4", 100, 100 + 2 * w + 5.2 * w, down=(0.0, -1.0))
+    others = [_det(card, 100 + 1.2 * w * c, 100 + w * k) for c, col_ in enumerate(HAND_ROW, 1)
+              for k, card in enumerate(col_)]
+    assert ["x4"] * 4 in [c.cards for c in columns([*col, far, *others])]
+    assert ["x4"] * 4 not in [c.cards for c in columns([*col, far, *others], Params(max_step=5.0))]
