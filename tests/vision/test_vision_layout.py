@@ -855,3 +855,19 @@ def test_a_far_end_a_long_card_on_still_ends_its_column() -> None:
               for k, card in enumerate(col_)]
     assert ["x4"] * 4 in [c.cards for c in columns([*col, far, *others])]
     assert ["x4"] * 4 not in [c.cards for c in columns([*col, far, *others], Params(max_step=5.0))]
+
+
+def test_backs_lie_along_the_face_of_their_leaning_group() -> None:
+    """A concealed group leaning 28 degrees in an upright photo, its face first, then its two
+    backs a step apart down its own direction: measured along the photo's axis the backs lie
+    too far across each other to link; along the face beside them they are one column."""
+    w = 1.2 * G
+    a = math.radians(28)
+    down = (-math.sin(a), math.cos(a))
+    group = [_det(card, 600 + down[0] * 1.3 * w * k, 100 + down[1] * 1.3 * w * k, down=down)
+             for k, card in enumerate(["x10", "back", "back"])]
+    others = [_det(card, 100 + 1.2 * w * c, 100 + 0.8 * w * k) for c, col_ in enumerate(HAND_ROW)
+              for k, card in enumerate(col_)]
+    assert ["x10", "back", "back"] in [c.cards for c in columns([*others, *group])]
+    apart = columns([*others, *group], Params(back_reach=0.0))
+    assert ["x10", "back", "back"] not in [c.cards for c in apart]

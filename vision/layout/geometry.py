@@ -58,7 +58,8 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     for d in dets:
         g = max(d.box[2] - d.box[0], d.box[3] - d.box[1]) if d.card != "back" else typical
         width.append(p.card_per_glyph * min(max(g, 0.6 * typical), 1.6 * typical))
-        dx, dy = d.down if d.card != "back" else (gx, gy)
+        reach = p.back_reach * p.card_per_glyph * typical
+        dx, dy = d.down if d.card != "back" else _back_down(dets, d, (gx, gy), reach)
         # a glyph turned round against the layout is the far end of the last card in its
         # column (the only card that shows both ends): nothing follows it in that column
         tail.append(d.card != "back" and d.card not in SYMMETRIC
@@ -170,6 +171,25 @@ def _overlap_along(a: tuple[float, float, float, float], b: tuple[float, float, 
         return min(vs), max(vs)
     (a0, a1), (b0, b1) = span(a), span(b)
     return max(0.0, min(a1, b1) - max(a0, b0)) / max(1e-6, min(a1 - a0, b1 - b0))
+
+
+def _back_down(dets: Sequence[Detection], back: Detection, layout: tuple[float, float],
+               reach: float) -> tuple[float, float]:
+    """A back's down direction: the axis of the (up to) three faces nearest it within ``reach``
+    pixels, signed like the layout, else the layout's. The reader gives a back no direction worth
+    trusting (its pattern reads the same every way), but a concealed group's backs lie as its
+    face does, and a column leaning or fanned apart from the rest of the photo leans near them."""
+    cx, cy = back.center
+    near = sorted((math.hypot(d.center[0] - cx, d.center[1] - cy), k) for k, d in enumerate(dets)
+                  if d.card != "back")
+    downs = [dets[k].down for dist, k in near[:3] if dist < reach]
+    if not downs:
+        return layout
+    c2 = sum(math.cos(2 * math.atan2(dy, dx)) for dx, dy in downs)
+    s2 = sum(math.sin(2 * math.atan2(dy, dx)) for dx, dy in downs)
+    th = 0.5 * math.atan2(s2, c2)
+    ux, uy = math.cos(th), math.sin(th)
+    return (-ux, -uy) if ux * layout[0] + uy * layout[1] < 0 else (ux, uy)
 
 
 def lying_between(dets: Sequence[Detection], nxt: dict[int, int], prev: dict[int, int],
