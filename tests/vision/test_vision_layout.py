@@ -795,3 +795,79 @@ def test_the_usual_step_is_a_columns_own_though_every_column_ends_in_a_far_end()
             dets.append(_det(card, x, y, down=(0.0, -1.0) if turned else (0.0, 1.0)))
     got = [c.cards for c in columns(dets)]
     assert ["x1", "x2", "x3"] in got and ["d4", "d4", "d4"] in got
+
+
+def test_a_card_under_others_showing_part_of_its_glyph_lies_in_its_column() -> None:
+    """The middle card of a column shows only a sliver of its glyph beside the card on it: a
+    small box off the column's line, whose own steps reach no card, yet it lies between two
+    cards of the column and is the column's. A face beyond the column's last card is not."""
+    w = 1.2 * G
+    col = [_det("x4", 100, 100), _det("x6", 100, 100 + 1.6 * w)]
+    sliver = Detection("x5", (100 + 0.4 * w - 5, 100 + 0.5 * w - 6, 100 + 0.4 * w + 5, 100 + 0.5 * w + 6),
+                       0.9, "black", 0.9, 0.99)
+    others = [_det(card, 100 + 1.2 * w * c, 100 + 0.8 * w * k) for c, col_ in enumerate(HAND_ROW[1:], 1)
+              for k, card in enumerate(col_)]
+    got = [c.cards for c in columns([*col, sliver, *others])]
+    assert ["x4", "x5", "x6"] in got
+    beyond = Detection("x5", (100 + 0.4 * w - 5, 100 + 2.3 * w - 6, 100 + 0.4 * w + 5, 100 + 2.3 * w + 6),
+                       0.9, "black", 0.9, 0.99)
+    got = [c.cards for c in columns([*col, beyond, *others])]
+    assert ["x5"] in got and ["x4", "x6"] in got
+
+
+def test_backs_near_the_camera_link_in_their_own_width() -> None:
+    """A concealed column of three backs near the camera, three glyphs wide: the first two show
+    a strip each, the last shows whole, its box centre far down the card. Measured in the
+    typical glyph's card width the step to the last back is past the longest step; in the backs'
+    own width it is a step down the column."""
+    w = 1.2 * G
+    backs = [Detection("back", (400, y0, 400 + 3 * G, y1), 0.9, None, 0.9, 1.0)
+             for y0, y1 in ((600, 750), (750, 900), (900, 1500))]
+    others = [_det(card, 100 + 1.2 * w * c, 100 + 0.8 * w * k) for c, col_ in enumerate(HAND_ROW)
+              for k, card in enumerate(col_)]
+    got = [c.cards for c in columns([*others, *backs])]
+    assert ["back"] * 3 in got
+
+
+def test_a_face_level_with_a_columns_head_lies_beside_it_not_above_it() -> None:
+    """A discard lying beside a column's head, its glyph level with the head's and a little
+    across: the nearest card ahead of it is the head, but a glyph shows above the card on it,
+    so two glyphs of one column never lie level; the discard stays apart."""
+    w = 1.2 * G
+    col = [_det(card, 100, 100 + 0.8 * w * k) for k, card in enumerate(["x1", "x2", "x3"])]
+    beside = _det("d5", 100 + 0.3 * w, 100 - 0.16 * w)
+    others = [_det(card, 100 + 1.2 * w * c, 100 + 0.8 * w * k) for c, col_ in enumerate(HAND_ROW, 1)
+              for k, card in enumerate(col_)]
+    got = [c.cards for c in columns([*col, beside, *others])]
+    assert ["x1", "x2", "x3"] in got and ["d5"] in got
+    assert ["d5", "x1", "x2", "x3"] in [c.cards for c in columns([*col, beside, *others],
+                                                                Params(glyph_overlap=1.0))]
+
+
+def test_a_far_end_a_long_card_on_still_ends_its_column() -> None:
+    """Long cards in a photo from low down: the column's last card read at its far end, turned
+    round, 5.2 card widths past the card before it (the usual step one card width). It is the
+    column's last card all the same, not a card of its own."""
+    w = 1.2 * G
+    col = [_det("x4", 100, 100 + w * k) for k in range(3)]
+    far = _det("x4", 100, 100 + 2 * w + 5.2 * w, down=(0.0, -1.0))
+    others = [_det(card, 100 + 1.2 * w * c, 100 + w * k) for c, col_ in enumerate(HAND_ROW, 1)
+              for k, card in enumerate(col_)]
+    assert ["x4"] * 4 in [c.cards for c in columns([*col, far, *others])]
+    assert ["x4"] * 4 not in [c.cards for c in columns([*col, far, *others], Params(max_step=5.0))]
+
+
+def test_backs_lie_along_the_face_of_their_leaning_group() -> None:
+    """A concealed group leaning 28 degrees in an upright photo, its face first, then its two
+    backs a step apart down its own direction: measured along the photo's axis the backs lie
+    too far across each other to link; along the face beside them they are one column."""
+    w = 1.2 * G
+    a = math.radians(28)
+    down = (-math.sin(a), math.cos(a))
+    group = [_det(card, 600 + down[0] * 1.3 * w * k, 100 + down[1] * 1.3 * w * k, down=down)
+             for k, card in enumerate(["x10", "back", "back"])]
+    others = [_det(card, 100 + 1.2 * w * c, 100 + 0.8 * w * k) for c, col_ in enumerate(HAND_ROW)
+              for k, card in enumerate(col_)]
+    assert ["x10", "back", "back"] in [c.cards for c in columns([*others, *group])]
+    apart = columns([*others, *group], Params(back_reach=0.0))
+    assert ["x10", "back", "back"] not in [c.cards for c in apart]

@@ -24,19 +24,23 @@ class Params:
     """Clustering thresholds, in units of the median glyph size ``s``. ``min_step``,
     ``max_across``, ``row_split``, ``off_axis`` and ``column_break`` were chosen on the labelled
     cards of the validation scenes (``zipai tune layout``); ``far_end`` and ``far_after``, and
-    ``column_break`` again once it counted in the photo's usual step, on the labelled cards of
-    ``data/layout`` (``zipai eval detector DIR --labelled-cards``, docs/lab/layout.md)."""
+    ``column_break`` again once it counted in the photo's usual step, and ``glyph_overlap``,
+    ``back_reach``, ``far_end`` and ``max_step`` again once two backs counted in their own
+    width, on the labelled cards of ``data/layout`` and ``data/detector/val_tune400`` (``zipai
+    eval detector DIR --labelled-cards``) and the validation photos' scans (docs/lab/layout.md)."""
 
     max_lateral: float = 0.65  # |across-column offset| of two cards in one column
     max_gap: float = 1.9  # gap along the column between consecutive boxes
     card_per_glyph: float = 1.2  # a card's width in glyph sizes
     min_step: float = 0.15  # the next card down a column, in card widths along the column
-    max_step: float = 5.0
+    max_step: float = 6.0
     max_across: float = 0.45  # and at most this far across it
+    glyph_overlap: float = 0.8  # two faces' glyph boxes this level along the column lie side by side
+    back_reach: float = 1.5  # card widths: a back lies along the nearest faces this close to it
     step_factor: float = 4.0  # face-to-face links longer than this many usual steps are cut
     across_cost: float = 3.0
     column_break: float = 2.2  # a step this many times the photo's usual step ends the column
-    far_end: float = 3.3  # card widths past the usual step that a turned-round glyph (a far end) still links
+    far_end: float = 4.3  # card widths past the usual step that a turned-round glyph (a far end) still links
     far_after: float = 1.5  # a step this many usual steps long after a far end is the gap to the next row
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
     row_split: float = 1.1  # a gap this many times the usual column spacing splits one long row

@@ -54,10 +54,12 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     width = []
     downs = []
     tail = []
+    fr = _frame(dets, axis_deg)
     for d in dets:
         g = max(d.box[2] - d.box[0], d.box[3] - d.box[1]) if d.card != "back" else typical
         width.append(p.card_per_glyph * min(max(g, 0.6 * typical), 1.6 * typical))
-        dx, dy = d.down if d.card != "back" else (gx, gy)
+        reach = p.back_reach * p.card_per_glyph * typical
+        dx, dy = d.down if d.card != "back" else _back_down(dets, d, (gx, gy), reach)
         # a glyph turned round against the layout is the far end of the last card in its
         # column (the only card that shows both ends): nothing follows it in that column
         tail.append(d.card != "back" and d.card not in SYMMETRIC
@@ -67,6 +69,10 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
         if dx * gx + dy * gy < math.cos(math.radians(40)):  # off the layout's axis: trust the layout
             dx, dy = gx, gy
         downs.append((dx, dy))
+    # between two backs, distances are in the backs' own width: a back's box across the layout
+    # is its card's width, in a photo from near far wider than the typical glyph makes it, and
+    # the last back of a concealed column shows whole, its box centre far down the card
+    back_width = [max(width[k], fr[k][1] - fr[k][0]) for k in range(n)]
     cands: list[tuple[float, int, int, float]] = []
     for i in range(n):
         ci = dets[i].center
@@ -80,8 +86,16 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
             dx, dy = dx / norm, dy / norm
             rx, ry = cj[0] - ci[0], cj[1] - ci[1]
             w = (width[i] + width[j]) / 2
+            if dets[i].card == "back" and dets[j].card == "back":
+                w = (back_width[i] + back_width[j]) / 2
             dv = (rx * dx + ry * dy) / w
             du = abs(rx * dy - ry * dx) / w
+            # a card's glyph shows above the card on it, so two glyphs of a column never lie
+            # level: two that do lie side by side (a discard beside a column's head, the next
+            # column staggered by a step)
+            if dets[i].card != "back" and dets[j].card != "back" \
+                    and _overlap_along(dets[i].box, dets[j].box, dx, dy) > p.glyph_overlap:
+                continue
             if p.min_step < dv < p.max_step and du < p.max_across:
                 cands.append((dv + p.across_cost * du, i, j, dv))
     # the usual step from one card to the next (glyph to glyph) in this photo: the gap to the
@@ -146,7 +160,69 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     for i, j in concealed_cuts(_chains(nxt, prev), [d.card == "back" for d in dets], step):
         del prev[j]
         del nxt[i]
-    return list(nxt.items())
+    return list(nxt.items()) + lying_between(dets, nxt, prev, width, p)
+
+
+def _overlap_along(a: tuple[float, float, float, float], b: tuple[float, float, float, float],
+                   dx: float, dy: float) -> float:
+    """How much of the shorter of two boxes, along ``(dx, dy)``, the other covers."""
+    def span(box: tuple[float, float, float, float]) -> tuple[float, float]:
+        vs = [x * dx + y * dy for x in (box[0], box[2]) for y in (box[1], box[3])]
+        return min(vs), max(vs)
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return max(0.0, min(a1, b1) - max(a0, b0)) / max(1e-6, min(a1 - a0, b1 - b0))
+
+
+def _back_down(dets: Sequence[Detection], back: Detection, layout: tuple[float, float],
+               reach: float) -> tuple[float, float]:
+    """A back's down direction: the axis of the (up to) three faces nearest it within ``reach``
+    pixels, signed like the layout, else the layout's. The reader gives a back no direction worth
+    trusting (its pattern reads the same every way), but a concealed group's backs lie as its
+    face does, and a column leaning or fanned apart from the rest of the photo leans near them."""
+    cx, cy = back.center
+    near = sorted((math.hypot(d.center[0] - cx, d.center[1] - cy), k) for k, d in enumerate(dets)
+                  if d.card != "back")
+    downs = [dets[k].down for dist, k in near[:3] if dist < reach]
+    if not downs:
+        return layout
+    c2 = sum(math.cos(2 * math.atan2(dy, dx)) for dx, dy in downs)
+    s2 = sum(math.sin(2 * math.atan2(dy, dx)) for dx, dy in downs)
+    th = 0.5 * math.atan2(s2, c2)
+    ux, uy = math.cos(th), math.sin(th)
+    return (-ux, -uy) if ux * layout[0] + uy * layout[1] < 0 else (ux, uy)
+
+
+def lying_between(dets: Sequence[Detection], nxt: dict[int, int], prev: dict[int, int],
+                  width: Sequence[float], p: Params) -> list[tuple[int, int]]:
+    """Links that take a face linked to nothing into the column it lies in, between two linked
+    cards (``nxt``, ``prev``: the column links; ``width``: each card's width in pixels), close
+    across the line between them (``Params.max_across``).
+
+    A card under others may show only part of its glyph, or a box of its visible part: the box
+    centre is no glyph centre, so its own steps miss the usual one and it links to nothing; yet
+    it lies on its column. A loose card lying on a column would cover it, so a lone face there
+    is the column's."""
+    out = []
+    for f, d in enumerate(dets):
+        if d.card == "back" or f in nxt or f in prev:
+            continue
+        fx, fy = d.center
+        best: tuple[float, int] | None = None
+        for i, k in nxt.items():
+            (ax, ay), (bx, by) = dets[i].center, dets[k].center
+            sx, sy = bx - ax, by - ay
+            n2 = sx * sx + sy * sy
+            if n2 <= 0:
+                continue
+            t = ((fx - ax) * sx + (fy - ay) * sy) / n2
+            if not 0 < t < 1:
+                continue
+            off = abs((fx - ax) * sy - (fy - ay) * sx) / math.sqrt(n2) / ((width[i] + width[k]) / 2)
+            if off < p.max_across and (best is None or off < best[0]):
+                best = (off, i)
+        if best is not None:
+            out.append((best[1], f))
+    return out
 
 
 def _chains(nxt: dict[int, int], prev: dict[int, int]) -> list[list[int]]:
