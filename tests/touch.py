@@ -20,6 +20,9 @@ from typing import Any
 
 # a tap inside a ScrollView reaches its target when the view gives up on a scroll (0.2 s)
 SCROLL_RELEASE_S = 0.6
+# how long a probe waits for its touch to arrive: it stops as soon as it does, so a long wait
+# costs only a touch that never lands, while a busy machine's slow frames need the time
+PROBE_WAIT_S = 3.0
 
 
 def ancestors(w: Any) -> Iterator[Any]:
@@ -120,7 +123,7 @@ class Finger:
 
     # ------------------------------------------------------------ touches
     def touch_at(self, x: float, y: float, move_to: tuple[float, float] | None = None,
-                 until: Any = None, settle: bool = True) -> None:
+                 until: Any = None, settle: bool = True, wait_s: float = SCROLL_RELEASE_S) -> None:
         """One finger down at window pixel (x, y), optionally dragged, then lifted."""
         from kivy.tests.common import UnitTestTouch
 
@@ -133,7 +136,7 @@ class Finger:
                 t.touch_move(x + (move_to[0] - x) * i / steps, y + (move_to[1] - y) * i / steps)
                 self.pump(1)
         t.touch_up()
-        self.wait(SCROLL_RELEASE_S, until)
+        self.wait(wait_s, until)
         if settle:
             self.settle()
 
@@ -185,7 +188,7 @@ class Finger:
             return False
         w.on_touch_down = probe
         try:
-            self.touch_at(x, y, until=lambda: bool(got), settle=False)
+            self.touch_at(x, y, until=lambda: bool(got), settle=False, wait_s=PROBE_WAIT_S)
         finally:
             del w.on_touch_down
         return bool(got)
