@@ -342,8 +342,10 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
             lone_backs.append(Column(comp, ["back"], LOOSE))
             continue
         comp.sort(key=lambda i: fr[i][2])
+        # a column's place across is its head's: a player lays each column from its head, and
+        # a leaning or fanned column drifts across further down (its cards' mean with it)
         cols.append((comp, min(fr[i][2] for i in comp), max(fr[i][3] for i in comp),
-                     sum((fr[i][0] + fr[i][1]) / 2 for i in comp) / len(comp)))
+                     (fr[comp[0]][0] + fr[comp[0]][1]) / 2))
     # rows: columns whose extents along v overlap; the claimed row usually comes first
     cols.sort(key=lambda c: c[1])
     rows: list[list[tuple[list[int], float, float, float]]] = []
@@ -393,7 +395,8 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     return out + lone_backs
 
 
-_Placed = tuple[list[int], float, float, float]  # a column's cards, its extent along v, its place across
+# a column's cards, its extent along v, its head's place across
+_Placed = tuple[list[int], float, float, float]
 
 
 def _cards(row: list[_Placed]) -> int:
