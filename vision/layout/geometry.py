@@ -364,6 +364,13 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     if len(long) == 1 and len(rows[long[0]]) >= 3:
         pieces, split = _split_long_row(sorted(rows[long[0]], key=lambda c: c[3]), p)
         rows[long[0]:long[0] + 1] = pieces
+    elif len(long) > 1:
+        # a card or two at a row's end past a gap wider than the row's columns keep is a
+        # discard beside the row, not the hand's lone card (nor evidence of which row is which)
+        for r in long:
+            row, apart = _ends_apart(sorted(rows[r], key=lambda c: c[3]), p)
+            rows[r] = row
+            rows += apart
     # a row of one or two cards away from the layout is a stray (a discard, the stock)
     size = [_cards(row) for row in rows]
     main = [r for r in range(len(rows)) if size[r] > p.stray_max]
@@ -421,6 +428,25 @@ def _split_long_row(row: list[_Placed], p: Params) -> tuple[list[list[_Placed]],
         apart.append(small[0])
         row = right if small[0] is left else left
     return [row, *apart], False
+
+
+def _ends_apart(row: list[_Placed], p: Params) -> tuple[list[_Placed], list[list[_Placed]]]:
+    """A row (columns in order across) without the cards at its ends, one or two in all
+    (``Params.stray_max``), that lie past a gap over ``Params.row_split`` times the row's usual
+    spacing; and those cards' columns, each a row of its own (a stray)."""
+    apart: list[list[_Placed]] = []
+    while len(row) >= 4:
+        gaps = [b[3] - a[3] for a, b in itertools.pairwise(row)]
+        wide = p.stray_gap * sorted(gaps)[len(gaps) // 2]
+        left = next((k + 1 for k in range(len(gaps)) if _cards(row[:k + 1]) <= p.stray_max
+                     and gaps[k] > wide), 0)
+        right = next((k + 1 for k in range(len(gaps) - 1, -1, -1)
+                      if _cards(row[k + 1:]) <= p.stray_max and gaps[k] > wide), len(row))
+        if not left and right == len(row):
+            break
+        apart += [[c] for c in row[:left] + row[right:]]
+        row = row[left:right]
+    return row, apart
 
 
 def _off_axis(d: Detection, axis_deg: float, p: Params) -> bool:
