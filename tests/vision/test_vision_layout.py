@@ -889,3 +889,17 @@ def test_a_long_row_splits_at_the_gap_between_its_columns_heads() -> None:
     got = _groups(dets)
     assert [cards for _, _, cards in got] == [*table, *HAND_ROW]
     assert [r for r, _, _ in got] == ["table"] * 3 + ["hand"] * 4
+
+
+@pytest.mark.parametrize("apart", [250.0, 100.0])
+def test_a_card_past_a_wide_gap_at_a_rows_end_lies_apart(apart: float) -> None:
+    """A discard in line with the claimed row, two and a half columns' pitch past its last
+    column, is no lone card of that row: it lies apart, and the row (all triples) is still the
+    claimed one. A card one pitch on is the row's own lone card, which makes that row the hand."""
+    claimed = [["d5", "d5", "d5"], ["x1", "x2", "x3"], ["x10", "x10", "x10"]]
+    dets = [*_scene([claimed, HAND_ROW]), _det("x7", 1000 + apart, 600)]
+    cols = columns(dets)
+    lone = next(c for c in cols if c.cards == ["x7"])
+    row = "table" if apart > 150 else "hand"
+    assert lone.row == ("loose" if apart > 150 else "hand")
+    assert [c.row for c in cols if c.cards in claimed] == [row] * 3
