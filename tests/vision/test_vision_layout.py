@@ -871,3 +871,35 @@ def test_backs_lie_along_the_face_of_their_leaning_group() -> None:
     assert ["x10", "back", "back"] in [c.cards for c in columns([*others, *group])]
     apart = columns([*others, *group], Params(back_reach=0.0))
     assert ["x10", "back", "back"] not in [c.cards for c in apart]
+
+
+def test_a_long_row_splits_at_the_gap_between_its_columns_heads() -> None:
+    """Claimed and revealed groups side by side in one row, a gap of two columns' pitch between
+    them, some columns leaning 25 degrees (a fanned hand): a player lays each column from its
+    head, so the heads keep the gap, while the cards' mean drifts across with the lean and
+    leaves a wider gap inside the hand, between a column leaning left and one leaning right."""
+    lean = {200.0: -25.0, 400.0: 25.0, 500.0: 25.0, 600.0: -25.0}  # + leans left, - right
+    table = [TABLE_ROW[1], TABLE_ROW[0], TABLE_ROW[2]]
+    dets = []
+    for x, col in zip([0.0, 100.0, 200.0, 400.0, 500.0, 600.0, 700.0], [*table, *HAND_ROW], strict=True):
+        a = math.radians(lean.get(x, 0.0))
+        down = (-math.sin(a), math.cos(a))
+        dets += [_det(card, 300 + x + down[0] * 80 * j, 300 + down[1] * 80 * j, down)
+                 for j, card in enumerate(col)]
+    got = _groups(dets)
+    assert [cards for _, _, cards in got] == [*table, *HAND_ROW]
+    assert [r for r, _, _ in got] == ["table"] * 3 + ["hand"] * 4
+
+
+@pytest.mark.parametrize("apart", [250.0, 100.0])
+def test_a_card_past_a_wide_gap_at_a_rows_end_lies_apart(apart: float) -> None:
+    """A discard in line with the claimed row, two and a half columns' pitch past its last
+    column, is no lone card of that row: it lies apart, and the row (all triples) is still the
+    claimed one. A card one pitch on is the row's own lone card, which makes that row the hand."""
+    claimed = [["d5", "d5", "d5"], ["x1", "x2", "x3"], ["x10", "x10", "x10"]]
+    dets = [*_scene([claimed, HAND_ROW]), _det("x7", 1000 + apart, 600)]
+    cols = columns(dets)
+    lone = next(c for c in cols if c.cards == ["x7"])
+    row = "table" if apart > 150 else "hand"
+    assert lone.row == ("loose" if apart > 150 else "hand")
+    assert [c.row for c in cols if c.cards in claimed] == [row] * 3

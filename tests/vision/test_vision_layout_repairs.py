@@ -27,6 +27,7 @@ from zipai.vision.layout import (
     Repair,
     assemble,
     join_lone_backs,
+    join_split_groups,
     proposed_state,
     read_backs,
     read_hidden,
@@ -111,6 +112,28 @@ def test_join_lone_backs_puts_the_back_beside_a_short_concealed_group_into_it() 
     assert not any(c.row == LOOSE for c in joined.columns)
     far = _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]], loose=[(400.0, 170.0, "back")])
     assert join_lone_backs(far) is None  # 6 glyph sizes away: the stock pile
+
+
+def test_join_split_groups_joins_a_lone_card_and_the_pair_beside_it_that_make_one_group() -> None:
+    """伍伍伍 claimed, its first card lying level beside the other two: a lone 伍 and a pair in
+    the claimed row are no groups, together they are its 碰 (and 拾 beside two backs its 偎)."""
+    draft = _draft(table=[["d5"], ["d5", "d5"], ["x10"], ["back", "back"], TABLE_ROW[2]])
+    joined = join_split_groups(draft)
+    assert joined is not None and joined.splits
+    assert _look(joined)[:3] == [("table", "open", ["d5", "d5", "d5"]),
+                                 ("table", "concealed", ["x10", "back", "back"]),
+                                 ("table", "open", ["x1", "x2", "x3"])]
+    assert joined.columns[0].settled.startswith("a card lying apart taken in")
+    assert join_split_groups(joined) is None
+
+
+@pytest.mark.parametrize("table", [
+    [["d5"], TABLE_ROW[1], TABLE_ROW[2], ["d5", "d5"]],  # 6 glyph sizes apart
+    [["d5"], ["x1", "x2"], TABLE_ROW[1]],  # together no group
+    [["d5"], ["d5", "d5"], ["d5"], TABLE_ROW[1]],  # the pair could take either lone card
+])
+def test_join_split_groups_leaves_columns_far_apart_no_group_or_two_ways(table: list[list[str]]) -> None:
+    assert join_split_groups(_draft(table=table)) is None
 
 
 def test_read_backs_reads_an_all_back_group_as_the_pay_most_readings_give() -> None:
@@ -400,6 +423,7 @@ def _cases() -> list[tuple[Repair, Draft]]:
     return [
         (join_lone_backs, _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]],
                                  loose=[(130.0, 170.0, "back")])),
+        (join_split_groups, _draft(table=[["d5"], ["d5", "d5"], *TABLE_ROW[1:]])),
         (settle_strays, _draft(hand=[*HAND_ROW, ["x7"]])),
         (read_backs, _draft(table=[TABLE_ROW[0], ["back"] * 3, TABLE_ROW[2]])),
         (settle_backs, _draft(table=[["d5", "back", "back"], ["x10"], TABLE_ROW[2]],
@@ -427,8 +451,9 @@ def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, dr
 
 
 def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
-    assert [s.__name__ for s in REPAIRS] == ["join_lone_backs", "read_backs", "settle_strays", "settle_backs",
-                                             "settle_rows", "reread", "take_in", "read_hidden", "rescue"]
+    assert [s.__name__ for s in REPAIRS] == ["join_lone_backs", "join_split_groups", "read_backs",
+                                             "settle_strays", "settle_backs", "settle_rows", "reread",
+                                             "take_in", "read_hidden", "rescue"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:

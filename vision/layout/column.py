@@ -26,8 +26,9 @@ class Params:
     cards of the validation scenes (``zipai tune layout``); ``far_end`` and ``far_after``, and
     ``column_break`` again once it counted in the photo's usual step, and ``glyph_overlap``,
     ``back_reach``, ``far_end`` and ``max_step`` again once two backs counted in their own
-    width, on the labelled cards of ``data/layout`` and ``data/detector/val_tune400`` (``zipai
-    eval detector DIR --labelled-cards``) and the validation photos' scans (docs/lab/layout.md)."""
+    width, and ``stray_gap``, on the labelled cards of ``data/layout`` and
+    ``data/detector/val_tune400`` (``zipai eval detector DIR --labelled-cards``) and the
+    validation photos' scans (docs/lab/layout.md)."""
 
     max_lateral: float = 0.65  # |across-column offset| of two cards in one column
     max_gap: float = 1.9  # gap along the column between consecutive boxes
@@ -44,6 +45,7 @@ class Params:
     far_after: float = 1.5  # a step this many usual steps long after a far end is the gap to the next row
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
     row_split: float = 1.1  # a gap this many times the usual column spacing splits one long row
+    stray_gap: float = 1.5  # a card or two at a row's end past a gap this many times its spacing lie apart
     low_confidence: float = 0.7  # reader probability below this is a doubt
     reread_below: float = 0.9  # a face read less surely than this may take the reader's second choice
     reread_max: int = 6  # the least sure faces that ``reread`` weighs

@@ -342,8 +342,10 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
             lone_backs.append(Column(comp, ["back"], LOOSE))
             continue
         comp.sort(key=lambda i: fr[i][2])
+        # a column's place across is its head's: a player lays each column from its head, and
+        # a leaning or fanned column drifts across further down (its cards' mean with it)
         cols.append((comp, min(fr[i][2] for i in comp), max(fr[i][3] for i in comp),
-                     sum((fr[i][0] + fr[i][1]) / 2 for i in comp) / len(comp)))
+                     (fr[comp[0]][0] + fr[comp[0]][1]) / 2))
     # rows: columns whose extents along v overlap; the claimed row usually comes first
     cols.sort(key=lambda c: c[1])
     rows: list[list[tuple[list[int], float, float, float]]] = []
@@ -362,6 +364,13 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     if len(long) == 1 and len(rows[long[0]]) >= 3:
         pieces, split = _split_long_row(sorted(rows[long[0]], key=lambda c: c[3]), p)
         rows[long[0]:long[0] + 1] = pieces
+    elif len(long) > 1:
+        # a card or two at a row's end past a gap wider than the row's columns keep is a
+        # discard beside the row, not the hand's lone card (nor evidence of which row is which)
+        for r in long:
+            row, apart = _ends_apart(sorted(rows[r], key=lambda c: c[3]), p)
+            rows[r] = row
+            rows += apart
     # a row of one or two cards away from the layout is a stray (a discard, the stock)
     size = [_cards(row) for row in rows]
     main = [r for r in range(len(rows)) if size[r] > p.stray_max]
@@ -393,7 +402,8 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     return out + lone_backs
 
 
-_Placed = tuple[list[int], float, float, float]  # a column's cards, its extent along v, its place across
+# a column's cards, its extent along v, its head's place across
+_Placed = tuple[list[int], float, float, float]
 
 
 def _cards(row: list[_Placed]) -> int:
@@ -418,6 +428,25 @@ def _split_long_row(row: list[_Placed], p: Params) -> tuple[list[list[_Placed]],
         apart.append(small[0])
         row = right if small[0] is left else left
     return [row, *apart], False
+
+
+def _ends_apart(row: list[_Placed], p: Params) -> tuple[list[_Placed], list[list[_Placed]]]:
+    """A row (columns in order across) without the cards at its ends, one or two in all
+    (``Params.stray_max``), that lie past a gap over ``Params.row_split`` times the row's usual
+    spacing; and those cards' columns, each a row of its own (a stray)."""
+    apart: list[list[_Placed]] = []
+    while len(row) >= 4:
+        gaps = [b[3] - a[3] for a, b in itertools.pairwise(row)]
+        wide = p.stray_gap * sorted(gaps)[len(gaps) // 2]
+        left = next((k + 1 for k in range(len(gaps)) if _cards(row[:k + 1]) <= p.stray_max
+                     and gaps[k] > wide), 0)
+        right = next((k + 1 for k in range(len(gaps) - 1, -1, -1)
+                      if _cards(row[k + 1:]) <= p.stray_max and gaps[k] > wide), len(row))
+        if not left and right == len(row):
+            break
+        apart += [[c] for c in row[:left] + row[right:]]
+        row = row[left:right]
+    return row, apart
 
 
 def _off_axis(d: Detection, axis_deg: float, p: Params) -> bool:

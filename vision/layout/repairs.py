@@ -23,13 +23,13 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
-from zipai.engine import Card, Result, State, ZipaiError, parse_input, score_hand, splits_into_groups
+from zipai.engine import Card, Group, Result, State, ZipaiError, parse_input, score_hand, splits_into_groups
 
 from ..detector import FACES, Detection
 from .assemble import engine_input, group_cards, other_way_round
 from .chance import NO_SCORE, Evidence, Outcome, describe, judge, outcome, pays_same
 from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, Params, proposed_state
-from .geometry import columns, scale
+from .geometry import card_axis, columns, scale
 
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
 BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
@@ -116,6 +116,66 @@ def join_lone_backs(draft: Draft) -> Draft | None:
     if not moves or len({b for b, _ in moves}) < len(moves):
         return None
     return draft.with_columns(_with_backs(cols, moves, "a concealed group shows three or four cards"))
+
+
+def join_split_groups(draft: Draft) -> Draft | None:
+    """Join two short columns of one row that lie close and together make one group.
+
+    A column of one or two cards in the claimed row is no group (the table holds triples and
+    quads), nor is a concealed column of two cards; where a card of a group lies level with or
+    askew from the rest, the geometry ends the column at it and the group comes out as a lone
+    card beside a pair (or a face beside two backs). Two such columns of the same row, each
+    shorter than a group, whose cards together make a group of three or four (a face-up group
+    the engine accepts, or one face over backs) and whose nearest cards lie within
+    ``BACK_REACH`` glyph sizes, are joined when each is the other's only such partner. In the
+    hand row it changes no score (free cards are pooled), but it keeps the group whole if the
+    rows are told the other way round. The geometry's repair, asked of every draft."""
+    cols, dets = draft.columns, draft.detections
+    short = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state in (FREE, CONCEALED)
+             and len(c.cards) < 3 and not c.name and all(0 <= i < len(dets) for i in c.detections)]
+    if len(short) < 2:
+        return None
+    s = scale(dets)
+    pairs = [(a, b) for a, b in itertools.combinations(short, 2) if cols[a].row == cols[b].row
+             and _makes_group(cols[a].cards + cols[b].cards)
+             and _between(dets, cols[a], cols[b]) < BACK_REACH * s]
+    partners = Counter(n for pair in pairs for n in pair)
+    pairs = [(a, b) for a, b in pairs if partners[a] == 1 and partners[b] == 1]
+    if not pairs:
+        return None
+    a_ = math.radians(card_axis(dets))
+    gx, gy = -math.sin(a_), math.cos(a_)
+    out = list(cols)
+    for a, b in pairs:
+        order = sorted(cols[a].detections + cols[b].detections,
+                       key=lambda i: dets[i].center[0] * gx + dets[i].center[1] * gy)
+        joined = cols[a].copy(detections=order, cards=[dets[i].card for i in order],
+                              settled="a card lying apart taken in: with the column beside it, it makes "
+                                      "one group")
+        joined.state = proposed_state(joined)
+        out[a], out[b] = joined, cols[b].copy(detections=[], cards=[])
+    return draft.with_columns([c for c in out if c.cards])
+
+
+def _makes_group(cards: Sequence[str]) -> bool:
+    """Whether three or four cards make a group: faces the engine accepts as a group, or one
+    face over backs (a concealed group)."""
+    if not 3 <= len(cards) <= 4:
+        return False
+    faces = [x for x in cards if x != "back"]
+    if len(faces) < len(cards):
+        return len(set(faces)) <= 1 and len(faces) <= 1
+    try:
+        Group([Card.parse(x) for x in faces], State.OPEN)
+    except ZipaiError:
+        return False
+    return True
+
+
+def _between(dets: Sequence[Detection], a: Column, b: Column) -> float:
+    """Pixels between the nearest cards of two columns."""
+    return min(math.hypot(dets[i].center[0] - dets[j].center[0], dets[i].center[1] - dets[j].center[1])
+               for i in a.detections for j in b.detections)
 
 
 def read_backs(draft: Draft) -> Draft | None:
@@ -601,14 +661,16 @@ def _rescue_why(best: Rescue, found: Sequence[Rescue], now: Outcome, dets: Seque
     return head + f"; the likeliest of {len(found)} readings that win, others pay otherwise: {others}"
 
 
-REPAIRS: tuple[Repair, ...] = (join_lone_backs, read_backs, settle_strays, settle_backs, settle_rows, reread,
-                               take_in, read_hidden, rescue)
-"""The order the repairs run in: the geometry's own repair, the card of an all-back group, then
-the lone cards, the lone backs, the rows, a misread, a missed card a weak find shows, a card no
-find shows, each tried only if those before it left a layout that does not split, and last the
-card the chances doubt most, read otherwise when the layout makes no winning hand."""
+REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, read_backs, settle_strays, settle_backs,
+                               settle_rows, reread, take_in, read_hidden, rescue)
+"""The order the repairs run in: the geometry's own repairs (a lone back, a group split over two
+short columns), the card of an all-back group, then the lone cards, the lone backs, the rows, a
+misread, a missed card a weak find shows, a card no find shows, each tried only if those before
+it left a layout that does not split, and last the card the chances doubt most, read otherwise
+when the layout makes no winning hand."""
 
-AROUND_RESCUE: tuple[Repair, ...] = (join_lone_backs, settle_strays, settle_backs, settle_rows)
+AROUND_RESCUE: tuple[Repair, ...] = (join_lone_backs, join_split_groups, settle_strays, settle_backs,
+                                     settle_rows)
 """The repairs ``rescue`` runs on each of its trial readings: those that move lone cards and
 backs in or out and swap the rows, not those that read or add a card (``reread``,
 ``read_hidden``, ``read_backs``, ``take_in``): one card changed a trial, and a trial's work
