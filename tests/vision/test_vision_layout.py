@@ -646,8 +646,10 @@ def test_two_rows_that_look_alike_are_a_doubt_when_the_other_way_round_scores_ot
     asm = _claimed(dets)[1]
     assert [d.kind for d in asm.doubts] == ["claimed_row"] and "neither row" in asm.doubts[0].message
     assert _claimed(dets, Params(row_doubts=frozenset({"split"})))[1].doubts == []  # only when asked
-    # a row with a back is the claimed one, and a row with a pair is the hand: no guess either way
-    assert all(c.row_guess == "" for c in columns(_scene([TABLE_ROW, HAND_ROW])))
+    # a row with a back is taken as claimed, but a hand's 坎 shows backs too: a guess of its own
+    told = columns(_scene([TABLE_ROW, HAND_ROW]))
+    assert [c.row for c in told] == ["table"] * 3 + ["hand"] * 4 and {c.row_guess for c in told} == {"backs"}
+    # a row with a pair or a lone card is the hand: no guess
     paired = _scene([FACE_UP_ROW, [*HAND_ROW[:3], ["d8", "d8"], ["x8"]]])
     assert all(c.row_guess == "" for c in columns(paired))
 

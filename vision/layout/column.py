@@ -13,7 +13,9 @@ from typing import Any
 TABLE, HAND, LOOSE = "table", "hand", "loose"
 # why the claimed row can be a guess (``Column.row_guess``)
 ROW_GUESSES = {"split": "the cards lie in one long row, split at its widest gap",
-               "alike": "neither row shows a back, a pair or a lone card",
+               "alike": "neither row alone shows a back, a pair or a lone card",
+               "backs": "only a back tells the rows apart, and a set held in the hand is laid face "
+                        "over backs too",
                "swapped": "with the first row taken as claimed the hand split into no groups, so the "
                           "other row was taken"}
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"

@@ -29,7 +29,7 @@ from ..detector import FACES, Detection
 from .assemble import engine_input, group_cards, other_way_round
 from .chance import NO_SCORE, Evidence, Outcome, describe, judge, outcome, pays_same
 from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, Params, proposed_state
-from .geometry import columns, scale
+from .geometry import columns, retell_rows, scale
 
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
 BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
@@ -271,8 +271,18 @@ def settle_strays(draft: Draft) -> Draft | None:
         found = [combo for combo in itertools.combinations(lone, k)
                  if draft.with_columns(_flipped(cols, combo)).splits]
         if found:
-            return draft.with_columns(_flipped(cols, found[0], settle=True)) if len(found) == 1 else None
+            return _retold(draft.with_columns(_flipped(cols, found[0], settle=True))) if len(found) == 1 else None
     return None
+
+
+def _retold(draft: Draft) -> Draft:
+    """The draft with its rows told again (``retell_rows``) once lone cards are left out: a
+    discard in the hand's row looks like the lone card that shows a hand, and once it is out
+    the rows must be told by what stays, or the hand's triples are scored as claimed ones."""
+    cols = retell_rows(draft.columns, draft.detections)
+    if cols is None:
+        return draft
+    return draft.with_columns([c.copy(state=proposed_state(c)) if c.row in (TABLE, HAND) else c for c in cols])
 
 
 def _flipped(cols: Sequence[Column], flip: Sequence[int], settle: bool = False) -> list[Column]:
