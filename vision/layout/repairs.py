@@ -141,7 +141,7 @@ def read_backs(draft: Draft) -> Draft | None:
         if n not in blind:
             seen.update(group_cards(c) or [] if c.state == CONCEALED else [x for x in c.cards if x != "back"])
     found = _readings(draft, blind, seen)
-    if not found and len(blind) == 1 and any(c.row_guess for c in cols if c.row in (TABLE, HAND)):
+    if not found and len(blind) == 1 and _swappable(cols):
         # the rows were a guess, and as guessed no reading splits: the other way round, as
         # ``settle_rows`` takes it once the group has a card (for one such column only: two
         # are 400 readings a way, each with its lone cards settled, seconds in the worst case)
@@ -270,8 +270,10 @@ def settle_strays(draft: Draft) -> Draft | None:
     for k in range(1, len(lone) + 1):
         found = [combo for combo in itertools.combinations(lone, k)
                  if draft.with_columns(_flipped(cols, combo)).splits]
+        if len(found) > 1:
+            return None
         if found:
-            return _retold(draft.with_columns(_flipped(cols, found[0], settle=True))) if len(found) == 1 else None
+            return _retold(draft.with_columns(_flipped(cols, found[0], settle=True)))
     return None
 
 
@@ -282,7 +284,8 @@ def _retold(draft: Draft) -> Draft:
     cols = retell_rows(draft.columns, draft.detections)
     if cols is None:
         return draft
-    return draft.with_columns([c.copy(state=proposed_state(c)) if c.row in (TABLE, HAND) else c for c in cols])
+    return draft.with_columns([c.copy(state=proposed_state(c)) if c.row in (TABLE, HAND) else c
+                               for c in cols])
 
 
 def _flipped(cols: Sequence[Column], flip: Sequence[int], settle: bool = False) -> list[Column]:
@@ -354,6 +357,13 @@ def _with_backs(cols: Sequence[Column], moves: Sequence[tuple[int, int]], why: s
     return [c for c in out if c.cards]
 
 
+def _swappable(cols: Sequence[Column]) -> bool:
+    """Whether the rules may take the rows the other way round: only where nothing in the photo
+    told them apart. A row that shows backs is proposed as claimed, and ``claimed_row`` asks when
+    the other way scores otherwise, but the rules do not swap it back."""
+    return any(c.row_guess not in ("", "backs") for c in cols if c.row in (TABLE, HAND))
+
+
 def settle_rows(draft: Draft) -> Draft | None:
     """Let the rules say which row was claimed when the geometry only guessed.
 
@@ -365,7 +375,7 @@ def settle_rows(draft: Draft) -> Draft | None:
     when both split but only it wins scored the same validation scenes and fewer held-out ones:
     a spoiled layout, which no reading wins, lost its rows. Where both ways score, they stay as
     guessed and ``claimed_row`` asks when the two score differently.)"""
-    if draft.splits or not any(c.row_guess for c in draft.columns if c.row in (TABLE, HAND)):
+    if draft.splits or not _swappable(draft.columns):
         return None
     other = draft.with_columns(other_way_round(draft.columns, "swapped"))
     return other if other.splits else settle_strays(other)
