@@ -1,7 +1,7 @@
 """Choose when a scan says it is unsure, on validation scenes only: the selector's probability
 under which a kept find is a doubt (``Params.low_select``), and which guessed claimed rows are
-(``Params.row_doubts``: a long row split at its widest gap, two rows that look alike, rows told
-apart only by a back).
+(``Params.row_doubts``: a long row split at its widest gap, two rows that look alike, a pair beside a
+column of four that is no quad, rows told apart only by a back).
 
 A scan is *clean* when its layout is complete and it raises no doubt but cards lying apart
 (``stray_cards``, which only says what was left out). The app lets a clean scan through with a
@@ -42,7 +42,7 @@ from . import parser
 
 LOW_SELECT = (0.0, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8)
 ROWS = (frozenset(), frozenset({"split"}), frozenset({"alike"}), frozenset({"split", "alike"}),
-        frozenset({"split", "alike", "backs"}))
+        frozenset({"split", "alike", "broken"}), frozenset({"split", "alike", "broken", "backs"}))
 
 
 @dataclass

@@ -16,6 +16,8 @@ ROW_GUESSES = {"split": "the cards lie in one long row, split at its widest gap"
                "alike": "neither row alone shows a back, a pair or a lone card",
                "backs": "only a back tells the rows apart, and a set held in the hand is laid face "
                         "over backs too",
+               "broken": "the row taken as the hand shows a pair or a lone card beside a column of four "
+                         "that is no quad, and may be a group split over two columns",
                "swapped": "with the first row taken as claimed the hand split into no groups, so the "
                           "other row was taken"}
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"
@@ -53,9 +55,10 @@ class Params:
     low_select: float = 0.5  # the selector's probability below this is a doubt (zipai tune doubts)
     # which guessed claimed rows are doubts (``ROW_GUESSES``; zipai tune doubts). "backs" is left
     # out: on the validation scenes' labelled cards it asked about 59 scenes scored right and
-    # caught no wrong score that nothing else flagged (docs/lab/layout.md); the table's convention
-    # (``answers.take_claimed``) still answers such rows
-    row_doubts: frozenset[str] = frozenset({"split", "alike"})
+    # caught no wrong score that nothing else flagged, where "broken" caught the one left at the
+    # cost of one scene asked that was clean (docs/lab/layout.md); the table's convention
+    # (``answers.take_claimed``) answers rows of any guess
+    row_doubts: frozenset[str] = frozenset({"split", "alike", "broken"})
     color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
     off_axis: float = 30.0  # degrees: a face turned further from the layout's axis lies apart
     # which cards are doubts: "chance" (each card whose chance of being wrong passes the chance

@@ -393,15 +393,23 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
     showing backs, and not a pair or a lone card, is proposed as claimed). Only the pair or lone
     card proves it: a concealed 偎 or 提 on the table and a 坎 or 提 the hand reveals are both
     laid face over backs, so rows told apart by anything else are a guess; with nothing to tell
-    them apart the first row is taken as claimed."""
+    them apart the first row is taken as claimed. A pair beside a column of four that is no quad
+    proves nothing either: that column holds another group's card, and the pair may be the rest."""
     # a column of a back and a face is a concealed group a card short, not the hand's pair
     short = [any(len(c) < 3 and "back" not in c for c in row) for row in rows]
+
     backs = [any("back" in c for c in row) for row in rows]
     evidence = [2 * b - s for b, s in zip(backs, short, strict=True)]
     table = 1 if evidence[1] > evidence[0] else 0
     if evidence[0] == evidence[1]:
         return table, "alike"
-    return table, "" if short[1 - table] and not short[table] else "backs"
+    if not short[1 - table] or short[table]:
+        return table, "backs"
+    # a column of four that is no quad holds a card of another group: the short column beside
+    # it may be that group, broken, and no pair
+    if any(len(c) >= 4 and len(set(c)) > 1 for c in rows[1 - table]):
+        return table, "broken"
+    return table, ""
 
 
 def retell_rows(cols: Sequence[Column], dets: Sequence[Detection]) -> list[Column] | None:
