@@ -54,7 +54,7 @@ class Params:
     low_find: float = 0.35  # finder score below this is a doubt
     low_select: float = 0.5  # the selector's probability below this is a doubt (zipai tune doubts)
     # which guessed claimed rows are doubts (``ROW_GUESSES``; zipai tune doubts). "backs" is left
-    # out: on the validation scenes' labelled cards it asked about 59 scenes scored right and
+    # out: on the validation scenes' labelled cards it asked about 52 scenes scored right and
     # caught no wrong score that nothing else flagged, where "broken" caught the one left at the
     # cost of one scene asked that was clean (docs/lab/layout.md); the table's convention
     # (``answers.take_claimed``) answers rows of any guess
