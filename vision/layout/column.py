@@ -53,10 +53,10 @@ class Params:
     reread_max: int = 6  # the least sure faces that ``reread`` weighs
     low_find: float = 0.35  # finder score below this is a doubt
     low_select: float = 0.5  # the selector's probability below this is a doubt (zipai tune doubts)
-    # which guessed claimed rows are doubts (``ROW_GUESSES``; zipai tune doubts). "backs" is left
-    # out: on the validation scenes' labelled cards it asked about 52 scenes scored right and
-    # caught no wrong score that nothing else flagged, where "broken" caught the one left at the
-    # cost of one scene asked that was clean (docs/lab/layout.md); the table's convention
+    # which guessed claimed rows are doubts (``ROW_GUESSES``; zipai tune doubts [--labelled-cards]).
+    # "backs" is left out: on the validation scenes' labelled cards it asked 13 more right scans
+    # that were clean and caught no wrong score left clean, where "broken" caught the one left
+    # for one right scan asked (docs/lab/layout.md); the table's convention
     # (``answers.take_claimed``) answers rows of any guess
     row_doubts: frozenset[str] = frozenset({"split", "alike", "broken"})
     color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
