@@ -1,6 +1,7 @@
 """Choose when a scan says it is unsure, on validation scenes only: the selector's probability
 under which a kept find is a doubt (``Params.low_select``), and which guessed claimed rows are
-(``Params.row_doubts``: a long row split at its widest gap, two rows that look alike).
+(``Params.row_doubts``: a long row split at its widest gap, two rows that look alike, a pair beside a
+column of four that is no quad, rows told apart only by a back).
 
 A scan is *clean* when its layout is complete and it raises no doubt but cards lying apart
 (``stray_cards``, which only says what was left out). The app lets a clean scan through with a
@@ -13,6 +14,11 @@ those lying apart) it also counts how many misread or extra ones a card doubt na
 (``zipai.models.evaluate.CARD_DOUBTS``), and how many of the cards those doubts name are wrong.
 
     zipai tune doubts data/detector/val_tune400 data/detector/val_unseen [--weight 3]
+    zipai tune doubts data/layout/players_hand_val data/detector/val_tune400 --labelled-cards
+
+``--labelled-cards`` weighs only ``row_doubts``, on the scenes' labelled cards (the networks set
+aside, as ``zipai eval detector --labelled-cards``): which rows to ask about is the layout's own
+question, and the true cards leave it alone to answer.
 
 ``low_select`` only shapes the card doubts of the rule before the chance (``doubt_rule="reasons"``,
 which this tuner assembles); a scan's card doubts are now chosen by the chance that a card is
@@ -40,7 +46,8 @@ from zipai.vision.scan import Scan, scan_detections
 from . import parser
 
 LOW_SELECT = (0.0, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8)
-ROWS = (frozenset(), frozenset({"split"}), frozenset({"alike"}), frozenset({"split", "alike"}))
+ROWS = (frozenset(), frozenset({"split"}), frozenset({"alike"}), frozenset({"split", "alike"}),
+        frozenset({"split", "alike", "broken"}), frozenset({"split", "alike", "broken", "backs"}))
 
 
 @dataclass
@@ -84,7 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     p = parser(__doc__, "doubts")
     p.add_argument("--weight", type=float, default=3.0,
                    help="a wrong score left clean counts this many needless looks (default 3)")
+    p.add_argument("--labelled-cards", action="store_true",
+                   help="weigh row_doubts alone on the labelled cards (no network runs)")
     args = p.parse_args(argv)
+    if args.labelled_cards:
+        return labelled_rows(args.data, args.limit, args.weight)
     if args.write_manifest:
         print("zipai tune doubts: these settings are code defaults (zipai.vision.layout.Params), not the "
               "manifest's; nothing to write", file=sys.stderr)
@@ -124,6 +135,35 @@ def main(argv: list[str] | None = None) -> int:
     now = Params()
     print(f"chosen: low_select {best[0]}, row_doubts {sorted(best[1])} (Params has low_select "
           f"{now.low_select}, row_doubts {sorted(now.row_doubts)})")
+    return 0
+
+
+def labelled_rows(folders: list, limit: int, weight: float) -> int:
+    """Each ``ROWS`` setting scored on the scenes' labelled cards (``labelled_scan``), the rest
+    of ``Params`` as shipped: how many complete scans it leaves clean, right and wrong, and how
+    many it flags; best first, as ``main`` weighs them."""
+    from zipai.models.eval_layout import labelled_scan
+
+    counts = {rows: Count() for rows in ROWS}
+    scenes = labelled_scenes(folders, limit)
+    for _, im, anns in scenes:
+        truth = im.get("layout")
+        if truth is None:  # a scene with no layout has no score to get right
+            continue
+        for rows in ROWS:
+            p = Params(row_doubts=rows)
+            sc = labelled_scan(im, anns, lambda w, h, d, b, p=p: scan_detections(w, h, d, b, p))
+            counts[rows].add(sc, same_score(sc.assembled.layout, sc.assembled.complete, truth))
+    order = sorted(ROWS, key=lambda r: (counts[r].worth(weight), -len(r)), reverse=True)
+    n = counts[ROWS[0]]
+    print(f"{n.scenes} scenes of {', '.join(str(d) for d in folders)}, labelled cards; {n.complete} complete "
+          f"enough to score; best first (worth: clean right - {weight:g} x clean wrong)")
+    print("  claimed_row               clean  clean wrong  flagged right  flagged wrong  worth")
+    for r in order:
+        c = counts[r]
+        print(f"  {'+'.join(sorted(r)) or '-':<24}  {c.clean_right + c.clean_wrong:<5}  {c.clean_wrong:<11}  "
+              f"{c.flagged_right:<13}  {c.flagged_wrong:<13}  {c.worth(weight):g}")
+    print(f"chosen: row_doubts {sorted(order[0])} (Params has row_doubts {sorted(Params().row_doubts)})")
     return 0
 
 

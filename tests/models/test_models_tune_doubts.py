@@ -51,3 +51,16 @@ def test_every_setting_is_tried_and_nothing_is_written(tuning_setup: tuple[Path,
     assert len(rows) == len(mod.LOW_SELECT) * len(mod.ROWS)
     assert mod.main([str(data), "--model", str(manifest), "--write-manifest"]) == 2
     assert manifest.read_bytes() == before
+
+
+def test_the_labelled_cards_weigh_the_rows_asked_about_alone(tuning_setup: tuple[Path, Path],
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """No network runs: each claimed-row setting assembles the scenes' labelled cards, and the
+    choice names one of them beside what ``Params`` ships."""
+    data, _ = tuning_setup
+    assert mod.main([str(data), "--labelled-cards"]) == 0
+    out = capsys.readouterr().out
+    assert "2 scenes of" in out and "labelled cards" in out
+    rows = [line for line in out.splitlines() if line.startswith("  ") and "claimed_row" not in line]
+    assert sorted(line.split()[0] for line in rows) == sorted("+".join(sorted(r)) or "-" for r in mod.ROWS)
+    assert "chosen: row_doubts [" in out and "Params has row_doubts ['alike', 'broken', 'split']" in out

@@ -27,7 +27,8 @@ from zipai.vision.layout import (
     settle_strays,
     take_in,
 )
-from zipai.vision.layout.geometry import concealed_cuts
+from zipai.vision.layout.answers import take_claimed
+from zipai.vision.layout.geometry import concealed_cuts, tell_rows
 from zipai.vision.scan import scan_detections
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
@@ -646,10 +647,86 @@ def test_two_rows_that_look_alike_are_a_doubt_when_the_other_way_round_scores_ot
     asm = _claimed(dets)[1]
     assert [d.kind for d in asm.doubts] == ["claimed_row"] and "neither row" in asm.doubts[0].message
     assert _claimed(dets, Params(row_doubts=frozenset({"split"})))[1].doubts == []  # only when asked
-    # a row with a back is the claimed one, and a row with a pair is the hand: no guess either way
-    assert all(c.row_guess == "" for c in columns(_scene([TABLE_ROW, HAND_ROW])))
+    # a row with a back is taken as claimed, but a hand's 坎 shows backs too: a guess of its own
+    told = columns(_scene([TABLE_ROW, HAND_ROW]))
+    assert [c.row for c in told] == ["table"] * 3 + ["hand"] * 4 and {c.row_guess for c in told} == {"backs"}
+    # a row with a pair or a lone card is the hand: no guess
     paired = _scene([FACE_UP_ROW, [*HAND_ROW[:3], ["d8", "d8"], ["x8"]]])
     assert all(c.row_guess == "" for c in columns(paired))
+
+
+@pytest.mark.parametrize(("rows", "told"), [
+    # a pair or a lone card only in one row: that row is the hand, shown
+    ([[["x1", "x2", "x3"]], [["d8", "d8"], ["x4", "x5", "x6"]]], (0, "")),
+    ([[["d8", "d8"], ["back", "back", "x9"]], [["x1", "x2", "x3"], ["back", "back", "d5"]]], (1, "")),
+    # only a back tells them apart: the row showing it is proposed as claimed, as a guess
+    ([[["x1", "x2", "x3"]], [["back", "back", "x9"], ["x4", "x5", "x6"]]], (1, "backs")),
+    ([[["back", "back", "x9"], ["x10"]], [["x1", "x2", "x3"]]], (0, "backs")),
+    # a face over one back is a concealed group a card short, no pair: backs still tell them
+    ([[["x10", "back"], ["d5", "d5", "d5"]], [["x1", "x2", "x3"]]], (0, "backs")),
+    # the pair lies beside a column of four that is no quad: maybe a group broken over two
+    ([[["x1", "x2", "x3"]], [["x8", "x9"], ["d8", "d8", "d8", "x10"]]], (0, "broken")),
+    ([[["x1", "x2", "x3"]], [["x8", "x8"], ["d8", "d8", "d8", "d8"]]], (0, "")),
+    # nothing tells them apart: the first row
+    ([[["x1", "x2", "x3"]], [["d5", "d5", "d5"]]], (0, "alike")),
+    ([[["x1"], ["back", "back", "d5"]], [["x2", "x7"], ["back", "back", "x9"]]], (0, "alike")),
+])
+def test_only_a_pair_or_a_lone_card_tells_the_rows_apart_for_sure(rows: list, told: tuple[int, str]) -> None:
+    """The table holds only whole triples and quads; a 偎 on the table and a 坎 the hand shows
+    face over backs look alike, so a back proposes the claimed row but proves nothing."""
+    assert tell_rows(rows) == told
+
+
+# players who lay a set held in the hand face over backs: the top row is the hand, 坎 of 拾 in it
+BACKS_HAND = [["x10", "back", "back"], ["x1", "x2", "x3"], ["d8", "d9", "d10"]]
+FACE_UP_TABLE = [["d5", "d5", "d5"], ["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"]]
+
+
+def test_rows_told_apart_only_by_a_back_are_a_guess_the_player_can_answer() -> None:
+    """The row showing a back is proposed as claimed (its 坎 read as a 偎, the table's 碰 read as
+    the hand's): 21 points, where the layout as laid scores 16. Only a back told the rows apart,
+    so the rows are a guess: the table's convention answers it, and ``claimed_row`` asks where
+    ``Params.row_doubts`` says so."""
+    dets = _scene([BACKS_HAND, FACE_UP_TABLE])
+    cols, asm = _claimed(dets)
+    assert [c.row for c in cols] == ["table"] * 3 + ["hand"] * 4 and {c.row_guess for c in cols} == {"backs"}
+    assert "claimed_row" not in [d.kind for d in asm.doubts]  # not asked by default (validation)
+    asked = _claimed(dets, Params(row_doubts=frozenset({"split", "alike", "backs"})))[1]
+    doubt = next(d for d in asked.doubts if d.kind == "claimed_row")
+    assert "only a back" in doubt.message and "21 points" in doubt.message and "16 points" in doubt.message
+    answered = take_claimed(cols, dets, "bottom")
+    assert answered is not None and [c.row_guess for c in answered] == [""] * 7
+    assert [c.state for c in answered] == ["concealed"] + ["hand"] * 2 + ["open"] * 4
+    assert score(assemble(answered, dets, L1_BASE).layout)["points"] == 16
+    # the rules keep rows a back told apart as proposed: they swap only rows nothing told apart
+    assert settle_rows(Draft.propose(_scene([BACKS_HAND, FACE_UP_TABLE[:3]]), L1_BASE)) is None
+
+
+def test_rows_are_told_again_once_the_lone_card_that_told_them_is_left_out() -> None:
+    """A discard at the end of the claimed row looks like the hand's lone card, so that row was
+    taken as the hand; once the rules leave it out (the layout makes seven groups without it)
+    nothing tells the rows apart, and the first row is taken as claimed, asked as a guess."""
+    claimed = [["d6", "d6", "d6"], ["d2", "d7", "d10"], ["x4", "x4", "d4"], ["d1", "d2", "d3"], ["x2"]]
+    hand = [["d4", "d5", "d6"], ["d2", "d3", "d4"], ["x5", "x6", "x7"]]
+    dets = _scene([claimed, hand])
+    assert [c.row for c in columns(dets)] == ["hand"] * 5 + ["table"] * 3  # the lone 二 tells them
+    sc = scan_detections(1600, 1200, dets, L1_BASE)
+    assert [(c.row, c.row_guess) for c in sc.columns if c.row != "loose"] == \
+        [("table", "alike")] * 4 + [("hand", "alike")] * 3
+    assert [d.kind for d in sc.assembled.doubts] == ["stray_cards", "claimed_row"]
+    assert sc.result is not None and sc.result.points == 15
+
+
+def test_a_pair_beside_a_column_of_four_that_is_no_quad_is_asked() -> None:
+    """拾 slid into the column of 八 above it: 八 九 looks like the hand's lone pair and takes
+    the bottom row for the hand, but the column of four that is no quad says a group may be
+    broken over two columns. The rows the other way round score otherwise: the player is asked."""
+    top = [["d3", "d4", "d5"], ["d2", "d7", "d10"], ["d10", "d9", "d8"]]
+    bottom = [["x1", "x1", "x1"], ["x8", "x9"], ["d8", "d8", "d8", "x10"], ["x2", "x3", "x4"]]
+    cols, asm = _claimed(_scene([top, bottom]))
+    assert [c.row for c in cols] == ["table"] * 3 + ["hand"] * 4 and {c.row_guess for c in cols} == {"broken"}
+    doubt = next(d for d in asm.doubts if d.kind == "claimed_row")
+    assert "column of four that is no quad" in doubt.message and "not a win" in doubt.message
 
 
 def test_rows_guessed_the_wrong_way_round_are_swapped_when_only_the_other_way_splits() -> None:

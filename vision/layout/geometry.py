@@ -380,26 +380,79 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     elif main:
         first, second = sorted(sorted(main, key=lambda r: -size[r])[:2])
         names.update({r: HAND for r in main})
-        # concealed groups on the table show backs and the revealed hand never does; the table
-        # holds only triples and quads, while a hand often has a pair or a lone card
-        evidence = []
-        for r in (first, second):
-            backs = any(dets[i].card == "back" for c in rows[r] for i in c[0])
-            short = any(len(c[0]) < 3 for c in rows[r])
-            evidence.append(2 * backs - short)
-        names[second if evidence[1] > evidence[0] else first] = TABLE
-        # the first row is taken as claimed when nothing tells the rows apart, and a long row
-        # split at its widest gap may be split in the wrong place: either is a doubt (assemble)
+        table, guess = tell_rows([[[dets[i].card for i in c[0]] for c in rows[r]] for r in (first, second)])
+        names[(first, second)[table]] = TABLE
+        # a long row split at its widest gap may be split in the wrong place: a doubt (assemble)
         if split:
             guess = "split"
-        elif evidence[0] == evidence[1]:
-            guess = "alike"
     out = []
     for r, row in enumerate(rows):
         for comp, _, _, _ in sorted(row, key=lambda c: c[3]):
             out.append(Column(list(comp), [dets[i].card for i in comp], names[r],
                               row_guess="" if names[r] == LOOSE else guess))
     return out + lone_backs
+
+
+def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
+    """Which of two rows (each its columns' cards, the first row first) holds the claimed
+    groups, and why that is a guess (a key of ``ROW_GUESSES``; "" when the photo shows it).
+
+    The table holds only whole triples and quads, so a pair or a lone card shows the hand; a
+    back shows a concealed group, which the claimed row holds more often than the hand (the row
+    showing backs, and not a pair or a lone card, is proposed as claimed). Only the pair or lone
+    card proves it: a concealed 偎 or 提 on the table and a 坎 or 提 the hand reveals are both
+    laid face over backs, so rows told apart by anything else are a guess; with nothing to tell
+    them apart the first row is taken as claimed. A pair beside a column of four that is no quad
+    proves nothing either: that column holds another group's card, and the pair may be the rest."""
+    # a column of a back and a face is a concealed group a card short, not the hand's pair
+    short = [any(len(c) < 3 and "back" not in c for c in row) for row in rows]
+
+    backs = [any("back" in c for c in row) for row in rows]
+    evidence = [2 * b - s for b, s in zip(backs, short, strict=True)]
+    table = 1 if evidence[1] > evidence[0] else 0
+    if evidence[0] == evidence[1]:
+        return table, "alike"
+    if not short[1 - table] or short[table]:
+        return table, "backs"
+    # a column of four that is no quad holds a card of another group: the short column beside
+    # it may be that group, broken, and no pair
+    if any(len(c) >= 4 and len(set(c)) > 1 for c in rows[1 - table]):
+        return table, "broken"
+    return table, ""
+
+
+def retell_rows(cols: Sequence[Column], dets: Sequence[Detection]) -> list[Column] | None:
+    """The claimed and the hand row told again from the cards the layout keeps (``tell_rows``),
+    when cards that told them apart were since left out (a lone card the rules took for a
+    discard); new columns, their rows and ``row_guess`` set (their states are the caller's to
+    propose), or None when the rows are told as they were, or were split or swapped by a rule
+    the cards do not decide."""
+    kept = [c for c in cols if c.cards and c.row in (TABLE, HAND)]
+    if not kept or any(c.row_guess in ("split", "swapped") for c in kept):
+        return None
+    by = {TABLE: [c for c in kept if c.row == TABLE], HAND: [c for c in kept if c.row == HAND]}
+    if not by[TABLE] or not by[HAND]:
+        return None
+    fr = _frame(dets, card_axis(dets))
+
+    def along(row: list[Column]) -> float:
+        at = [(fr[i][2] + fr[i][3]) / 2 for c in row for i in c.detections if 0 <= i < len(fr)]
+        return sum(at) / len(at) if at else 0.0
+
+    order = sorted((TABLE, HAND), key=lambda r: along(by[r]))
+    table, guess = tell_rows([[c.cards for c in by[r]] for r in order])
+    claimed = order[table]
+    if claimed == TABLE and all(c.row_guess == guess for c in kept):
+        return None
+    swap = claimed != TABLE
+    out = []
+    for c in cols:
+        if c.cards and c.row in (TABLE, HAND):
+            c = c.copy(row=(HAND if c.row == TABLE else TABLE) if swap else c.row, row_guess=guess)
+        else:
+            c = c.copy()
+        out.append(c)
+    return out
 
 
 # a column's cards, its extent along v, its head's place across

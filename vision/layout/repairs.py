@@ -29,7 +29,7 @@ from ..detector import FACES, Detection
 from .assemble import engine_input, group_cards, other_way_round
 from .chance import NO_SCORE, Evidence, Outcome, describe, judge, outcome, pays_same
 from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, Params, proposed_state
-from .geometry import card_axis, columns, scale
+from .geometry import card_axis, columns, retell_rows, scale
 
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
 BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
@@ -201,7 +201,7 @@ def read_backs(draft: Draft) -> Draft | None:
         if n not in blind:
             seen.update(group_cards(c) or [] if c.state == CONCEALED else [x for x in c.cards if x != "back"])
     found = _readings(draft, blind, seen)
-    if not found and len(blind) == 1 and any(c.row_guess for c in cols if c.row in (TABLE, HAND)):
+    if not found and len(blind) == 1 and _swappable(cols):
         # the rows were a guess, and as guessed no reading splits: the other way round, as
         # ``settle_rows`` takes it once the group has a card (for one such column only: two
         # are 400 readings a way, each with its lone cards settled, seconds in the worst case)
@@ -330,9 +330,22 @@ def settle_strays(draft: Draft) -> Draft | None:
     for k in range(1, len(lone) + 1):
         found = [combo for combo in itertools.combinations(lone, k)
                  if draft.with_columns(_flipped(cols, combo)).splits]
+        if len(found) > 1:
+            return None
         if found:
-            return draft.with_columns(_flipped(cols, found[0], settle=True)) if len(found) == 1 else None
+            return _retold(draft.with_columns(_flipped(cols, found[0], settle=True)))
     return None
+
+
+def _retold(draft: Draft) -> Draft:
+    """The draft with its rows told again (``retell_rows``) once lone cards are left out: a
+    discard in the hand's row looks like the lone card that shows a hand, and once it is out
+    the rows must be told by what stays, or the hand's triples are scored as claimed ones."""
+    cols = retell_rows(draft.columns, draft.detections)
+    if cols is None:
+        return draft
+    return draft.with_columns([c.copy(state=proposed_state(c)) if c.row in (TABLE, HAND) else c
+                               for c in cols])
 
 
 def _flipped(cols: Sequence[Column], flip: Sequence[int], settle: bool = False) -> list[Column]:
@@ -404,6 +417,13 @@ def _with_backs(cols: Sequence[Column], moves: Sequence[tuple[int, int]], why: s
     return [c for c in out if c.cards]
 
 
+def _swappable(cols: Sequence[Column]) -> bool:
+    """Whether the rules may take the rows the other way round: only where nothing in the photo
+    told them apart. A row that shows backs is proposed as claimed, and ``claimed_row`` asks when
+    the other way scores otherwise, but the rules do not swap it back."""
+    return any(c.row_guess not in ("", "backs") for c in cols if c.row in (TABLE, HAND))
+
+
 def settle_rows(draft: Draft) -> Draft | None:
     """Let the rules say which row was claimed when the geometry only guessed.
 
@@ -415,7 +435,7 @@ def settle_rows(draft: Draft) -> Draft | None:
     when both split but only it wins scored the same validation scenes and fewer held-out ones:
     a spoiled layout, which no reading wins, lost its rows. Where both ways score, they stay as
     guessed and ``claimed_row`` asks when the two score differently.)"""
-    if draft.splits or not any(c.row_guess for c in draft.columns if c.row in (TABLE, HAND)):
+    if draft.splits or not _swappable(draft.columns):
         return None
     other = draft.with_columns(other_way_round(draft.columns, "swapped"))
     return other if other.splits else settle_strays(other)
