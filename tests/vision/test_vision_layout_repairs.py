@@ -253,7 +253,8 @@ def test_fill_concealed_reads_a_face_over_one_back_as_the_concealed_triple_when_
 
 def test_fill_concealed_leaves_a_short_group_when_the_triple_makes_no_winning_hand() -> None:
     """The hand is a card short besides (伍 lies hidden): the triple alone makes no seven groups."""
-    draft = _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]], hand=[["x4", None, "x6"], *HAND_ROW[1:]])
+    draft = _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]],
+                   hand=[["x4", None, "x6"], *HAND_ROW[1:]])
     assert fill_concealed(draft) is None
 
 
