@@ -26,6 +26,7 @@ from zipai.vision.layout import (
     Params,
     Repair,
     assemble,
+    fill_concealed,
     join_lone_backs,
     join_split_groups,
     proposed_state,
@@ -226,6 +227,55 @@ def test_read_hidden_reads_the_card_no_find_shows_when_the_hand_is_a_card_short(
     assert read_hidden(_draft()) is None  # nothing missing
     two_short = _draft(hand=[["x4", None, None], *HAND_ROW[1:]])
     assert read_hidden(two_short) is None  # one card is a guess; two are the player's
+
+
+def test_fill_concealed_reads_a_face_over_one_back_as_the_concealed_triple_when_only_so_it_wins() -> None:
+    """拾 over one back, and no back lies apart: the finder missed the back under the face. A
+    concealed group shows three or four cards, and only as 拾拾拾 does the hand make seven groups
+    and win; the back no find shows joins the column with no detection, and the doubt says so."""
+    draft = _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]])
+    assert not assemble(repair(draft, [s for s in REPAIRS if s is not fill_concealed]).columns,
+                        draft.detections, BASE).complete  # before: no result at all
+    filled = fill_concealed(draft)
+    assert filled is not None and filled.splits
+    col = filled.columns[1]
+    assert (col.state, col.cards, col.detections[-1]) == ("concealed", ["x10", "back", "back"], -1)
+    built = assemble(filled.columns, filled.detections, BASE)
+    assert built.complete and {"state": "concealed", "cards": ["x10"] * 3} in built.layout["groups"]
+    assert score(built.layout)["winning"]
+    taken = [d for d in built.doubts if d.kind == "taken_in"]
+    assert len(taken) == 1 and "a back assumed missing" in taken[0].message
+    assert -1 not in taken[0].detections and taken[0].detections == draft.columns[1].detections
+    assert repair(draft).columns[1].cards == ["x10", "back", "back"]
+    assert fill_concealed(dataclasses.replace(draft, params=Params(fill_concealed=False))) is None
+    assert fill_concealed(_draft()) is None  # a layout that splits is left alone
+
+
+def test_fill_concealed_leaves_a_short_group_when_the_triple_makes_no_winning_hand() -> None:
+    """The hand is a card short besides (伍 lies hidden): the triple alone makes no seven groups."""
+    draft = _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]],
+                   hand=[["x4", None, "x6"], *HAND_ROW[1:]])
+    assert fill_concealed(draft) is None
+
+
+def test_fill_concealed_reads_a_lone_face_of_the_claimed_row_as_a_triple_with_both_backs_missed() -> None:
+    """拾 alone in the claimed row, no back found near it: as a free card the hand makes no seven
+    groups; only as 拾 over two backs no find shows does it win. Two lone faces that each would
+    are the player's to choose."""
+    draft = _draft(table=[TABLE_ROW[0], ["x10"], TABLE_ROW[2]])
+    assert settle_backs(draft) is None and join_lone_backs(draft) is None
+    filled = fill_concealed(draft)
+    assert filled is not None and filled.splits
+    col = filled.columns[1]
+    assert (col.state, col.cards, col.detections[1:]) == ("concealed", ["x10", "back", "back"], [-1, -1])
+    assert "both backs assumed missing" in col.settled
+    assert fill_concealed(dataclasses.replace(draft, params=Params(fill_lone_face=False))) is None
+    runs = ["d1", "d2", "d3"]
+    for lone, run in (("x6", ["x3", "x4", "x5"]), ("x3", ["x4", "x5", "x6"])):  # either alone wins
+        one = fill_concealed(_draft(table=[TABLE_ROW[0], [lone], runs], hand=[run, *HAND_ROW[1:]]))
+        assert one is not None and one.columns[1].cards == [lone, "back", "back"]
+    two = _draft(table=[TABLE_ROW[0], ["x6"], ["x3"], runs], hand=[["x4", "x5"], *HAND_ROW[1:]])
+    assert not two.splits and fill_concealed(two) is None
 
 
 def test_settle_strays_leaves_out_a_discard_in_line_with_the_hand() -> None:
@@ -432,6 +482,7 @@ def _cases() -> list[tuple[Repair, Draft]]:
         (reread, misread),
         (take_in, _draft(hand=[["x4", None, "x6"], *HAND_ROW[1:]],
                          spare=[_det("x5", 0.0, 680.0, finder=0.2)])),
+        (fill_concealed, _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]])),
         (rescue, _low(x4=0.6)),
         (rescue, _extra()),
     ]
@@ -453,7 +504,7 @@ def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, dr
 def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
     assert [s.__name__ for s in REPAIRS] == ["join_lone_backs", "join_split_groups", "read_backs",
                                              "settle_strays", "settle_backs", "settle_rows", "reread",
-                                             "take_in", "read_hidden", "rescue"]
+                                             "take_in", "fill_concealed", "read_hidden", "rescue"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:

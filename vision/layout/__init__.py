@@ -50,6 +50,7 @@ from .repairs import (
     REPAIRS,
     Draft,
     Repair,
+    fill_concealed,
     join_lone_backs,
     join_split_groups,
     layout_splits,
@@ -67,8 +68,8 @@ from .repairs import (
 __all__ = [
     "BOTTOM", "CONCEALED", "FREE", "HAND", "LEFT", "LOOSE", "OPEN", "PLACES", "REPAIRS", "RIGHT",
     "ROW_GUESSES", "TABLE", "TOP", "AnswerError", "Assembled", "Column", "Doubt", "DoubtKind", "Draft",
-    "Params", "Repair", "all_backs", "assemble", "card_axis", "claimed_place", "columns", "join_lone_backs",
-    "join_split_groups", "layout_splits", "name_group", "places", "propose_states", "proposed_state",
-    "read_backs", "read_hidden", "repair", "reread", "rescue", "settle_backs", "settle_rows", "settle_strays",
-    "take_claimed", "take_in",
+    "Params", "Repair", "all_backs", "assemble", "card_axis", "claimed_place", "columns", "fill_concealed",
+    "join_lone_backs", "join_split_groups", "layout_splits", "name_group", "places", "propose_states",
+    "proposed_state", "read_backs", "read_hidden", "repair", "reread", "rescue", "settle_backs",
+    "settle_rows", "settle_strays", "take_claimed", "take_in",
 ]

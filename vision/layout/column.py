@@ -75,6 +75,11 @@ class Params:
     rescue: bool = True
     rescue_cards: int = 4
     rescue_chance: float = 0.05
+    # ``repairs.fill_concealed``: a concealed column of one face and one back read as the concealed
+    # triple of its face (a back missed), and (``fill_lone_face``) else one lone face of the claimed
+    # row as one with both backs missed, when only so the hand makes seven groups and wins
+    fill_concealed: bool = True
+    fill_lone_face: bool = True
 
 
 @dataclass(slots=True)

@@ -552,6 +552,55 @@ def read_hidden(draft: Draft) -> Draft | None:
     return best.with_columns([*best.columns[:-1], best.columns[-1].copy(settled=why)])
 
 
+MISSED_BACK = ("a back assumed missing under its face (none found): a concealed group shows three or four "
+               "cards, and only so the hand makes seven groups and wins")
+MISSED_BACKS = ("both backs assumed missing under its face (none found): a lone face of the claimed row read "
+                "as a concealed triple, as only so the hand makes seven groups and wins")
+
+
+def fill_concealed(draft: Draft) -> Draft | None:
+    """Let the rules give a concealed group the backs the finder missed under its face.
+
+    A concealed triple is laid as one face over two backs, and a back half covered by the face
+    or by the next column is the finder's commonest miss. With one back missed, the column shows
+    its face over one back, a card short of any concealed group, and the scan gives no result;
+    with both missed, its face lies alone in the claimed row. When the layout does not split
+    (``Params.fill_concealed``), every column of one face and one back is read as the concealed
+    triple of its face, with a back that no find shows (``NO_BOX``); if that alone does not make
+    seven groups, each lone face of the claimed row is tried as a triple with both backs missed
+    (``Params.fill_lone_face``), and exactly one that does is taken. Only a hand that then makes
+    seven groups and wins is kept, a player's photo being of one, and each column so filled says
+    what was assumed (``settled``: a doubt in ``assemble``)."""
+    p = draft.params
+    if not p.fill_concealed or draft.splits:
+        return None
+    cols = list(draft.columns)
+    short = [n for n, c in enumerate(cols) if c.state == CONCEALED and len(c.cards) == 2
+             and c.cards.count("back") == 1]
+    for n in short:
+        c = cols[n]
+        cols[n] = c.copy(detections=[*c.detections, NO_BOX], cards=[*c.cards, "back"], settled=MISSED_BACK)
+    if short and (filled := draft.with_columns(cols)).splits:
+        return filled if _wins(filled) else None
+    if not p.fill_lone_face:
+        return None
+    found: list[Draft] = []
+    for n, c in enumerate(cols):
+        if c.row == TABLE and c.state == FREE and len(c.cards) == 1 and c.cards[0] != "back":
+            more = list(cols)
+            more[n] = c.copy(detections=[*c.detections, NO_BOX, NO_BOX], cards=[*c.cards, "back", "back"],
+                             state=CONCEALED, settled=MISSED_BACKS)
+            tried = draft.with_columns(more)
+            if tried.splits and _wins(tried):
+                found.append(tried)
+    return found[0] if len(found) == 1 else None
+
+
+def _wins(draft: Draft) -> bool:
+    result = _result(draft)
+    return result is not None and result.winning
+
+
 @dataclass(frozen=True)
 class Rescue:
     """One other reading of a doubted card (``card`` None: no card there, an extra find), how
@@ -682,7 +731,7 @@ def _rescue_why(best: Rescue, found: Sequence[Rescue], now: Outcome, dets: Seque
 
 
 REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, read_backs, settle_strays, settle_backs,
-                               settle_rows, reread, take_in, read_hidden, rescue)
+                               settle_rows, reread, take_in, fill_concealed, read_hidden, rescue)
 """The order the repairs run in: the geometry's own repairs (a lone back, a group split over two
 short columns), the card of an all-back group, then the lone cards, the lone backs, the rows, a
 misread, a missed card a weak find shows, a card no find shows, each tried only if those before
