@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from zipai.engine import Card, ZipaiError, input_options, parse_input, rules_from_flag
 from zipai.engine.cli import add_win_flags, win_fields
@@ -23,7 +23,7 @@ OVERLAY_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEB
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         raise VisionError(message, code="usage")
 
 
@@ -124,7 +124,8 @@ def run(argv: list[str]) -> int:
     fmt, target = check_overlay(args.photo, args.overlay, deck_file) if args.overlay else ("", None)
     base = base_from_args(args)
     from .decode import load
-    from .scan import Detector, default_detector, overlay, scan_decoded, with_claimed
+    from .detector import Detector
+    from .scan import default_detector, overlay, scan_decoded, with_claimed
 
     deck = None
     if args.deck is not None:  # a deck reads the reader's embedding: the detector that gives it

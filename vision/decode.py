@@ -71,8 +71,8 @@ def decode(data: bytes, name: str = "image", max_side: int = MAX_SIDE) -> Decode
             old = Image.MAX_IMAGE_PIXELS
             Image.MAX_IMAGE_PIXELS = None  # _budget refuses big images, from the header, in our words
             try:
-                img = Image.open(io.BytesIO(data), formats=FORMATS)
-                img = _load(img, max_side, name)
+                opened = Image.open(io.BytesIO(data), formats=FORMATS)
+                img = _load(opened, max_side, name)
             finally:
                 Image.MAX_IMAGE_PIXELS = old
     except UnidentifiedImageError:

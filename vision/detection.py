@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .color import redness
-from .selector import RED, Selector, main_axis
+from .constants import RED
+from .selector import Selector, main_axis
 
 if TYPE_CHECKING:  # the config names the selector; the detection module is below it
     from .config import Config

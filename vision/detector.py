@@ -17,13 +17,14 @@ import numpy as np
 from zipai.engine import CARD_NAMES
 
 from .config import Config, SecondLook
+from .constants import SYMMETRIC
 from .decode import Decoded
 from .detection import Detection, Finds, Look, Timing, glyph_size
 from .errors import ModelError
+from .files import models_dir
 from .finder import Finder, Window
-from .manifest import Manifest, default_manifest, load_manifest, models_dir
+from .manifest import Manifest, default_manifest, load_manifest
 from .reader import Reader
-from .selector import SYMMETRIC
 from .session import Session, SessionFactory, ort_factory, signed_kernels_exact, unfused_ort_factory
 from .steps import Chosen, Lens, choose
 

@@ -9,8 +9,9 @@ import math
 import numpy as np
 
 from .config import BODY_SUMMARIES, FAR_ENDS, BackDoubles, FarEnds
+from .constants import SYMMETRIC
 from .detection import Detection, card_axis, glyph_size
-from .selector import SYMMETRIC, covers
+from .selector import covers
 
 HALF_TURN = frozenset({"x1", "x2", "x3"})  # of those, the same only turned half round: an axis
 

@@ -59,7 +59,8 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     inter = np.clip(ix1 - ix0, 0, None) * np.clip(iy1 - iy0, 0, None)
     area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
     area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+    iou: np.ndarray = inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+    return iou
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, kinds: np.ndarray | None = None, iou: float = 0.45,

@@ -136,11 +136,13 @@ def _bilinear(flat: np.ndarray, w: int, h: int, xs: np.ndarray, ys: np.ndarray) 
     fy = (ys - y0)[..., None]
 
     def at(y: np.ndarray, x: np.ndarray) -> np.ndarray:
-        return np.take(flat, y * w + x, axis=0).astype(np.float32)
+        taken: np.ndarray = np.take(flat, y * w + x, axis=0).astype(np.float32)
+        return taken
 
     top = at(y0, x0) * (1 - fx) + at(y0, x1) * fx
     bot = at(y1, x0) * (1 - fx) + at(y1, x1) * fx
-    return top * (1 - fy) + bot * fy
+    mixed: np.ndarray = top * (1 - fy) + bot * fy
+    return mixed
 
 
 def _axis_samples(c: float, side: float, size: int, k: int, limit: int) -> tuple[np.ndarray, ...]:
@@ -155,7 +157,7 @@ def _axis_samples(c: float, side: float, size: int, k: int, limit: int) -> tuple
 
 
 def _resample_rows(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, f: np.ndarray, k: int) -> np.ndarray:
-    v = a[i0] * (1 - f) + a[i1] * f
+    v: np.ndarray = a[i0] * (1 - f) + a[i1] * f
     return v.reshape(len(i0) // k, k, *a.shape[1:]).mean(axis=1) if k > 1 else v
 
 

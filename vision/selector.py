@@ -101,7 +101,8 @@ class Selector:
             h = h @ w + b
             if k < len(self.layers) - 1:
                 h = np.maximum(h, 0.0)
-        return 1.0 / (1.0 + np.exp(-np.clip(h[:, 0], -30, 30)))
+        p: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(h[:, 0], -30, 30)))
+        return p
 
 
 def _round(a: np.ndarray) -> Any:

@@ -11,23 +11,7 @@ from zipai.engine import CARD_NAMES
 
 from ..detection import Finds
 from ..detector import Detection, Detector
-from .learn import (
-    UPRIGHT,
-    Face,
-    Taught,
-    _far_ends,
-    _far_rows,
-    _fit_places,
-    _one_glyph,
-    _rows,
-    _turned,
-    learn,
-    locate,
-    read_places,
-    sharpness,
-    vacancy,
-    vacant_scores,
-)
+from .learn import Face, Taught, learn
 from .lens import ADMIT, Admit, Lens, reread
 from .model import (
     ALIKE,
@@ -83,6 +67,18 @@ from .model import (
     views,
     with_back,
 )
+from .places import (
+    UPRIGHT,
+    _far_ends,
+    _far_rows,
+    _fit_places,
+    _one_glyph,
+    _rows,
+    _turned,
+    locate,
+    read_places,
+)
+from .refusals import sharpness, vacancy, vacant_scores
 from .store import SUFFIX, DeckStore, _checked_box, box_numbers, default_root
 
 __all__ = [

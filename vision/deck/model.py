@@ -250,7 +250,8 @@ def _embed_crops(det: Detector, crops: np.ndarray) -> np.ndarray:
         outs = det.sessions[1].run({cfg.reader.input: x})
         out.append(np.asarray(outs[2], np.float32))
     e = np.concatenate(out) if out else np.zeros((0, 1), np.float32)
-    return e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-6)
+    unit: np.ndarray = e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-6)
+    return unit
 
 
 def views(crop: np.ndarray, n: int, size: int, margins: Sequence[float], seed: int) -> np.ndarray:
@@ -288,7 +289,7 @@ def _prototype(det: Detector, crops: Sequence[np.ndarray]) -> np.ndarray | None:
     margins = _margins(det)
     views_ = np.concatenate([views(c, AUGMENTS, det.config.reader.size, margins, seed=k)
                              for k, c in enumerate(crops)])
-    s = _embed_crops(det, views_).sum(axis=0)
+    s: np.ndarray = _embed_crops(det, views_).sum(axis=0)
     return s / max(float(np.linalg.norm(s)), 1e-6)
 
 

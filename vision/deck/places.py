@@ -14,9 +14,9 @@ from PIL import Image
 
 from zipai.engine import CARD_NAMES
 
+from ..constants import SYMMETRIC
 from ..decode import Decoded
 from ..detector import Detection, Detector
-from ..selector import SYMMETRIC
 from ..steps import ClassIndex
 from .model import MAX_STRAY, MIN_PLACED, SEARCH
 
