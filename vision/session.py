@@ -73,7 +73,7 @@ class OrtSession:
 
     def __init__(self, model: bytes, threads: int = 2, fuse: bool = True, optimise: bool = True) -> None:
         try:
-            import onnxruntime as ort
+            import onnxruntime as ort  # type: ignore[import-untyped]  # onnxruntime ships no type stubs
         except ImportError as exc:  # pragma: no cover - a dependency of the package
             raise ModelError(f"onnxruntime is not installed ({exc})", code="no_runtime") from None
         opts = ort.SessionOptions()

@@ -277,14 +277,14 @@ def _fit_places(rows: list[list[Detection]], frame: _Frame) -> _Places | None:
     step = np.median(np.stack(steps), axis=0)
     finds: list[Detection | None] = []
     boxes = np.zeros((20, 4), np.float32)
-    for r, at in enumerate(ats):
-        have, ct, other = sorted(at), centres[r], centres[1 - r]
+    for r, row in enumerate(ats):
+        have, ct, other = sorted(row), centres[r], centres[1 - r]
         shared = [c for c in have if c in other]
         apart = np.median([ct[c] - other[c] for c in shared], axis=0) if shared else None
-        w = float(np.median([at[c].box[2] - at[c].box[0] for c in have]))
-        h = float(np.median([at[c].box[3] - at[c].box[1] for c in have]))
+        w = float(np.median([row[c].box[2] - row[c].box[0] for c in have]))
+        h = float(np.median([row[c].box[3] - row[c].box[1] for c in have]))
         for c in range(10):
-            d = at.get(c)
+            d = row.get(c)
             finds.append(d)
             if d is not None:
                 boxes[r * 10 + c] = d.box
