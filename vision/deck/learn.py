@@ -212,8 +212,8 @@ def learn(photo: bytes, name: str, detector: Detector | None = None,
         cx, cy = back.center
         cx, cy, half_side = cx / k, cy / k, size / 2
         bb = np.asarray([[cx - half_side, cy - half_side, cx + half_side, cy + half_side]], np.float32)
-        examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN,
-                                                            np.asarray([angle], np.float32) if angle else None)[0]))
+        turn = np.asarray([angle], np.float32) if angle else None
+        examples.append(Example("back", "teach", cut_crops(arr, bb, CROP, CROP_MARGIN, turn)[0]))
         back_box = _photo_box(back.box, decoded, quarters)
     deck = derive(det, name, examples, peaks=_peaks(det, faces))
     tell(1.0)

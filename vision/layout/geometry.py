@@ -143,18 +143,19 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
         while chain[-1] in nxt:
             chain.append(nxt[chain[-1]])
         for i in chain[:-1]:
-            j = nxt.get(i)
-            if j is None or dets[i].card == "back" or dets[j].card == "back" \
-                    or step[i] <= p.column_break * usual:
+            if i not in nxt:  # cut already, with the far end before it
+                continue
+            j = nxt[i]
+            if dets[i].card == "back" or dets[j].card == "back" or step[i] <= p.column_break * usual:
                 continue
             far = step[i] < usual + p.far_end
             if tail[j] and far:
                 continue
-            k = nxt.get(j)
-            if far and dets[j].card in SYMMETRIC and (k is None or dets[k].card == "back"):
+            after = nxt.get(j)
+            if far and dets[j].card in SYMMETRIC and (after is None or dets[after].card == "back"):
                 continue
-            if far and dets[j].card in SYMMETRIC and step[j] > p.far_after * usual:
-                i, j = j, k
+            if far and dets[j].card in SYMMETRIC and after is not None and step[j] > p.far_after * usual:
+                i, j = j, after
             del prev[j]
             del nxt[i]
     for i, j in concealed_cuts(_chains(nxt, prev), [d.card == "back" for d in dets], step):
@@ -327,8 +328,8 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     if off and len(off) < len(dets):
         keep = [i for i in range(len(dets)) if i not in set(off)]
         inner = columns([dets[i] for i in keep], p)
-        for c in inner:
-            c.detections = [keep[i] for i in c.detections]
+        for col in inner:
+            col.detections = [keep[i] for i in col.detections]
         strays = [Column([i], [dets[i].card], LOOSE) for i in off]
         return inner + strays
     fr = _frame(dets, axis)

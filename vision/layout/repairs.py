@@ -226,13 +226,14 @@ def _readings(draft: Draft, blind: Sequence[int], seen: Counter[str]) -> list[Re
         if len(blind) > 1 and any(seen[x] + sum(len(cols[n].cards) for n, y in zip(blind, names, strict=True)
                                                 if y == x) > 4 for x in names):
             continue
-        tried: Draft | None = draft.with_columns(_named(cols, blind, names, ""))
+        tried = draft.with_columns(_named(cols, blind, names, ""))
         if not tried.splits:
             # a discard in line with a row, or a hand card lying apart, is settled as it is in
             # a layout with no all-back group (``settle_strays``)
-            tried = settle_strays(tried)
-            if tried is None:
+            settled = settle_strays(tried)
+            if settled is None:
                 continue
+            tried = settled
         result = _result(tried)
         if result is not None:
             found.append(Reading(names, math.prod(w for _, w in combo), k, _pays(result), tried))
@@ -535,7 +536,7 @@ def read_hidden(draft: Draft) -> Draft | None:
     for k, card in enumerate(FACES):
         if seen[card] >= 4:
             continue
-        tried: Draft | None = draft.with_columns([*draft.columns, Column([NO_BOX], [card], HAND, FREE)])
+        tried = draft.with_columns([*draft.columns, Column([NO_BOX], [card], HAND, FREE)])
         if not tried.splits:
             continue
         result = _result(tried)
