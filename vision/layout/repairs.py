@@ -28,7 +28,7 @@ from zipai.engine import Card, Group, Result, State, ZipaiError, parse_input, sc
 from ..detector import FACES, Detection
 from .assemble import engine_input, group_cards, other_way_round
 from .chance import NO_SCORE, Evidence, Outcome, describe, judge, outcome, pays_same
-from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, Params, proposed_state
+from .column import CONCEALED, FREE, HAND, LOOSE, OPEN, TABLE, Column, Params, proposed_state
 from .geometry import card_axis, columns, retell_rows, scale
 
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
@@ -335,6 +335,48 @@ def settle_strays(draft: Draft) -> Draft | None:
         if found:
             return _retold(draft.with_columns(_flipped(cols, found[0], settle=True)))
     return None
+
+
+def set_apart_ends(draft: Draft) -> Draft | None:
+    """Let the rules set apart a card that the geometry took in at the end of a column.
+
+    A column of four cards that make no group (no quad, no face over three backs) holds a card of
+    no group: a discard lying in line with the column's head or past its last card, linked on as
+    its next card. When the draft does not split into seven groups, the end card of each such
+    column whose other three make a group is tried apart (a loose card, then settled as
+    ``settle_strays`` settles lone cards); exactly one way that makes the layout split is taken,
+    and the card and its column say so (``settled``, a doubt in ``assemble``)."""
+    if draft.splits:
+        return None
+    cols = draft.columns
+    ends = [(n, k) for n, c in enumerate(cols)
+            if c.row in (TABLE, HAND) and c.state in (FREE, CONCEALED, OPEN) and len(c.cards) == 4
+            and not c.name and not c.reading and not _makes_group(c.cards)
+            for k in (0, 3) if _makes_group(c.cards[:k] + c.cards[k + 1:])]
+    found: list[Draft] = []
+    for n, k in ends:
+        tried: Draft | None = draft.with_columns(_apart(cols, n, k))
+        if not tried.splits:
+            tried = settle_strays(tried)
+        if tried is not None:
+            found.append(tried)
+    return found[0] if len(found) == 1 else None
+
+
+def _apart(cols: Sequence[Column], n: int, k: int) -> list[Column]:
+    """The columns with card ``k`` (the first or the last) of column ``n`` set apart as a loose
+    card, the rest of the column in its proposed state."""
+    c = cols[n]
+    # the column says so too: a card set apart lies apart, which the review shows without asking,
+    # but the rules chose it, so it is a doubt the player looks at (``assemble``)
+    rest = c.copy(detections=c.detections[:k] + c.detections[k + 1:], cards=c.cards[:k] + c.cards[k + 1:],
+                  settled=f"without the {c.cards[k]} linked on at its {'head' if k == 0 else 'end'}: "
+                          "the layout makes seven groups without it")
+    rest.state = proposed_state(rest)
+    lone = Column([c.detections[k]], [c.cards[k]], LOOSE, LOOSE,
+                  settled="set apart from the end of its column: the other three make a group, and the "
+                          "layout makes seven groups without it")
+    return [*cols[:n], rest, *cols[n + 1:], lone]
 
 
 def _retold(draft: Draft) -> Draft:
@@ -730,7 +772,8 @@ def _rescue_why(best: Rescue, found: Sequence[Rescue], now: Outcome, dets: Seque
     return head + f"; the likeliest of {len(found)} readings that win, others pay otherwise: {others}"
 
 
-REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, read_backs, settle_strays, settle_backs,
+REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, read_backs, settle_strays, set_apart_ends,
+                               settle_backs,
                                settle_rows, reread, take_in, fill_concealed, read_hidden, rescue)
 """The order the repairs run in: the geometry's own repairs (a lone back, a group split over two
 short columns), the card of an all-back group, then the lone cards, the lone backs, the rows, a
