@@ -772,11 +772,12 @@ def _rescue_why(best: Rescue, found: Sequence[Rescue], now: Outcome, dets: Seque
     return head + f"; the likeliest of {len(found)} readings that win, others pay otherwise: {others}"
 
 
-REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, read_backs, settle_strays, set_apart_ends,
-                               settle_backs,
-                               settle_rows, reread, take_in, fill_concealed, read_hidden, rescue)
+REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, read_backs, settle_strays,
+                               set_apart_ends, settle_backs, settle_rows, reread, take_in, fill_concealed,
+                               read_hidden, rescue)
 """The order the repairs run in: the geometry's own repairs (a lone back, a group split over two
-short columns), the card of an all-back group, then the lone cards, the lone backs, the rows, a
+short columns), the card of an all-back group, then the lone cards, a card linked on at a
+column's end, the lone backs, the rows, a
 misread, a missed card a weak find shows, a card no find shows, each tried only if those before
 it left a layout that does not split, and last the card the chances doubt most, read otherwise
 when the layout makes no winning hand."""
