@@ -157,6 +157,17 @@ def test_set_apart_ends_sets_apart_a_discard_linked_on_at_a_columns_end() -> Non
         assert mended.columns[at].settled.startswith("without the x7 linked on at its")
 
 
+def test_set_apart_ends_sets_apart_the_fewest_ends_that_make_the_layout_split() -> None:
+    """Two discards, one at the head of 肆伍陆 and one past 玖玖玖: neither alone lets the hand
+    split, both together do."""
+    draft = _draft(hand=[["x7", "x4", "x5", "x6"], HAND_ROW[1], ["x9", "x9", "x9", "d3"], HAND_ROW[3]])
+    mended = set_apart_ends(draft)
+    assert mended is not None and mended.splits
+    assert [c.cards for c in mended.columns if c.state == LOOSE] == [["x7"], ["d3"]]
+    assert ["x4", "x5", "x6"] in [c.cards for c in mended.columns]
+    assert ["x9", "x9", "x9"] in [c.cards for c in mended.columns]
+
+
 @pytest.mark.parametrize("hand", [
     [["x4", "x5", "x6", "x7"], *HAND_ROW[1:]],  # either end: two ways
     [["x7", "x4", "x5", "d6"], *HAND_ROW[1:]],  # the other three make no group either

@@ -33,6 +33,7 @@ from .geometry import card_axis, columns, retell_rows, scale
 
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
 BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
+MAX_ENDS = 4  # column ends set_apart_ends weighs (15 ways at most, each with its lone cards settled)
 MAX_BACK_MOVES = 10  # (lone back, column) pairs settle_backs weighs: 55 layouts at most
 
 
@@ -353,30 +354,42 @@ def set_apart_ends(draft: Draft) -> Draft | None:
             if c.row in (TABLE, HAND) and c.state in (FREE, CONCEALED, OPEN) and len(c.cards) == 4
             and not c.name and not c.reading and not _makes_group(c.cards)
             for k in (0, 3) if _makes_group(c.cards[:k] + c.cards[k + 1:])]
-    found: list[Draft] = []
+    if not ends or len(ends) > MAX_ENDS:
+        return None
+    for size in range(1, len({n for n, _ in ends}) + 1):
+        found: list[Draft] = []
+        for combo in itertools.combinations(ends, size):
+            if len({n for n, _ in combo}) < size:
+                continue
+            tried: Draft | None = draft.with_columns(_apart(cols, combo))
+            if tried is not None and not tried.splits:
+                tried = settle_strays(tried)
+            if tried is not None:
+                found.append(tried)
+            if len(found) > 1:  # two ways: the player's to choose
+                return None
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
+
+
+def _apart(cols: Sequence[Column], ends: Sequence[tuple[int, int]]) -> list[Column]:
+    """The columns with card ``k`` (the first or the last) of each column ``n`` of ``ends`` set
+    apart as a loose card, the rest of the column in its proposed state."""
+    out = list(cols)
     for n, k in ends:
-        tried: Draft | None = draft.with_columns(_apart(cols, n, k))
-        if not tried.splits:
-            tried = settle_strays(tried)
-        if tried is not None:
-            found.append(tried)
-    return found[0] if len(found) == 1 else None
-
-
-def _apart(cols: Sequence[Column], n: int, k: int) -> list[Column]:
-    """The columns with card ``k`` (the first or the last) of column ``n`` set apart as a loose
-    card, the rest of the column in its proposed state."""
-    c = cols[n]
-    # the column says so too: a card set apart lies apart, which the review shows without asking,
-    # but the rules chose it, so it is a doubt the player looks at (``assemble``)
-    rest = c.copy(detections=c.detections[:k] + c.detections[k + 1:], cards=c.cards[:k] + c.cards[k + 1:],
-                  settled=f"without the {c.cards[k]} linked on at its {'head' if k == 0 else 'end'}: "
-                          "the layout makes seven groups without it")
-    rest.state = proposed_state(rest)
-    lone = Column([c.detections[k]], [c.cards[k]], LOOSE, LOOSE,
-                  settled="set apart from the end of its column: the other three make a group, and the "
-                          "layout makes seven groups without it")
-    return [*cols[:n], rest, *cols[n + 1:], lone]
+        c = cols[n]
+        # the column says so too: a card set apart lies apart, which the review shows without
+        # asking, but the rules chose it, so it is a doubt the player looks at (``assemble``)
+        rest = c.copy(detections=c.detections[:k] + c.detections[k + 1:], cards=c.cards[:k] + c.cards[k + 1:],
+                      settled=f"without the {c.cards[k]} linked on at its {'head' if k == 0 else 'end'}: "
+                              "the layout makes seven groups without it")
+        rest.state = proposed_state(rest)
+        out[n] = rest
+        out.append(Column([c.detections[k]], [c.cards[k]], LOOSE, LOOSE,
+                          settled="set apart from the end of its column: the other three make a group, "
+                                  "and the layout makes seven groups without it"))
+    return out
 
 
 def _retold(draft: Draft) -> Draft:
