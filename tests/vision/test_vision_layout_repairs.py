@@ -436,9 +436,14 @@ def test_rescue_reads_a_doubted_card_as_the_readers_next_choice_when_only_so_the
 def test_rescue_leaves_out_a_doubted_find_when_only_without_it_the_hand_wins() -> None:
     """A 六 found twice makes 22 cards that split no way; no card is unsure enough to reread,
     none lies apart. Without the doubted find (the selector's 0.6) the hand is L1 again: it is
-    laid apart, and the doubt names it."""
+    laid apart, and the doubt names it. (A find at a column's end that leaves a group when set
+    apart is also what ``set_apart_ends`` mends, before the rescue, with the same columns.)"""
     draft = _extra()
-    assert not draft.splits and all(step(draft) is None for step in REPAIRS if step is not rescue)
+    assert not draft.splits and all(step(draft) is None for step in REPAIRS
+                                     if step not in (rescue, set_apart_ends))
+    apart = set_apart_ends(draft)
+    assert apart is not None and _look(apart)[-1] == ("loose", "loose", ["x6"])
+    assert apart.columns[-1].detections == [12]
     out = rescue(draft)
     assert out is not None and out.splits and _look(out)[-1] == ("loose", "loose", ["x6"])
     assert out.columns[-1].detections == [12] and ["x4", "x5", "x6"] in [c.cards for c in out.columns]
