@@ -35,6 +35,7 @@ from zipai.vision.layout import (
     repair,
     reread,
     rescue,
+    set_apart_ends,
     settle_backs,
     settle_rows,
     settle_strays,
@@ -135,6 +136,46 @@ def test_join_split_groups_joins_a_lone_card_and_the_pair_beside_it_that_make_on
 ])
 def test_join_split_groups_leaves_columns_far_apart_no_group_or_two_ways(table: list[list[str]]) -> None:
     assert join_split_groups(_draft(table=table)) is None
+
+
+def test_set_apart_ends_sets_apart_a_discard_linked_on_at_a_columns_end() -> None:
+    """A discard 柒 lying in line with the head of 肆伍陆, or past the last card of the claimed
+    伍伍伍, was linked on as its column's next card: a column of four that is no group. Without
+    it the other three make one and the layout splits; the card lies apart, and says so."""
+    for table, hand, at in ((TABLE_ROW, [["x7", "x4", "x5", "x6"], *HAND_ROW[1:]], 3),
+                            ([["d5", "d5", "d5", "x7"], *TABLE_ROW[1:]], HAND_ROW, 0)):
+        draft = _draft(table=table, hand=hand)
+        assert not draft.splits
+        mended = set_apart_ends(draft)
+        assert mended is not None and mended.splits
+        assert len(mended.columns[at].cards) == 3 and "x7" not in mended.columns[at].cards
+        lone = mended.columns[-1]
+        assert (lone.row, lone.state, lone.cards) == (LOOSE, LOOSE, ["x7"])
+        assert lone.settled.startswith("set apart from the end of its column")
+        kinds = {d.kind for d in assemble(mended.columns, mended.detections, BASE).doubts}
+        assert {"stray_cards", "taken_in"} <= kinds  # the column's doubt: the rules chose the card
+        assert mended.columns[at].settled.startswith("without the x7 linked on at its")
+
+
+def test_set_apart_ends_sets_apart_the_fewest_ends_that_make_the_layout_split() -> None:
+    """Two discards, one at the head of 肆伍陆 and one past 玖玖玖: neither alone lets the hand
+    split, both together do."""
+    draft = _draft(hand=[["x7", "x4", "x5", "x6"], HAND_ROW[1], ["x9", "x9", "x9", "d3"], HAND_ROW[3]])
+    mended = set_apart_ends(draft)
+    assert mended is not None and mended.splits
+    assert [c.cards for c in mended.columns if c.state == LOOSE] == [["x7"], ["d3"]]
+    assert ["x4", "x5", "x6"] in [c.cards for c in mended.columns]
+    assert ["x9", "x9", "x9"] in [c.cards for c in mended.columns]
+
+
+@pytest.mark.parametrize("hand", [
+    [["x4", "x5", "x6", "x7"], *HAND_ROW[1:]],  # either end: two ways
+    [["x7", "x4", "x5", "d6"], *HAND_ROW[1:]],  # the other three make no group either
+    [["d7", "d8", "d9", "d10"], ["d2", "x7"], *HAND_ROW[2:]],  # no way that splits
+])
+def test_set_apart_ends_leaves_two_ways_no_group_or_no_split(hand: list[list[str]]) -> None:
+    assert set_apart_ends(_draft(hand=hand)) is None
+    assert set_apart_ends(_draft()) is None  # a draft that splits needs no repair
 
 
 def test_read_backs_reads_an_all_back_group_as_the_pay_most_readings_give() -> None:
@@ -395,9 +436,14 @@ def test_rescue_reads_a_doubted_card_as_the_readers_next_choice_when_only_so_the
 def test_rescue_leaves_out_a_doubted_find_when_only_without_it_the_hand_wins() -> None:
     """A 六 found twice makes 22 cards that split no way; no card is unsure enough to reread,
     none lies apart. Without the doubted find (the selector's 0.6) the hand is L1 again: it is
-    laid apart, and the doubt names it."""
+    laid apart, and the doubt names it. (A find at a column's end that leaves a group when set
+    apart is also what ``set_apart_ends`` mends, before the rescue, with the same columns.)"""
     draft = _extra()
-    assert not draft.splits and all(step(draft) is None for step in REPAIRS if step is not rescue)
+    assert not draft.splits and all(step(draft) is None for step in REPAIRS
+                                     if step not in (rescue, set_apart_ends))
+    apart = set_apart_ends(draft)
+    assert apart is not None and _look(apart)[-1] == ("loose", "loose", ["x6"])
+    assert apart.columns[-1].detections == [12]
     out = rescue(draft)
     assert out is not None and out.splits and _look(out)[-1] == ("loose", "loose", ["x6"])
     assert out.columns[-1].detections == [12] and ["x4", "x5", "x6"] in [c.cards for c in out.columns]
@@ -475,6 +521,7 @@ def _cases() -> list[tuple[Repair, Draft]]:
                                  loose=[(130.0, 170.0, "back")])),
         (join_split_groups, _draft(table=[["d5"], ["d5", "d5"], *TABLE_ROW[1:]])),
         (settle_strays, _draft(hand=[*HAND_ROW, ["x7"]])),
+        (set_apart_ends, _draft(hand=[["x7", "x4", "x5", "x6"], *HAND_ROW[1:]])),
         (read_backs, _draft(table=[TABLE_ROW[0], ["back"] * 3, TABLE_ROW[2]])),
         (settle_backs, _draft(table=[["d5", "back", "back"], ["x10"], TABLE_ROW[2]],
                               loose=[(130.0, 80.0, "back"), (70.0, 160.0, "back")])),
@@ -503,8 +550,8 @@ def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, dr
 
 def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
     assert [s.__name__ for s in REPAIRS] == ["join_lone_backs", "join_split_groups", "read_backs",
-                                             "settle_strays", "settle_backs", "settle_rows", "reread",
-                                             "take_in", "fill_concealed", "read_hidden", "rescue"]
+                                             "settle_strays", "set_apart_ends", "settle_backs", "settle_rows",
+                                             "reread", "take_in", "fill_concealed", "read_hidden", "rescue"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:

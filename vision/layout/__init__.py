@@ -59,6 +59,7 @@ from .repairs import (
     repair,
     reread,
     rescue,
+    set_apart_ends,
     settle_backs,
     settle_rows,
     settle_strays,
@@ -70,6 +71,6 @@ __all__ = [
     "ROW_GUESSES", "TABLE", "TOP", "AnswerError", "Assembled", "Column", "Doubt", "DoubtKind", "Draft",
     "Params", "Repair", "all_backs", "assemble", "card_axis", "claimed_place", "columns", "fill_concealed",
     "join_lone_backs", "join_split_groups", "layout_splits", "name_group", "places", "propose_states",
-    "proposed_state", "read_backs", "read_hidden", "repair", "reread", "rescue", "settle_backs",
-    "settle_rows", "settle_strays", "take_claimed", "take_in",
+    "proposed_state", "read_backs", "read_hidden", "repair", "reread", "rescue", "set_apart_ends",
+    "settle_backs", "settle_rows", "settle_strays", "take_claimed", "take_in",
 ]

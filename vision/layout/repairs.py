@@ -28,11 +28,12 @@ from zipai.engine import Card, Group, Result, State, ZipaiError, parse_input, sc
 from ..detector import FACES, Detection
 from .assemble import engine_input, group_cards, other_way_round
 from .chance import NO_SCORE, Evidence, Outcome, describe, judge, outcome, pays_same
-from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, Params, proposed_state
+from .column import CONCEALED, FREE, HAND, LOOSE, OPEN, TABLE, Column, Params, proposed_state
 from .geometry import card_axis, columns, retell_rows, scale
 
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
 BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
+MAX_ENDS = 4  # column ends set_apart_ends weighs (15 ways at most, each with its lone cards settled)
 MAX_BACK_MOVES = 10  # (lone back, column) pairs settle_backs weighs: 55 layouts at most
 
 
@@ -336,6 +337,60 @@ def settle_strays(draft: Draft) -> Draft | None:
         if found:
             return _retold(draft.with_columns(_flipped(cols, found[0], settle=True)))
     return None
+
+
+def set_apart_ends(draft: Draft) -> Draft | None:
+    """Let the rules set apart a card that the geometry took in at the end of a column.
+
+    A column of four cards that make no group (no quad, no face over three backs) holds a card of
+    no group: a discard lying in line with the column's head or past its last card, linked on as
+    its next card. When the draft does not split into seven groups, the end card of each such
+    column whose other three make a group is tried apart (a loose card, then settled as
+    ``settle_strays`` settles lone cards); exactly one way that makes the layout split is taken,
+    and the card and its column say so (``settled``, a doubt in ``assemble``)."""
+    if draft.splits:
+        return None
+    cols = draft.columns
+    ends = [(n, k) for n, c in enumerate(cols)
+            if c.row in (TABLE, HAND) and c.state in (FREE, CONCEALED, OPEN) and len(c.cards) == 4
+            and not c.name and not c.reading and not _makes_group(c.cards)
+            for k in (0, 3) if _makes_group(c.cards[:k] + c.cards[k + 1:])]
+    if not ends or len(ends) > MAX_ENDS:
+        return None
+    for size in range(1, len({n for n, _ in ends}) + 1):
+        found: list[Draft] = []
+        for combo in itertools.combinations(ends, size):
+            if len({n for n, _ in combo}) < size:
+                continue
+            tried: Draft | None = draft.with_columns(_apart(cols, combo))
+            if tried is not None and not tried.splits:
+                tried = settle_strays(tried)
+            if tried is not None:
+                found.append(tried)
+            if len(found) > 1:  # two ways: the player's to choose
+                return None
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
+
+
+def _apart(cols: Sequence[Column], ends: Sequence[tuple[int, int]]) -> list[Column]:
+    """The columns with card ``k`` (the first or the last) of each column ``n`` of ``ends`` set
+    apart as a loose card, the rest of the column in its proposed state."""
+    out = list(cols)
+    for n, k in ends:
+        c = cols[n]
+        # the column says so too: a card set apart lies apart, which the review shows without
+        # asking, but the rules chose it, so it is a doubt the player looks at (``assemble``)
+        rest = c.copy(detections=c.detections[:k] + c.detections[k + 1:], cards=c.cards[:k] + c.cards[k + 1:],
+                      settled=f"without the {c.cards[k]} linked on at its {'head' if k == 0 else 'end'}: "
+                              "the layout makes seven groups without it")
+        rest.state = proposed_state(rest)
+        out[n] = rest
+        out.append(Column([c.detections[k]], [c.cards[k]], LOOSE, LOOSE,
+                          settled="set apart from the end of its column: the other three make a group, "
+                                  "and the layout makes seven groups without it"))
+    return out
 
 
 def _retold(draft: Draft) -> Draft:
@@ -731,10 +786,12 @@ def _rescue_why(best: Rescue, found: Sequence[Rescue], now: Outcome, dets: Seque
     return head + f"; the likeliest of {len(found)} readings that win, others pay otherwise: {others}"
 
 
-REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, read_backs, settle_strays, settle_backs,
-                               settle_rows, reread, take_in, fill_concealed, read_hidden, rescue)
+REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, read_backs, settle_strays,
+                               set_apart_ends, settle_backs, settle_rows, reread, take_in, fill_concealed,
+                               read_hidden, rescue)
 """The order the repairs run in: the geometry's own repairs (a lone back, a group split over two
-short columns), the card of an all-back group, then the lone cards, the lone backs, the rows, a
+short columns), the card of an all-back group, then the lone cards, a card linked on at a
+column's end, the lone backs, the rows, a
 misread, a missed card a weak find shows, a card no find shows, each tried only if those before
 it left a layout that does not split, and last the card the chances doubt most, read otherwise
 when the layout makes no winning hand."""
