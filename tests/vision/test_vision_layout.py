@@ -980,3 +980,24 @@ def test_a_card_past_a_wide_gap_at_a_rows_end_lies_apart(apart: float) -> None:
     row = "table" if apart > 150 else "hand"
     assert lone.row == ("loose" if apart > 150 else "hand")
     assert [c.row for c in cols if c.cards in claimed] == [row] * 3
+
+
+def test_a_long_row_seen_at_a_slant_splits_at_the_widest_gap_in_glyph_widths() -> None:
+    """Claimed and revealed groups side by side in one row photographed from low down at one
+    end: the far columns (the claimed ones) show small, the near ones large, and the gaps grow
+    with them. In pixels the widest gap then lies inside the near hand; in the columns' own
+    glyph widths it is the gap between the parts, one and a half pitches against one."""
+    sizes = [0.7, 0.8, 0.9, 1.3, 1.6, 1.9, 2.2]
+    table = [TABLE_ROW[1], TABLE_ROW[0], TABLE_ROW[2]]
+    dets, x = [], 300.0
+    for k, (size, col) in enumerate(zip(sizes, [*table, *HAND_ROW], strict=True)):
+        if k:
+            x += 100.0 * (sizes[k - 1] + size) / 2 * (1.6 if k == 3 else 1.0)
+        for j, card in enumerate(col):
+            d = _det(card, x, 300 + 80 * size * j)
+            cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
+            w, h = (d.box[2] - d.box[0]) * size / 2, (d.box[3] - d.box[1]) * size / 2
+            dets.append(dataclasses.replace(d, box=(cx - w, cy - h, cx + w, cy + h)))
+    got = _groups(dets)
+    assert [cards for _, _, cards in got] == [*table, *HAND_ROW]
+    assert [r for r, _, _ in got] == ["table"] * 3 + ["hand"] * 4

@@ -30,7 +30,7 @@ class Params:
     cards of the validation scenes (``zipai tune layout``); ``far_end`` and ``far_after``, and
     ``column_break`` again once it counted in the photo's usual step, and ``glyph_overlap``,
     ``back_reach``, ``far_end`` and ``max_step`` again once two backs counted in their own
-    width, and ``stray_gap``, on the labelled cards of ``data/layout`` and
+    width, and ``stray_gap`` and ``row_depth``, on the labelled cards of ``data/layout`` and
     ``data/detector/val_tune400`` (``zipai eval detector DIR --labelled-cards``) and the
     validation photos' scans (docs/lab/layout.md)."""
 
@@ -50,6 +50,9 @@ class Params:
     stray_max: int = 2  # a row of at most this many cards lies apart from the layout
     row_split: float = 1.1  # a gap this many times the usual column spacing splits one long row
     stray_gap: float = 1.5  # a card or two at a row's end past a gap this many times its spacing lie apart
+    # a long row whose columns' glyphs differ this many times in width is seen at a slant (near
+    # columns wide, far ones narrow): its gaps between heads are measured in the columns' glyph widths
+    row_depth: float = 1.55
     low_confidence: float = 0.7  # reader probability below this is a doubt
     reread_below: float = 0.9  # a face read less surely than this may take the reader's second choice
     reread_max: int = 6  # the least sure faces that ``reread`` weighs

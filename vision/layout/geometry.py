@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import statistics
 from collections.abc import Sequence
 
 from ..detector import SYMMETRIC, Detection
@@ -363,7 +364,8 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     # one long row besides strays (rows of a card or two): the two rows may sit side by side
     long = [r for r in range(len(rows)) if _cards(rows[r]) > p.stray_max]
     if len(long) == 1 and len(rows[long[0]]) >= 3:
-        pieces, split = _split_long_row(sorted(rows[long[0]], key=lambda c: c[3]), p)
+        pieces, split = _split_long_row(sorted(rows[long[0]], key=lambda c: c[3]), p,
+                                        _widths(dets, fr))
         rows[long[0]:long[0] + 1] = pieces
     elif len(long) > 1:
         # a card or two at a row's end past a gap wider than the row's columns keep is a
@@ -464,14 +466,34 @@ def _cards(row: list[_Placed]) -> int:
     return sum(len(c[0]) for c in row)
 
 
-def _split_long_row(row: list[_Placed], p: Params) -> tuple[list[list[_Placed]], bool]:
+def _widths(dets: Sequence[Detection], fr: Sequence[tuple[float, float, float, float]]) -> dict[int, float]:
+    """Each card's glyph width across the layout, faces only (a back's box is its card's)."""
+    return {i: fr[i][1] - fr[i][0] for i, d in enumerate(dets) if d.card != "back"}
+
+
+def _gap(a: _Placed, b: _Placed, width: dict[int, float], usual: float) -> float:
+    """The gap between two columns' heads in their own glyph widths: in a photo from low down
+    the near columns' gaps are wider in pixels than the far ones', the same on the table."""
+    ws = [width[i] for c in (a, b) for i in c[0] if i in width]
+    return (b[3] - a[3]) / (statistics.median(ws) if ws else usual)
+
+
+def _split_long_row(row: list[_Placed], p: Params, width: dict[int, float] | None = None,
+                    ) -> tuple[list[list[_Placed]], bool]:
     """One long row (columns in order across) as rows: split at its widest gap when that is
     well over the usual spacing. A piece of one or two cards at an end is a stray (a discard
     beside the layout), not a row of groups, and its gap is often the widest; so it is set apart
     and the rest looked at again, for the gap between the claimed and the revealed groups."""
     apart: list[list[_Placed]] = []
+    width = width or {}
+    usual = statistics.median(width.values()) if width else 1.0
+    # measured in glyph widths only where the row's columns differ in size (a photo from low
+    # down or from the side); in a row seen square on, pixels are steadier than glyph boxes
+    meds = [statistics.median(ws) for c in row if (ws := [width[i] for i in c[0] if i in width])]
+    if not meds or max(meds) < p.row_depth * min(meds):
+        width = {}
     while len(row) >= 3:
-        gaps = [b[3] - a[3] for a, b in itertools.pairwise(row)]
+        gaps = [_gap(a, b, width, usual) for a, b in itertools.pairwise(row)]
         k = max(range(len(gaps)), key=lambda n: gaps[n])
         if gaps[k] <= p.row_split * sorted(gaps)[len(gaps) // 2]:
             break
