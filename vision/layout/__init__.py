@@ -3,10 +3,12 @@
 1. ``geometry``: columns down the photo and rows across it, from the boxes alone (``columns``);
    each column is then proposed a state (``column.proposed_state``): backs make a concealed
    group, a face-up column in the claimed row an open one, the rest free hand cards.
-2. ``repairs``: the rules mend what the geometry got wrong, as an ordered list of named steps
-   (``REPAIRS``), each taking an immutable ``Draft`` and returning a new one or None; the
-   engine is asked whether a trial layout splits into seven groups, and which readings win
-   (the card of an all-back group, the claimed row, a card the chances doubt).
+2. ``repairs`` and ``readings``: the rules mend what the geometry got wrong, as named steps
+   run in the order of ``order.REPAIRS`` (first the moves of cards between columns and rows,
+   then the readings of a card the photo does not settle), each taking an immutable ``Draft``
+   and returning a new one or None; the engine is asked whether a trial layout splits into
+   seven groups, and which readings win (the card of an all-back group, the claimed row, a card
+   the chances doubt).
 3. ``assemble``: the columns as the engine's input, complete or not.
 4. ``doubts``: what the user should look at, one ``DoubtKind`` per reason.
 
@@ -46,19 +48,14 @@ from .column import (
 )
 from .doubts import Doubt, DoubtKind
 from .geometry import card_axis, columns
+from .order import REPAIRS, repair
+from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
-    REPAIRS,
     Draft,
     Repair,
-    fill_concealed,
     join_lone_backs,
     join_split_groups,
     layout_splits,
-    read_backs,
-    read_hidden,
-    repair,
-    reread,
-    rescue,
     set_apart_ends,
     settle_backs,
     settle_rows,

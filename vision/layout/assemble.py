@@ -145,7 +145,7 @@ def _assemble(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[s
                                                      and c.state not in (FREE, LOOSE))
     doubts += count_doubts(total, sum(1 for g in groups if len(g["cards"]) == 4), bool(dets or cols))
     dets = tuple(dets)
-    if judged:  # the rules' rescue of a winning hand is always asked (``repairs.rescue``)
+    if judged:  # the rules' rescue of a winning hand is always asked (``readings.rescue``)
         doubts += [Doubt(DoubtKind.RESCUED, d.rescued, [i]) for i, d in enumerate(dets) if d.rescued]
     if judged and p.doubt_rule == "chance":
         if dets:

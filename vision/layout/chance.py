@@ -322,7 +322,7 @@ def judge(cols: Sequence[Column], dets: Sequence[Detection], base: Mapping[str, 
     return out
 
 
-# The last layout judged, its model and the answer: ``repairs.rescue`` weighs the repaired
+# The last layout judged, its model and the answer: ``readings.rescue`` weighs the repaired
 # layout's cards, and the scan's assembly weighs the same layout again when the rescue changed
 # nothing. The engine's answers in the evidence are facts about engine inputs, safe to share.
 _last_judged: tuple[Any, ChanceModel, tuple[Evidence, tuple[Detection, ...]]] | None = None

@@ -72,13 +72,13 @@ class Params:
     doubt_rule: str = "chance"
     chance_model: Any = None  # a ``ChanceModel`` in place of the shipped one (the tuner's)
     chance_bar: float | None = None  # a bar in place of the model's own
-    # ``repairs.rescue``: when the layout as read makes no winning hand, read otherwise (or leave
+    # ``readings.rescue``: when the layout as read makes no winning hand, read otherwise (or leave
     # out) one of the ``rescue_cards`` cards likeliest wrong whose chance is at least
     # ``rescue_chance``, when that makes a winning hand (chosen on validation, docs/lab/layout.md)
     rescue: bool = True
     rescue_cards: int = 4
     rescue_chance: float = 0.05
-    # ``repairs.fill_concealed``: a concealed column of one face and one back read as the concealed
+    # ``readings.fill_concealed``: a concealed column of one face and one back read as the concealed
     # triple of its face (a back missed), and (``fill_lone_face``) else one lone face of the claimed
     # row as one with both backs missed, when only so the hand makes seven groups and wins
     fill_concealed: bool = True
@@ -99,7 +99,7 @@ class Column:
     settled: str = ""  # why the engine, not the geometry, put this lone card in or out
     row_guess: str = ""  # why the claimed row was a guess (a key of ``ROW_GUESSES``; "" if it was not)
     reading: str | None = None  # the card the rules read an all-back column as, until the user names it
-    reading_why: str = ""  # how the rules chose that reading (``repairs.read_backs``)
+    reading_why: str = ""  # how the rules chose that reading (``readings.read_backs``)
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"cards": list(self.cards), "state": self.state, "row": self.row,

@@ -39,7 +39,7 @@ class DoubtKind(StrEnum):
     REREAD = "reread"  # the rules chose the reader's second reading (``reread``)
     COLOUR = "colour"  # the ink's colour disagrees with the card read
     CLAIMED_ROW = "claimed_row"  # which row was claimed was a guess that changes the score
-    RESCUED = "rescued"  # a card read otherwise, or left out, so that the hand wins (``repairs.rescue``)
+    RESCUED = "rescued"  # a card read otherwise, or left out, so that the hand wins (``readings.rescue``)
     NO_WIN = "no_win"  # a layout with a winning hand's cards that scores as no win (``assemble.no_win``)
     WINNING_CARD = "winning_card"  # which card won changes the score (``scan.rescore``)
     ENGINE = "engine"  # the engine refused the layout (``zipai scan --winning-card``)

@@ -1,0 +1,35 @@
+"""The order the repairs run in (``REPAIRS``): the moves of ``repairs``, then the readings of
+``readings``, each tried only if those before it left a draft that does not split."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
+from .repairs import (
+    Draft,
+    Repair,
+    join_lone_backs,
+    join_split_groups,
+    run,
+    set_apart_ends,
+    settle_backs,
+    settle_rows,
+    settle_strays,
+    take_in,
+)
+
+REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, read_backs, settle_strays,
+                               set_apart_ends, settle_backs, settle_rows, reread, take_in, fill_concealed,
+                               read_hidden, rescue)
+"""The order the repairs run in: the geometry's own repairs (a lone back, a group split over two
+short columns), the card of an all-back group, then the lone cards, a card linked on at a
+column's end, the lone backs, the rows, a
+misread, a missed card a weak find shows, a card no find shows, each tried only if those before
+it left a layout that does not split, and last the card the chances doubt most, read otherwise
+when the layout makes no winning hand."""
+
+
+def repair(draft: Draft, steps: Sequence[Repair] = REPAIRS) -> Draft:
+    """The draft after each step in turn (``REPAIRS``)."""
+    return run(draft, steps)
