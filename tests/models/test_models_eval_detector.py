@@ -244,7 +244,7 @@ def test_the_code_before_is_its_own_module_with_its_own_layout_package() -> None
 
     old = scan_before("HEAD")
     assert old.scan_detections is not scan.scan_detections
-    assert old.repair.__module__ == "zipai.vision._before.layout.repairs"
+    assert old.repair.__module__.startswith("zipai.vision._before.layout.")  # its own layout package
     assert sys.modules["zipai.vision._before.detector"] is sys.modules["zipai.vision.detector"]  # today's
     dets = [Detection("x1", (10, 10 + 30 * k, 40, 40 + 30 * k), 0.9, "black") for k in range(3)]
     assert [c.cards for c in old.scan_detections(200, 200, dets).columns] == \
