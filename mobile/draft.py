@@ -15,8 +15,9 @@ Manual entry uses the same model: cards typed on the pad have no detection (inde
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,9 +25,10 @@ from zipai.engine import CARD_NAMES, Card
 from zipai.vision import Assembled, Column, Detection, Doubt, assemble
 from zipai.vision.layout import BOTTOM as BOTTOM  # the places, re-exported for the app's screens
 from zipai.vision.layout import LEFT as LEFT
-from zipai.vision.layout import PLACES, Params, answers
+from zipai.vision.layout import PLACES as PLACES
 from zipai.vision.layout import RIGHT as RIGHT
 from zipai.vision.layout import TOP as TOP
+from zipai.vision.layout import Params, answers
 
 TABLE, HAND = "table", "hand"
 OPEN, CONCEALED, FREE = "open", "concealed", "hand"
@@ -43,6 +45,22 @@ class DraftError(ValueError):
     """An edit that cannot be made (a card or column that is not there, an unknown face)."""
 
     code = "draft"
+
+
+@contextlib.contextmanager
+def _as_draft_error() -> Iterator[None]:
+    """Vision's refusal of an answer (``answers.AnswerError``) as the app's refusal of an edit."""
+    try:
+        yield
+    except answers.AnswerError as e:
+        raise DraftError(str(e)) from None
+
+
+def check_place(place: str) -> str:
+    """``place`` when the claimed row can lie there (``answers.PLACES``); a ``DraftError``
+    naming it otherwise, before anything is kept."""
+    with _as_draft_error():
+        return answers.check_place(place)
 
 
 @dataclass
@@ -231,9 +249,8 @@ class Draft:
     def name(self, ci: int, face: str | None) -> None:
         """Name the card of an all-back concealed group (or clear the name with None)."""
         self.column(ci)
-        if face is not None and face not in FACES:
-            raise DraftError(f"a group is named by a face card, not {face!r}")
-        self._adopt(answers.name_group(self.columns, ci, face))
+        with _as_draft_error():
+            self._adopt(answers.name_group(self.columns, ci, face))
 
     def new_column(self, state: str = OPEN) -> int:
         """A new empty group in the table row; returns its index."""
@@ -276,9 +293,7 @@ class Draft:
         answer (``answers.take_claimed``) applied to this draft's columns, each kept as the same
         object the review's editor points to. False when the rows are not a guess, or lie the
         other way (``place`` top or bottom, the rows side by side), and nothing changes."""
-        if place not in PLACES:
-            raise DraftError(f"the claimed row lies at the top, the bottom, the left or the right, "
-                             f"not {place!r}")
+        check_place(place)
         cols = answers.take_claimed(self.columns, self.detections, place)
         if cols is None:
             return False

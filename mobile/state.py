@@ -25,7 +25,7 @@ from zipai.vision.layout import answers
 
 from .deck_use import DeckUse
 from .decks import Shelf, default_root
-from .draft import PLACES, Check, Draft, DraftError, Editor
+from .draft import Check, Draft, DraftError, Editor, check_place
 from .evening import Evening
 from .i18n import LANGS, Translator
 from .settings import (
@@ -310,9 +310,7 @@ class AppState(Evening, DeckUse):
         """The player says which row holds the claimed groups: the photo is scored that way and
         the answer kept for the evening (settings.json, through a restart), so later photos of
         this session are read with it and not asked."""
-        if place not in PLACES:
-            raise DraftError(f"the claimed row lies at the top, the bottom, the left or the right, "
-                             f"not {place!r}")
+        check_place(place)
         sid = self.need_session().id
         self.settings.claimed[str(sid)] = place
         self.save_settings()
@@ -325,11 +323,8 @@ class AppState(Evening, DeckUse):
         sid = self.need_session().id
         if place is None:
             self.settings.claimed.pop(str(sid), None)
-        elif place in PLACES:
-            self.settings.claimed[str(sid)] = place
         else:
-            raise DraftError(f"the claimed row lies at the top, the bottom, the left or the right, "
-                             f"not {place!r}")
+            self.settings.claimed[str(sid)] = check_place(place)
         self.save_settings()
 
     def _walked(self) -> None:

@@ -94,6 +94,11 @@ def test_editor_corrects_moves_deletes_and_names() -> None:
         ed.draft.set_card(0, 9, "x1")
     with pytest.raises(DraftError):
         ed.draft.add(0, "x11")
+    # vision's refusal of an answer reaches the app as its own refusal of an edit, naming the value
+    with pytest.raises(DraftError, match="face card, not 'x11'"):
+        ed.draft.name(ed.target, "x11")
+    with pytest.raises(DraftError, match="not 'middle'"):
+        ed.draft.take_claimed("middle")
 
 
 @pytest.mark.usefixtures("fixed_chance")

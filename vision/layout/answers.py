@@ -64,15 +64,21 @@ def claimed_place(cols: Sequence[Column], dets: Sequence[Detection]) -> str | No
     return None
 
 
+def check_place(place: str) -> str:
+    """``place`` when it is one of ``PLACES``; an ``AnswerError`` naming it otherwise."""
+    if place not in PLACES:
+        raise AnswerError(f"the claimed row lies at the top, the bottom, the left or the right, "
+                          f"not {place!r}")
+    return place
+
+
 def take_claimed(cols: Sequence[Column], dets: Sequence[Detection], place: str) -> list[Column] | None:
     """The table's convention says the row at ``place`` holds the claimed groups: that row
     becomes the table row, the other the hand, each column's state proposed again, and the rows
     are no longer a guess (so vision asks no more). None when the rows are not a guess, or lie
     the other way (a top or bottom answer says nothing of rows side by side): there is nothing
     to answer."""
-    if place not in PLACES:
-        raise AnswerError(f"the claimed row lies at the top, the bottom, the left or the right, "
-                          f"not {place!r}")
+    check_place(place)
     now = claimed_place(cols, dets)
     if now is None or place not in places(now):
         return None
