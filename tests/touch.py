@@ -92,9 +92,13 @@ class Finger:
         for sv in [a for a in ancestors(w) if isinstance(a, ScrollView)]:
             if self._inside(w, sv):
                 continue  # already in view: a thumb would not scroll
-            for _ in range(3):
+            # a screen that has just filled lays its rows out over a few frames: scroll again
+            # until the widget shows, at most ten times
+            for k in range(10):
                 sv.scroll_to(w, padding=4, animate=False)
                 self.pump(2)
+                if k >= 2 and self._inside(w, sv):
+                    break
             sv._update_effect_bounds()  # as a drag leaves it, so the next touch does not bounce back
             self.pump(2)
 
