@@ -17,11 +17,8 @@ def _photo_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Ima
     """Light, shadow, glare (strongest on the glossy cards, given as a mask), noise, blur, JPEG."""
     w, h = img.size
     s = max(w, h) / 1600
-    a = np.asarray(img, np.float32)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     # lamp: brightness falloff from a light position, warm/cool tint, overall exposure
-    lx, ly = rng.uniform(-0.3, 1.3) * w, rng.uniform(-0.3, 1.3) * h
-    dist = np.sqrt((xx - lx) ** 2 + (yy - ly) ** 2) / max(w, h)
+    a, xx, yy, dist = _lamp(rng, img)
     fall = 1.0 - rng.uniform(0.1, 0.55) * np.clip(dist, 0, 1.5) / 1.5
     expo = rng.choice([rng.uniform(0.85, 1.12), rng.uniform(0.45, 0.85)])
     tint = rng.choice([(1.08, 1.0, 0.82), (1.12, 1.0, 0.75), (0.92, 0.98, 1.08), (1.0, 1.0, 1.0),
@@ -73,8 +70,23 @@ def _photo_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Ima
         m = np.clip(np.abs(along - rng.uniform(-0.3, 0.3)) * rng.uniform(1.5, 3.0), 0, 1)[..., None]
         sharp = np.asarray(out, np.float32)
         out = Image.fromarray(np.clip(sharp * (1 - m) + blurred * m, 0, 255).astype(np.uint8))
+    return _jpeg(out, rng.randint(35, 92))
+
+
+def _lamp(rng: random.Random, img: Image.Image) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pixels as floats, their coordinates, and each one's distance from a lamp placed at
+    random (in the image's longer side): the scenes and the teaching photos share the light."""
+    w, h = img.size
+    a = np.asarray(img, np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    lx, ly = rng.uniform(-0.3, 1.3) * w, rng.uniform(-0.3, 1.3) * h
+    return a, xx, yy, np.sqrt((xx - lx) ** 2 + (yy - ly) ** 2) / max(w, h)
+
+
+def _jpeg(img: Image.Image, quality: int) -> Image.Image:
+    """The image after a round trip through JPEG at ``quality``, as a phone saves it."""
     buf = io.BytesIO()
-    out.save(buf, "JPEG", quality=rng.randint(35, 92))
+    img.save(buf, "JPEG", quality=quality)
     buf.seek(0)
     return Image.open(buf).convert("RGB")
 

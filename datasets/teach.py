@@ -10,7 +10,6 @@ are tested on photos that differ from a good one in that one way.
 from __future__ import annotations
 
 import functools
-import io
 import math
 import random
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from PIL import Image, ImageFilter
 from zipai.engine import ALL_CARDS, CARD_NAMES, Card
 
 from .cards import DeckStyle, random_deck, render_face
+from .photo import _jpeg, _lamp
 from .scene import (
     Placed,
     _apply,
@@ -351,10 +351,7 @@ def _mild_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Imag
     they play in. ``blurred`` puts the lens far out of focus."""
     w, h = img.size
     s = max(w, h) / 1600
-    a = np.asarray(img, np.float32)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    lx, ly = rng.uniform(-0.3, 1.3) * w, rng.uniform(-0.3, 1.3) * h
-    dist = np.sqrt((xx - lx) ** 2 + (yy - ly) ** 2) / max(w, h)
+    a, xx, yy, dist = _lamp(rng, img)
     fall = 1.0 - rng.uniform(0.05, 0.3) * np.clip(dist, 0, 1.5) / 1.5
     expo = rng.uniform(0.78, 1.1)
     tint = rng.choice([(1.06, 1.0, 0.86), (0.95, 0.99, 1.05), (1.0, 1.0, 1.0), (1.0, 1.0, 0.95),
@@ -370,10 +367,7 @@ def _mild_effects(rng: random.Random, nrng: np.random.Generator, img: Image.Imag
         out = out.filter(ImageFilter.GaussianBlur(rng.uniform(5.0, 7.0) * s))
     elif rng.random() < 0.3:
         out = out.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.9) * s))
-    buf = io.BytesIO()
-    out.save(buf, "JPEG", quality=rng.randint(70, 92))
-    buf.seek(0)
-    return Image.open(buf).convert("RGB")
+    return _jpeg(out, rng.randint(70, 92))
 
 
 def _scene_instead(ref: DeckRef, size: tuple[int, int], effects: bool) -> tuple[Image.Image, dict[str, Any]]:
