@@ -370,8 +370,11 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     elif len(long) > 1:
         # a card or two at a row's end past a gap wider than the row's columns keep is a
         # discard beside the row, not the hand's lone card (nor evidence of which row is which)
+        spread = [b[3] - a[3] for r in long for a, b in itertools.pairwise(sorted(rows[r], key=lambda c: c[3]))]
+        usual = statistics.median(spread) if spread else 0.0
         for r in long:
-            row, apart = _ends_apart(sorted(rows[r], key=lambda c: c[3]), p)
+            row, apart = _ends_apart(sorted(rows[r], key=lambda c: c[3]), p, usual,
+                                     {i for i, d in enumerate(dets) if d.card == "back"})
             rows[r] = row
             rows += apart
     # a row of one or two cards away from the layout is a stray (a discard, the stock)
@@ -506,18 +509,22 @@ def _split_long_row(row: list[_Placed], p: Params, width: dict[int, float] | Non
     return [row, *apart], False
 
 
-def _ends_apart(row: list[_Placed], p: Params) -> tuple[list[_Placed], list[list[_Placed]]]:
+def _ends_apart(row: list[_Placed], p: Params, usual: float = 0.0, backs: set[int] | None = None,
+                ) -> tuple[list[_Placed], list[list[_Placed]]]:
     """A row (columns in order across) without the cards at its ends, one or two in all
     (``Params.stray_max``), that lie past a gap over ``Params.row_split`` times the row's usual
     spacing; and those cards' columns, each a row of its own (a stray)."""
     apart: list[list[_Placed]] = []
-    while len(row) >= 4:
+    while len(row) >= (3 if usual else 4):
         gaps = [b[3] - a[3] for a, b in itertools.pairwise(row)]
-        wide = p.stray_gap * sorted(gaps)[len(gaps) // 2]
-        left = next((k + 1 for k in range(len(gaps)) if _cards(row[:k + 1]) <= p.stray_max
-                     and gaps[k] > wide), 0)
-        right = next((k + 1 for k in range(len(gaps) - 1, -1, -1)
-                      if _cards(row[k + 1:]) <= p.stray_max and gaps[k] > wide), len(row))
+        short = len(row) < 4
+        wide = p.stray_gap * (usual if short else sorted(gaps)[len(gaps) // 2])
+
+        def stray(piece: list[_Placed]) -> bool:
+            return _cards(piece) <= p.stray_max and not (short and any(i in (backs or ()) for c in piece for i in c[0]))
+        left = next((k + 1 for k in range(len(gaps)) if stray(row[:k + 1]) and gaps[k] > wide), 0)
+        right = next((k + 1 for k in range(len(gaps) - 1, -1, -1) if stray(row[k + 1:]) and gaps[k] > wide),
+                     len(row))
         if not left and right == len(row):
             break
         apart += [[c] for c in row[:left] + row[right:]]
