@@ -53,6 +53,7 @@ class Params:
     # a long row whose columns' glyphs differ this many times in width is seen at a slant (near
     # columns wide, far ones narrow): its gaps between heads are measured in the columns' glyph widths
     row_depth: float = 1.55
+    head_jump: float = 0.5  # rows whose columns' heads lie this many column lengths apart are two
     low_confidence: float = 0.7  # reader probability below this is a doubt
     reread_below: float = 0.9  # a face read less surely than this may take the reader's second choice
     reread_max: int = 6  # the least sure faces that ``reread`` weighs
