@@ -105,3 +105,19 @@ def test_a_pair_beside_a_claimed_column_of_four_that_is_no_group_proves_nothing(
     hand = [["x2", "x3"], ["x4", "x5", "x6"]]
     assert tell_rows([table, hand]) == (0, "broken")
     assert tell_rows([[["back", "back", "back", "d6"], ["x1", "x2", "x3"]], hand]) == (0, "")
+
+
+def test_a_pair_laid_as_a_row_of_its_own_beside_one_row_of_groups_is_the_hand() -> None:
+    """Six groups claimed in one row and the hand's last two cards, a pair 捌捌, laid as a column
+    below them: a row of two cards looked like a stray, and the one row of groups was taken as
+    the hand. The table holds no pairs, and two of a card laid down a column are the hand's."""
+    table = [["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"], ["x4", "x5", "x6"],
+             ["d2", "d7", "d10"], ["x9", "x9", "x9"]]
+    dets = [*_det_row(table, 0.0, 0.0), *_column(["x8", "x8"], 250.0, 600.0)]
+    rows = _rows(columns(dets))
+    assert rows["x8x8"] == HAND
+    assert all(rows["".join(c)] == TABLE for c in table)
+    # a lone card below the row is a stray still, and the row the hand
+    dets = [*_det_row(table, 0.0, 0.0), _det("x8", 250.0, 600.0)]
+    rows = _rows(columns(dets))
+    assert rows["x8"] == LOOSE and rows["d5d5d5"] == HAND

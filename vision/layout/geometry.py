@@ -384,7 +384,14 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     size = [_cards(row) for row in rows]
     main = [r for r in range(len(rows)) if size[r] > p.stray_max]
     names = {r: LOOSE for r in range(len(rows))}
-    if len(main) == 1:
+    # a row of one column of two of a card is no stray but the hand's pair: the table holds no
+    # pairs, and a discard is not laid down a column; beside one row of groups, those are claimed
+    pairs = [r for r in range(len(rows)) if len(rows[r]) == 1 and len(rows[r][0][0]) == 2
+             and len({dets[i].card for i in rows[r][0][0]}) == 1 and dets[rows[r][0][0][0]].card != "back"]
+    if len(main) == 1 and len(pairs) == 1:
+        names[main[0]] = TABLE
+        names[pairs[0]] = HAND
+    elif len(main) == 1:
         names[main[0]] = HAND
     elif main:
         first, second = sorted(sorted(main, key=lambda r: -size[r])[:2])
