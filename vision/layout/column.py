@@ -30,9 +30,9 @@ class Params:
     cards of the validation scenes (``zipai tune layout``); ``far_end`` and ``far_after``, and
     ``column_break`` again once it counted in the photo's usual step, and ``glyph_overlap``,
     ``back_reach``, ``far_end`` and ``max_step`` again once two backs counted in their own
-    width, and ``stray_gap`` and ``row_depth``, on the labelled cards of ``data/layout`` and
-    ``data/detector/val_tune400`` (``zipai eval detector DIR --labelled-cards``) and the
-    validation photos' scans (docs/lab/layout.md)."""
+    width, and ``stray_gap``, ``row_depth`` and ``head_jump``, on the labelled cards of
+    ``data/layout`` and ``data/detector/val_tune400`` (``zipai eval detector DIR
+    --labelled-cards``) and the validation photos' scans (docs/lab/layout.md)."""
 
     max_lateral: float = 0.65  # |across-column offset| of two cards in one column
     max_gap: float = 1.9  # gap along the column between consecutive boxes
@@ -53,6 +53,9 @@ class Params:
     # a long row whose columns' glyphs differ this many times in width is seen at a slant (near
     # columns wide, far ones narrow): its gaps between heads are measured in the columns' glyph widths
     row_depth: float = 1.55
+    # rows whose groups' heads lie this many times a group's length apart along the columns are
+    # two rows, though a long column's extent bridges them
+    head_jump: float = 0.5
     low_confidence: float = 0.7  # reader probability below this is a doubt
     reread_below: float = 0.9  # a face read less surely than this may take the reader's second choice
     reread_max: int = 6  # the least sure faces that ``reread`` weighs

@@ -348,7 +348,8 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
         # a leaning or fanned column drifts across further down (its cards' mean with it)
         cols.append((comp, min(fr[i][2] for i in comp), max(fr[i][3] for i in comp),
                      (fr[comp[0]][0] + fr[comp[0]][1]) / 2))
-    # rows: columns whose extents along v overlap; the claimed row usually comes first
+    # rows: columns whose extents along v overlap (unless their groups' heads lie apart); the
+    # claimed row usually comes first
     cols.sort(key=lambda c: c[1])
     rows: list[list[tuple[list[int], float, float, float]]] = []
     end = -math.inf
@@ -359,6 +360,7 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
         else:
             rows.append([c])
             end = c[2]
+    rows = [piece for row in rows for piece in _heads_apart(row, p)]
     split = False
     guess = ""
     # one long row besides strays (rows of a card or two): the two rows may sit side by side
@@ -370,15 +372,26 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
     elif len(long) > 1:
         # a card or two at a row's end past a gap wider than the row's columns keep is a
         # discard beside the row, not the hand's lone card (nor evidence of which row is which)
+        # (a row of three columns is measured against the photo's usual spacing)
+        spread = [b[3] - a[3] for r in long
+                  for a, b in itertools.pairwise(sorted(rows[r], key=lambda c: c[3]))]
+        usual = statistics.median(spread) if spread else 0.0
         for r in long:
-            row, apart = _ends_apart(sorted(rows[r], key=lambda c: c[3]), p)
+            row, apart = _ends_apart(sorted(rows[r], key=lambda c: c[3]), p, usual)
             rows[r] = row
             rows += apart
     # a row of one or two cards away from the layout is a stray (a discard, the stock)
     size = [_cards(row) for row in rows]
     main = [r for r in range(len(rows)) if size[r] > p.stray_max]
     names = {r: LOOSE for r in range(len(rows))}
-    if len(main) == 1:
+    # a row of one column of two of a card is no stray but the hand's pair: the table holds no
+    # pairs, and a discard is not laid down a column; beside one row of groups, those are claimed
+    pairs = [r for r in range(len(rows)) if len(rows[r]) == 1 and len(rows[r][0][0]) == 2
+             and len({dets[i].card for i in rows[r][0][0]}) == 1 and dets[rows[r][0][0][0]].card != "back"]
+    if len(main) == 1 and len(pairs) == 1:
+        names[main[0]] = TABLE
+        names[pairs[0]] = HAND
+    elif len(main) == 1:
         names[main[0]] = HAND
     elif main:
         first, second = sorted(sorted(main, key=lambda r: -size[r])[:2])
@@ -406,7 +419,8 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
     card proves it: a concealed 偎 or 提 on the table and a 坎 or 提 the hand reveals are both
     laid face over backs, so rows told apart by anything else are a guess; with nothing to tell
     them apart the first row is taken as claimed. A pair beside a column of four that is no quad
-    proves nothing either: that column holds another group's card, and the pair may be the rest."""
+    (in either row: with the rows close, a column's last card may be the other row's) proves
+    nothing either: that column holds another group's card, and the pair may be the rest."""
     # a column of a back and a face is a concealed group a card short, not the hand's pair
     short = [any(len(c) < 3 and "back" not in c for c in row) for row in rows]
 
@@ -418,10 +432,16 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
     if not short[1 - table] or short[table]:
         return table, "backs"
     # a column of four that is no quad holds a card of another group: the short column beside
-    # it may be that group, broken, and no pair
-    if any(len(c) >= 4 and len(set(c)) > 1 for c in rows[1 - table]):
+    # it or below it may be that group, broken, and no pair
+    if any(len(c) >= 4 and not _quad(c) for row in rows for c in row):
         return table, "broken"
     return table, ""
+
+
+def _quad(cards: Sequence[str]) -> bool:
+    """Whether four cards are a quad as laid: four of a card, or one face over three backs."""
+    faces = [x for x in cards if x != "back"]
+    return len(set(faces)) <= 1 and len(faces) in (0, 1, len(cards))
 
 
 def retell_rows(cols: Sequence[Column], dets: Sequence[Detection]) -> list[Column] | None:
@@ -506,18 +526,42 @@ def _split_long_row(row: list[_Placed], p: Params, width: dict[int, float] | Non
     return [row, *apart], False
 
 
-def _ends_apart(row: list[_Placed], p: Params) -> tuple[list[_Placed], list[list[_Placed]]]:
+def _heads_apart(row: list[_Placed], p: Params) -> list[list[_Placed]]:
+    """A row whose columns' extents overlap, as rows again where the heads of its groups (its
+    columns of three cards or more) fall into two sets lying apart along the columns by more
+    than ``Params.head_jump`` of their usual length: a long column (a discard linked on at its
+    end) or a card between the rows bridges two rows stacked one over the other, but each row's
+    groups start level. A shorter column (a pair, a lone card, a stray) goes with the set its
+    head lies nearer."""
+    groups = sorted((c for c in row if len(c[0]) >= 3), key=lambda c: c[1])
+    if len(groups) < 2:
+        return [row]
+    jumps = [b[1] - a[1] for a, b in itertools.pairwise(groups)]
+    k = max(range(len(jumps)), key=lambda n: jumps[n])
+    if jumps[k] <= p.head_jump * statistics.median(c[2] - c[1] for c in groups):
+        return [row]
+    cut = (groups[k][1] + groups[k + 1][1]) / 2
+    top, bottom = [c for c in row if c[1] < cut], [c for c in row if c[1] >= cut]
+    return _heads_apart(top, p) + _heads_apart(bottom, p)
+
+
+def _ends_apart(row: list[_Placed], p: Params, usual: float = 0.0,
+                ) -> tuple[list[_Placed], list[list[_Placed]]]:
     """A row (columns in order across) without the cards at its ends, one or two in all
-    (``Params.stray_max``), that lie past a gap over ``Params.row_split`` times the row's usual
-    spacing; and those cards' columns, each a row of its own (a stray)."""
+    (``Params.stray_max``), that lie past a gap over ``Params.stray_gap`` times the row's usual
+    spacing; and those cards' columns, each a row of its own (a stray). A row of three columns
+    keeps too few gaps to tell its own spacing: there only a lone card is set apart, past
+    ``Params.stray_gap`` times ``usual`` (the photo's spacing between columns), for a pair at
+    its end may be a group's broken part."""
     apart: list[list[_Placed]] = []
-    while len(row) >= 4:
+    while len(row) >= (3 if usual else 4):
         gaps = [b[3] - a[3] for a, b in itertools.pairwise(row)]
-        wide = p.stray_gap * sorted(gaps)[len(gaps) // 2]
-        left = next((k + 1 for k in range(len(gaps)) if _cards(row[:k + 1]) <= p.stray_max
-                     and gaps[k] > wide), 0)
+        short = len(row) < 4
+        wide = p.stray_gap * (usual if short else sorted(gaps)[len(gaps) // 2])
+        most = 1 if short else p.stray_max
+        left = next((k + 1 for k in range(len(gaps)) if _cards(row[:k + 1]) <= most and gaps[k] > wide), 0)
         right = next((k + 1 for k in range(len(gaps) - 1, -1, -1)
-                      if _cards(row[k + 1:]) <= p.stray_max and gaps[k] > wide), len(row))
+                      if _cards(row[k + 1:]) <= most and gaps[k] > wide), len(row))
         if not left and right == len(row):
             break
         apart += [[c] for c in row[:left] + row[right:]]

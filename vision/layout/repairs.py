@@ -153,7 +153,7 @@ def join_split_groups(draft: Draft) -> Draft | None:
                                       "one group")
         joined.state = proposed_state(joined)
         out[a], out[b] = joined, cols[b].copy(detections=[], cards=[])
-    return draft.with_columns([c for c in out if c.cards])
+    return _retold(draft.with_columns([c for c in out if c.cards]))
 
 
 def _makes_group(cards: Sequence[str]) -> bool:
