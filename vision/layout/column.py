@@ -40,6 +40,9 @@ class Params:
     min_step: float = 0.15  # the next card down a column, in card widths along the column
     max_step: float = 6.0
     max_across: float = 0.45  # and at most this far across it
+    # degrees the reader's down direction may miss a card's own: a link to a far end (a glyph
+    # turned round) may lie further across by the step times its tangent
+    down_slack: float = 10.0
     glyph_overlap: float = 0.8  # two faces' glyph boxes this level along the column lie side by side
     back_reach: float = 1.5  # card widths: a back lies along the nearest faces this close to it
     step_factor: float = 4.0  # face-to-face links longer than this many usual steps are cut

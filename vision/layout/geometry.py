@@ -74,6 +74,7 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     # is its card's width, in a photo from near far wider than the typical glyph makes it, and
     # the last back of a concealed column shows whole, its box centre far down the card
     back_width = [max(width[k], fr[k][1] - fr[k][0]) for k in range(n)]
+    slack = math.tan(math.radians(p.down_slack))
     cands: list[tuple[float, int, int, float]] = []
     for i in range(n):
         ci = dets[i].center
@@ -97,7 +98,12 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
             if dets[i].card != "back" and dets[j].card != "back" \
                     and _overlap_along(dets[i].box, dets[j].box, dx, dy) > p.glyph_overlap:
                 continue
-            if p.min_step < dv < p.max_step and du < p.max_across:
+            # a link to a far end is the longest in its column, and the reader's down direction
+            # of a glyph may miss the card's by some degrees (it leans to the photo's edges), so
+            # the far end may lie further across the link's line by the step times that angle
+            to_far_end = tail[j] and dets[i].card != "back"
+            reach = p.max_across + (dv * slack if to_far_end else 0.0)
+            if p.min_step < dv < p.max_step and du < reach:
                 cands.append((dv + p.across_cost * du, i, j, dv))
     # the usual step from one card to the next (glyph to glyph) in this photo: the gap to the
     # next row is several times longer, so face-to-face links far beyond it are cut
