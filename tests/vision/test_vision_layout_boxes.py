@@ -1,0 +1,60 @@
+"""The layout step on the finder's own boxes: what the labelled cards never show (their down
+directions are the cards' own) but the reader's detections do."""
+
+from __future__ import annotations
+
+import math
+
+from zipai.vision.detection import Detection
+from zipai.vision.layout import Params, columns
+
+G = 50.0  # glyph size in pixels: a card is 1.2 glyphs (60 px) wide
+
+
+def _face(card: str, cx: float, cy: float, down: tuple[float, float] = (0.0, 1.0)) -> Detection:
+    box = (cx - G / 2, cy - G / 2, cx + G / 2, cy + G / 2)
+    red = card in ("x2", "x7", "x10", "d2", "d7", "d10")
+    return Detection(card, box, 0.9, "red" if red else "black", 0.9, 0.99, down=down)
+
+
+def _leaning_column(x: float, lean: float, far_at: float = 260.0) -> list[Detection]:
+    """Two glyphs 60 px apart and the far end of the last card ``far_at`` px on, down a column
+    leaning ``lean`` degrees, as the reader reads them: every down straight down the photo
+    (the far end's straight up), as the reader's downs lean to the photo's axes."""
+    s, c = math.sin(math.radians(lean)), math.cos(math.radians(lean))
+    along = [0.0, 60.0, 60.0 + far_at]
+    cards = ["d5", "d5", "d6"]
+    return [_face(card, x + s * t, 100.0 + c * t, (0.0, -1.0) if k == 2 else (0.0, 1.0))
+            for k, (card, t) in enumerate(zip(cards, along, strict=True))]
+
+
+def _beside() -> list[Detection]:
+    """A straight column of three to the right, for the photo's usual step."""
+    return [_face("x4", 400.0, 100.0 + 60.0 * k) for k in range(3)]
+
+
+def test_a_leaning_columns_far_end_is_linked_though_the_readers_downs_stand_straight() -> None:
+    """A column leaning 10 degrees: its far end lies 45 px across the line the reader's downs
+    give (0.75 card widths, past ``max_across``), within the step times ``down_slack``."""
+    got = [c.cards for c in columns([*_leaning_column(100.0, 10.0), *_beside()])]
+    assert ["d5", "d5", "d6"] in got
+    assert ["x4", "x4", "x4"] in got
+    cut = [c.cards for c in columns([*_leaning_column(100.0, 10.0), *_beside()], Params(down_slack=0.0))]
+    assert ["d5", "d5"] in cut and ["d6"] in cut
+
+
+def test_a_far_end_well_off_the_column_stays_apart() -> None:
+    """A glyph turned round 25 degrees off the column's line is no far end of it (the
+    down-direction error is some degrees, not a quarter turn)."""
+    got = [c.cards for c in columns([*_leaning_column(100.0, 25.0), *_beside()])]
+    assert ["d5", "d5", "d6"] not in got
+
+
+def test_only_a_far_end_gets_the_slack() -> None:
+    """The next glyph down a straight column, 0.6 card widths across (past ``max_across``) and
+    facing the column's way, is not linked on: the slack is for the longest link of a column,
+    to a glyph turned round, not for every step."""
+    col = [_face("d5", 100.0, 100.0 + 60.0 * k) for k in range(3)]
+    aside = _face("d6", 100.0 + 36.0, 100.0 + 180.0)
+    got = [c.cards for c in columns([*col, aside, *_beside()])]
+    assert ["d5", "d5", "d5"] in got and ["d6"] in got
