@@ -311,7 +311,9 @@ def _components(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
 
 def card_axis(dets: Sequence[Detection]) -> float:
     """The direction cards run (top to bottom) in the photo, in degrees for ``_frame``, from the
-    reader's per-glyph down directions: an axial mean, signed by the majority."""
+    reader's per-glyph down directions: an axial mean, signed by the majority of the glyphs
+    that show which way is down (一二三十 read the same turned round, and the reader's down for
+    them points either way)."""
     downs = [d.down for d in dets if d.card != "back"] or [d.down for d in dets]
     if not downs:
         return 0.0
@@ -319,7 +321,8 @@ def card_axis(dets: Sequence[Detection]) -> float:
     s2 = sum(math.sin(2 * math.atan2(dy, dx)) for dx, dy in downs)
     th = 0.5 * math.atan2(s2, c2)
     ux, uy = math.cos(th), math.sin(th)
-    if sum(dx * ux + dy * uy for dx, dy in downs) < 0:
+    signed = [d.down for d in dets if d.card != "back" and d.card not in SYMMETRIC] or downs
+    if sum(dx * ux + dy * uy for dx, dy in signed) < 0:
         ux, uy = -ux, -uy
     return math.degrees(math.atan2(-ux, uy))
 
