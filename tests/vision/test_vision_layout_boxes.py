@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from zipai.vision.detection import Detection
-from zipai.vision.layout import Params, columns
+from zipai.vision.layout import Params, card_axis, columns
 
 G = 50.0  # glyph size in pixels: a card is 1.2 glyphs (60 px) wide
 
@@ -58,3 +58,25 @@ def test_only_a_far_end_gets_the_slack() -> None:
     aside = _face("d6", 100.0 + 36.0, 100.0 + 180.0)
     got = [c.cards for c in columns([*col, aside, *_beside()])]
     assert ["d5", "d5", "d5"] in got and ["d6"] in got
+
+
+def test_the_layouts_down_is_signed_by_glyphs_that_show_it() -> None:
+    """Six 二 and 十 the reader reads pointing up and three faces pointing down: the layout's
+    cards run down the photo, as the faces show (二 and 十 read the same turned round)."""
+    dets = [_face(card, 100.0 * k, 100.0, (0.0, -1.0)) for k, card in enumerate(["x2", "x10"] * 3)]
+    dets += [_face(card, 100.0 * k, 400.0) for k, card in enumerate(["d4", "x5", "d8"])]
+    assert abs(card_axis(dets)) < 1.0
+    # with no glyph that shows it, the majority still signs it
+    assert abs(abs(card_axis(dets[:6])) - 180.0) < 1.0
+
+
+def test_a_column_under_upside_down_twos_keeps_its_far_end() -> None:
+    """The reader's downs of 二 and 十 point up in a layout whose faces run down: the far end
+    of a column's last card (d6 turned round) still ends that column, and the cards of the
+    other columns link down, not up."""
+    cols = [[_face(card, 300.0 + 100.0 * k, 100.0 + 60.0 * j, (0.0, -1.0))
+             for j, card in enumerate(["x2", "x2", "x10"])] for k in range(3)]
+    dets = [d for col in cols for d in col] + _leaning_column(100.0, 0.0)
+    got = sorted(c.cards for c in columns(dets))
+    assert ["d5", "d5", "d6"] in got
+    assert got.count(["x2", "x2", "x10"]) == 3
