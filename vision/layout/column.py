@@ -32,7 +32,8 @@ class Params:
     ``back_reach``, ``far_end`` and ``max_step`` again once two backs counted in their own
     width, and ``stray_gap`` and ``row_depth``, on the labelled cards of ``data/layout`` and
     ``data/detector/val_tune400`` (``zipai eval detector DIR --labelled-cards``) and the
-    validation photos' scans (docs/lab/layout.md)."""
+    validation photos' scans (docs/lab/layout.md); ``down_slack`` on the scans of the detector's
+    validation sets, whose downs are the reader's (the labelled cards' are true)."""
 
     max_lateral: float = 0.65  # |across-column offset| of two cards in one column
     max_gap: float = 1.9  # gap along the column between consecutive boxes
