@@ -80,3 +80,30 @@ def test_a_column_under_upside_down_twos_keeps_its_far_end() -> None:
     got = sorted(c.cards for c in columns(dets))
     assert ["d5", "d5", "d6"] in got
     assert got.count(["x2", "x2", "x10"]) == 3
+
+
+def test_a_layout_error_with_a_hidden_card_is_told_apart() -> None:
+    """A scene whose layout cards were all read right but one lies hidden under another (the
+    match leaves it out; the labelled cards hold it) is counted apart among the layout errors
+    with every card read right: no finder's box could have shown it."""
+    from zipai.engine import score
+    from zipai.models.eval_layout import LayoutSplit
+    from zipai.models.evaluate import SceneMatch
+    from zipai.vision.layout import Assembled
+    from zipai.vision.scan import Scan
+
+    truth = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "self_draw",
+             "groups": [{"cards": ["d5", "d5", "d5"], "state": "open"},
+                        {"cards": ["x10"] * 3, "state": "concealed"},
+                        {"cards": ["x1", "x2", "x3"], "state": "open"}],
+             "hand": ["x4", "x5", "x6", "d2", "d7", "d10", "x9", "x9", "x9", "d8", "d8", "x8"]}
+    right = Scan(100, 100, [], [], Assembled(truth, True, []), score(truth))
+    wrong = Scan(100, 100, [], [], Assembled(truth, False, []), None)
+    read = SceneMatch(cards=20, read=20, rows={"hand": [11, 11], "table": [9, 9]})
+    hidden = [{"row": "hand", "ignore": True, "category_id": 8, "bbox": [0, 0, 1, 1]}]
+    split = LayoutSplit()
+    split.add(wrong, read, truth, hidden, right)
+    split.add(wrong, read, truth, [], right)
+    assert (split.layout_errors_cards_right, split.layout_errors_hidden) == (2, 1)
+    line = "2 with every card of the layout read right, 1 of them with a layout card hidden"
+    assert line in split.summary()
