@@ -101,6 +101,9 @@ class LayoutSplit:
     card_errors: int = 0
     layout_errors: int = 0
     layout_errors_cards_right: int = 0  # of the layout errors, scenes whose cards were all read right
+    # of those, scenes with a layout card hidden under another: the match leaves it out of "every
+    # card read right" (no finder can see it), but the labelled cards hold it (``true_cards``)
+    layout_errors_hidden: int = 0
     cards_right: int = 0  # scenes whose layout cards were all read right, nothing extra
     no_result_cards_right: int = 0  # of those, scans with no result at all
     wrong_without_doubt: int = 0  # scans with a result, scored wrong, and no doubt but strays
@@ -136,6 +139,8 @@ class LayoutSplit:
         else:
             self.layout_errors += 1
             self.layout_errors_cards_right += m.layout_read
+            self.layout_errors_hidden += m.layout_read and any(
+                a.get("ignore") and a.get("row") in LAYOUT_ROWS for a in anns)
 
     def figures(self) -> dict[str, float | int]:
         n, won = max(1, self.scenes), max(1, self.winning)
@@ -156,7 +161,8 @@ class LayoutSplit:
                  f"{self.scored_true_winning} ({self.scored_true_winning / won:.2%})",
                  f"  scored wrong end to end: {self.card_errors} card errors (the labelled cards score "
                  f"right), {self.layout_errors} layout errors ({self.layout_errors_cards_right} with "
-                 "every card of the layout read right)",
+                 f"every card of the layout read right, {self.layout_errors_hidden} of them with a layout "
+                 "card hidden under another, which no find shows)",
                  f"  no result at all: {self.no_result_cards_right} of the {self.cards_right} scenes whose "
                  f"layout cards were all read right; scored wrong with no doubt: {self.wrong_without_doubt}"]
         if self.faults:
@@ -315,7 +321,8 @@ class Answered:
                  f"    answers asked end to end: {self.end_to_end.line()}",
                  f"    answers asked on the labelled cards: {self.labelled.line()}",
                  f"    scored wrong end to end once answered: {s.card_errors} card errors, {s.layout_errors} "
-                 f"layout errors ({s.layout_errors_cards_right} with every card of the layout read right); "
+                 f"layout errors ({s.layout_errors_cards_right} with every card of the layout read right, "
+                 f"{s.layout_errors_hidden} of them with a layout card hidden under another); "
                  f"scored wrong with no doubt: {s.wrong_without_doubt}"]
         if s.faults:
             lines.append("    the labelled cards' scenes still not scored as the scene once answered, by "

@@ -32,7 +32,9 @@ class Params:
     ``back_reach``, ``far_end`` and ``max_step`` again once two backs counted in their own
     width, and ``stray_gap``, ``row_depth`` and ``head_jump``, on the labelled cards of
     ``data/layout`` and ``data/detector/val_tune400`` (``zipai eval detector DIR
-    --labelled-cards``) and the validation photos' scans (docs/lab/layout.md)."""
+    --labelled-cards``) and the validation photos' scans (docs/lab/layout.md); ``down_slack`` on
+    the scans of the detector's validation sets, whose downs are the reader's (the labelled
+    cards' are true)."""
 
     max_lateral: float = 0.65  # |across-column offset| of two cards in one column
     max_gap: float = 1.9  # gap along the column between consecutive boxes
@@ -40,6 +42,9 @@ class Params:
     min_step: float = 0.15  # the next card down a column, in card widths along the column
     max_step: float = 6.0
     max_across: float = 0.45  # and at most this far across it
+    # degrees the reader's down direction may miss a card's own: a link to a far end (a glyph
+    # turned round) may lie further across by the step times its tangent
+    down_slack: float = 10.0
     glyph_overlap: float = 0.8  # two faces' glyph boxes this level along the column lie side by side
     back_reach: float = 1.5  # card widths: a back lies along the nearest faces this close to it
     step_factor: float = 4.0  # face-to-face links longer than this many usual steps are cut

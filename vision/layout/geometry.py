@@ -74,6 +74,7 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
     # is its card's width, in a photo from near far wider than the typical glyph makes it, and
     # the last back of a concealed column shows whole, its box centre far down the card
     back_width = [max(width[k], fr[k][1] - fr[k][0]) for k in range(n)]
+    slack = math.tan(math.radians(p.down_slack))
     cands: list[tuple[float, int, int, float]] = []
     for i in range(n):
         ci = dets[i].center
@@ -97,7 +98,12 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
             if dets[i].card != "back" and dets[j].card != "back" \
                     and _overlap_along(dets[i].box, dets[j].box, dx, dy) > p.glyph_overlap:
                 continue
-            if p.min_step < dv < p.max_step and du < p.max_across:
+            # a link to a far end is the longest in its column, and the reader's down direction
+            # of a glyph may miss the card's by some degrees (it leans to the photo's edges), so
+            # the far end may lie further across the link's line by the step times that angle
+            to_far_end = tail[j] and dets[i].card != "back"
+            reach = p.max_across + (dv * slack if to_far_end else 0.0)
+            if p.min_step < dv < p.max_step and du < reach:
                 cands.append((dv + p.across_cost * du, i, j, dv))
     # the usual step from one card to the next (glyph to glyph) in this photo: the gap to the
     # next row is several times longer, so face-to-face links far beyond it are cut
@@ -305,7 +311,9 @@ def _components(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
 
 def card_axis(dets: Sequence[Detection]) -> float:
     """The direction cards run (top to bottom) in the photo, in degrees for ``_frame``, from the
-    reader's per-glyph down directions: an axial mean, signed by the majority."""
+    reader's per-glyph down directions: an axial mean, signed by the majority of the glyphs
+    that show which way is down (一二三十 read the same turned round, and the reader's down for
+    them points either way)."""
     downs = [d.down for d in dets if d.card != "back"] or [d.down for d in dets]
     if not downs:
         return 0.0
@@ -313,7 +321,8 @@ def card_axis(dets: Sequence[Detection]) -> float:
     s2 = sum(math.sin(2 * math.atan2(dy, dx)) for dx, dy in downs)
     th = 0.5 * math.atan2(s2, c2)
     ux, uy = math.cos(th), math.sin(th)
-    if sum(dx * ux + dy * uy for dx, dy in downs) < 0:
+    signed = [d.down for d in dets if d.card != "back" and d.card not in SYMMETRIC] or downs
+    if sum(dx * ux + dy * uy for dx, dy in signed) < 0:
         ux, uy = -ux, -uy
     return math.degrees(math.atan2(-ux, uy))
 
