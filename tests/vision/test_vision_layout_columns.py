@@ -23,8 +23,8 @@ def _det(card: str, x: float, y: float, down: tuple[float, float] = (0.0, 1.0)) 
     if card == "back":
         return Detection("back", (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G), 0.9, None, 0.9, 1.0,
                          down=down)
-    return Detection(card, (x - G / 2, y - G / 2, x + G / 2, y + G / 2), 0.9, "red" if card in RED else "black",
-                     0.9, 1.0, down=down)
+    color = "red" if card in RED else "black"
+    return Detection(card, (x - G / 2, y - G / 2, x + G / 2, y + G / 2), 0.9, color, 0.9, 1.0, down=down)
 
 
 def _rows(table: list[list[str]], hand: list[list[str]]) -> list[Detection]:
@@ -60,7 +60,7 @@ def test_a_group_laid_askew_of_the_rest_is_a_column_of_its_row(deg: float) -> No
 
 def test_lone_cards_turned_askew_still_lie_apart() -> None:
     """Two discards turned across the layout, apart from each other, are no column: loose."""
-    dets = _rows(TABLE_ROW + [["x1", "x2", "x3"]], HAND_ROW)
+    dets = _rows([*TABLE_ROW, ["x1", "x2", "x3"]], HAND_ROW)
     dets += [_det("d3", 600.0, 300.0, (1.0, 0.0)), _det("x7", 900.0, 300.0, (1.0, 0.0))]
     got = _look(dets)
     assert ("loose", "loose", ["d3"]) in got and ("loose", "loose", ["x7"]) in got
