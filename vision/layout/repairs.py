@@ -156,6 +156,124 @@ def join_split_groups(draft: Draft) -> Draft | None:
     return draft.with_columns([c for c in out if c.cards])
 
 
+def gather_loose(draft: Draft) -> Draft | None:
+    """Let the rules join loose cards lying together into the one group they make.
+
+    A group laid with its cards apart (a face beside its backs, three faces side by side that
+    do not overlap) comes out of the geometry as lone cards or a pair, each a row of a card or
+    two lying apart from the layout (``Params.stray_max``), and is left out; settled one by one
+    (``settle_strays``) its faces would go to the hand as free cards, and a group claimed in
+    play scored as one revealed from the hand. When the draft does not split into seven groups,
+    the loose cards and pairs are gathered where their nearest cards lie within ``BACK_REACH``
+    glyph sizes of each other; each set of them, each lying so near another of the set, of
+    three or four cards that makes one group (a face-up group the engine accepts, or one face
+    over backs, the loose face nearest them) is a candidate column, in the row of the layout's
+    column nearest it. The fewest candidates that make the layout split (lone
+    cards left then settled as ``settle_strays`` settles them) are taken when exactly one way
+    does, and the column says so (``settled``, a doubt in ``assemble``)."""
+    if draft.splits:
+        return None
+    cols, dets = draft.columns, draft.detections
+    loose = [n for n, c in enumerate(cols) if c.state == LOOSE and len(c.cards) <= 2 and not c.settled
+             and c.detections and all(0 <= i < len(dets) for i in c.detections)]
+    laid = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE
+            and c.detections and all(0 <= i < len(dets) for i in c.detections)]
+    if len(loose) < 2 or not laid:
+        return None
+    s = scale(dets)
+    near = [(a, b) for a, b in itertools.combinations(loose, 2)
+            if _between(dets, cols[a], cols[b]) < BACK_REACH * s]
+    found = [part for comp in _gatherings(loose, near) for part in _parts(comp, near)
+             if 3 <= sum(len(cols[n].cards) for n in part) <= 4
+             and _makes_group([x for n in part for x in cols[n].cards])
+             and _nearest_face(cols, dets, part, loose)]
+    if not found or len(found) > MAX_GATHER:
+        return None
+    for size in range(1, len(found) + 1):
+        ways: list[Draft] = []
+        for combo in itertools.combinations(found, size):
+            if len({n for part in combo for n in part}) < sum(len(part) for part in combo):
+                continue  # a loose card joins one group
+            tried: Draft | None = draft.with_columns(_gathered(cols, dets, combo, laid))
+            if tried is not None and not tried.splits:
+                tried = settle_strays(tried)
+            if tried is not None:
+                ways.append(tried)
+            if len(ways) > 1:  # two ways: the player's to choose
+                return None
+        if ways:
+            return ways[0]
+    return None
+
+
+MAX_GATHER = 6  # groups gather_loose weighs (63 ways at most, each with its lone cards settled)
+MAX_GATHERED = 8  # loose cards and pairs lying together that gather_loose parts into groups
+
+
+def _parts(members: Sequence[int], links: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
+    """The sets of two to four of ``members`` that ``links`` join (each one linked to another of
+    the set): where more loose cards lie together than one group holds, the groups among them."""
+    if len(members) > MAX_GATHERED:
+        return []
+    linked = {frozenset(pair) for pair in links}
+    return [part for k in (2, 3, 4) for part in itertools.combinations(members, k)
+            if all(any(frozenset((a, b)) in linked for b in part if b != a) for a in part)]
+
+
+def _nearest_face(cols: Sequence[Column], dets: Sequence[Detection], part: Sequence[int],
+                  loose: Sequence[int]) -> bool:
+    """Whether a set of loose columns with backs holds the loose face nearest its backs (or no
+    face): a concealed group's face lies on its backs, and a face further off is a discard."""
+    backs = [i for n in part for i, x in zip(cols[n].detections, cols[n].cards, strict=True) if x == "back"]
+    faces = [i for n in loose for i, x in zip(cols[n].detections, cols[n].cards, strict=True) if x != "back"]
+    own = {i for n in part for i in cols[n].detections}
+    if not backs or not faces or not own - set(backs):
+        return True
+
+    def off(i: int) -> float:
+        return min(math.hypot(dets[i].center[0] - dets[b].center[0], dets[i].center[1] - dets[b].center[1])
+                   for b in backs)
+
+    return min(faces, key=off) in own
+
+
+def _gatherings(members: Sequence[int], links: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """The members joined by ``links`` (pairs of members), as groups of two or more."""
+    parent = {n: n for n in members}
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            a = parent[a]
+        return a
+
+    for a, b in links:
+        parent[max(find(a), find(b))] = min(find(a), find(b))
+    out: dict[int, list[int]] = {}
+    for n in members:
+        out.setdefault(find(n), []).append(n)
+    return [g for g in out.values() if len(g) > 1]
+
+
+def _gathered(cols: Sequence[Column], dets: Sequence[Detection], gatherings: Sequence[Sequence[int]],
+              laid: Sequence[int]) -> list[Column]:
+    """The columns with each gathering of loose columns joined into one column (its cards down
+    the layout's axis) in the row of the nearest of the ``laid`` columns, in its proposed state."""
+    a_ = math.radians(card_axis(dets))
+    gx, gy = -math.sin(a_), math.cos(a_)
+    out: list[Column] = list(cols)
+    for g in gatherings:
+        order = sorted((i for n in g for i in cols[n].detections),
+                       key=lambda i: dets[i].center[0] * gx + dets[i].center[1] * gy)
+        row = cols[min(laid, key=lambda h: min(_between(dets, cols[n], cols[h]) for n in g))].row
+        joined = Column(order, [dets[i].card for i in order], row,
+                        settled="cards lying apart taken in: together they make one group")
+        joined.state = proposed_state(joined)
+        out[g[0]] = joined
+        for n in g[1:]:
+            out[n] = cols[n].copy(detections=[], cards=[])
+    return [c for c in out if c.cards]
+
+
 def _makes_group(cards: Sequence[str]) -> bool:
     """Whether three or four cards make a group: faces the engine accepts as a group, or one
     face over backs (a concealed group)."""
