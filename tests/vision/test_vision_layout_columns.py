@@ -4,11 +4,27 @@ detections: a group laid askew of the rest, and the cards that lie apart from th
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pytest
 
+from zipai.engine import score
 from zipai.vision.detector import Detection
-from zipai.vision.layout import columns, propose_states
+from zipai.vision.layout import (
+    CONCEALED,
+    HAND,
+    LOOSE,
+    OPEN,
+    TABLE,
+    Column,
+    Draft,
+    assemble,
+    columns,
+    gather_loose,
+    propose_states,
+    proposed_state,
+    repair,
+)
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("fixed_chance")
@@ -65,3 +81,79 @@ def test_lone_cards_turned_askew_still_lie_apart() -> None:
     got = _look(dets)
     assert ("loose", "loose", ["d3"]) in got and ("loose", "loose", ["x7"]) in got
     assert ("table", "open", ["x1", "x2", "x3"]) in got
+
+
+# ---------------------------------------------------------------- loose cards lying together
+
+BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
+
+
+def _draft(table: Sequence[Sequence[str]], hand: Sequence[Sequence[str]],
+           loose: Sequence[tuple[float, float, str]]) -> Draft:
+    """A draft as the geometry hands it over: the claimed row at y = 0, the hand at y = 600
+    (columns 100 px apart, cards 80 px apart), each ``loose`` card a column of its own at its
+    (x, y), lying apart from the layout."""
+    dets: list[Detection] = []
+    cols: list[Column] = []
+    for row, y0, laid in ((TABLE, 0.0, table), (HAND, 600.0, hand)):
+        for k, cards in enumerate(laid):
+            cols.append(Column(list(range(len(dets), len(dets) + len(cards))), list(cards), row))
+            dets += [_det(card, 100.0 * k, y0 + 80.0 * j) for j, card in enumerate(cards)]
+    for x, y, card in loose:
+        cols.append(Column([len(dets)], [card], LOOSE))
+        dets.append(_det(card, x, y))
+    return Draft(tuple(c.copy(state=proposed_state(c)) for c in cols), tuple(dets), BASE)
+
+
+def _drafted(draft: Draft) -> list[tuple[str, str, list[str]]]:
+    return [(c.row, c.state, c.cards) for c in draft.columns]
+
+
+def test_a_face_and_its_backs_lying_apart_are_joined_into_the_concealed_group() -> None:
+    """拾 over two backs, each card askew and apart from the next (three strays to the
+    geometry): the layout makes seven groups only with them as the concealed group."""
+    draft = _draft([["d5", "d5", "d5"], ["x1", "x2", "x3"]], HAND_ROW,
+                   [(300.0, 0.0, "x10"), (330.0, 110.0, "back"), (290.0, 220.0, "back")])
+    assert not draft.splits
+    got = gather_loose(draft)
+    assert got is not None and got.splits
+    assert (TABLE, CONCEALED, ["x10", "back", "back"]) in _drafted(got)
+    assert not any(state == LOOSE for _, state, _ in _drafted(got))
+    # the full repair reaches it too, and says the cards were taken in
+    done = repair(draft)
+    asm = assemble(done.columns, done.detections, BASE)
+    assert asm.complete and {"cards": ["x10"] * 3, "state": "concealed"} in asm.layout["groups"]
+    assert any(d.kind == "taken_in" for d in asm.doubts)
+
+
+def test_three_faces_side_by_side_in_the_claimed_row_are_one_claimed_group() -> None:
+    """一二三 laid side by side beside the claimed groups, not overlapping: one at a time they
+    would go to the hand as free cards, and the chi claimed in play scores as revealed."""
+    draft = _draft([["d5", "d5", "d5"], ["x10", "back", "back"]], HAND_ROW,
+                   [(260.0, 0.0, "x1"), (340.0, 10.0, "x2"), (420.0, 0.0, "x3")])
+    done = repair(draft)
+    assert (TABLE, OPEN, ["x1", "x2", "x3"]) in [(r, st, sorted(c)) for r, st, c in _drafted(done)]
+    asm = assemble(done.columns, done.detections, BASE)
+    groups = [{"cards": ["d5"] * 3, "state": "open"}, {"cards": ["x10"] * 3, "state": "concealed"},
+              {"cards": ["x1", "x2", "x3"], "state": "open"}]
+    truth = {**BASE, "groups": groups, "hand": [c for col in HAND_ROW for c in col]}
+    assert score(asm.layout)["points"] == score(truth)["points"]
+
+
+def test_a_face_further_from_the_backs_than_another_is_not_their_group() -> None:
+    """Two backs with 柒 on them and 拾 further off: 柒 is their face, but a concealed 柒
+    would be a fifth and sixth 柒 (the hand holds three); 拾 lies nearer a discard's place
+    than a face's, so nothing is gathered rather than the far face."""
+    hand = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x7", "x7", "x7"], ["d8", "d8", "x8"]]
+    draft = _draft([["d5", "d5", "d5"], ["x1", "x2", "x3"]], hand,
+                   [(300.0, -60.0, "x7"), (300.0, 40.0, "back"), (300.0, 140.0, "back"),
+                    (450.0, 90.0, "x10")])
+    assert gather_loose(draft) is None
+
+
+def test_loose_cards_that_make_no_group_stay_loose() -> None:
+    """Two discards and a back lying together make no group (a face over backs needs two backs
+    and one face): nothing is gathered."""
+    draft = _draft([["d5", "d5", "d5"], ["x10", "back", "back"]], HAND_ROW,
+                   [(300.0, 0.0, "x1"), (380.0, 0.0, "d9"), (460.0, 0.0, "back")])
+    assert gather_loose(draft) is None
