@@ -24,6 +24,7 @@ from zipai.vision.layout import (
     propose_states,
     proposed_state,
     repair,
+    trade_ends,
 )
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
@@ -157,3 +158,42 @@ def test_loose_cards_that_make_no_group_stay_loose() -> None:
     draft = _draft([["d5", "d5", "d5"], ["x10", "back", "back"]], HAND_ROW,
                    [(300.0, 0.0, "x1"), (380.0, 0.0, "d9"), (460.0, 0.0, "back")])
     assert gather_loose(draft) is None
+
+
+# ---------------------------------------------------------------- a card linked onto the next column
+
+HAND_OTHER = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["d3", "d3", "d3"], ["d6", "d6", "x6"]]
+
+
+def test_two_columns_that_took_each_others_card_trade_them_back() -> None:
+    """壹 over two backs beside 拾 壹 1: each column's head is the other's card (the second is
+    no group, and its cards make no free cards either); traded back they are 拾 over two
+    backs and 壹壹1, the layout's seven groups."""
+    draft = _draft([["x1", "back", "back"], ["x10", "x1", "d1"], ["d5", "d5", "d5"]], HAND_OTHER, [])
+    assert not draft.splits
+    got = trade_ends(draft)
+    assert got is not None and got.splits
+    look = _drafted(got)
+    assert (TABLE, CONCEALED, ["x10", "back", "back"]) in look and (TABLE, OPEN, ["x1", "x1", "d1"]) in look
+    asm = assemble(got.columns, got.detections, BASE)
+    assert sum(d.kind == "taken_in" for d in asm.doubts) == 2
+
+
+def test_a_face_linked_onto_a_column_joins_the_backs_beside_it() -> None:
+    """玖玖 and 9 with 拾 linked on at its end, beside two backs: the 拾 is the backs' face."""
+    draft = _draft([["d9", "x9", "x9", "x10"], ["back", "back"], ["x1", "x2", "x3"]], HAND_OTHER, [])
+    got = trade_ends(draft)
+    assert got is not None and got.splits
+    assert (TABLE, CONCEALED, ["back", "back", "x10"]) in _drafted(got)
+    assert (TABLE, OPEN, ["d9", "x9", "x9"]) in _drafted(got)
+
+
+def test_a_back_is_never_moved_between_columns() -> None:
+    """柒 over four backs beside 肆 over two: a back moved across makes both look whole (柒 a
+    quad, 肆 a triple), but a back found twice or missed is the finder's commonest error, and
+    which group holds four is what the backs tell; nothing is traded."""
+    hand = [["d2", "d7", "d10"], ["d3", "d3", "d3"], ["d6", "d6", "x6"], ["d9", "d9"]]
+    draft = _draft([["x7", "back", "back", "back", "back"], ["x4", "back", "back"], ["x1", "x2", "x3"]],
+                   hand, [])
+    assert not draft.splits
+    assert trade_ends(draft) is None

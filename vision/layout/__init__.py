@@ -62,6 +62,7 @@ from .repairs import (
     settle_rows,
     settle_strays,
     take_in,
+    trade_ends,
 )
 
 __all__ = [
@@ -70,5 +71,5 @@ __all__ = [
     "Params", "Repair", "all_backs", "assemble", "card_axis", "claimed_place", "columns", "fill_concealed",
     "gather_loose", "join_lone_backs", "join_split_groups", "layout_splits", "name_group", "places",
     "propose_states", "proposed_state", "read_backs", "read_hidden", "repair", "reread", "rescue",
-    "set_apart_ends", "settle_backs", "settle_rows", "settle_strays", "take_claimed", "take_in",
+    "set_apart_ends", "settle_backs", "settle_rows", "settle_strays", "take_claimed", "take_in", "trade_ends",
 ]

@@ -274,6 +274,77 @@ def _gathered(cols: Sequence[Column], dets: Sequence[Detection], gatherings: Seq
     return [c for c in out if c.cards]
 
 
+def trade_ends(draft: Draft) -> Draft | None:
+    """Let the rules move a card linked on at a column's end into the group it belongs to.
+
+    Where two groups lie close (columns staggered, a concealed group's face beside the next
+    column's head), the geometry can link a card of one onto the other's end: a column of four
+    or five that is no group beside a short one (``d9 x9 x9 x10`` beside ``back back``), or two
+    columns that each took the other's card (``x8 x9 d8`` beside ``d8 d8 x10``). When the draft
+    does not split into seven groups, each face at an end (first or last) of a column that is
+    no group is tried at the end of another column whose nearest card lies within ``BACK_REACH``
+    glyph sizes of it, or traded for that column's face at an end (a back is never moved: it tells a concealed
+    triple from a quad); a way is kept when both columns
+    then make groups (``_makes_group``), and taken when it is the only one that makes the layout
+    split. Both columns say so (``settled``, a doubt in ``assemble``)."""
+    if draft.splits:
+        return None
+    cols, dets = draft.columns, draft.detections
+    laid = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE and not c.name
+            and not c.reading and c.detections and all(0 <= i < len(dets) for i in c.detections)]
+    broken = [n for n in laid if len(cols[n].cards) >= 2 and not _makes_group(cols[n].cards)]
+    if not broken:
+        return None
+    s = scale(dets)
+    ways: list[list[Column]] = []
+    for a in broken:
+        for k in {0, len(cols[a].detections) - 1}:
+            e = cols[a].detections[k]
+            if dets[e].card == "back":  # a back counts a concealed group's cards: a quad or a triple
+                continue
+            for b in laid:
+                if b == a or min(_distance(dets, e, i) for i in cols[b].detections) >= BACK_REACH * s:
+                    continue
+                ends = dict.fromkeys(i for i in (cols[b].detections[0], cols[b].detections[-1])
+                                     if dets[i].card != "back")
+                for f in (None, *ends):
+                    got = _traded(cols, dets, a, e, b, f)
+                    if got is not None and draft.with_columns(got).splits:
+                        ways.append(got)
+                    if len(ways) > 1:  # two ways: the player's to choose
+                        return None
+    return draft.with_columns(ways[0]) if ways else None
+
+
+def _distance(dets: Sequence[Detection], i: int, j: int) -> float:
+    (ax, ay), (bx, by) = dets[i].center, dets[j].center
+    return math.hypot(ax - bx, ay - by)
+
+
+def _traded(cols: Sequence[Column], dets: Sequence[Detection], a: int, e: int, b: int,
+            f: int | None) -> list[Column] | None:
+    """The columns with card ``e`` of column ``a`` moved into column ``b`` (and card ``f`` of
+    ``b``, if given, into ``a``), each column's cards down the layout's axis; None unless both
+    then make groups."""
+    a_ = math.radians(card_axis(dets))
+    gx, gy = -math.sin(a_), math.cos(a_)
+
+    def down(idx: list[int]) -> list[int]:
+        return sorted(idx, key=lambda i: dets[i].center[0] * gx + dets[i].center[1] * gy)
+
+    into_a = down([i for i in cols[a].detections if i != e] + ([f] if f is not None else []))
+    into_b = down([i for i in cols[b].detections if i != f] + [e])
+    cards_a, cards_b = [dets[i].card for i in into_a], [dets[i].card for i in into_b]
+    if not _makes_group(cards_a) or not _makes_group(cards_b):
+        return None
+    why = "a card linked on at the end of the column beside it moved here: both then make groups"
+    out = list(cols)
+    for n, idx, cards in ((a, into_a, cards_a), (b, into_b, cards_b)):
+        out[n] = cols[n].copy(detections=idx, cards=cards, settled=why)
+        out[n].state = proposed_state(out[n])
+    return out
+
+
 def _makes_group(cards: Sequence[str]) -> bool:
     """Whether three or four cards make a group: faces the engine accepts as a group, or one
     face over backs (a concealed group)."""
