@@ -24,6 +24,7 @@ from zipai.vision.layout import (
     propose_states,
     proposed_state,
     repair,
+    set_apart_pairs,
     trade_ends,
 )
 
@@ -197,3 +198,27 @@ def test_a_back_is_never_moved_between_columns() -> None:
                    hand, [])
     assert not draft.splits
     assert trade_ends(draft) is None
+
+
+# ---------------------------------------------------------------- a face on a back, no group
+
+
+def test_a_face_lying_on_a_back_that_is_no_group_is_set_apart() -> None:
+    """肆 discarded onto the stock's back beside the hand: linked as a column, a face over one
+    back is a concealed group a card short (no result at all); set apart, the rest makes the
+    layout's seven groups, and the pair is a stray doubt."""
+    draft = _draft([["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]],
+                   [*HAND_ROW, ["d4", "back"]], [])
+    assert not draft.splits
+    got = set_apart_pairs(draft)
+    assert got is not None and got.splits
+    assert (LOOSE, LOOSE, ["d4", "back"]) in _drafted(got)
+    asm = assemble(got.columns, got.detections, BASE)
+    assert asm.complete and any(d.kind == "stray_cards" for d in asm.doubts)
+
+
+def test_a_face_on_a_back_stays_when_the_layout_splits_no_better_without_it() -> None:
+    """With a group of the hand missing as well, leaving the pair out splits nothing: it stays."""
+    draft = _draft([["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]],
+                   [*HAND_ROW[:3], ["d4", "back"]], [])
+    assert set_apart_pairs(draft) is None

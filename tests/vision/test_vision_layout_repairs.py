@@ -552,7 +552,7 @@ def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() ->
     assert [s.__name__ for s in REPAIRS] == [
         "join_lone_backs", "join_split_groups", "gather_loose", "read_backs", "settle_strays",
         "set_apart_ends", "trade_ends", "settle_backs", "settle_rows", "reread", "take_in", "fill_concealed",
-        "read_hidden", "rescue"]
+        "set_apart_pairs", "read_hidden", "rescue"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:

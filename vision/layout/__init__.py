@@ -58,6 +58,7 @@ from .repairs import (
     join_split_groups,
     layout_splits,
     set_apart_ends,
+    set_apart_pairs,
     settle_backs,
     settle_rows,
     settle_strays,
@@ -71,5 +72,6 @@ __all__ = [
     "Params", "Repair", "all_backs", "assemble", "card_axis", "claimed_place", "columns", "fill_concealed",
     "gather_loose", "join_lone_backs", "join_split_groups", "layout_splits", "name_group", "places",
     "propose_states", "proposed_state", "read_backs", "read_hidden", "repair", "reread", "rescue",
-    "set_apart_ends", "settle_backs", "settle_rows", "settle_strays", "take_claimed", "take_in", "trade_ends",
+    "set_apart_ends", "set_apart_pairs", "settle_backs", "settle_rows", "settle_strays", "take_claimed",
+    "take_in", "trade_ends",
 ]

@@ -14,6 +14,7 @@ from .repairs import (
     join_split_groups,
     run,
     set_apart_ends,
+    set_apart_pairs,
     settle_backs,
     settle_rows,
     settle_strays,
@@ -23,7 +24,7 @@ from .repairs import (
 
 REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, gather_loose, read_backs, settle_strays,
                                set_apart_ends, trade_ends, settle_backs, settle_rows, reread, take_in,
-                               fill_concealed, read_hidden, rescue)
+                               fill_concealed, set_apart_pairs, read_hidden, rescue)
 """The order the repairs run in: the geometry's own repairs (a lone back, a group split over two
 short columns), loose cards lying together that make a group, the card of an all-back group,
 then the lone cards, a card linked on at a column's end (set apart, or moved to the column it

@@ -345,6 +345,40 @@ def _traded(cols: Sequence[Column], dets: Sequence[Detection], a: int, e: int, b
     return out
 
 
+def set_apart_pairs(draft: Draft) -> Draft | None:
+    """Let the rules set apart a face and a back lying together that are no group.
+
+    A concealed group shows three or four cards, so a column of one face over one back is a
+    card short of any: a group with a back missed (``fill_concealed`` weighs that first), or a
+    discard lying on the stock's back, linked as a column. When the draft still does not split
+    into seven groups, the fewest such columns set apart as loose cards that make it split (lone
+    cards then settled as ``settle_strays`` settles them) are taken when exactly one way does,
+    and each says so (``settled``: a stray doubt in ``assemble``)."""
+    if draft.splits:
+        return None
+    cols = draft.columns
+    pairs = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state == CONCEALED
+             and len(c.cards) == 2 and c.cards.count("back") == 1 and not c.name]
+    if not pairs or len(pairs) > MAX_ENDS:
+        return None
+    why = "set apart: a face and a back are no group, and the layout makes seven groups without them"
+    for size in range(1, len(pairs) + 1):
+        ways: list[Draft] = []
+        for combo in itertools.combinations(pairs, size):
+            out = [c.copy(row=LOOSE, state=LOOSE, settled=why) if n in combo else c
+                   for n, c in enumerate(cols)]
+            tried: Draft | None = draft.with_columns(out)
+            if tried is not None and not tried.splits:
+                tried = settle_strays(tried)
+            if tried is not None:
+                ways.append(tried)
+            if len(ways) > 1:
+                return None
+        if ways:
+            return ways[0]
+    return None
+
+
 def _makes_group(cards: Sequence[str]) -> bool:
     """Whether three or four cards make a group: faces the engine accepts as a group, or one
     face over backs (a concealed group)."""
