@@ -180,6 +180,18 @@ def test_two_columns_that_took_each_others_card_trade_them_back() -> None:
     assert sum(d.kind == "taken_in" for d in asm.doubts) == 2
 
 
+def test_two_claimed_columns_that_took_each_others_card_trade_even_where_the_layout_splits() -> None:
+    """捌玖 over 8 beside 8 8 over 拾 in the claimed row: neither column is a group, so their
+    cards go to the hand as free cards, where they split (捌玖拾, 888) and the claimed groups
+    would score as revealed; traded back, they are the two claimed groups, seen once."""
+    draft = _draft([["x8", "x9", "d8"], ["d8", "d8", "x10"], ["x1", "back", "back"]], HAND_OTHER, [])
+    assert draft.splits
+    got = trade_ends(draft)
+    assert got is not None and got.splits
+    look = _drafted(got)
+    assert (TABLE, OPEN, ["x8", "x9", "x10"]) in look and (TABLE, OPEN, ["d8", "d8", "d8"]) in look
+
+
 def test_a_face_linked_onto_a_column_joins_the_backs_beside_it() -> None:
     """玖玖 and 9 with 拾 linked on at its end, beside two backs: the 拾 is the backs' face."""
     draft = _draft([["d9", "x9", "x9", "x10"], ["back", "back"], ["x1", "x2", "x3"]], HAND_OTHER, [])

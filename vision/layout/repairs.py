@@ -283,17 +283,18 @@ def trade_ends(draft: Draft) -> Draft | None:
     columns that each took the other's card (``x8 x9 d8`` beside ``d8 d8 x10``). When the draft
     does not split into seven groups, each face at an end (first or last) of a column that is
     no group is tried at the end of another column whose nearest card lies within ``BACK_REACH``
-    glyph sizes of it, or traded for that column's face at an end (a back is never moved: it tells a concealed
-    triple from a quad); a way is kept when both columns
-    then make groups (``_makes_group``), and taken when it is the only one that makes the layout
-    split. Both columns say so (``settled``, a doubt in ``assemble``)."""
-    if draft.splits:
-        return None
+    glyph sizes of it, or traded for that column's face at an end (a back is never moved: it
+    tells a concealed triple from a quad); a way is kept when both columns then make groups
+    (``_makes_group``), and taken when it is the only one that makes the layout split (a trade
+    between two columns that are no group, seen from both, is one way). A claimed column that
+    is no group is tried even where the layout splits (its cards then go to the hand as free
+    cards, which may split anyway, and score as revealed). Both columns say so (``settled``, a
+    doubt in ``assemble``)."""
     cols, dets = draft.columns, draft.detections
     laid = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE and not c.name
             and not c.reading and c.detections and all(0 <= i < len(dets) for i in c.detections)]
     broken = [n for n in laid if len(cols[n].cards) >= 2 and not _makes_group(cols[n].cards)]
-    if not broken:
+    if not broken or (draft.splits and not any(cols[n].state in (OPEN, CONCEALED) for n in broken)):
         return None
     s = scale(dets)
     ways: list[list[Column]] = []
@@ -309,7 +310,7 @@ def trade_ends(draft: Draft) -> Draft | None:
                                      if dets[i].card != "back")
                 for f in (None, *ends):
                     got = _traded(cols, dets, a, e, b, f)
-                    if got is not None and draft.with_columns(got).splits:
+                    if got is not None and got not in ways and draft.with_columns(got).splits:
                         ways.append(got)
                     if len(ways) > 1:  # two ways: the player's to choose
                         return None
