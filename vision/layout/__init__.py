@@ -53,21 +53,25 @@ from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
     Draft,
     Repair,
+    gather_loose,
     join_lone_backs,
     join_split_groups,
     layout_splits,
     set_apart_ends,
+    set_apart_pairs,
     settle_backs,
     settle_rows,
     settle_strays,
     take_in,
+    trade_ends,
 )
 
 __all__ = [
     "BOTTOM", "CONCEALED", "FREE", "HAND", "LEFT", "LOOSE", "OPEN", "PLACES", "REPAIRS", "RIGHT",
     "ROW_GUESSES", "TABLE", "TOP", "AnswerError", "Assembled", "Column", "Doubt", "DoubtKind", "Draft",
     "Params", "Repair", "all_backs", "assemble", "card_axis", "claimed_place", "columns", "fill_concealed",
-    "join_lone_backs", "join_split_groups", "layout_splits", "name_group", "places", "propose_states",
-    "proposed_state", "read_backs", "read_hidden", "repair", "reread", "rescue", "set_apart_ends",
-    "settle_backs", "settle_rows", "settle_strays", "take_claimed", "take_in",
+    "gather_loose", "join_lone_backs", "join_split_groups", "layout_splits", "name_group", "places",
+    "propose_states", "proposed_state", "read_backs", "read_hidden", "repair", "reread", "rescue",
+    "set_apart_ends", "set_apart_pairs", "settle_backs", "settle_rows", "settle_strays", "take_claimed",
+    "take_in", "trade_ends",
 ]

@@ -327,23 +327,32 @@ def card_axis(dets: Sequence[Detection]) -> float:
     return math.degrees(math.atan2(-ux, uy))
 
 
-def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
-    """Cluster detections into columns and the columns into rows (table row first)."""
+def columns(dets: Sequence[Detection], p: Params | None = None,
+            laid: Sequence[Sequence[int]] = ()) -> list[Column]:
+    """Cluster detections into columns and the columns into rows (table row first). ``laid``:
+    columns already drawn (indices into ``dets``), kept whole and placed in the rows as they are."""
     p = p or Params()
     if not dets:
         return []
-    axis = card_axis(dets)
-    # a face card turned well away from the layout's axis was dropped or discarded, not laid
-    off = [i for i, d in enumerate(dets) if _off_axis(d, axis, p)]
-    if off and len(off) < len(dets):
-        keep = [i for i in range(len(dets)) if i not in set(off)]
-        inner = columns([dets[i] for i in keep], p)
+    fixed = {i for c in laid for i in c}
+    free = [i for i in range(len(dets)) if i not in fixed]
+    axis = card_axis([dets[i] for i in free] or dets)
+    # a face card turned well away from the layout's axis was dropped or discarded, not laid;
+    # but three or four of them overlapping down a column of their own are a group laid turned
+    off = [i for i in free if _off_axis(dets[i], axis, p)]
+    if off and len(off) < len(free):
+        turned = _turned(dets, off, p)
+        taken = {i for c in turned for i in c}
+        keep = [i for i in range(len(dets)) if i not in set(off) or i in taken]
+        at = {g: k for k, g in enumerate(keep)}
+        inner = columns([dets[i] for i in keep], p, [[at[i] for i in c] for c in (*laid, *turned)])
         for col in inner:
             col.detections = [keep[i] for i in col.detections]
-        strays = [Column([i], [dets[i].card], LOOSE) for i in off]
+        strays = [Column([i], [dets[i].card], LOOSE) for i in off if i not in taken]
         return inner + strays
     fr = _frame(dets, axis)
-    comps = _components(len(dets), chain_links(dets, axis, p))
+    links = chain_links([dets[i] for i in free], axis, p)
+    comps = [[free[k] for k in comp] for comp in _components(len(free), links)] + [list(c) for c in laid]
     cols = []
     lone_backs: list[Column] = []
     for comp in comps:
@@ -416,6 +425,16 @@ def columns(dets: Sequence[Detection], p: Params | None = None) -> list[Column]:
             out.append(Column(list(comp), [dets[i].card for i in comp], names[r],
                               row_guess="" if names[r] == LOOSE else guess))
     return out + lone_backs
+
+
+def _turned(dets: Sequence[Detection], off: Sequence[int], p: Params) -> list[list[int]]:
+    """The columns of three or four cards (a group's shape) that the cards ``off`` (indices into
+    ``dets``, faces turned away from the layout's axis) make among themselves, along their own
+    axis: a group a player laid askew of the rest, not a discard (loose cards lie one by one)."""
+    if len(off) < 3:
+        return []
+    cols = columns([dets[i] for i in off], p)
+    return [[off[i] for i in c.detections] for c in cols if c.row != LOOSE and 3 <= len(c.cards) <= 4]
 
 
 def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:

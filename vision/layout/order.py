@@ -9,25 +9,29 @@ from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
     Draft,
     Repair,
+    gather_loose,
     join_lone_backs,
     join_split_groups,
     run,
     set_apart_ends,
+    set_apart_pairs,
     settle_backs,
     settle_rows,
     settle_strays,
     take_in,
+    trade_ends,
 )
 
-REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, read_backs, settle_strays,
-                               set_apart_ends, settle_backs, settle_rows, reread, take_in, fill_concealed,
-                               read_hidden, rescue)
+REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, gather_loose, read_backs, settle_strays,
+                               set_apart_ends, trade_ends, settle_backs, settle_rows, reread, take_in,
+                               fill_concealed, set_apart_pairs, read_hidden, rescue)
 """The order the repairs run in: the geometry's own repairs (a lone back, a group split over two
-short columns), the card of an all-back group, then the lone cards, a card linked on at a
-column's end, the lone backs, the rows, a
-misread, a missed card a weak find shows, a card no find shows, each tried only if those before
-it left a layout that does not split, and last the card the chances doubt most, read otherwise
-when the layout makes no winning hand."""
+short columns), loose cards lying together that make a group, the card of an all-back group,
+then the lone cards, a card linked on at a column's end (set apart, or moved to the column it
+belongs to), the lone backs, the rows, a misread, a
+missed card a weak find shows, a card no find shows, each tried only if those before it left a
+layout that does not split, and last the card the chances doubt most, read otherwise when the
+layout makes no winning hand."""
 
 
 def repair(draft: Draft, steps: Sequence[Repair] = REPAIRS) -> Draft:
