@@ -91,6 +91,9 @@ class Params:
     # row as one with both backs missed, when only so the hand makes seven groups and wins
     fill_concealed: bool = True
     fill_lone_face: bool = True
+    # ``hidden.complete_group``: a column of two face cards that is no group read with the card
+    # hidden under it that makes it one, when only so the hand makes seven groups and wins
+    complete_group: bool = True
 
 
 @dataclass(slots=True)

@@ -1,0 +1,115 @@
+"""A card hidden wholly under another card of its column, read by the rules (``complete_group``).
+
+Columns overlap, and a card laid under the next one can show nothing of itself: a claimed 碰
+then shows as two of a card, a 吃 as its two ends, a 2-7-10 as two of its three. The finder
+cannot see it, so no find does; ``readings.read_hidden`` reads such a card as one more free
+card of the hand, which gives a claimed group's card to the hand and leaves its column no group.
+Here the card is put back where it lies: in the column that makes a group with it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from zipai.engine import Card, Group, State, ZipaiError
+
+from ..detector import FACES
+from .assemble import group_cards
+from .chance import outcome as outcome_of
+from .chance import pays_same
+from .column import FREE, HAND, LOOSE, TABLE, Column, proposed_state
+from .readings import NO_BOX
+from .repairs import Draft, settle_strays
+
+HIDDEN_IN_GROUP = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
+                   "group, and only with it does the hand make seven groups and win{others}")
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One column completed by a hidden card: the column, the card, where it goes among the
+    column's cards, the copies of it left unseen, and the draft it gives (lone cards settled)."""
+
+    n: int
+    card: str
+    at: int
+    unseen: int
+    draft: Draft
+
+
+def completions(cards: Sequence[str]) -> list[tuple[str, int]]:
+    """Each card that, laid among two face cards, makes a face-up group of three (a 碰, a run,
+    2-7-10, or two of one number and one of the other size), with the place it takes: between
+    two cards of a run whose middle is missing, else after them."""
+    if len(cards) != 2 or "back" in cards:
+        return []
+    out: list[tuple[str, int]] = []
+    for card in FACES:
+        three = [*cards, card]
+        try:
+            Group([Card.parse(x) for x in three], State.OPEN)
+        except ZipaiError:
+            continue
+        ranks = sorted(Card.parse(x).rank for x in three)
+        middle = Card.parse(card).rank == ranks[1] and ranks[0] < ranks[1] < ranks[2]
+        out.append((card, 1 if middle else 2))
+    return out
+
+
+def _unseen(cols: Sequence[Column]) -> Counter[str]:
+    seen = Counter(x for c in cols if c.state != LOOSE for x in (group_cards(c) or c.cards) if x != "back")
+    return Counter({card: 4 - seen[card] for card in FACES})
+
+
+def complete_group(draft: Draft) -> Draft | None:
+    """Let the rules give a column the card hidden under its cards.
+
+    When the layout does not split into seven groups (``Params.complete_group``), each column
+    of two face cards that is no group where it lies (any such column of the claimed row, which
+    holds no pairs; a hand column that is no pair) is tried with each card that makes it a group
+    of three and that the deck leaves (fewer than four in view), the card hidden under the
+    column with no detection (``NO_BOX``), and lone cards then settled as ``settle_strays``
+    settles them. Only completions that make the hand split and **win** count (a player
+    photographs a winning hand). One is taken when it is the only one, or when every one pays
+    the same (the card with the most copies unseen, then the first tried); the column says what
+    was assumed (``settled``: a doubt in ``assemble``), so the player checks it."""
+    if not draft.params.complete_group or draft.splits:
+        return None
+    cols = draft.columns
+    unseen = _unseen(cols)
+    found: list[Completion] = []
+    for n, c in enumerate(cols):
+        if c.state == LOOSE or c.row not in (TABLE, HAND) or c.name or c.reading:
+            continue
+        if len(c.cards) != 2 or "back" in c.cards or (c.row == HAND and c.cards[0] == c.cards[1]):
+            continue
+        for card, at in completions(c.cards):
+            if unseen[card] <= 0:
+                continue
+            filled = c.copy(detections=[*c.detections[:at], NO_BOX, *c.detections[at:]],
+                            cards=[*c.cards[:at], card, *c.cards[at:]])
+            filled.state = proposed_state(filled) if c.row == TABLE else FREE
+            tried = draft.with_columns([*cols[:n], filled, *cols[n + 1:]])
+            if not tried.splits:
+                tried = settle_strays(tried) or tried
+            if not tried.splits:
+                continue
+            got = outcome_of(tried.columns, tried.base)
+            if got.winning:
+                found.append(Completion(n, card, at, unseen[card], tried))
+    if not found:
+        return None
+    outcomes = [outcome_of(f.draft.columns, f.draft.base) for f in found]
+    if any(not pays_same(o, outcomes[0]) for o in outcomes[1:]):
+        return None  # completions that pay otherwise: the player's to tell
+    best = max(found, key=lambda f: f.unseen)  # the first tried on a tie
+    c = best.draft.columns[best.n]
+    others = f" (one of {len(found)} such cards, all paying the same)" if len(found) > 1 else ""
+    shown = " ".join(x for k, x in enumerate(c.cards) if k != best.at)
+    why = HIDDEN_IN_GROUP.format(card=best.card, shown=shown, others=others)
+    done = list(best.draft.columns)
+    done[best.n] = c.copy(settled=why)
+    return best.draft.with_columns(done)
+
