@@ -94,6 +94,7 @@ class Params:
     # ``hidden.complete_group``: a column of two face cards that is no group read with the card
     # hidden under it that makes it one, when only so the hand makes seven groups and wins
     complete_group: bool = True
+    complete_two: bool = True
 
 
 @dataclass(slots=True)

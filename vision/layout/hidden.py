@@ -9,6 +9,7 @@ Here the card is put back where it lies: in the column that makes a group with i
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,19 +25,27 @@ from .readings import NO_BOX
 from .repairs import Draft, settle_strays
 
 HIDDEN_IN_GROUP = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
-                   "group, and only with it does the hand make seven groups and win{others}")
+                   "group, and only with it does the hand make seven groups and win")
 
 
 @dataclass(frozen=True)
 class Completion:
-    """One column completed by a hidden card: the column, the card, where it goes among the
-    column's cards, the copies of it left unseen, and the draft it gives (lone cards settled)."""
+    """One way to put hidden cards back: the cards, the copies of them left unseen (the fewest
+    of any), whether the hand then wins, and the draft it gives (lone cards settled)."""
+
+    cards: tuple[str, ...]
+    unseen: int
+    winning: bool
+    draft: Draft
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Column ``n`` read with a hidden card: the column as completed, and the card."""
 
     n: int
+    column: Column
     card: str
-    at: int
-    unseen: int
-    draft: Draft
 
 
 def completions(cards: Sequence[str]) -> list[tuple[str, int]]:
@@ -63,6 +72,25 @@ def _unseen(cols: Sequence[Column]) -> Counter[str]:
     return Counter({card: 4 - seen[card] for card in FACES})
 
 
+def _candidates(n: int, c: Column, unseen: Counter[str]) -> list[Candidate]:
+    """Each way column ``n`` is a group with a card hidden under it: two faces that are no group
+    where they lie, with a card the deck leaves that makes them three."""
+    if c.state == LOOSE or c.row not in (TABLE, HAND) or c.name or c.reading or "back" in c.cards:
+        return []
+    out: list[Candidate] = []
+    if len(c.cards) == 2 and not (c.row == HAND and c.cards[0] == c.cards[1]):
+        for card, at in completions(c.cards):
+            if unseen[card] > 0:
+                filled = c.copy(detections=[*c.detections[:at], NO_BOX, *c.detections[at:]],
+                                cards=[*c.cards[:at], card, *c.cards[at:]])
+                filled.state = proposed_state(filled) if c.row == TABLE else FREE
+                out.append(Candidate(n, filled, card))
+    return out
+
+
+MAX_PAIRS = 64  # pairs of completions weighed together, two columns each a card short
+
+
 def complete_group(draft: Draft) -> Draft | None:
     """Let the rules give a column the card hidden under its cards.
 
@@ -71,45 +99,48 @@ def complete_group(draft: Draft) -> Draft | None:
     holds no pairs; a hand column that is no pair) is tried with each card that makes it a group
     of three and that the deck leaves (fewer than four in view), the card hidden under the
     column with no detection (``NO_BOX``), and lone cards then settled as ``settle_strays``
-    settles them. Only completions that make the hand split and **win** count (a player
+    settles them; where no one column does, two columns are tried together. Only completions
+    that make the hand split count, and of those the ones that **win** if any (a player
     photographs a winning hand). One is taken when it is the only one, or when every one pays
     the same (the card with the most copies unseen, then the first tried); the column says what
     was assumed (``settled``: a doubt in ``assemble``), so the player checks it."""
-    if not draft.params.complete_group or draft.splits:
+    p = draft.params
+    if not p.complete_group or draft.splits:
         return None
     cols = draft.columns
     unseen = _unseen(cols)
-    found: list[Completion] = []
-    for n, c in enumerate(cols):
-        if c.state == LOOSE or c.row not in (TABLE, HAND) or c.name or c.reading:
-            continue
-        if len(c.cards) != 2 or "back" in c.cards or (c.row == HAND and c.cards[0] == c.cards[1]):
-            continue
-        for card, at in completions(c.cards):
-            if unseen[card] <= 0:
-                continue
-            filled = c.copy(detections=[*c.detections[:at], NO_BOX, *c.detections[at:]],
-                            cards=[*c.cards[:at], card, *c.cards[at:]])
-            filled.state = proposed_state(filled) if c.row == TABLE else FREE
-            tried = draft.with_columns([*cols[:n], filled, *cols[n + 1:]])
-            if not tried.splits:
-                tried = settle_strays(tried) or tried
-            if not tried.splits:
-                continue
-            got = outcome_of(tried.columns, tried.base)
-            if got.winning:
-                found.append(Completion(n, card, at, unseen[card], tried))
-    if not found:
+    each = [cand for n, c in enumerate(cols) for cand in _candidates(n, c, unseen)]
+    found = [f for cand in each if (f := _tried(draft, (cand,), unseen)) is not None]
+    if not found and p.complete_two:
+        pairs = [(a, b) for a, b in itertools.combinations(each, 2) if a.n != b.n
+                 and (a.card != b.card or unseen[a.card] >= 2)][:MAX_PAIRS]
+        found = [f for pair in pairs if (f := _tried(draft, pair, unseen)) is not None]
+    chosen = [f for f in found if f.winning]
+    if not chosen:
         return None
-    outcomes = [outcome_of(f.draft.columns, f.draft.base) for f in found]
+    outcomes = [outcome_of(f.draft.columns, f.draft.base) for f in chosen]
     if any(not pays_same(o, outcomes[0]) for o in outcomes[1:]):
         return None  # completions that pay otherwise: the player's to tell
-    best = max(found, key=lambda f: f.unseen)  # the first tried on a tie
-    c = best.draft.columns[best.n]
-    others = f" (one of {len(found)} such cards, all paying the same)" if len(found) > 1 else ""
-    shown = " ".join(x for k, x in enumerate(c.cards) if k != best.at)
-    why = HIDDEN_IN_GROUP.format(card=best.card, shown=shown, others=others)
-    done = list(best.draft.columns)
-    done[best.n] = c.copy(settled=why)
-    return best.draft.with_columns(done)
+    best = max(chosen, key=lambda f: f.unseen)  # the first tried on a tie
+    if len(chosen) == 1:
+        return best.draft
+    others = f" (one of {len(chosen)} such readings, all paying the same)"
+    tail = HIDDEN_IN_GROUP[-40:]
+    return best.draft.with_columns([c.copy(settled=c.settled + others) if c.settled.endswith(tail) else c
+                                    for c in best.draft.columns])
 
+
+def _tried(draft: Draft, cands: Sequence[Candidate], unseen: Counter[str]) -> Completion | None:
+    """The draft with these columns completed, lone cards settled; None unless it splits."""
+    cols = list(draft.columns)
+    for cand in cands:
+        c = cand.column
+        shown = " ".join(x for i, x in zip(c.detections, c.cards, strict=True) if i != NO_BOX)
+        cols[cand.n] = c.copy(settled=HIDDEN_IN_GROUP.format(card=cand.card, shown=shown))
+    tried = draft.with_columns(cols)
+    if not tried.splits:
+        tried = settle_strays(tried) or tried
+    if not tried.splits:
+        return None
+    got = outcome_of(tried.columns, tried.base)
+    return Completion(tuple(c.card for c in cands), min(unseen[c.card] for c in cands), got.winning, tried)
