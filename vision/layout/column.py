@@ -95,6 +95,7 @@ class Params:
     # hidden under it that makes it one, when only so the hand makes seven groups and wins
     complete_group: bool = True
     complete_two: bool = True
+    complete_loose: bool = True
 
 
 @dataclass(slots=True)

@@ -22,7 +22,7 @@ from .chance import outcome as outcome_of
 from .chance import pays_same
 from .column import FREE, HAND, LOOSE, TABLE, Column, proposed_state
 from .readings import NO_BOX
-from .repairs import Draft, settle_strays
+from .repairs import Draft, _between, settle_strays
 
 HIDDEN_IN_GROUP = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
                    "group, and only with it does the hand make seven groups and win")
@@ -72,9 +72,11 @@ def _unseen(cols: Sequence[Column]) -> Counter[str]:
     return Counter({card: 4 - seen[card] for card in FACES})
 
 
-def _candidates(n: int, c: Column, unseen: Counter[str]) -> list[Candidate]:
+def _candidates(n: int, c: Column, unseen: Counter[str], row: str | None = None) -> list[Candidate]:
     """Each way column ``n`` is a group with a card hidden under it: two faces that are no group
     where they lie, with a card the deck leaves that makes them three."""
+    if row is not None:
+        c = c.copy(row=row, state=FREE)
     if c.state == LOOSE or c.row not in (TABLE, HAND) or c.name or c.reading or "back" in c.cards:
         return []
     out: list[Candidate] = []
@@ -110,6 +112,15 @@ def complete_group(draft: Draft) -> Draft | None:
     cols = draft.columns
     unseen = _unseen(cols)
     each = [cand for n, c in enumerate(cols) for cand in _candidates(n, c, unseen)]
+    if p.complete_loose:
+        dets = draft.detections
+        laid = [h for h, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE and c.detections
+                and all(0 <= i < len(dets) for i in c.detections)]
+        for n, c in enumerate(cols):
+            if c.state == LOOSE and len(c.cards) == 2 and laid and all(0 <= i < len(dets)
+                                                                       for i in c.detections):
+                row = cols[min(laid, key=lambda h: _between(dets, c, cols[h]))].row
+                each += _candidates(n, c, unseen, row)
     found = [f for cand in each if (f := _tried(draft, (cand,), unseen)) is not None]
     if not found and p.complete_two:
         pairs = [(a, b) for a, b in itertools.combinations(each, 2) if a.n != b.n
