@@ -224,31 +224,54 @@ def read_hidden(draft: Draft) -> Draft | None:
 
     A card lying under others can show too little of its glyph to read, or nothing: the layout
     is then a card short and splits into no seven groups. When it is short (fewer cards than
-    seven groups hold) and does not split, each card the deck leaves (fewer than four in view)
-    is tried as one more free card of the hand; of those that make it split, those that win are
-    kept if any, the likeliest by the deck (the most copies unseen), then the one that scores
-    least. It joins the hand as a column of its own with no detection (``NO_BOX``), and says so
-    (``settled``: a doubt in ``assemble``)."""
+    seven groups hold, a quad counted as such in the hand too) and does not split, each card the
+    deck leaves (fewer than four in view) is tried as one more free card of the hand; of those
+    that make it split, those that win are kept if any, the likeliest by the deck (the most
+    copies unseen), then the one that scores least. It joins the hand as a column of its own
+    with no detection (``NO_BOX``), and says so (``settled``: a doubt in ``assemble``). A
+    concealed group laid as backs only (one, unread: ``read_backs`` found no reading that splits
+    while the card was missing) stands in as a card with no copy in view while the card is
+    sought, and is read by ``read_backs`` once it is in; then only a winning hand is taken."""
     if draft.splits:
         return None
-    built = engine_input(draft.columns, draft.base)
+    blind = [n for n, c in enumerate(draft.columns) if c.state == CONCEALED and not c.name and not c.reading
+             and len(c.cards) >= 3 and all(x == "back" for x in c.cards)]
+    if len(blind) > 1:
+        return None
+    cols = list(draft.columns)
+    if blind:
+        # a stand-in card for the all-back group while the hidden card is sought: one with no copy
+        # in view, so that the deck's limits leave every card to the rest
+        shown = Counter(x for c in cols for x in c.cards if x != "back")
+        stand_in = next((card for card in FACES if not shown[card]), None)
+        if stand_in is None:
+            return None
+        cols[blind[0]] = cols[blind[0]].copy(reading=stand_in)
+    built = engine_input(cols, draft.base)
     groups, hand = built.layout["groups"], built.layout["hand"]
     total = sum(len(g["cards"]) for g in groups) + len(hand)
-    quads = sum(len(g["cards"]) == 4 for g in groups)
+    quads = sum(len(g["cards"]) == 4 for g in groups) + sum(k == 4 for k in Counter(hand).values())
     if not built.complete or not draft.detections or total >= 21 + max(0, quads - 1):
         return None
-    seen = Counter(x for c in draft.columns for x in (group_cards(c) or c.cards) if x != "back")
+    seen = Counter(x for c in cols for x in (group_cards(c) or c.cards) if x != "back")
     found: list[tuple[bool, int, float, int, Draft]] = []
     for k, card in enumerate(FACES):
         if seen[card] >= 4:
             continue
-        tried = draft.with_columns([*draft.columns, Column([NO_BOX], [card], HAND, FREE)])
+        tried = draft.with_columns([*cols, Column([NO_BOX], [card], HAND, FREE)])
         if not tried.splits:
             continue
+        if blind:
+            again = read_backs(draft.with_columns([*draft.columns, Column([NO_BOX], [card], HAND, FREE)]))
+            if again is None:
+                continue
+            tried = again
         result = _result(tried)
         if result is not None:
             found.append((result.winning, 4 - seen[card], -float(result.score), -k,
                           tried))
+    if blind:  # two readings at once, the hidden card's and the group's: only a winning hand
+        found = [f for f in found if f[0]]
     if not found:
         return None
     wins = [f for f in found if f[0]] or found
@@ -256,7 +279,9 @@ def read_hidden(draft: Draft) -> Draft | None:
     why = HIDDEN.format("a winning hand" if wins[0][0] else "seven groups")
     if len(wins) > 1:
         why += f" (of {len(wins)})"
-    return best.with_columns([*best.columns[:-1], best.columns[-1].copy(settled=why)])
+    at = next(n for n, c in enumerate(best.columns) if c.detections == [NO_BOX] and c.state == FREE
+              and n >= len(draft.columns))
+    return best.with_columns([c.copy(settled=why) if n == at else c for n, c in enumerate(best.columns)])
 
 
 MISSED_BACK = ("a back assumed missing under its face (none found): a concealed group shows three or four "
