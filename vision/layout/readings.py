@@ -239,26 +239,29 @@ def read_hidden(draft: Draft) -> Draft | None:
     if len(blind) > 1:
         return None
     cols = list(draft.columns)
+    # the cards in view (a concealed group's face counts as its three or four)
+    seen = Counter(x for c in cols for x in (group_cards(c) or c.cards) if x != "back")
     if blind:
-        # a stand-in card for the all-back group while the hidden card is sought: one with no copy
-        # in view, so that the deck's limits leave every card to the rest
-        shown = Counter(x for c in cols for x in c.cards if x != "back")
-        stand_in = next((card for card in FACES if not shown[card]), None)
-        if stand_in is None:
+        # the all-back group stands in as a card with no copy in view while the hidden card is
+        # sought (another than the card tried, which a concealed triple of it would refuse)
+        spare = [card for card in FACES if not seen[card]][:2]
+        if len(spare) < 2:
             return None
-        cols[blind[0]] = cols[blind[0]].copy(reading=stand_in)
+        cols[blind[0]] = cols[blind[0]].copy(reading=spare[0])
     built = engine_input(cols, draft.base)
     groups, hand = built.layout["groups"], built.layout["hand"]
     total = sum(len(g["cards"]) for g in groups) + len(hand)
     quads = sum(len(g["cards"]) == 4 for g in groups) + sum(k == 4 for k in Counter(hand).values())
     if not built.complete or not draft.detections or total >= 21 + max(0, quads - 1):
         return None
-    seen = Counter(x for c in cols for x in (group_cards(c) or c.cards) if x != "back")
     found: list[tuple[bool, int, float, int, Draft]] = []
     for k, card in enumerate(FACES):
         if seen[card] >= 4:
             continue
         tried = draft.with_columns([*cols, Column([NO_BOX], [card], HAND, FREE)])
+        if blind and card == spare[0]:
+            tried = draft.with_columns([*cols[:blind[0]], cols[blind[0]].copy(reading=spare[1]),
+                                        *cols[blind[0] + 1:], Column([NO_BOX], [card], HAND, FREE)])
         if not tried.splits:
             continue
         if blind:
