@@ -26,6 +26,7 @@ from zipai.vision.layout import (
     Params,
     Repair,
     assemble,
+    complete_group,
     fill_concealed,
     join_lone_backs,
     join_split_groups,
@@ -530,6 +531,7 @@ def _cases() -> list[tuple[Repair, Draft]]:
         (take_in, _draft(hand=[["x4", None, "x6"], *HAND_ROW[1:]],
                          spare=[_det("x5", 0.0, 680.0, finder=0.2)])),
         (fill_concealed, _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]])),
+        (complete_group, _draft(table=[*TABLE_ROW[:2], ["x1", "x3"]])),
         (rescue, _low(x4=0.6)),
         (rescue, _extra()),
     ]
@@ -552,7 +554,7 @@ def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() ->
     assert [s.__name__ for s in REPAIRS] == [
         "join_lone_backs", "join_split_groups", "gather_loose", "read_backs", "settle_strays",
         "set_apart_ends", "trade_ends", "settle_backs", "settle_rows", "reread", "take_in", "fill_concealed",
-        "set_apart_pairs", "read_hidden", "rescue"]
+        "set_apart_pairs", "complete_group", "read_hidden", "rescue"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:

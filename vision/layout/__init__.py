@@ -48,6 +48,7 @@ from .column import (
 )
 from .doubts import Doubt, DoubtKind
 from .geometry import card_axis, columns
+from .hidden import complete_group
 from .order import REPAIRS, repair
 from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
@@ -69,7 +70,8 @@ from .repairs import (
 __all__ = [
     "BOTTOM", "CONCEALED", "FREE", "HAND", "LEFT", "LOOSE", "OPEN", "PLACES", "REPAIRS", "RIGHT",
     "ROW_GUESSES", "TABLE", "TOP", "AnswerError", "Assembled", "Column", "Doubt", "DoubtKind", "Draft",
-    "Params", "Repair", "all_backs", "assemble", "card_axis", "claimed_place", "columns", "fill_concealed",
+    "Params", "Repair", "all_backs", "assemble", "card_axis", "claimed_place", "columns", "complete_group",
+    "fill_concealed",
     "gather_loose", "join_lone_backs", "join_split_groups", "layout_splits", "name_group", "places",
     "propose_states", "proposed_state", "read_backs", "read_hidden", "repair", "reread", "rescue",
     "set_apart_ends", "set_apart_pairs", "settle_backs", "settle_rows", "settle_strays", "take_claimed",

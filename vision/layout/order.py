@@ -30,7 +30,8 @@ REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, gather_loose,
 short columns), loose cards lying together that make a group, the card of an all-back group,
 then the lone cards, a card linked on at a column's end (set apart, or moved to the column it
 belongs to), the lone backs, the rows, a misread, a
-missed card a weak find shows, a card no find shows, each tried only if those before it left a
+missed card a weak find shows, a card no find shows (in the column it completes, else as a free
+card of the hand), each tried only if those before it left a
 layout that does not split, and last the card the chances doubt most, read otherwise when the
 layout makes no winning hand."""
 
