@@ -48,7 +48,7 @@ def _taken_in(sc: Scan) -> list[str]:
 
 
 def test_a_chi_shown_as_its_two_ends_is_read_with_its_middle() -> None:
-    """陆 and 捌 in the claimed row, 柒 hidden under 捌: a claimed 吃 of 陆柒捌 (the code before
+    """六 and 八 in the claimed row, 七 hidden under 八: a claimed 吃 of 六七八 (the code before
     gave no winning hand: the two went to the hand as free cards)."""
     sc = _scan(_rows([["x6", "x8"], ["d5", "d5", "d5"], ["x10", "back", "back"]], HAND_ROW))
     assert _hidden(sc) == [(TABLE, "open", ["x6", "x7", "x8"])]
@@ -66,7 +66,7 @@ def test_two_columns_each_a_card_short_are_read_together() -> None:
 
 
 def test_a_loose_pair_of_faces_is_read_as_the_group_of_its_row() -> None:
-    """陆 捌 lying apart at the claimed row's end (a stray pair to the geometry), 柒 under
+    """六 八 lying apart at the claimed row's end (a stray pair to the geometry), 七 under
     them: the claimed 吃, in the row of the column nearest it."""
     laid = _rows([["d5", "d5", "d5"], ["x10", "back", "back"]], HAND_ROW)
     sc = _scan([*laid, _det("x6", 420.0, 0.0), _det("x8", 420.0, 80.0)])
@@ -76,7 +76,7 @@ def test_a_loose_pair_of_faces_is_read_as_the_group_of_its_row() -> None:
 
 
 def test_no_card_is_assumed_that_the_deck_has_no_copy_left_of() -> None:
-    """Four 柒 in view: 陆 捌 cannot be a 吃 with one hidden, and nothing is assumed there."""
+    """Four 七 in view: 六 八 cannot be a 吃 with one hidden, and nothing is assumed there."""
     sc = _scan(_rows([["x6", "x8"], ["d5", "d5", "d5"], ["x10", "back", "back"]],
                      [["x7", "x7", "x7"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["x7", "x8", "x9"]]))
     assert not any(c.cards == ["x6", "x7", "x8"] for c in sc.columns)
@@ -91,7 +91,7 @@ def test_a_layout_that_wins_as_read_is_left_as_it_is() -> None:
 
 
 def test_a_hidden_card_is_sought_beside_two_quads_one_in_the_hand() -> None:
-    """A concealed 提 and four 玖 in the hand: a winning layout of two quads holds 22 cards, so
+    """A concealed 提 and four 九 in the hand: a winning layout of two quads holds 22 cards, so
     21 in view is a card short (the code before counted the table's quads only and sought none)."""
     sc = _scan(_rows([["back", "back", "back", "d1"], ["d5", "d5", "d5"], ["x1", "x2", "x3"]],
                      [["x9", "x9", "x9", "x9"], ["d2", "d7", "d10"], ["d8", "d8", "x8"], ["d3"]]))
