@@ -441,7 +441,9 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
     """Which of two rows (each its columns' cards, the first row first) holds the claimed
     groups, and why that is a guess (a key of ``ROW_GUESSES``; "" when the photo shows it).
 
-    The table holds only whole triples and quads, so a pair or a lone card shows the hand; a
+    The table holds only whole triples and quads, so a pair (two of a card) or a lone card shows
+    the hand (two different cards show neither row: a group with a card missing or lying apart,
+    a card the photo cuts off or hides, for the hand's pair is two of a card); a
     back shows a concealed group, which the claimed row holds more often than the hand (the row
     showing backs, and not a pair or a lone card, is proposed as claimed). Only the pair or lone
     card proves it: a concealed 偎 or 提 on the table and a 坎 or 提 the hand reveals are both
@@ -450,7 +452,7 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
     (in either row: with the rows close, a column's last card may be the other row's) proves
     nothing either: that column holds another group's card, and the pair may be the rest."""
     # a column of a back and a face is a concealed group a card short, not the hand's pair
-    short = [any(len(c) < 3 and "back" not in c for c in row) for row in rows]
+    short = [any(len(c) < 3 and "back" not in c and len(set(c)) == 1 for c in row) for row in rows]
 
     backs = [any("back" in c for c in row) for row in rows]
     evidence = [2 * b - s for b, s in zip(backs, short, strict=True)]
