@@ -27,7 +27,8 @@ def _det(card: str, x: float, y: float) -> Detection:
 
 
 def _det_row(cols: list[list[str]], x: float, y: float) -> list[Detection]:
-    return [_det(card, x + 100.0 * k, y + 80.0 * j) for k, cards in enumerate(cols) for j, card in enumerate(cards)]
+    return [_det(card, x + 100.0 * k, y + 80.0 * j)
+            for k, cards in enumerate(cols) for j, card in enumerate(cards)]
 
 
 def _rows(cols: list[Column]) -> dict[str, tuple[str, str]]:
