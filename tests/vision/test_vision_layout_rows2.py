@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from zipai.vision.detector import Detection
-from zipai.vision.layout import HAND, TABLE, Column, columns
+from zipai.vision.layout import HAND, LOOSE, TABLE, Column, columns
 from zipai.vision.layout.geometry import tell_rows
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
@@ -58,3 +58,42 @@ def test_a_pair_of_one_card_still_shows_the_hand() -> None:
     assert rows["x3x3"] == rows["d5d5d5"] == (HAND, "")
     assert all(rows["".join(c)] == (TABLE, "") for c in HAND_ROW)
     assert tell_rows([[["x3", "x3"], ["d5", "d5", "d5"]], HAND_ROW]) == (1, "")
+
+
+def test_a_row_of_lone_cards_side_by_side_is_a_discard_row() -> None:
+    """Five discards laid side by side between the claimed row and the hand's: a row of more
+    than a card or two, so it was taken for a row of the layout and its cards for the hand's.
+    A hand lays its groups as columns; a row of lone cards only is the discards, left out."""
+    discards = ["d1", "x7", "d4", "x10", "d9"]
+    dets = [*_det_row([["d5", "d5", "d5"], ["x1", "x2", "x3"], ["d6", "d7", "d8"]], 0.0, 0.0),
+            *[_det(card, -150.0 + 100.0 * k, 450.0) for k, card in enumerate(discards)],
+            *_det_row(HAND_ROW, 0.0, 800.0)]
+    cols = columns(dets)
+    rows = _rows(cols)
+    assert all(rows[card][0] == LOOSE for card in discards)
+    assert rows["d5d5d5"][0] == TABLE
+    assert all(rows["".join(c)][0] == HAND for c in HAND_ROW)
+
+
+def test_four_lone_cards_in_a_row_stay_a_row() -> None:
+    """Four lone cards side by side may be a group laid apart and a card: they stay a row."""
+    dets = [*_det_row([["d5", "d5", "d5"], ["x1", "x2", "x3"], ["d6", "d7", "d8"]], 0.0, 0.0),
+            *[_det(card, -50.0 + 100.0 * k, 450.0) for k, card in enumerate(["d1", "x7", "d4", "x10"])],
+            *_det_row(HAND_ROW, 0.0, 800.0)]
+    rows = _rows(columns(dets))
+    assert all(rows[card][0] == HAND for card in ["d1", "x7", "d4", "x10"])
+
+
+def test_one_row_of_groups_beside_the_hands_pair_is_not_split() -> None:
+    """Six claimed groups in one row, a wide gap after the third, and the hand's pair 捌捌 laid
+    below: the long row was split at its widest gap as if the claimed and the revealed groups
+    lay side by side, and the pair left out. The table holds no pairs, so the pair is the hand
+    and the whole row is claimed."""
+    table = [["d5", "d5", "d5"], ["x10", "x10", "x10"], ["x1", "x2", "x3"], ["x4", "x5", "x6"],
+             ["d2", "d7", "d10"], ["x9", "x9", "x9"]]
+    dets = [d for k, cards in enumerate(table)
+            for d in _det_row([cards], 100.0 * k + (150.0 if k >= 3 else 0.0), 0.0)]
+    dets += _det_row([["d8", "d8"]], 300.0, 600.0)
+    rows = _rows(columns(dets))
+    assert rows["d8d8"] == (HAND, "")
+    assert all(rows["".join(c)] == (TABLE, "") for c in table)

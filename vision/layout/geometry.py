@@ -382,8 +382,8 @@ def columns(dets: Sequence[Detection], p: Params | None = None,
     split = False
     guess = ""
     # one long row besides strays (rows of a card or two): the two rows may sit side by side
-    long = [r for r in range(len(rows)) if _cards(rows[r]) > p.stray_max]
-    if len(long) == 1 and len(rows[long[0]]) >= 3:
+    long = [r for r in range(len(rows)) if _cards(rows[r]) > p.stray_max and not _discards(rows[r], dets, p)]
+    if len(long) == 1 and len(rows[long[0]]) >= 3 and not _pair_rows(rows, dets):
         pieces, split = _split_long_row(sorted(rows[long[0]], key=lambda c: c[3]), p,
                                         _widths(dets, fr))
         rows[long[0]:long[0] + 1] = pieces
@@ -400,12 +400,11 @@ def columns(dets: Sequence[Detection], p: Params | None = None,
             rows += apart
     # a row of one or two cards away from the layout is a stray (a discard, the stock)
     size = [_cards(row) for row in rows]
-    main = [r for r in range(len(rows)) if size[r] > p.stray_max]
+    main = [r for r in range(len(rows)) if size[r] > p.stray_max and not _discards(rows[r], dets, p)]
     names = {r: LOOSE for r in range(len(rows))}
     # a row of one column of two of a card is no stray but the hand's pair: the table holds no
     # pairs, and a discard is not laid down a column; beside one row of groups, those are claimed
-    pairs = [r for r in range(len(rows)) if len(rows[r]) == 1 and len(rows[r][0][0]) == 2
-             and len({dets[i].card for i in rows[r][0][0]}) == 1 and dets[rows[r][0][0][0]].card != "back"]
+    pairs = _pair_rows(rows, dets)
     if len(main) == 1 and len(pairs) == 1:
         names[main[0]] = TABLE
         names[pairs[0]] = HAND
@@ -425,6 +424,20 @@ def columns(dets: Sequence[Detection], p: Params | None = None,
             out.append(Column(list(comp), [dets[i].card for i in comp], names[r],
                               row_guess="" if names[r] == LOOSE else guess))
     return out + lone_backs
+
+
+def _pair_rows(rows: list[list[_Placed]], dets: Sequence[Detection]) -> list[int]:
+    """The rows that are one column of two of a card: the hand's pair (the table holds no
+    pairs, and a discard is not laid down a column)."""
+    return [r for r in range(len(rows)) if len(rows[r]) == 1 and len(rows[r][0][0]) == 2
+            and len({dets[i].card for i in rows[r][0][0]}) == 1 and dets[rows[r][0][0][0]].card != "back"]
+
+
+def _discards(row: list[_Placed], dets: Sequence[Detection], p: Params) -> bool:
+    """Whether a row is ``Params.discard_row`` lone face cards or more and nothing else, side by
+    side: a discard row, not the hand (the hand lays its groups as columns, a lone card of it
+    beside them)."""
+    return len(row) >= p.discard_row and all(len(c[0]) == 1 and dets[c[0][0]].card != "back" for c in row)
 
 
 def _turned(dets: Sequence[Detection], off: Sequence[int], p: Params) -> list[list[int]]:
