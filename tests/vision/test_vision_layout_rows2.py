@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from zipai.vision.detector import Detection
-from zipai.vision.layout import HAND, LOOSE, TABLE, Column, columns
+from zipai.vision.layout import HAND, LOOSE, TABLE, Column, Draft, columns, join_split_groups
 from zipai.vision.layout.geometry import tell_rows
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
@@ -18,10 +18,13 @@ pytestmark = pytest.mark.usefixtures("fixed_chance")
 
 G = 50.0  # glyph size in pixels
 RED = {"x2", "x7", "x10", "d2", "d7", "d10"}
+BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
 HAND_ROW = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]
 
 
 def _det(card: str, x: float, y: float) -> Detection:
+    if card == "back":
+        return Detection("back", (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G), 0.9, None, 0.9)
     return Detection(card, (x - G / 2, y - G / 2, x + G / 2, y + G / 2), 0.89,
                      "red" if card in RED else "black", 0.9, 0.99)
 
@@ -97,3 +100,31 @@ def test_one_row_of_groups_beside_the_hands_pair_is_not_split() -> None:
     rows = _rows(columns(dets))
     assert rows["d8d8"] == (HAND, "")
     assert all(rows["".join(c)] == (TABLE, "") for c in table)
+
+
+def test_a_claimed_pair_takes_in_the_loose_card_that_makes_it_a_group() -> None:
+    """The claimed 拾拾拾 with its last card lying apart, below and beside the row, a stray,
+    beside a concealed 伍 that shows the row claimed: the pair 拾拾 stayed in the claimed row as
+    free cards (no group), and the stray went to the hand. The table holds no pairs: the pair
+    takes in the loose card that makes it a group."""
+    dets = [*_det_row([["x10", "x10"], ["d5", "back", "back"], ["x1", "x2", "x3"]], 0.0, 0.0),
+            _det("x10", -80.0, 250.0), *_det_row(HAND_ROW, 0.0, 600.0)]
+    draft = Draft.propose(dets, BASE)
+    assert _rows(list(draft.columns))["x10x10"][0] == TABLE
+    mended = join_split_groups(draft)
+    assert mended is not None
+    joined = next(c for c in mended.columns if c.cards == ["x10"] * 3)
+    assert joined.row == TABLE and joined.state == "open" and joined.settled
+    assert not [c for c in mended.columns if c.row == LOOSE]
+
+
+def test_a_claimed_pair_joins_its_own_row_before_a_loose_card() -> None:
+    """A pair beside a lone card of its own row that makes a group with it is joined to that
+    card, not to a loose one lying further off that would too."""
+    dets = [*_det_row([["x10", "x10"], ["x10"], ["d5", "back", "back"]], 0.0, 0.0),
+            _det("x10", -80.0, 250.0), *_det_row(HAND_ROW, 0.0, 600.0)]
+    mended = join_split_groups(Draft.propose(dets, BASE))
+    assert mended is not None
+    joined = next(c for c in mended.columns if len(c.cards) == 3 and set(c.cards) == {"x10"})
+    loose = [c for c in mended.columns if c.row == LOOSE]
+    assert [c.cards for c in loose] == [["x10"]] and loose[0].detections[0] not in joined.detections
