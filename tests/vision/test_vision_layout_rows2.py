@@ -128,3 +128,10 @@ def test_a_claimed_pair_joins_its_own_row_before_a_loose_card() -> None:
     joined = next(c for c in mended.columns if len(c.cards) == 3 and set(c.cards) == {"x10"})
     loose = [c for c in mended.columns if c.row == LOOSE]
     assert [c.cards for c in loose] == [["x10"]] and loose[0].detections[0] not in joined.detections
+
+
+def test_two_different_cards_beside_a_column_of_four_that_is_no_quad_are_weighed() -> None:
+    """八九 beside 捌捌捌拾, a column of four that is no quad: its 拾 may be their missing card, so
+    they are weighed as the hand's short column still, and the rows are a guess ("broken")."""
+    assert tell_rows([[["x1", "x2", "x3"]], [["x8", "x9"], ["d8", "d8", "d8", "x10"]]]) == (0, "broken")
+    assert tell_rows([[["x1", "x2", "x3"]], [["x8", "x9"], ["d8", "d8", "d8"]]]) == (0, "alike")

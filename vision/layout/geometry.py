@@ -455,8 +455,8 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
     groups, and why that is a guess (a key of ``ROW_GUESSES``; "" when the photo shows it).
 
     The table holds only whole triples and quads, so a pair (two of a card) or a lone card shows
-    the hand (two different cards show neither row: a group with a card missing or lying apart,
-    a card the photo cuts off or hides, for the hand's pair is two of a card); a
+    the hand (two different cards show neither row: a group with a card hidden, cut off by the
+    photo's edge or lying apart, for the hand's pair is two of a card); a
     back shows a concealed group, which the claimed row holds more often than the hand (the row
     showing backs, and not a pair or a lone card, is proposed as claimed). Only the pair or lone
     card proves it: a concealed 偎 or 提 on the table and a 坎 or 提 the hand reveals are both
@@ -464,8 +464,12 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
     them apart the first row is taken as claimed. A pair beside a column of four that is no quad
     (in either row: with the rows close, a column's last card may be the other row's) proves
     nothing either: that column holds another group's card, and the pair may be the rest."""
-    # a column of a back and a face is a concealed group a card short, not the hand's pair
-    short = [any(len(c) < 3 and "back" not in c and len(set(c)) == 1 for c in row) for row in rows]
+    # a column of a back and a face is a concealed group a card short, not the hand's pair;
+    # two different cards are weighed as one only beside a column of four that is no quad,
+    # which may hold their missing card (the rows are then a guess, "broken")
+    broken = any(len(c) >= 4 and not _quad(c) for row in rows for c in row)
+    short = [any(len(c) < 3 and "back" not in c and (len(set(c)) == 1 or broken) for c in row)
+             for row in rows]
 
     backs = [any("back" in c for c in row) for row in rows]
     evidence = [2 * b - s for b, s in zip(backs, short, strict=True)]
@@ -476,7 +480,7 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
         return table, "backs"
     # a column of four that is no quad holds a card of another group: the short column beside
     # it or below it may be that group, broken, and no pair
-    if any(len(c) >= 4 and not _quad(c) for row in rows for c in row):
+    if broken:
         return table, "broken"
     return table, ""
 
