@@ -135,3 +135,18 @@ def test_two_different_cards_beside_a_column_of_four_that_is_no_quad_are_weighed
     they are weighed as the hand's short column still, and the rows are a guess ("broken")."""
     assert tell_rows([[["x1", "x2", "x3"]], [["x8", "x9"], ["d8", "d8", "d8", "x10"]]]) == (0, "broken")
     assert tell_rows([[["x1", "x2", "x3"]], [["x8", "x9"], ["d8", "d8", "d8"]]]) == (0, "alike")
+
+
+def test_discards_laid_in_line_with_a_row_are_set_apart() -> None:
+    """Six discards laid side by side in line with the claimed row, level with its columns: in
+    the row by their extents, they showed it as the hand's (lone cards), with no doubt. Five
+    lone cards or more next to each other across are discards, strays; the rows are then told
+    by what stays."""
+    discards = ["d1", "x7", "d4", "x10", "d9", "x6"]
+    dets = [*_det_row([["d5", "d5", "d5"], ["x1", "x2", "x3"], ["d6", "d7", "d8"]], 0.0, 0.0),
+            *[_det(card, 300.0 + 100.0 * k, 80.0) for k, card in enumerate(discards)],
+            *_det_row(HAND_ROW, 0.0, 600.0)]
+    rows = _rows(columns(dets))
+    assert all(rows[card][0] == LOOSE for card in discards)
+    assert rows["d5d5d5"] == (TABLE, "alike")
+    assert all(rows["".join(c)] == (HAND, "alike") for c in HAND_ROW)

@@ -398,6 +398,10 @@ def columns(dets: Sequence[Detection], p: Params | None = None,
             row, apart = _ends_apart(sorted(rows[r], key=lambda c: c[3]), p, usual)
             rows[r] = row
             rows += apart
+    # five lone cards or more side by side within a row are discards laid in line with it
+    for r in range(len(rows)):
+        rows[r], apart = _discard_run(rows[r], dets, p)
+        rows += apart
     # a row of one or two cards away from the layout is a stray (a discard, the stock)
     size = [_cards(row) for row in rows]
     main = [r for r in range(len(rows)) if size[r] > p.stray_max and not _discards(rows[r], dets, p)]
@@ -431,6 +435,27 @@ def _pair_rows(rows: list[list[_Placed]], dets: Sequence[Detection]) -> list[int
     pairs, and a discard is not laid down a column)."""
     return [r for r in range(len(rows)) if len(rows[r]) == 1 and len(rows[r][0][0]) == 2
             and len({dets[i].card for i in rows[r][0][0]}) == 1 and dets[rows[r][0][0][0]].card != "back"]
+
+
+def _discard_run(row: list[_Placed], dets: Sequence[Detection], p: Params,
+                 ) -> tuple[list[_Placed], list[list[_Placed]]]:
+    """A row without its runs of ``Params.discard_row`` lone face cards or more lying next to
+    each other across (discards laid in line with the row), and those cards, each a row of its
+    own (a stray); a row that is nothing but such a run is left whole (``_discards``)."""
+    order = sorted(row, key=lambda c: c[3])
+    lone = [len(c[0]) == 1 and dets[c[0][0]].card != "back" for c in order]
+    if all(lone):
+        return row, []
+    apart: list[_Placed] = []
+    run: list[_Placed] = []
+    for c, one in zip([*order, None], [*lone, False], strict=True):
+        if one and c is not None:
+            run.append(c)
+            continue
+        if len(run) >= p.discard_row:
+            apart += run
+        run = []
+    return [c for c in row if c not in apart], [[c] for c in apart]
 
 
 def _discards(row: list[_Placed], dets: Sequence[Detection], p: Params) -> bool:
