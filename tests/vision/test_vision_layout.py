@@ -665,11 +665,16 @@ def test_two_rows_that_look_alike_are_a_doubt_when_the_other_way_round_scores_ot
     # a face over one back is a concealed group a card short, no pair: backs still tell them
     ([[["x10", "back"], ["d5", "d5", "d5"]], [["x1", "x2", "x3"]]], (0, "backs")),
     # the pair lies beside a column of four that is no quad: maybe a group broken over two
-    ([[["x1", "x2", "x3"]], [["x8", "x9"], ["d8", "d8", "d8", "x10"]]], (0, "broken")),
+    ([[["x1", "x2", "x3"]], [["x8", "x8"], ["d8", "d8", "d8", "x10"]]], (0, "broken")),
     ([[["x1", "x2", "x3"]], [["x8", "x8"], ["d8", "d8", "d8", "d8"]]], (0, "")),
     # nothing tells them apart: the first row
     ([[["x1", "x2", "x3"]], [["d5", "d5", "d5"]]], (0, "alike")),
-    ([[["x1"], ["back", "back", "d5"]], [["x2", "x7"], ["back", "back", "x9"]]], (0, "alike")),
+    ([[["x1"], ["back", "back", "d5"]], [["x2", "x2"], ["back", "back", "x9"]]], (0, "alike")),
+    # two different cards are no pair but a group a card short: they show neither row
+    ([[["x1", "x2", "x3"]], [["x8", "x9"], ["d8", "d8", "d8"]]], (0, "alike")),
+    # unless a column of four that is no quad may hold their missing card: weighed, a guess
+    ([[["x1", "x2", "x3"]], [["x8", "x9"], ["d8", "d8", "d8", "x10"]]], (0, "broken")),
+    ([[["x1"], ["back", "back", "d5"]], [["x2", "x7"], ["back", "back", "x9"]]], (1, "")),
 ])
 def test_only_a_pair_or_a_lone_card_tells_the_rows_apart_for_sure(rows: list, told: tuple[int, str]) -> None:
     """The table holds only whole triples and quads; a 偎 on the table and a 坎 the hand shows
@@ -718,11 +723,11 @@ def test_rows_are_told_again_once_the_lone_card_that_told_them_is_left_out() -> 
 
 
 def test_a_pair_beside_a_column_of_four_that_is_no_quad_is_asked() -> None:
-    """拾 slid into the column of 八 above it: 八 九 looks like the hand's lone pair and takes
+    """八 slid into the column of 捌 above it: 八八 looks like the hand's lone pair and takes
     the bottom row for the hand, but the column of four that is no quad says a group may be
     broken over two columns. The rows the other way round score otherwise: the player is asked."""
     top = [["d3", "d4", "d5"], ["d2", "d7", "d10"], ["d10", "d9", "d8"]]
-    bottom = [["x1", "x1", "x1"], ["x8", "x9"], ["d8", "d8", "d8", "x10"], ["x2", "x3", "x4"]]
+    bottom = [["x1", "x1", "x1"], ["x8", "x8"], ["d8", "d8", "d8", "x8"], ["x2", "x3", "x4"]]
     cols, asm = _claimed(_scene([top, bottom]))
     assert [c.row for c in cols] == ["table"] * 3 + ["hand"] * 4 and {c.row_guess for c in cols} == {"broken"}
     doubt = next(d for d in asm.doubts if d.kind == "claimed_row")

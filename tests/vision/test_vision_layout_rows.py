@@ -98,11 +98,11 @@ def test_rows_bridged_by_a_column_with_a_card_linked_on_at_its_end_are_two() -> 
 
 
 def test_a_pair_beside_a_claimed_column_of_four_that_is_no_group_proves_nothing() -> None:
-    """The hand's 二三 under a claimed 贰柒拾 that took the hand's 一 as its fourth card (rows
+    """The hand's 一一 under a claimed 贰柒拾 that took the hand's 一 as its fourth card (rows
     close together): the pair may be the rest of that group, so the rows are a guess ("broken"),
     asked of the player. One face over three backs is a quad as laid, and proves nothing of it."""
     table = [["x2", "x7", "x10", "x1"], ["d6", "d6", "d6"]]
-    hand = [["x2", "x3"], ["x4", "x5", "x6"]]
+    hand = [["x1", "x1"], ["x4", "x5", "x6"]]
     assert tell_rows([table, hand]) == (0, "broken")
     assert tell_rows([[["back", "back", "back", "d6"], ["x1", "x2", "x3"]], hand]) == (0, "")
 

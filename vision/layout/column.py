@@ -61,6 +61,8 @@ class Params:
     # rows whose groups' heads lie this many times a group's length apart along the columns are
     # two rows, though a long column's extent bridges them
     head_jump: float = 0.5
+    # a row of this many lone face cards or more, and nothing else, is a discard row, not the hand
+    discard_row: int = 5
     low_confidence: float = 0.7  # reader probability below this is a doubt
     reread_below: float = 0.9  # a face read less surely than this may take the reader's second choice
     reread_max: int = 6  # the least sure faces that ``reread`` weighs

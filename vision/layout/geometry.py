@@ -382,8 +382,8 @@ def columns(dets: Sequence[Detection], p: Params | None = None,
     split = False
     guess = ""
     # one long row besides strays (rows of a card or two): the two rows may sit side by side
-    long = [r for r in range(len(rows)) if _cards(rows[r]) > p.stray_max]
-    if len(long) == 1 and len(rows[long[0]]) >= 3:
+    long = [r for r in range(len(rows)) if _cards(rows[r]) > p.stray_max and not _discards(rows[r], dets, p)]
+    if len(long) == 1 and len(rows[long[0]]) >= 3 and not _pair_rows(rows, dets):
         pieces, split = _split_long_row(sorted(rows[long[0]], key=lambda c: c[3]), p,
                                         _widths(dets, fr))
         rows[long[0]:long[0] + 1] = pieces
@@ -398,14 +398,17 @@ def columns(dets: Sequence[Detection], p: Params | None = None,
             row, apart = _ends_apart(sorted(rows[r], key=lambda c: c[3]), p, usual)
             rows[r] = row
             rows += apart
+    # five lone cards or more side by side within a row are discards laid in line with it
+    for r in range(len(rows)):
+        rows[r], apart = _discard_run(rows[r], dets, p)
+        rows += apart
     # a row of one or two cards away from the layout is a stray (a discard, the stock)
     size = [_cards(row) for row in rows]
-    main = [r for r in range(len(rows)) if size[r] > p.stray_max]
+    main = [r for r in range(len(rows)) if size[r] > p.stray_max and not _discards(rows[r], dets, p)]
     names = {r: LOOSE for r in range(len(rows))}
     # a row of one column of two of a card is no stray but the hand's pair: the table holds no
     # pairs, and a discard is not laid down a column; beside one row of groups, those are claimed
-    pairs = [r for r in range(len(rows)) if len(rows[r]) == 1 and len(rows[r][0][0]) == 2
-             and len({dets[i].card for i in rows[r][0][0]}) == 1 and dets[rows[r][0][0][0]].card != "back"]
+    pairs = _pair_rows(rows, dets)
     if len(main) == 1 and len(pairs) == 1:
         names[main[0]] = TABLE
         names[pairs[0]] = HAND
@@ -427,6 +430,41 @@ def columns(dets: Sequence[Detection], p: Params | None = None,
     return out + lone_backs
 
 
+def _pair_rows(rows: list[list[_Placed]], dets: Sequence[Detection]) -> list[int]:
+    """The rows that are one column of two of a card: the hand's pair (the table holds no
+    pairs, and a discard is not laid down a column)."""
+    return [r for r in range(len(rows)) if len(rows[r]) == 1 and len(rows[r][0][0]) == 2
+            and len({dets[i].card for i in rows[r][0][0]}) == 1 and dets[rows[r][0][0][0]].card != "back"]
+
+
+def _discard_run(row: list[_Placed], dets: Sequence[Detection], p: Params,
+                 ) -> tuple[list[_Placed], list[list[_Placed]]]:
+    """A row without its runs of ``Params.discard_row`` lone face cards or more lying next to
+    each other across (discards laid in line with the row), and those cards, each a row of its
+    own (a stray); a row that is nothing but such a run is left whole (``_discards``)."""
+    order = sorted(row, key=lambda c: c[3])
+    lone = [len(c[0]) == 1 and dets[c[0][0]].card != "back" for c in order]
+    if all(lone):
+        return row, []
+    apart: list[_Placed] = []
+    run: list[_Placed] = []
+    for c, one in zip([*order, None], [*lone, False], strict=True):
+        if one and c is not None:
+            run.append(c)
+            continue
+        if len(run) >= p.discard_row:
+            apart += run
+        run = []
+    return [c for c in row if c not in apart], [[c] for c in apart]
+
+
+def _discards(row: list[_Placed], dets: Sequence[Detection], p: Params) -> bool:
+    """Whether a row is ``Params.discard_row`` lone face cards or more and nothing else, side by
+    side: a discard row, not the hand (the hand lays its groups as columns, a lone card of it
+    beside them)."""
+    return len(row) >= p.discard_row and all(len(c[0]) == 1 and dets[c[0][0]].card != "back" for c in row)
+
+
 def _turned(dets: Sequence[Detection], off: Sequence[int], p: Params) -> list[list[int]]:
     """The columns of three or four cards (a group's shape) that the cards ``off`` (indices into
     ``dets``, faces turned away from the layout's axis) make among themselves, along their own
@@ -441,7 +479,9 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
     """Which of two rows (each its columns' cards, the first row first) holds the claimed
     groups, and why that is a guess (a key of ``ROW_GUESSES``; "" when the photo shows it).
 
-    The table holds only whole triples and quads, so a pair or a lone card shows the hand; a
+    The table holds only whole triples and quads, so a pair (two of a card) or a lone card shows
+    the hand (two different cards show neither row: a group with a card hidden, cut off by the
+    photo's edge or lying apart, for the hand's pair is two of a card); a
     back shows a concealed group, which the claimed row holds more often than the hand (the row
     showing backs, and not a pair or a lone card, is proposed as claimed). Only the pair or lone
     card proves it: a concealed 偎 or 提 on the table and a 坎 or 提 the hand reveals are both
@@ -449,8 +489,12 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
     them apart the first row is taken as claimed. A pair beside a column of four that is no quad
     (in either row: with the rows close, a column's last card may be the other row's) proves
     nothing either: that column holds another group's card, and the pair may be the rest."""
-    # a column of a back and a face is a concealed group a card short, not the hand's pair
-    short = [any(len(c) < 3 and "back" not in c for c in row) for row in rows]
+    # a column of a back and a face is a concealed group a card short, not the hand's pair;
+    # two different cards are weighed as one only beside a column of four that is no quad,
+    # which may hold their missing card (the rows are then a guess, "broken")
+    broken = any(len(c) >= 4 and not _quad(c) for row in rows for c in row)
+    short = [any(len(c) < 3 and "back" not in c and (len(set(c)) == 1 or broken) for c in row)
+             for row in rows]
 
     backs = [any("back" in c for c in row) for row in rows]
     evidence = [2 * b - s for b, s in zip(backs, short, strict=True)]
@@ -461,7 +505,7 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
         return table, "backs"
     # a column of four that is no quad holds a card of another group: the short column beside
     # it or below it may be that group, broken, and no pair
-    if any(len(c) >= 4 and not _quad(c) for row in rows for c in row):
+    if broken:
         return table, "broken"
     return table, ""
 

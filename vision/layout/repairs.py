@@ -128,16 +128,25 @@ def join_split_groups(draft: Draft) -> Draft | None:
     the engine accepts, or one face over backs) and whose nearest cards lie within
     ``BACK_REACH`` glyph sizes, are joined when each is the other's only such partner. In the
     hand row it changes no score (free cards are pooled), but it keeps the group whole if the
-    rows are told the other way round. The geometry's repair, asked of every draft."""
+    rows are told the other way round. A claimed column of two (faces, or a face and a back)
+    joins a loose lone face lying apart the same way, when no column of its row does: the
+    table holds no pairs, and a card of a claimed group may lie too far off to be taken into
+    its row. The geometry's repair, asked of every draft."""
     cols, dets = draft.columns, draft.detections
     short = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state in (FREE, CONCEALED)
              and len(c.cards) < 3 and not c.name and all(0 <= i < len(dets) for i in c.detections)]
-    if len(short) < 2:
+    # a lone card lying apart may be the rest of a claimed column of two: the table holds no pairs
+    loose = [n for n, c in enumerate(cols) if c.state == LOOSE and len(c.cards) == 1 and c.cards[0] != "back"
+             and not c.settled and all(0 <= i < len(dets) for i in c.detections)]
+    if len(short) + len(loose) < 2:
         return None
     s = scale(dets)
-    pairs = [(a, b) for a, b in itertools.combinations(short, 2) if cols[a].row == cols[b].row
+    pairs = [(a, b) for a, b in itertools.combinations(short + loose, 2)
+             if (cols[a].row == cols[b].row if b not in loose else cols[a].row == TABLE and a not in loose)
              and _makes_group(cols[a].cards + cols[b].cards)
              and _between(dets, cols[a], cols[b]) < BACK_REACH * s]
+    inrow = {n for a, b in pairs if b not in loose for n in (a, b)}
+    pairs = [(a, b) for a, b in pairs if b not in loose or a not in inrow]
     partners = Counter(n for pair in pairs for n in pair)
     pairs = [(a, b) for a, b in pairs if partners[a] == 1 and partners[b] == 1]
     if not pairs:
