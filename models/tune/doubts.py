@@ -16,6 +16,9 @@ those lying apart) it also counts how many misread or extra ones a card doubt na
     zipai tune doubts data/detector/val_tune400 data/detector/val_unseen [--weight 3]
     zipai tune doubts data/layout/players_hand_val data/detector/val_tune400 --labelled-cards
 
+``--no-silent`` chooses among the settings that leave no wrong score clean, the weight ordering
+the rest: the layout's target is no wrong score without a doubt.
+
 ``--labelled-cards`` weighs only ``row_doubts``, on the scenes' labelled cards (the networks set
 aside, as ``zipai eval detector --labelled-cards``): which rows to ask about is the layout's own
 question, and the true cards leave it alone to answer.
@@ -86,16 +89,25 @@ class Count:
     def worth(self, weight: float) -> float:
         return self.clean_right - weight * self.clean_wrong
 
+    def silent_ok(self, no_silent: bool) -> bool:
+        """Whether the setting may be chosen first: with ``no_silent``, only one that leaves no
+        wrong score clean (a wrong payout passing with no doubt is the one fault a look cannot
+        catch)."""
+        return not no_silent or self.clean_wrong == 0
+
 
 def main(argv: list[str] | None = None) -> int:
     p = parser(__doc__, "doubts")
     p.add_argument("--weight", type=float, default=3.0,
                    help="a wrong score left clean counts this many needless looks (default 3)")
+    p.add_argument("--no-silent", action="store_true",
+                   help="choose among the settings that leave no wrong score clean (no wrong score "
+                        "without a doubt); the weight orders the rest")
     p.add_argument("--labelled-cards", action="store_true",
                    help="weigh row_doubts alone on the labelled cards (no network runs)")
     args = p.parse_args(argv)
     if args.labelled_cards:
-        return labelled_rows(args.data, args.limit, args.weight)
+        return labelled_rows(args.data, args.limit, args.weight, args.no_silent)
     if args.write_manifest:
         print("zipai tune doubts: these settings are code defaults (zipai.vision.layout.Params), not the "
               "manifest's; nothing to write", file=sys.stderr)
@@ -115,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             right = same_score(sc.assembled.layout, sc.assembled.complete, truth)
             m = match_scene([(d.card, d.box) for d in sc.detections], anns)
             counts[(low, rows)].add(sc, right, m)
-    order = sorted(settings, key=lambda s: (counts[s].worth(args.weight), -s[0], -len(s[1])), reverse=True)
+    order = sorted(settings, key=lambda s: (counts[s].silent_ok(args.no_silent), counts[s].worth(args.weight),
+                                            -s[0], -len(s[1])), reverse=True)
     names = ", ".join(str(d) for d in args.data)
     n = counts[settings[0]]
     print(f"{n.scenes} scenes of {names}; {n.complete} complete enough to score; best first "
@@ -138,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def labelled_rows(folders: list, limit: int, weight: float) -> int:
+def labelled_rows(folders: list, limit: int, weight: float, no_silent: bool = False) -> int:
     """Each ``ROWS`` setting scored on the scenes' labelled cards (``labelled_scan``), the rest
     of ``Params`` as shipped: how many complete scans it leaves clean, right and wrong, and how
     many it flags; best first, as ``main`` weighs them."""
@@ -154,7 +167,8 @@ def labelled_rows(folders: list, limit: int, weight: float) -> int:
             p = Params(row_doubts=rows)
             sc = labelled_scan(im, anns, lambda w, h, d, b, p=p: scan_detections(w, h, d, b, p))
             counts[rows].add(sc, same_score(sc.assembled.layout, sc.assembled.complete, truth))
-    order = sorted(ROWS, key=lambda r: (counts[r].worth(weight), -len(r)), reverse=True)
+    order = sorted(ROWS, key=lambda r: (counts[r].silent_ok(no_silent), counts[r].worth(weight), -len(r)),
+                   reverse=True)
     n = counts[ROWS[0]]
     print(f"{n.scenes} scenes of {', '.join(str(d) for d in folders)}, labelled cards; {n.complete} complete "
           f"enough to score; best first (worth: clean right - {weight:g} x clean wrong)")

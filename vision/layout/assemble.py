@@ -70,8 +70,11 @@ def engine_input(cols: Sequence[Column], base: Mapping[str, Any] | None = None) 
     for n, c in enumerate(cols):
         if c.state == LOOSE:
             why = c.settled or "lies apart from the layout and is left out"
-            doubts.append(Doubt(DoubtKind.STRAY_CARDS, f"column {n + 1}: {' '.join(c.cards)} {why}",
-                                list(c.detections)))
+            # a face over a back is how a concealed group is laid: the rules setting one apart
+            # is a move the player checks, not a discard left lying
+            moved = bool(c.settled) and "back" in c.cards and any(x != "back" for x in c.cards)
+            doubts.append(Doubt(DoubtKind.TAKEN_IN if moved else DoubtKind.STRAY_CARDS,
+                                f"column {n + 1}: {' '.join(c.cards)} {why}", list(c.detections)))
             continue
         if c.settled:
             doubts.append(Doubt(DoubtKind.TAKEN_IN, f"column {n + 1}: {' '.join(c.cards)} {c.settled}",

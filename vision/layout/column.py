@@ -68,12 +68,11 @@ class Params:
     reread_max: int = 6  # the least sure faces that ``reread`` weighs
     low_find: float = 0.35  # finder score below this is a doubt
     low_select: float = 0.5  # the selector's probability below this is a doubt (zipai tune doubts)
-    # which guessed claimed rows are doubts (``ROW_GUESSES``; zipai tune doubts [--labelled-cards]).
-    # "backs" is left out: on the validation scenes' labelled cards it asked 13 more right scans
-    # that were clean and caught no wrong score left clean, where "broken" caught the one left
-    # for one right scan asked (docs/lab/layout.md); the table's convention
-    # (``answers.take_claimed``) answers rows of any guess
-    row_doubts: frozenset[str] = frozenset({"split", "alike", "broken"})
+    # which guessed claimed rows are doubts (``ROW_GUESSES``; zipai tune doubts --no-silent
+    # [--labelled-cards]): every guess, "backs" too, as only so no validation scan is scored wrong
+    # with no doubt (a hand's 坎 laid face over backs looks like a 偎: docs/lab/layout.md); the
+    # table's convention (``answers.take_claimed``, asked once an evening) answers rows of any guess
+    row_doubts: frozenset[str] = frozenset({"split", "alike", "broken", "backs"})
     color_margin: float = 0.015  # ink colour this close to the red/black threshold is no evidence
     off_axis: float = 30.0  # degrees: a face turned further from the layout's axis lies apart
     # which cards are doubts: "chance" (each card whose chance of being wrong passes the chance
