@@ -1,5 +1,6 @@
 """Telling the claimed row from the revealed hand on hand-built detections: a discard at a short
-row's end, a group broken into a pair and a lone card, rows bridged by a long column.
+row's end, a group broken into a pair and a lone card, rows bridged by a long column, what a
+short column proves, discards laid in a row of their own or in line with one.
 
 Columns 100 px apart, cards 80 px apart down a column, glyphs 50 px, as in
 ``test_vision_layout.py``.
@@ -121,3 +122,121 @@ def test_a_pair_laid_as_a_row_of_its_own_beside_one_row_of_groups_is_the_hand() 
     dets = [*_det_row(table, 0.0, 0.0), _det("x8", 250.0, 600.0)]
     rows = _rows(columns(dets))
     assert rows["x8"] == LOOSE and rows["d5d5d5"] == HAND
+
+
+def _rows_states(cols: list[Column]) -> dict[str, tuple[str, str]]:
+    """Each column's row and row guess, by its cards joined."""
+    return {"".join(c.cards): (c.row, c.row_guess) for c in cols}
+
+
+def test_two_different_cards_in_a_column_do_not_show_the_hand() -> None:
+    """The claimed 三四 (its 二 hidden, or cut off by the photo's edge) beside two claimed groups,
+    the hand's four groups below: two different cards are no pair (the hand's pair is two of a
+    card) but a group with a card missing, so they no longer prove the claimed row the hand,
+    with no doubt. Neither row shows which it is: the first is taken as claimed, a guess the
+    player is asked."""
+    dets = [*_det_row([["x3", "x4"], ["d5", "d5", "d5"], ["x1", "x2", "x3"]], 0.0, 0.0),
+            *_det_row(HAND_ROW, 0.0, 600.0)]
+    rows = _rows_states(columns(dets))
+    assert rows["x3x4"] == rows["d5d5d5"] == rows["x1x2x3"] == (TABLE, "alike")
+    assert all(rows["".join(c)] == (HAND, "alike") for c in HAND_ROW)
+    assert tell_rows([[["x3", "x4"], ["d5", "d5", "d5"]], HAND_ROW]) == (0, "alike")
+
+
+def test_a_pair_of_one_card_still_shows_the_hand() -> None:
+    """Two of a card are the hand's pair: their row is the hand, and the photo shows it."""
+    dets = [*_det_row([["x3", "x3"], ["d5", "d5", "d5"], ["x1", "x2", "x3"]], 0.0, 0.0),
+            *_det_row(HAND_ROW, 0.0, 600.0)]
+    rows = _rows_states(columns(dets))
+    assert rows["x3x3"] == rows["d5d5d5"] == (HAND, "")
+    assert all(rows["".join(c)] == (TABLE, "") for c in HAND_ROW)
+    assert tell_rows([[["x3", "x3"], ["d5", "d5", "d5"]], HAND_ROW]) == (1, "")
+
+
+def test_a_row_of_lone_cards_side_by_side_is_a_discard_row() -> None:
+    """Five discards laid side by side between the claimed row and the hand's: a row of more
+    than a card or two, so it was taken for a row of the layout and its cards for the hand's.
+    A hand lays its groups as columns; a row of lone cards only is the discards, left out."""
+    discards = ["d1", "x7", "d4", "x10", "d9"]
+    dets = [*_det_row([["d5", "d5", "d5"], ["x1", "x2", "x3"], ["d6", "d7", "d8"]], 0.0, 0.0),
+            *[_det(card, -150.0 + 100.0 * k, 450.0) for k, card in enumerate(discards)],
+            *_det_row(HAND_ROW, 0.0, 800.0)]
+    cols = columns(dets)
+    rows = _rows_states(cols)
+    assert all(rows[card][0] == LOOSE for card in discards)
+    assert rows["d5d5d5"][0] == TABLE
+    assert all(rows["".join(c)][0] == HAND for c in HAND_ROW)
+
+
+def test_four_lone_cards_in_a_row_stay_a_row() -> None:
+    """Four lone cards side by side may be a group laid apart and a card: they stay a row."""
+    dets = [*_det_row([["d5", "d5", "d5"], ["x1", "x2", "x3"], ["d6", "d7", "d8"]], 0.0, 0.0),
+            *[_det(card, -50.0 + 100.0 * k, 450.0) for k, card in enumerate(["d1", "x7", "d4", "x10"])],
+            *_det_row(HAND_ROW, 0.0, 800.0)]
+    rows = _rows_states(columns(dets))
+    assert all(rows[card][0] == HAND for card in ["d1", "x7", "d4", "x10"])
+
+
+def test_one_row_of_groups_beside_the_hands_pair_is_not_split() -> None:
+    """Six claimed groups in one row, a wide gap after the third, and the hand's pair 捌捌 laid
+    below: the long row was split at its widest gap as if the claimed and the revealed groups
+    lay side by side, and the pair left out. The table holds no pairs, so the pair is the hand
+    and the whole row is claimed."""
+    table = [["d5", "d5", "d5"], ["x10", "x10", "x10"], ["x1", "x2", "x3"], ["x4", "x5", "x6"],
+             ["d2", "d7", "d10"], ["x9", "x9", "x9"]]
+    dets = [d for k, cards in enumerate(table)
+            for d in _det_row([cards], 100.0 * k + (150.0 if k >= 3 else 0.0), 0.0)]
+    dets += _det_row([["d8", "d8"]], 300.0, 600.0)
+    rows = _rows_states(columns(dets))
+    assert rows["d8d8"] == (HAND, "")
+    assert all(rows["".join(c)] == (TABLE, "") for c in table)
+
+
+def test_a_claimed_pair_takes_in_the_loose_card_that_makes_it_a_group() -> None:
+    """The claimed 拾拾拾 with its last card lying apart, below and beside the row, a stray,
+    beside a concealed 伍 that shows the row claimed: the pair 拾拾 stayed in the claimed row as
+    free cards (no group), and the stray went to the hand. The table holds no pairs: the pair
+    takes in the loose card that makes it a group."""
+    dets = [*_det_row([["x10", "x10"], ["d5", "back", "back"], ["x1", "x2", "x3"]], 0.0, 0.0),
+            _det("x10", -80.0, 250.0), *_det_row(HAND_ROW, 0.0, 600.0)]
+    draft = Draft.propose(dets, BASE)
+    assert _rows_states(list(draft.columns))["x10x10"][0] == TABLE
+    mended = join_split_groups(draft)
+    assert mended is not None
+    joined = next(c for c in mended.columns if c.cards == ["x10"] * 3)
+    assert joined.row == TABLE and joined.state == "open" and joined.settled
+    assert not [c for c in mended.columns if c.row == LOOSE]
+
+
+def test_a_claimed_pair_joins_its_own_row_before_a_loose_card() -> None:
+    """A pair beside a lone card of its own row that makes a group with it is joined to that
+    card, not to a loose one lying further off that would too."""
+    dets = [*_det_row([["x10", "x10"], ["x10"], ["d5", "back", "back"]], 0.0, 0.0),
+            _det("x10", -80.0, 250.0), *_det_row(HAND_ROW, 0.0, 600.0)]
+    mended = join_split_groups(Draft.propose(dets, BASE))
+    assert mended is not None
+    joined = next(c for c in mended.columns if len(c.cards) == 3 and set(c.cards) == {"x10"})
+    loose = [c for c in mended.columns if c.row == LOOSE]
+    assert [c.cards for c in loose] == [["x10"]] and loose[0].detections[0] not in joined.detections
+
+
+def test_two_different_cards_beside_a_column_of_four_that_is_no_quad_are_weighed() -> None:
+    """八九 beside 捌捌捌拾, a column of four that is no quad: its 拾 may be their missing card, so
+    they are weighed as the hand's short column still, and the rows are a guess ("broken")."""
+    assert tell_rows([[["x1", "x2", "x3"]], [["x8", "x9"], ["d8", "d8", "d8", "x10"]]]) == (0, "broken")
+    assert tell_rows([[["x1", "x2", "x3"]], [["x8", "x9"], ["d8", "d8", "d8"]]]) == (0, "alike")
+
+
+def test_discards_laid_in_line_with_a_row_are_set_apart() -> None:
+    """Six discards laid side by side in line with the claimed row, level with its columns: in
+    the row by their extents, they showed it as the hand's (lone cards), with no doubt. Five
+    lone cards or more next to each other across are discards, strays; the rows are then told
+    by what stays."""
+    discards = ["d1", "x7", "d4", "x10", "d9", "x6"]
+    dets = [*_det_row([["d5", "d5", "d5"], ["x1", "x2", "x3"], ["d6", "d7", "d8"]], 0.0, 0.0),
+            *[_det(card, 300.0 + 100.0 * k, 80.0) for k, card in enumerate(discards)],
+            *_det_row(HAND_ROW, 0.0, 600.0)]
+    rows = _rows_states(columns(dets))
+    assert all(rows[card][0] == LOOSE for card in discards)
+    assert rows["d5d5d5"] == (TABLE, "alike")
+    assert all(rows["".join(c)] == (HAND, "alike") for c in HAND_ROW)

@@ -198,17 +198,29 @@ def gather_loose(draft: Draft) -> Draft | None:
              and _nearest_face(cols, dets, part, loose)]
     if not found or len(found) > MAX_GATHER:
         return None
-    for size in range(1, len(found) + 1):
+    def apart(combo: tuple[tuple[int, ...], ...]) -> bool:  # a loose card joins one group
+        return len({n for part in combo for n in part}) == sum(len(part) for part in combo)
+
+    return _one_way(draft, found, len(found), lambda combo: _gathered(cols, dets, combo, laid), apart)
+
+
+def _one_way(draft: Draft, candidates: Sequence[Any], most: int,
+             build: Callable[[tuple[Any, ...]], list[Column]],
+             allowed: Callable[[tuple[Any, ...]], bool] = lambda combo: True) -> Draft | None:
+    """The draft with the fewest ``candidates`` (at most ``most``) taken together by ``build``
+    that makes it split, lone cards left then settled as ``settle_strays`` settles them; None
+    where none does, or where two ways of as few do (the player's to choose)."""
+    for size in range(1, most + 1):
         ways: list[Draft] = []
-        for combo in itertools.combinations(found, size):
-            if len({n for part in combo for n in part}) < sum(len(part) for part in combo):
-                continue  # a loose card joins one group
-            tried: Draft | None = draft.with_columns(_gathered(cols, dets, combo, laid))
+        for combo in itertools.combinations(candidates, size):
+            if not allowed(combo):
+                continue
+            tried: Draft | None = draft.with_columns(build(combo))
             if tried is not None and not tried.splits:
                 tried = settle_strays(tried)
             if tried is not None:
                 ways.append(tried)
-            if len(ways) > 1:  # two ways: the player's to choose
+            if len(ways) > 1:
                 return None
         if ways:
             return ways[0]
@@ -372,21 +384,8 @@ def set_apart_pairs(draft: Draft) -> Draft | None:
     if not pairs or len(pairs) > MAX_ENDS:
         return None
     why = "set apart: a face and a back are no group, and the layout makes seven groups without them"
-    for size in range(1, len(pairs) + 1):
-        ways: list[Draft] = []
-        for combo in itertools.combinations(pairs, size):
-            out = [c.copy(row=LOOSE, state=LOOSE, settled=why) if n in combo else c
-                   for n, c in enumerate(cols)]
-            tried: Draft | None = draft.with_columns(out)
-            if tried is not None and not tried.splits:
-                tried = settle_strays(tried)
-            if tried is not None:
-                ways.append(tried)
-            if len(ways) > 1:
-                return None
-        if ways:
-            return ways[0]
-    return None
+    return _one_way(draft, pairs, len(pairs), lambda combo: [
+        c.copy(row=LOOSE, state=LOOSE, settled=why) if n in combo else c for n, c in enumerate(cols)])
 
 
 def _makes_group(cards: Sequence[str]) -> bool:
@@ -453,21 +452,8 @@ def set_apart_ends(draft: Draft) -> Draft | None:
             for k in (0, 3) if _makes_group(c.cards[:k] + c.cards[k + 1:])]
     if not ends or len(ends) > MAX_ENDS:
         return None
-    for size in range(1, len({n for n, _ in ends}) + 1):
-        found: list[Draft] = []
-        for combo in itertools.combinations(ends, size):
-            if len({n for n, _ in combo}) < size:
-                continue
-            tried: Draft | None = draft.with_columns(_apart(cols, combo))
-            if tried is not None and not tried.splits:
-                tried = settle_strays(tried)
-            if tried is not None:
-                found.append(tried)
-            if len(found) > 1:  # two ways: the player's to choose
-                return None
-        if found:
-            return found[0] if len(found) == 1 else None
-    return None
+    return _one_way(draft, ends, len({n for n, _ in ends}), lambda combo: _apart(cols, combo),
+                    lambda combo: len({n for n, _ in combo}) == len(combo))  # one end a column
 
 
 def _apart(cols: Sequence[Column], ends: Sequence[tuple[int, int]]) -> list[Column]:
