@@ -99,8 +99,13 @@ class Finger:
                 self.pump(2)
                 if k >= 2 and self._inside(w, sv):
                     break
-            sv._update_effect_bounds()  # as a drag leaves it, so the next touch does not bounce back
-            self.pump(2)
+            for _ in range(3):
+                sv._update_effect_bounds()  # as a drag leaves it, so the next touch does not bounce back
+                self.pump(2)
+                if self._inside(w, sv):
+                    break
+                sv.scroll_to(w, padding=4, animate=False)  # the rows settled after the last scroll
+                self.pump(2)
 
     @staticmethod
     def _inside(w: Any, sv: Any) -> bool:
