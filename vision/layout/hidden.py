@@ -22,7 +22,7 @@ from .chance import outcome as outcome_of
 from .chance import pays_same
 from .column import FREE, HAND, LOOSE, TABLE, Column, proposed_state
 from .readings import NO_BOX
-from .repairs import Draft, _between, settle_strays
+from .repairs import Draft, _found, laid_columns, nearest_row, settle_strays
 
 HIDDEN_IN_GROUP = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
                    "group, and only with it does the hand make seven groups and win")
@@ -114,13 +114,10 @@ def complete_group(draft: Draft) -> Draft | None:
     each = [cand for n, c in enumerate(cols) for cand in _candidates(n, c, unseen)]
     if p.complete_loose:
         dets = draft.detections
-        laid = [h for h, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE and c.detections
-                and all(0 <= i < len(dets) for i in c.detections)]
+        laid = laid_columns(cols, dets)
         for n, c in enumerate(cols):
-            if c.state == LOOSE and len(c.cards) == 2 and laid and all(0 <= i < len(dets)
-                                                                       for i in c.detections):
-                row = cols[min(laid, key=lambda h: _between(dets, c, cols[h]))].row
-                each += _candidates(n, c, unseen, row)
+            if c.state == LOOSE and len(c.cards) == 2 and laid and _found(c, dets):
+                each += _candidates(n, c, unseen, nearest_row(cols, dets, (n,), laid))
     found = [f for cand in each if (f := _tried(draft, (cand,), unseen)) is not None]
     if not found and p.complete_two:
         pairs = [(a, b) for a, b in itertools.combinations(each, 2) if a.n != b.n

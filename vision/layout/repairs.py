@@ -134,10 +134,10 @@ def join_split_groups(draft: Draft) -> Draft | None:
     its row. The geometry's repair, asked of every draft."""
     cols, dets = draft.columns, draft.detections
     short = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state in (FREE, CONCEALED)
-             and len(c.cards) < 3 and not c.name and all(0 <= i < len(dets) for i in c.detections)]
+             and len(c.cards) < 3 and not c.name and _found(c, dets)]
     # a lone card lying apart may be the rest of a claimed column of two: the table holds no pairs
     loose = [n for n, c in enumerate(cols) if c.state == LOOSE and len(c.cards) == 1 and c.cards[0] != "back"
-             and not c.settled and all(0 <= i < len(dets) for i in c.detections)]
+             and not c.settled and _found(c, dets)]
     if len(short) + len(loose) < 2:
         return None
     s = scale(dets)
@@ -184,9 +184,8 @@ def gather_loose(draft: Draft) -> Draft | None:
         return None
     cols, dets = draft.columns, draft.detections
     loose = [n for n, c in enumerate(cols) if c.state == LOOSE and len(c.cards) <= 2 and not c.settled
-             and c.detections and all(0 <= i < len(dets) for i in c.detections)]
-    laid = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE
-            and c.detections and all(0 <= i < len(dets) for i in c.detections)]
+             and c.detections and _found(c, dets)]
+    laid = laid_columns(cols, dets)
     if len(loose) < 2 or not laid:
         return None
     s = scale(dets)
@@ -285,7 +284,7 @@ def _gathered(cols: Sequence[Column], dets: Sequence[Detection], gatherings: Seq
     for g in gatherings:
         order = sorted((i for n in g for i in cols[n].detections),
                        key=lambda i: dets[i].center[0] * gx + dets[i].center[1] * gy)
-        row = cols[min(laid, key=lambda h: min(_between(dets, cols[n], cols[h]) for n in g))].row
+        row = nearest_row(cols, dets, g, laid)
         joined = Column(order, [dets[i].card for i in order], row,
                         settled="cards lying apart taken in: together they make one group")
         joined.state = proposed_state(joined)
@@ -313,7 +312,7 @@ def trade_ends(draft: Draft) -> Draft | None:
     doubt in ``assemble``)."""
     cols, dets = draft.columns, draft.detections
     laid = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE and not c.name
-            and not c.reading and c.detections and all(0 <= i < len(dets) for i in c.detections)]
+            and not c.reading and c.detections and _found(c, dets)]
     broken = [n for n in laid if len(cols[n].cards) >= 2 and not _makes_group(cols[n].cards)]
     if not broken or (draft.splits and not any(cols[n].state in (OPEN, CONCEALED) for n in broken)):
         return None
@@ -401,6 +400,24 @@ def _makes_group(cards: Sequence[str]) -> bool:
     except ZipaiError:
         return False
     return True
+
+
+def _found(c: Column, dets: Sequence[Detection]) -> bool:
+    """Every card of the column is a find (none assumed by the rules with no box, ``NO_BOX``)."""
+    return all(0 <= i < len(dets) for i in c.detections)
+
+
+def laid_columns(cols: Sequence[Column], dets: Sequence[Detection]) -> list[int]:
+    """The columns laid in the claimed row or the hand whose every card is a find: those a card
+    lying apart may be told to join."""
+    return [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE
+            and c.detections and _found(c, dets)]
+
+
+def nearest_row(cols: Sequence[Column], dets: Sequence[Detection], members: Sequence[int],
+                laid: Sequence[int]) -> str:
+    """The row of the ``laid`` column nearest any of the columns ``members``."""
+    return cols[min(laid, key=lambda h: min(_between(dets, cols[n], cols[h]) for n in members))].row
 
 
 def _between(dets: Sequence[Detection], a: Column, b: Column) -> float:
