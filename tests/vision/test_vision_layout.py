@@ -28,7 +28,8 @@ from zipai.vision.layout import (
     take_in,
 )
 from zipai.vision.layout.answers import take_claimed
-from zipai.vision.layout.geometry import concealed_cuts, tell_rows
+from zipai.vision.layout.geometry import concealed_cuts
+from zipai.vision.layout.rows import tell_rows
 from zipai.vision.scan import scan_detections
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)

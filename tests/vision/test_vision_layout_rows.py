@@ -12,7 +12,7 @@ import pytest
 
 from zipai.vision.detector import Detection
 from zipai.vision.layout import HAND, LOOSE, TABLE, Column, Draft, columns, join_split_groups
-from zipai.vision.layout.geometry import tell_rows
+from zipai.vision.layout.rows import tell_rows
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("fixed_chance")

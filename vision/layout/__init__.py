@@ -49,22 +49,20 @@ from .column import (
 from .doubts import Doubt, DoubtKind
 from .geometry import card_axis, columns
 from .hidden import complete_group
+from .moves import gather_loose, set_apart_pairs, trade_ends
 from .order import REPAIRS, repair
 from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
     Draft,
     Repair,
-    gather_loose,
     join_lone_backs,
     join_split_groups,
     layout_splits,
     set_apart_ends,
-    set_apart_pairs,
     settle_backs,
     settle_rows,
     settle_strays,
     take_in,
-    trade_ends,
 )
 
 __all__ = [

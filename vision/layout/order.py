@@ -1,26 +1,25 @@
-"""The order the repairs run in (``REPAIRS``): the moves of ``repairs``, then the readings of
-``readings``, each tried only if those before it left a draft that does not split."""
+"""The order the repairs run in (``REPAIRS``): the moves of ``repairs`` and ``moves``, then the
+readings of ``readings`` and ``hidden``, each tried only if those before it left a draft that
+does not split."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from .hidden import complete_group
+from .moves import gather_loose, set_apart_pairs, trade_ends
 from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
     Draft,
     Repair,
-    gather_loose,
     join_lone_backs,
     join_split_groups,
     run,
     set_apart_ends,
-    set_apart_pairs,
     settle_backs,
     settle_rows,
     settle_strays,
     take_in,
-    trade_ends,
 )
 
 REPAIRS: tuple[Repair, ...] = (join_lone_backs, join_split_groups, gather_loose, read_backs, settle_strays,

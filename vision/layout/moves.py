@@ -1,0 +1,228 @@
+"""Moves of whole cards between columns, by the rules: loose cards lying together joined into
+the group they make (``gather_loose``), a card linked onto the next column traded back
+(``trade_ends``), and a face on a single back that is no group set apart (``set_apart_pairs``).
+
+Each is a named pure step on a ``repairs.Draft``, tried only where the layout does not split
+into seven groups (``order.REPAIRS`` gives the order), and each column it moves says so
+(``settled``: a doubt in ``assemble``) so that the player checks it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+from ..detector import Detection
+from .column import CONCEALED, HAND, LOOSE, OPEN, TABLE, Column, proposed_state
+from .geometry import card_axis, scale
+from .repairs import (
+    BACK_REACH,
+    MAX_ENDS,
+    Draft,
+    _between,
+    _found,
+    _makes_group,
+    _one_way,
+    laid_columns,
+    nearest_row,
+)
+
+
+def gather_loose(draft: Draft) -> Draft | None:
+    """Let the rules join loose cards lying together into the one group they make.
+
+    A group laid with its cards apart (a face beside its backs, three faces side by side that
+    do not overlap) comes out of the geometry as lone cards or a pair, each a row of a card or
+    two lying apart from the layout (``Params.stray_max``), and is left out; settled one by one
+    (``settle_strays``) its faces would go to the hand as free cards, and a group claimed in
+    play scored as one revealed from the hand. When the draft does not split into seven groups,
+    the loose cards and pairs are gathered where their nearest cards lie within ``BACK_REACH``
+    glyph sizes of each other; each set of them, each lying so near another of the set, of
+    three or four cards that makes one group (a face-up group the engine accepts, or one face
+    over backs, the loose face nearest them) is a candidate column, in the row of the layout's
+    column nearest it. The fewest candidates that make the layout split (lone
+    cards left then settled as ``settle_strays`` settles them) are taken when exactly one way
+    does, and the column says so (``settled``, a doubt in ``assemble``)."""
+    if draft.splits:
+        return None
+    cols, dets = draft.columns, draft.detections
+    loose = [n for n, c in enumerate(cols) if c.state == LOOSE and len(c.cards) <= 2 and not c.settled
+             and c.detections and _found(c, dets)]
+    laid = laid_columns(cols, dets)
+    if len(loose) < 2 or not laid:
+        return None
+    s = scale(dets)
+    near = [(a, b) for a, b in itertools.combinations(loose, 2)
+            if _between(dets, cols[a], cols[b]) < BACK_REACH * s]
+    found = [part for comp in _gatherings(loose, near) for part in _parts(comp, near)
+             if 3 <= sum(len(cols[n].cards) for n in part) <= 4
+             and _makes_group([x for n in part for x in cols[n].cards])
+             and _nearest_face(cols, dets, part, loose)]
+    if not found or len(found) > MAX_GATHER:
+        return None
+    def apart(combo: tuple[tuple[int, ...], ...]) -> bool:  # a loose card joins one group
+        return len({n for part in combo for n in part}) == sum(len(part) for part in combo)
+
+    return _one_way(draft, found, len(found), lambda combo: _gathered(cols, dets, combo, laid), apart)
+
+
+MAX_GATHER = 6  # groups gather_loose weighs (63 ways at most, each with its lone cards settled)
+
+
+MAX_GATHERED = 8  # loose cards and pairs lying together that gather_loose parts into groups
+
+
+def _parts(members: Sequence[int], links: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
+    """The sets of two to four of ``members`` that ``links`` join (each one linked to another of
+    the set): where more loose cards lie together than one group holds, the groups among them."""
+    if len(members) > MAX_GATHERED:
+        return []
+    linked = {frozenset(pair) for pair in links}
+    return [part for k in (2, 3, 4) for part in itertools.combinations(members, k)
+            if all(any(frozenset((a, b)) in linked for b in part if b != a) for a in part)]
+
+
+def _nearest_face(cols: Sequence[Column], dets: Sequence[Detection], part: Sequence[int],
+                  loose: Sequence[int]) -> bool:
+    """Whether a set of loose columns with backs holds the loose face nearest its backs (or no
+    face): a concealed group's face lies on its backs, and a face further off is a discard."""
+    backs = [i for n in part for i, x in zip(cols[n].detections, cols[n].cards, strict=True) if x == "back"]
+    faces = [i for n in loose for i, x in zip(cols[n].detections, cols[n].cards, strict=True) if x != "back"]
+    own = {i for n in part for i in cols[n].detections}
+    if not backs or not faces or not own - set(backs):
+        return True
+
+    def off(i: int) -> float:
+        return min(math.hypot(dets[i].center[0] - dets[b].center[0], dets[i].center[1] - dets[b].center[1])
+                   for b in backs)
+
+    return min(faces, key=off) in own
+
+
+def _gatherings(members: Sequence[int], links: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """The members joined by ``links`` (pairs of members), as groups of two or more."""
+    parent = {n: n for n in members}
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            a = parent[a]
+        return a
+
+    for a, b in links:
+        parent[max(find(a), find(b))] = min(find(a), find(b))
+    out: dict[int, list[int]] = {}
+    for n in members:
+        out.setdefault(find(n), []).append(n)
+    return [g for g in out.values() if len(g) > 1]
+
+
+def _gathered(cols: Sequence[Column], dets: Sequence[Detection], gatherings: Sequence[Sequence[int]],
+              laid: Sequence[int]) -> list[Column]:
+    """The columns with each gathering of loose columns joined into one column (its cards down
+    the layout's axis) in the row of the nearest of the ``laid`` columns, in its proposed state."""
+    out: list[Column] = list(cols)
+    for g in gatherings:
+        order = _down(dets, [i for n in g for i in cols[n].detections])
+        row = nearest_row(cols, dets, g, laid)
+        joined = Column(order, [dets[i].card for i in order], row,
+                        settled="cards lying apart taken in: together they make one group")
+        joined.state = proposed_state(joined)
+        out[g[0]] = joined
+        for n in g[1:]:
+            out[n] = cols[n].copy(detections=[], cards=[])
+    return [c for c in out if c.cards]
+
+
+def trade_ends(draft: Draft) -> Draft | None:
+    """Let the rules move a card linked on at a column's end into the group it belongs to.
+
+    Where two groups lie close (columns staggered, a concealed group's face beside the next
+    column's head), the geometry can link a card of one onto the other's end: a column of four
+    or five that is no group beside a short one (``d9 x9 x9 x10`` beside ``back back``), or two
+    columns that each took the other's card (``x8 x9 d8`` beside ``d8 d8 x10``). When the draft
+    does not split into seven groups, each face at an end (first or last) of a column that is
+    no group is tried at the end of another column whose nearest card lies within ``BACK_REACH``
+    glyph sizes of it, or traded for that column's face at an end (a back is never moved: it
+    tells a concealed triple from a quad); a way is kept when both columns then make groups
+    (``_makes_group``), and taken when it is the only one that makes the layout split (a trade
+    between two columns that are no group, seen from both, is one way). A claimed column that
+    is no group is tried even where the layout splits (its cards then go to the hand as free
+    cards, which may split anyway, and score as revealed). Both columns say so (``settled``, a
+    doubt in ``assemble``)."""
+    cols, dets = draft.columns, draft.detections
+    laid = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE and not c.name
+            and not c.reading and c.detections and _found(c, dets)]
+    broken = [n for n in laid if len(cols[n].cards) >= 2 and not _makes_group(cols[n].cards)]
+    if not broken or (draft.splits and not any(cols[n].state in (OPEN, CONCEALED) for n in broken)):
+        return None
+    s = scale(dets)
+    ways: list[list[Column]] = []
+    for a in broken:
+        for k in {0, len(cols[a].detections) - 1}:
+            e = cols[a].detections[k]
+            if dets[e].card == "back":  # a back counts a concealed group's cards: a quad or a triple
+                continue
+            for b in laid:
+                if b == a or min(_distance(dets, e, i) for i in cols[b].detections) >= BACK_REACH * s:
+                    continue
+                ends = dict.fromkeys(i for i in (cols[b].detections[0], cols[b].detections[-1])
+                                     if dets[i].card != "back")
+                for f in (None, *ends):
+                    got = _traded(cols, dets, a, e, b, f)
+                    if got is not None and got not in ways and draft.with_columns(got).splits:
+                        ways.append(got)
+                    if len(ways) > 1:  # two ways: the player's to choose
+                        return None
+    return draft.with_columns(ways[0]) if ways else None
+
+
+def _distance(dets: Sequence[Detection], i: int, j: int) -> float:
+    (ax, ay), (bx, by) = dets[i].center, dets[j].center
+    return math.hypot(ax - bx, ay - by)
+
+
+def _traded(cols: Sequence[Column], dets: Sequence[Detection], a: int, e: int, b: int,
+            f: int | None) -> list[Column] | None:
+    """The columns with card ``e`` of column ``a`` moved into column ``b`` (and card ``f`` of
+    ``b``, if given, into ``a``), each column's cards down the layout's axis; None unless both
+    then make groups."""
+    into_a = _down(dets, [i for i in cols[a].detections if i != e] + ([f] if f is not None else []))
+    into_b = _down(dets, [i for i in cols[b].detections if i != f] + [e])
+    cards_a, cards_b = [dets[i].card for i in into_a], [dets[i].card for i in into_b]
+    if not _makes_group(cards_a) or not _makes_group(cards_b):
+        return None
+    why = "a card linked on at the end of the column beside it moved here: both then make groups"
+    out = list(cols)
+    for n, idx, cards in ((a, into_a, cards_a), (b, into_b, cards_b)):
+        out[n] = cols[n].copy(detections=idx, cards=cards, settled=why)
+        out[n].state = proposed_state(out[n])
+    return out
+
+
+def set_apart_pairs(draft: Draft) -> Draft | None:
+    """Let the rules set apart a face and a back lying together that are no group.
+
+    A concealed group shows three or four cards, so a column of one face over one back is a
+    card short of any: a group with a back missed (``fill_concealed`` weighs that first), or a
+    discard lying on the stock's back, linked as a column. When the draft still does not split
+    into seven groups, the fewest such columns set apart as loose cards that make it split (lone
+    cards then settled as ``settle_strays`` settles them) are taken when exactly one way does,
+    and each says so (``settled``: a stray doubt in ``assemble``)."""
+    if draft.splits:
+        return None
+    cols = draft.columns
+    pairs = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state == CONCEALED
+             and len(c.cards) == 2 and c.cards.count("back") == 1 and not c.name]
+    if not pairs or len(pairs) > MAX_ENDS:
+        return None
+    why = "set apart: a face and a back are no group, and the layout makes seven groups without them"
+    return _one_way(draft, pairs, len(pairs), lambda combo: [
+        c.copy(row=LOOSE, state=LOOSE, settled=why) if n in combo else c for n, c in enumerate(cols)])
+
+
+def _down(dets: Sequence[Detection], idx: Sequence[int]) -> list[int]:
+    """Cards (indices into ``dets``) in order down the layout's axis: a column's order."""
+    a = math.radians(card_axis(dets))
+    gx, gy = -math.sin(a), math.cos(a)
+    return sorted(idx, key=lambda i: dets[i].center[0] * gx + dets[i].center[1] * gy)
