@@ -32,9 +32,11 @@ from zipai.models.before import scan_before
 from zipai.models.eval_layout import (  # the layout's own figures; importable from here as before
     Answered,
     LayoutSplit,
+    Shown,
     compare,
     labelled_scan,
     layout_only,
+    shown_scan,
 )
 from zipai.models.eval_layout import layout_faults as layout_faults
 from zipai.models.evaluate import (
@@ -200,6 +202,8 @@ class Measure:
     split_before: LayoutSplit = field(default_factory=LayoutSplit)  # the same, with the code before
     answered: Answered = field(default_factory=Answered)  # the split once the player has answered
     answered_before: Answered = field(default_factory=Answered)
+    shown: Shown = field(default_factory=Shown)  # the cards that show, each read right
+    shown_before: Shown = field(default_factory=Shown)
     by_chance: DoubtFigures = field(default_factory=DoubtFigures)  # the card doubts now
     by_reasons: DoubtFigures = field(default_factory=DoubtFigures)  # and by the rule before
 
@@ -228,12 +232,15 @@ class Measure:
             true_scan = labelled_scan(im, anns)
             self.split.add(sc, m, im["layout"], anns, true_scan)
             self.answered.add(sc, m, im, anns, true_scan)
+            self.shown.add(shown_scan(im, anns), im, anns)
             if self.before is not None:
                 was = self.before.scan_decoded(decoded, finds, layout_base(im["layout"]))
                 got = match_scene([(d.card, d.box) for d in was.detections], anns)
                 true_was = labelled_scan(im, anns, self.before.scan_detections)
                 self.split_before.add(was, got, im["layout"], anns, true_was)
                 self.answered_before.add(was, got, im, anns, true_was, self.before.rescore)
+                self.shown_before.add(shown_scan(im, anns, self.before.scan_detections), im, anns,
+                                      self.before.rescore)
         self.named = [a + b for a, b in zip(self.named, named_cards(sc, m), strict=True)]
         scored_right = right if "layout" in im else None
         self.by_chance.add(sc, m, scored_right)
@@ -280,6 +287,8 @@ class Measure:
         fig["named_cards_wrong_rate"] = round(self.named[0] / max(1, self.named[0] + self.named[1]), 4)
         fig.update(self.split.figures())
         fig.update(self.answered.figures())
+        if self.shown.scenes:
+            fig.update(self.shown.figures())
         fig.update({f"doubts_{k}": v for k, v in self.by_chance.figures().items()})
         fig.update({f"doubts_before_{k}": v for k, v in self.by_reasons.figures().items()})
         return fig
@@ -321,12 +330,15 @@ class Measure:
                 f"{kind} x{k}" for kind, k in self.extra_kinds.most_common()))
         print(self.split.summary())
         print(self.answered.summary())
+        if self.shown.scenes:
+            print(self.shown.summary())
         if self.before is not None:
             print(f"the layout step before ({self.before_rev}), on the same detections:")
             print(self.split_before.summary())
             print(self.answered_before.summary())
+            print(self.shown_before.summary())
             print(compare(self.split_before, self.split, self.before_rev, self.answered_before,
-                          self.answered))
+                          self.answered, self.shown_before, self.shown))
         print("\n".join(doubt_lines(self.by_chance, self.by_reasons)))
         if self.failures:
             print("imperfect scenes:")

@@ -330,10 +330,56 @@ class Answered:
         return "\n".join(lines)
 
 
+def shown_scan(im: dict, anns: list[dict], scan: Callable[..., Scan] = scan_detections) -> Scan:
+    """The scan of the cards a scene shows, each read right (a finder and a reader that make no
+    mistake): a layout card hidden under another card or under something lying on the table is
+    labelled ``ignore`` and left out, as no find shows it. As far as end to end can go with the
+    layout step as it is."""
+    return scan(int(im["width"]), int(im["height"]), labelled_detections(anns), layout_base(im["layout"]))
+
+
+@dataclass(slots=True)
+class Shown:
+    """Scenes scored as the scene from the cards they show, each read right (``shown_scan``), as
+    read and once the player has answered: what end to end would score with no card error, and
+    so how much of its gap is the layout's, hidden cards included."""
+
+    scenes: int = 0
+    scored: int = 0
+    answered: int = 0
+    hiding: int = 0  # scenes with a layout card no find shows
+    hiding_answered: int = 0  # of those, scored as the scene once answered
+
+    def add(self, sc: Scan, im: dict, anns: list[dict], again: Rescore = rescore) -> None:
+        """One scene's ``shown_scan``; ``again``: the rescore of the code that scanned it."""
+        truth, base = im["layout"], layout_base(im["layout"])
+        self.scenes += 1
+        self.scored += same_score(sc.assembled.layout, sc.assembled.complete, truth)
+        labels = [a for a in anns if not a.get("ignore")]  # ``labelled_detections``' order
+        got, _ = answer_scan(sc, claimed_from_labels(anns), labels, im.get("groups", []), base, again)
+        right = same_score(got.assembled.layout, got.assembled.complete, truth)
+        self.answered += right
+        hides = any(a.get("ignore") and a.get("row") in LAYOUT_ROWS for a in anns)
+        self.hiding += hides
+        self.hiding_answered += hides and right
+
+    def figures(self) -> dict[str, float]:
+        n = max(1, self.scenes)
+        return {"scored_shown_cards_rate": round(self.scored / n, 4),
+                "scored_answered_shown_cards_rate": round(self.answered / n, 4)}
+
+    def summary(self) -> str:
+        return ("  the cards that show, each read right (a layout card hidden under another card or under "
+                f"something on the table left out): scored as the scene {rate(self.scored, self.scenes)}, "
+                f"once answered {rate(self.answered, self.scenes)}; of the {self.hiding} scenes that hide "
+                f"a layout card, {rate(self.hiding_answered, self.hiding)} once answered")
+
+
 def compare(before: LayoutSplit, now: LayoutSplit, rev: str, answered_before: Answered | None = None,
-            answered_now: Answered | None = None) -> str:
+            answered_now: Answered | None = None, shown_before: Shown | None = None,
+            shown_now: Shown | None = None) -> str:
     """The layout step's figures before and now, one line each, for the issue's targets (and
-    once the player has answered, where both are given)."""
+    once the player has answered, and on the cards that show, where both are given)."""
     def rates(s: LayoutSplit) -> list[str]:
         n = max(1, s.scenes)
         return [f"{s.scored / n:.2%}", f"{s.scored_true / n:.2%}",
@@ -347,6 +393,12 @@ def compare(before: LayoutSplit, now: LayoutSplit, rev: str, answered_before: An
     if answered_before is not None and answered_now is not None:
         rows += [(f"{k}, once answered", a, b) for k, a, b in
                  zip(names[:3], rates(answered_before.split), rates(answered_now.split), strict=False)]
+    if shown_before is not None and shown_now is not None:
+        was, now_ = shown_before, shown_now
+        rows += [(k, f"{a / max(1, was.scenes):.2%}", f"{b / max(1, now_.scenes):.2%}")
+                 for k, a, b in (("on the cards that show, read right", was.scored, now_.scored),
+                                 ("on the cards that show, read right, once answered", was.answered,
+                                  now_.answered))]
     return "\n".join([f"  before ({rev}) -> now:"] + [f"    {k}: {a} -> {b}" for k, a, b in rows])
 
 

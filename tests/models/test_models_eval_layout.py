@@ -11,12 +11,16 @@ from __future__ import annotations
 from zipai.engine import Card
 from zipai.models.eval_layout import (
     Answered,
+    Shown,
     answer_scan,
     claimed_from_labels,
     labelled_labels,
+    labelled_scan,
+    shown_scan,
 )
 from zipai.models.evaluate import SceneMatch, same_score
 from zipai.vision import Assembled, Detection, Scan, columns, propose_states, rescore
+from zipai.vision.constants import CATEGORY_NAMES
 
 TRIPLES = [["d1"] * 3, ["d2"] * 3, ["d3"] * 3]
 RUNS = [["x1", "x2", "x3"], ["x4", "x5", "x6"], ["x7", "x8", "x9"], ["d4", "d5", "d6"]]
@@ -94,3 +98,38 @@ def test_an_all_back_group_is_named_the_card_of_its_labelled_group() -> None:
     assert need.named == 1
     assert [c.name for c in got.columns if c.cards == ["back"] * 3] == ["x10"]
     assert "unnamed_concealed" not in {d.kind.value for d in got.assembled.doubts}
+
+
+def _labels(rows: Rows, hidden: set[tuple[int, int, int]]) -> list[dict]:
+    """A rendered scene's annotations of the rows (top to bottom): each card's class, glyph box,
+    row and group; the cards at ``hidden`` (row, column, card) labelled ``ignore``, as a card
+    lying wholly under another or under something on the table is."""
+    anns, group = [], 0
+    for r, (row, cols) in enumerate(rows):
+        for c, cards in enumerate(cols):
+            for k, card in enumerate(cards):
+                x, y = 40 + c * 70, 60 + k * 40 + r * 260
+                ink = None if card == "back" else "red" if Card.parse(card).is_red else "black"
+                anns.append({"bbox": [x, y, 56, 36], "category_id": CATEGORY_NAMES.index(card) + 1,
+                             "row": row, "group": group, "ignore": (r, c, k) in hidden, "color": ink})
+            group += 1
+    return anns
+
+
+def test_the_cards_that_show_leave_a_hidden_layout_card_out() -> None:
+    rows: Rows = [("table", RUNS), ("hand", TRIPLES)]
+    im = {"width": 800, "height": 600, "layout": TRUTH,
+          "groups": [{"cards": cards, "row": row} for row, cols in rows for cards in cols]}
+    shown = Shown()
+    # then the hand's first triple lies hidden (under a phone on the table, say)
+    for hidden in (set(), {(1, 0, 0), (1, 0, 1), (1, 0, 2)}):
+        anns = _labels(rows, hidden)
+        sc = shown_scan(im, anns)
+        assert len(sc.detections) == 21 - len(hidden)
+        shown.add(sc, im, anns)
+        true = labelled_scan(im, anns).assembled  # the labelled cards hold the hidden card
+        assert same_score(true.layout, true.complete, TRUTH)
+    assert (shown.scenes, shown.hiding) == (2, 1)
+    assert (shown.answered, shown.hiding_answered) == (1, 0)  # three short, the hand makes no seven groups
+    assert shown.figures()["scored_answered_shown_cards_rate"] == 0.5
+    assert "of the 1 scenes that hide a layout card, 0/1 (0.00%) once answered" in shown.summary()
