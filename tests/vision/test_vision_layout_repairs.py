@@ -30,6 +30,7 @@ from zipai.vision.layout import (
     fill_concealed,
     join_lone_backs,
     join_split_groups,
+    leave_twin,
     proposed_state,
     read_backs,
     read_hidden,
@@ -438,10 +439,13 @@ def test_rescue_leaves_out_a_doubted_find_when_only_without_it_the_hand_wins() -
     """A 六 found twice makes 22 cards that split no way; no card is unsure enough to reread,
     none lies apart. Without the doubted find (the selector's 0.6) the hand is L1 again: it is
     laid apart, and the doubt names it. (A find at a column's end that leaves a group when set
-    apart is also what ``set_apart_ends`` mends, before the rescue, with the same columns.)"""
+    apart is also what ``set_apart_ends`` mends, before the rescue, with the same columns; and a
+    card found twice next to itself, what ``leave_twin`` mends first.)"""
     draft = _extra()
     assert not draft.splits and all(step(draft) is None for step in REPAIRS
-                                     if step not in (rescue, set_apart_ends))
+                                     if step not in (rescue, set_apart_ends, leave_twin))
+    twin = leave_twin(draft)
+    assert twin is not None and _look(twin)[-1] == ("loose", "loose", ["x6"])
     apart = set_apart_ends(draft)
     assert apart is not None and _look(apart)[-1] == ("loose", "loose", ["x6"])
     assert apart.columns[-1].detections == [12]
@@ -552,7 +556,7 @@ def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, dr
 
 def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
     assert [s.__name__ for s in REPAIRS] == [
-        "join_lone_backs", "join_split_groups", "gather_loose", "read_backs", "settle_strays",
+        "leave_twin", "join_lone_backs", "join_split_groups", "gather_loose", "read_backs", "settle_strays",
         "set_apart_ends", "trade_ends", "settle_backs", "settle_rows", "reread", "take_in", "fill_concealed",
         "set_apart_pairs", "complete_group", "read_hidden", "rescue"]
     seen: list[Draft] = []

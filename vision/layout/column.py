@@ -97,6 +97,9 @@ class Params:
     complete_group: bool = True
     complete_two: bool = True
     complete_loose: bool = True
+    # ``twins.leave_twin``: of two finds of one card next to each other down a column that is no
+    # group but one without either, one left out, when the layout as it stands does not win
+    leave_twin: bool = True
 
 
 @dataclass(slots=True)

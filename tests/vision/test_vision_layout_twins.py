@@ -1,0 +1,110 @@
+"""One card found twice down its column (a split glyph, a far end read again, a back's pattern
+found twice), on hand-made detections: the rules leave the double out only where the column is a
+group without it and the layout does not win as it stands, and always say so."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from zipai.vision.detector import Detection
+from zipai.vision.layout import HAND, LOOSE, TABLE, Column, Draft, Params, assemble, proposed_state, repair
+from zipai.vision.layout.chance import outcome
+from zipai.vision.layout.twins import leave_twin, twins
+
+pytestmark = pytest.mark.usefixtures("fixed_chance")
+
+G = 50.0
+RED = {"x2", "x7", "x10", "d2", "d7", "d10"}
+BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
+TABLE_ROW = [["d5", "d5", "d5"], ["x10", "back", "back"]]
+HAND_ROW = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"],
+            ["x1", "x2", "x3"]]
+
+
+def _det(card: str, x: float, y: float, score: float = 0.9) -> Detection:
+    if card == "back":
+        box = (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G)
+        return Detection("back", box, score, None, score, 1.0)
+    color = "red" if card in RED else "black"
+    return Detection(card, (x - G / 2, y - G / 2, x + G / 2, y + G / 2), score, color, score, 1.0)
+
+
+def _draft(table: Sequence[Sequence[str]], hand: Sequence[Sequence[str]], twin: tuple[int, int] | None = None,
+           params: Params | None = None) -> Draft:
+    """The claimed row at y = 0 and the hand at y = 600 (columns 100 px apart, cards 80 px apart
+    down each); ``twin`` (hand column, card): that card found a second time, just under itself
+    (half a step down, a weaker find), as the finder finds a split glyph."""
+    dets: list[Detection] = []
+    cols: list[Column] = []
+    for row, y0, laid in ((TABLE, 0.0, table), (HAND, 600.0, hand)):
+        for k, cards in enumerate(laid):
+            idx, names = [], []
+            for j, card in enumerate(cards):
+                idx.append(len(dets))
+                names.append(card)
+                dets.append(_det(card, 100.0 * k, y0 + 80.0 * j))
+                if row == HAND and twin == (k, j):
+                    idx.append(len(dets))
+                    names.append(card)
+                    dets.append(_det(card, 100.0 * k, y0 + 80.0 * j + 40.0, score=0.6))
+            cols.append(Column(idx, names, row))
+    return Draft(tuple(c.copy(state=proposed_state(c)) for c in cols), tuple(dets), BASE, params or Params())
+
+
+def test_the_layout_wins_without_the_double() -> None:
+    """The ground truth: the same layout with each card found once is a winning hand."""
+    draft = _draft(TABLE_ROW, HAND_ROW)
+    assert draft.splits and outcome(draft.columns, draft.base).winning
+
+
+@pytest.mark.parametrize(("cards", "where"), [
+    (["x1", "x2", "x2", "x3"], [2]),  # a run with its middle found twice
+    (["x5", "x4", "x3", "x3"], [3]),  # its last card's far end read again
+    (["d3", "d3", "d3", "d3"], []),  # a quad: a group as it lies
+    (["x1", "x2", "x3"], []),  # three cards: nothing too many
+    (["x1", "x2", "x2", "x7"], []),  # no group without either: two groups' cards, not a double
+    (["back"] * 5, [1, 2, 3, 4]),  # five backs: a concealed group's back found twice
+    (["x4", "back", "back", "back"], []),  # one face over three backs: a concealed quad
+])
+def test_twins_are_neighbours_of_one_card_in_a_column_that_is_a_group_without_one(
+        cards: list[str], where: list[int]) -> None:
+    c = Column(list(range(len(cards))), cards, HAND)
+    assert twins(c, [_det(x, 0.0, 80.0 * k) for k, x in enumerate(cards)]) == where
+
+
+def test_a_card_found_twice_down_a_hand_column_is_left_out() -> None:
+    """二 of the hand's 一二三 found twice: 22 cards that make no winning hand; without the
+    weaker find the column is a run again and the hand wins, with doubts on both."""
+    draft = _draft(TABLE_ROW, HAND_ROW, twin=(4, 1))
+    assert not outcome(draft.columns, draft.base).winning
+    got = leave_twin(draft)
+    assert got is not None and got.splits and outcome(got.columns, got.base).winning
+    left = [c for c in got.columns if c.state == LOOSE]
+    assert [c.cards for c in left] == [["x2"]]
+    assert got.detections[left[0].detections[0]].score == 0.6  # the weaker of the two finds
+    assert ["x1", "x2", "x3"] in [c.cards for c in got.columns if c.row == HAND]
+    asm = assemble(list(got.columns), list(got.detections), BASE)
+    kinds = {d.kind.value for d in asm.doubts}
+    assert {"taken_in", "stray_cards"} <= kinds
+    assert any("found twice" in d.message for d in asm.doubts if d.kind.value == "taken_in")
+
+
+def test_the_whole_repair_leaves_the_double_out() -> None:
+    got = repair(_draft(TABLE_ROW, HAND_ROW, twin=(4, 1)))
+    assert outcome(got.columns, got.base).winning
+    assert [c.cards for c in got.columns if c.state == LOOSE] == [["x2"]]
+
+
+def test_a_winning_layout_and_the_setting_off_are_left_alone() -> None:
+    """A column of 一二二三 in a layout that wins as it stands is the hand's cards laid closer
+    than its groups (its free cards make 一二三 and 二七十 with the 七十 beside them): no card
+    too many, and left alone. The step can be turned off too."""
+    assert leave_twin(_draft(TABLE_ROW, HAND_ROW, twin=(4, 1), params=Params(leave_twin=False))) is None
+    hand = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["x1", "x2", "x2", "x3"],
+            ["x7", "x10"]]
+    wins = _draft(TABLE_ROW, hand)
+    assert twins(wins.columns[5], wins.detections) == [2]
+    assert outcome(wins.columns, wins.base).winning
+    assert leave_twin(wins) is None

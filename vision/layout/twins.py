@@ -1,0 +1,66 @@
+"""One card found twice down its column, one of the finds left out by the rules (``leave_twin``).
+
+The finder can find one card twice: a glyph split in two (a stroke of 二 on its own, a radical),
+a card's far end read as the same face turned round, a back's pattern found twice. Down a column
+the two finds lie next to each other, and the column then holds a card too many: four faces
+that are no group (``x1 x2 x2 x3``), or five cards of a concealed group. Where the column
+without one of the two is a group, that find is the double.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..detector import Detection
+from .chance import outcome
+from .column import CONCEALED, FREE, HAND, LOOSE, OPEN, TABLE, Column, proposed_state
+from .repairs import Draft, _found, _makes_group
+
+TWIN_KEPT = ("without the {card} found twice here (one card's glyph found twice, next to each other "
+             "down the column): the other cards make a group")
+TWIN_LEFT = ("left out: the same card found twice next to each other down its column, and the column is a "
+             "group without it")
+
+
+def twins(c: Column, dets: Sequence[Detection]) -> list[int]:
+    """Where in column ``c`` a find may be its neighbour's double: the later of each two finds
+    of one card next to each other down a column of four or five cards that is no group, where
+    the column without it is one (a column holds three or four cards, four of them alike)."""
+    if not 4 <= len(c.cards) <= 5 or _makes_group(c.cards):
+        return []
+    return [k for k in range(1, len(c.cards)) if c.cards[k] == c.cards[k - 1]
+            and _makes_group(c.cards[:k] + c.cards[k + 1:])]
+
+
+def leave_twin(draft: Draft) -> Draft | None:
+    """Let the rules leave out a card found twice down its column.
+
+    Each laid column (claimed or the hand's, every card a find) of four or five cards that is no
+    group but would be one without one of two finds of a card lying next to each other down it
+    (``twins``) gives that find up: of the two, the one the finder and reader are less sure of,
+    set apart as a loose card. Only where the layout does not win as it stands (a card too many
+    spoils the hand's split or its points) and exactly one such column exists, or every one does
+    it the same way; the column and the find left out both say so (``settled``: doubts in
+    ``assemble``), so the player checks it."""
+    cols, dets = draft.columns, draft.detections
+    if not draft.params.leave_twin:
+        return None
+    found = [(n, ks) for n, c in enumerate(cols) if c.row in (TABLE, HAND)
+             and c.state in (FREE, OPEN, CONCEALED) and not c.name and not c.reading and _found(c, dets)
+             and (ks := twins(c, dets))]
+    if not found or any(len({cols[n].cards[k] for k in ks}) > 1 for n, ks in found):
+        return None  # two different cards doubled in one column: no single way
+    if outcome(cols, draft.base).winning:
+        return None
+    out = list(cols)
+    for n, ks in found:
+        c = cols[n]
+        k = ks[0]
+        # of the two finds, leave out the one the finder and reader are less sure of
+        k = k if dets[c.detections[k]].score <= dets[c.detections[k - 1]].score else k - 1
+        kept = c.copy(detections=c.detections[:k] + c.detections[k + 1:], cards=c.cards[:k] + c.cards[k + 1:],
+                      settled=TWIN_KEPT.format(card=c.cards[k]))
+        kept.state = proposed_state(kept)
+        out[n] = kept
+        out.append(Column([c.detections[k]], [c.cards[k]], LOOSE, LOOSE, settled=TWIN_LEFT))
+    return draft.with_columns(out)
