@@ -260,7 +260,9 @@ def set_apart_ends(draft: Draft) -> Draft | None:
     its next card. When the draft does not split into seven groups, the end card of each such
     column whose other three make a group is tried apart (a loose card, then settled as
     ``settle_strays`` settles lone cards); exactly one way that makes the layout split is taken,
-    and the card and its column say so (``settled``, a doubt in ``assemble``)."""
+    and the card and its column say so (``settled``, a doubt in ``assemble``). A column whose
+    two ends are the same card (``d6 d7 d8 d6``) leaves the same group either way: the end
+    lying further from the card next to it is the one tried."""
     if draft.splits:
         return None
     cols = draft.columns
@@ -268,10 +270,28 @@ def set_apart_ends(draft: Draft) -> Draft | None:
             if c.row in (TABLE, HAND) and c.state in (FREE, CONCEALED, OPEN) and len(c.cards) == 4
             and not c.name and not c.reading and not _makes_group(c.cards)
             for k in (0, 3) if _makes_group(c.cards[:k] + c.cards[k + 1:])]
+    # both ends the same card (``d6 d7 d8 d6``): one way, the end lying further from the column
+    ends = [(n, k) for n, k in ends if not _same_ends(cols[n], draft.detections)
+            or k == _further_end(cols[n], draft.detections)]
     if not ends or len(ends) > MAX_ENDS:
         return None
     return _one_way(draft, ends, len({n for n, _ in ends}), lambda combo: _apart(cols, combo),
                     lambda combo: len({n for n, _ in combo}) == len(combo))  # one end a column
+
+
+def _same_ends(c: Column, dets: Sequence[Detection]) -> bool:
+    """Whether a column's first and last cards are the same card, both finds: set apart, either
+    leaves the same group (``d6 d7 d8 d6``), so which one is a question of where they lie."""
+    return c.cards[0] == c.cards[-1] and _found(c, dets)
+
+
+def _further_end(c: Column, dets: Sequence[Detection]) -> int:
+    """The end (0: the first card, 3: the last) lying further from the card next to it: a
+    discard linked on at an end lies further from its column than the group's own cards do."""
+    def gap(a: int, b: int) -> float:
+        return math.hypot(dets[a].center[0] - dets[b].center[0], dets[a].center[1] - dets[b].center[1])
+
+    return 0 if gap(c.detections[0], c.detections[1]) > gap(c.detections[-1], c.detections[-2]) else 3
 
 
 def _apart(cols: Sequence[Column], ends: Sequence[tuple[int, int]]) -> list[Column]:
