@@ -29,6 +29,10 @@ from .assemble import engine_input, other_way_round
 from .column import CONCEALED, FREE, HAND, LOOSE, OPEN, TABLE, Column, Params, proposed_state
 from .geometry import card_axis, columns, retell_rows, scale
 
+# glyph sizes from a loose card to the nearest laid column past which settle_strays does not take
+# it in: a player lays the hand together, and a card dropped that far off is a discard (chosen on
+# the validation scenes' labelled cards: 3.5 to 4.5 score alike, docs/lab/layout.md)
+FAR_LOOSE = 4.5
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
 BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
 MAX_ENDS = 4  # column ends set_apart_ends weighs (15 ways at most, each with its lone cards settled)
@@ -233,13 +237,18 @@ def settle_strays(draft: Draft) -> Draft | None:
     A discard or a card dropped beside the layout looks, to the clustering, like a one-card
     column of the hand, and a hand card nudged out of line looks like a stray. Seven groups
     leave no card over, so when the draft does not split into seven groups, the fewest lone
-    cards are moved in or out that make it split (at most ``MAX_LONE`` are weighed). The moved
-    columns say why (``settled``), and ``assemble`` lists them as doubts."""
+    cards are moved in or out that make it split (at most ``MAX_LONE`` are weighed). A loose card
+    lying more than ``FAR_LOOSE`` glyph sizes from every laid column of two cards or more is not
+    weighed: a player lays the hand together, and a card that far off is a discard (taken in, it
+    makes a hand that is no winning hand split). The moved columns say why (``settled``), and
+    ``assemble`` lists them as doubts."""
     if draft.splits:
         return None
-    cols = draft.columns
+    cols, dets = draft.columns, draft.detections
+    laid = [n for n in laid_columns(cols, dets) if len(cols[n].cards) > 1]
+    far = FAR_LOOSE * scale(dets)
     lone = [n for n, c in enumerate(cols) if len(c.cards) == 1 and c.cards[0] != "back"
-            and c.state in (FREE, LOOSE)]
+            and (c.state == FREE or (c.state == LOOSE and _near_laid(cols, dets, n, laid, far)))]
     if not lone or len(lone) > MAX_LONE:
         return None
     for k in range(1, len(lone) + 1):
@@ -250,6 +259,15 @@ def settle_strays(draft: Draft) -> Draft | None:
         if found:
             return _retold(draft.with_columns(_flipped(cols, found[0], settle=True)))
     return None
+
+
+def _near_laid(cols: Sequence[Column], dets: Sequence[Detection], n: int, laid: Sequence[int],
+               far: float) -> bool:
+    """Whether loose column ``n`` lies within ``far`` pixels of a ``laid`` column (or there is
+    none to measure by, or it is no find)."""
+    if not laid or not _found(cols[n], dets):
+        return True
+    return min(_between(dets, cols[n], cols[h]) for h in laid) < far
 
 
 def set_apart_ends(draft: Draft) -> Draft | None:
