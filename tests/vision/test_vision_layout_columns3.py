@@ -10,7 +10,16 @@ from __future__ import annotations
 import pytest
 
 from zipai.vision.detector import Detection
-from zipai.vision.layout import LOOSE, Draft, columns, set_apart_ends, settle_strays
+from zipai.vision.layout import (
+    CONCEALED,
+    LOOSE,
+    TABLE,
+    Draft,
+    columns,
+    join_split_groups,
+    set_apart_ends,
+    settle_strays,
+)
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("fixed_chance")
@@ -95,3 +104,17 @@ def test_a_card_dropped_far_from_the_layout_is_not_taken_into_the_hand() -> None
     assert [c.state for c in close.columns if c.cards == ["x6"]] == [LOOSE]
     got = settle_strays(close)
     assert got is not None and got.splits
+
+
+def test_a_concealed_groups_face_laid_apart_from_its_backs_joins_them() -> None:
+    """The claimed row's 偎 laid as two backs with its face 拾 a column's width and more apart
+    (over four glyph sizes off, further than a lone back lies from its group): the only short
+    column and the only lone card of the row, together one face over backs, are one group."""
+    table = [*_row([["d5", "d5", "d5"], ["back", "back"], ["x1", "x2", "x3"]], 0.0), _det("x10", 320.0, 0.0)]
+    dets = [*table, *_row(HAND_ROW, 600.0)]
+    draft = Draft.propose(dets, BASE)
+    assert {"".join(c.cards): c.row for c in draft.columns}["x10"] == TABLE
+    got = join_split_groups(draft)
+    assert got is not None
+    joined = [c for c in got.columns if sorted(c.cards) == ["back", "back", "x10"]]
+    assert len(joined) == 1 and joined[0].state == CONCEALED and joined[0].settled

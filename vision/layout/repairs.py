@@ -35,6 +35,11 @@ from .geometry import card_axis, columns, retell_rows, scale
 FAR_LOOSE = 4.5
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
 BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
+# glyph sizes between the nearest cards of two short columns that join_split_groups may join: a
+# card of a claimed group laid apart (a concealed group's face beside its backs) lies further off
+# than a lone back from its group, and only columns that are each other's one partner are joined
+# (chosen on the validation scenes' labelled cards: 5 to 7 score alike, docs/lab/layout.md)
+JOIN_REACH = 6.0
 MAX_ENDS = 4  # column ends set_apart_ends weighs (15 ways at most, each with its lone cards settled)
 MAX_BACK_MOVES = 10  # (lone back, column) pairs settle_backs weighs: 55 layouts at most
 
@@ -130,7 +135,7 @@ def join_split_groups(draft: Draft) -> Draft | None:
     card beside a pair (or a face beside two backs). Two such columns of the same row, each
     shorter than a group, whose cards together make a group of three or four (a face-up group
     the engine accepts, or one face over backs) and whose nearest cards lie within
-    ``BACK_REACH`` glyph sizes, are joined when each is the other's only such partner. In the
+    ``JOIN_REACH`` glyph sizes, are joined when each is the other's only such partner. In the
     hand row it changes no score (free cards are pooled), but it keeps the group whole if the
     rows are told the other way round. A claimed column of two (faces, or a face and a back)
     joins a loose lone face lying apart the same way, when no column of its row does: the
@@ -148,7 +153,7 @@ def join_split_groups(draft: Draft) -> Draft | None:
     pairs = [(a, b) for a, b in itertools.combinations(short + loose, 2)
              if (cols[a].row == cols[b].row if b not in loose else cols[a].row == TABLE and a not in loose)
              and _makes_group(cols[a].cards + cols[b].cards)
-             and _between(dets, cols[a], cols[b]) < BACK_REACH * s]
+             and _between(dets, cols[a], cols[b]) < JOIN_REACH * s]
     inrow = {n for a, b in pairs if b not in loose for n in (a, b)}
     pairs = [(a, b) for a, b in pairs if b not in loose or a not in inrow]
     partners = Counter(n for pair in pairs for n in pair)
