@@ -91,7 +91,7 @@ def test_a_discard_of_the_same_card_as_the_head_is_set_apart_from_the_far_end() 
 
 
 def test_a_card_dropped_far_from_the_layout_is_not_taken_into_the_hand() -> None:
-    """A hand that is a card short and a lone card far off (ten glyph sizes from every column):
+    """A hand that is a card short and a lone card far off (twelve glyph sizes from every column):
     taken in, the hand would split, but a player lays the hand together and a card that far
     off is a discard. One lying by the hand is still taken in."""
     hand = [["x4", "x5"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]

@@ -31,14 +31,15 @@ from .geometry import card_axis, columns, retell_rows, scale
 
 # glyph sizes from a loose card to the nearest laid column past which settle_strays does not take
 # it in: a player lays the hand together, and a card dropped that far off is a discard (chosen on
-# the validation scenes' labelled cards: 3.5 to 4.5 score alike, docs/lab/layout.md)
-FAR_LOOSE = 4.5
+# validation: on the labelled cards 3.5 to 4.5 gain most, but end to end, where the reader misses
+# cards of the hand, under 7 loses scenes; docs/lab/layout.md)
+FAR_LOOSE = 7.0
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
 BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
-# glyph sizes between the nearest cards of two short columns that join_split_groups may join: a
-# card of a claimed group laid apart (a concealed group's face beside its backs) lies further off
-# than a lone back from its group, and only columns that are each other's one partner are joined
-# (chosen on the validation scenes' labelled cards: 5 to 7 score alike, docs/lab/layout.md)
+# glyph sizes between the nearest cards of two short columns of the claimed row that
+# join_split_groups may join when neither has a partner within BACK_REACH: a card of a claimed
+# group laid apart (a concealed group's face beside its backs) lies further off than a lone back
+# from its group (chosen on the validation scenes' labelled cards: 5 to 7 score alike)
 JOIN_REACH = 6.0
 MAX_ENDS = 4  # column ends set_apart_ends weighs (15 ways at most, each with its lone cards settled)
 MAX_BACK_MOVES = 10  # (lone back, column) pairs settle_backs weighs: 55 layouts at most
@@ -135,7 +136,9 @@ def join_split_groups(draft: Draft) -> Draft | None:
     card beside a pair (or a face beside two backs). Two such columns of the same row, each
     shorter than a group, whose cards together make a group of three or four (a face-up group
     the engine accepts, or one face over backs) and whose nearest cards lie within
-    ``JOIN_REACH`` glyph sizes, are joined when each is the other's only such partner. In the
+    ``BACK_REACH`` glyph sizes, are joined when each is the other's only such partner; two of
+    the claimed row with no such partner, within ``JOIN_REACH`` (a concealed group's face laid
+    a column's width or more from its backs), the same way. In the
     hand row it changes no score (free cards are pooled), but it keeps the group whole if the
     rows are told the other way round. A claimed column of two (faces, or a face and a back)
     joins a loose lone face lying apart the same way, when no column of its row does: the
@@ -150,14 +153,17 @@ def join_split_groups(draft: Draft) -> Draft | None:
     if len(short) + len(loose) < 2:
         return None
     s = scale(dets)
-    pairs = [(a, b) for a, b in itertools.combinations(short + loose, 2)
+    found = [(a, b) for a, b in itertools.combinations(short + loose, 2)
              if (cols[a].row == cols[b].row if b not in loose else cols[a].row == TABLE and a not in loose)
              and _makes_group(cols[a].cards + cols[b].cards)
              and _between(dets, cols[a], cols[b]) < JOIN_REACH * s]
-    inrow = {n for a, b in pairs if b not in loose for n in (a, b)}
-    pairs = [(a, b) for a, b in pairs if b not in loose or a not in inrow]
-    partners = Counter(n for pair in pairs for n in pair)
-    pairs = [(a, b) for a, b in pairs if partners[a] == 1 and partners[b] == 1]
+    near = [(a, b) for a, b in found if _between(dets, cols[a], cols[b]) < BACK_REACH * s]
+    pairs = _partners(near, loose)
+    # further off, only two columns of the claimed row with no partner near (the table holds
+    # no pairs and no lone cards; in the hand a pair and a lone card are what they seem)
+    taken = {n for pair in near for n in pair}
+    pairs += _partners([(a, b) for a, b in found if (a, b) not in near and a not in taken and b not in taken
+                        and b not in loose and cols[a].row == cols[b].row == TABLE], loose)
     if not pairs:
         return None
     a_ = math.radians(card_axis(dets))
@@ -172,6 +178,15 @@ def join_split_groups(draft: Draft) -> Draft | None:
         joined.state = proposed_state(joined)
         out[a], out[b] = joined, cols[b].copy(detections=[], cards=[])
     return _retold(draft.with_columns([c for c in out if c.cards]))
+
+
+def _partners(pairs: Sequence[tuple[int, int]], loose: Sequence[int]) -> list[tuple[int, int]]:
+    """The ``pairs`` of columns that ``join_split_groups`` joins: a loose card only where no
+    column of its row is a partner, then only the columns that are each other's one partner."""
+    inrow = {n for a, b in pairs if b not in loose for n in (a, b)}
+    pairs = [(a, b) for a, b in pairs if b not in loose or a not in inrow]
+    partners = Counter(n for pair in pairs for n in pair)
+    return [(a, b) for a, b in pairs if partners[a] == 1 and partners[b] == 1]
 
 
 def _one_way(draft: Draft, candidates: Sequence[Any], most: int,
