@@ -266,7 +266,7 @@ def settle_strays(draft: Draft) -> Draft | None:
         return None
     cols, dets = draft.columns, draft.detections
     laid = [n for n in laid_columns(cols, dets) if len(cols[n].cards) > 1]
-    far = FAR_LOOSE * scale(dets)
+    far = FAR_LOOSE * scale(dets) if laid else 0.0
     lone = [n for n, c in enumerate(cols) if len(c.cards) == 1 and c.cards[0] != "back"
             and (c.state == FREE or (c.state == LOOSE and _near_laid(cols, dets, n, laid, far)))]
     if not lone or len(lone) > MAX_LONE:
