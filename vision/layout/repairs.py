@@ -32,7 +32,7 @@ from .geometry import card_axis, columns, retell_rows, scale
 # glyph sizes from a loose card to the nearest laid column past which settle_strays does not take
 # it in: a player lays the hand together, and a card dropped that far off is a discard (chosen on
 # validation: on the labelled cards 3.5 to 4.5 gain most, but end to end, where the reader misses
-# cards of the hand, under 7 loses scenes; docs/lab/layout.md)
+# cards of the hand, 4.5 loses two scenes net and 6 loses two for two gained; docs/lab/layout.md)
 FAR_LOOSE = 7.0
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
 BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
