@@ -575,7 +575,7 @@ def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() ->
 def test_once_the_layout_splits_the_later_steps_pass() -> None:
     """The hand's x6 lies apart and a weak x3 was found above its x4 x5: taking in either makes
     seven groups. ``settle_strays`` comes first and takes in the x6, so ``take_in`` passes."""
-    draft = _draft(hand=[["x4", "x5"], *HAND_ROW[1:]], loose=[(650.0, 1000.0, "x6")],
+    draft = _draft(hand=[["x4", "x5"], *HAND_ROW[1:]], loose=[(500.0, 900.0, "x6")],
                    spare=[_det("x3", 0.0, 520.0, finder=0.2)])
     assert take_in(draft) is not None  # alone, it would have taken the x3
     out = repair(draft)

@@ -160,14 +160,51 @@ def chain_links(dets: Sequence[Detection], axis_deg: float, p: Params) -> list[t
             after = nxt.get(j)
             if far and dets[j].card in SYMMETRIC and (after is None or dets[after].card == "back"):
                 continue
-            if far and dets[j].card in SYMMETRIC and after is not None and step[j] > p.far_after * usual:
+            if far and dets[j].card in SYMMETRIC and after is not None and step[j] > p.far_after * usual \
+                    and not heads_column(j, after, nxt, step, p):
                 i, j = j, after
             del prev[j]
             del nxt[i]
+    for i, j in stacked_cuts(_chains(nxt, prev), [d.card == "back" for d in dets], fr):
+        del prev[j]
+        del nxt[i]
     for i, j in concealed_cuts(_chains(nxt, prev), [d.card == "back" for d in dets], step):
         del prev[j]
         del nxt[i]
     return list(nxt.items()) + lying_between(dets, nxt, prev, width, p)
+
+
+def heads_column(j: int, after: int, nxt: dict[int, int], step: dict[int, float], p: Params) -> bool:
+    """Whether card ``j``, linked far past a column's last card, heads a column of its own: the
+    step from it to the card ``after`` it is the step down that column (within ``Params.far_after``
+    of the next one), not the gap to the next row. A far end of the last card (a glyph that reads
+    the same turned round) is followed by nothing, or by the gap to the next row; the head of the
+    next row's column lying in line (一 of 一二三 under a column) is followed by its own cards, a
+    step apart (in a photo from low down, wider than the photo's usual step)."""
+    nxt_after = nxt.get(after)
+    return nxt_after is not None and step[j] <= p.far_after * step[after]
+
+
+def stacked_cuts(chains: Sequence[Sequence[int]], back: Sequence[bool],
+                 fr: Sequence[tuple[float, float, float, float]]) -> list[tuple[int, int]]:
+    """The links to cut where a chain runs from one group's backs into another's: a concealed
+    group holds three or four cards (RULINGS section 7), so a chain whose cards from its first
+    back to its last number more than four holds two groups, one row's laid in line over the
+    next row's (links between backs are never cut for their length: a back's box is the part
+    of it that shows). It is cut, again while still too long, at its link between those cards
+    whose boxes lie furthest apart along the column (``fr``: each box in the layout's frame,
+    ``(u0, u1, v0, v1)``): cards down one column overlap, the rows lie a gap apart."""
+    cuts: list[tuple[int, int]] = []
+    todo = [list(c) for c in chains]
+    while todo:
+        chain = todo.pop()
+        at = [k for k, i in enumerate(chain) if back[i]]
+        if not at or at[-1] - at[0] + 1 <= 4:
+            continue
+        k = max(range(at[0], at[-1]), key=lambda m: fr[chain[m + 1]][2] - fr[chain[m]][3])
+        cuts.append((chain[k], chain[k + 1]))
+        todo += [chain[:k + 1], chain[k + 1:]]
+    return cuts
 
 
 def _overlap_along(a: tuple[float, float, float, float], b: tuple[float, float, float, float],

@@ -29,8 +29,18 @@ from .assemble import engine_input, other_way_round
 from .column import CONCEALED, FREE, HAND, LOOSE, OPEN, TABLE, Column, Params, proposed_state
 from .geometry import card_axis, columns, retell_rows, scale
 
+# glyph sizes from a loose card to the nearest laid column past which settle_strays does not take
+# it in: a player lays the hand together, and a card dropped that far off is a discard (chosen on
+# validation: on the labelled cards 3.5 to 4.5 gain most, but end to end, where the reader misses
+# cards of the hand, 4.5 loses two scenes net and 6 loses two for two gained; docs/lab/layout.md)
+FAR_LOOSE = 7.0
 MAX_LONE = 8  # lone cards settle_strays weighs (2^8 layouts at most, each under a millisecond)
 BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of a group it may join
+# glyph sizes between the nearest cards of two short columns of the claimed row that
+# join_split_groups may join when neither has a partner within BACK_REACH: a card of a claimed
+# group laid apart (a concealed group's face beside its backs) lies further off than a lone back
+# from its group (chosen on the validation scenes' labelled cards: 5 to 7 score alike)
+JOIN_REACH = 6.0
 MAX_ENDS = 4  # column ends set_apart_ends weighs (15 ways at most, each with its lone cards settled)
 MAX_BACK_MOVES = 10  # (lone back, column) pairs settle_backs weighs: 55 layouts at most
 
@@ -126,7 +136,9 @@ def join_split_groups(draft: Draft) -> Draft | None:
     card beside a pair (or a face beside two backs). Two such columns of the same row, each
     shorter than a group, whose cards together make a group of three or four (a face-up group
     the engine accepts, or one face over backs) and whose nearest cards lie within
-    ``BACK_REACH`` glyph sizes, are joined when each is the other's only such partner. In the
+    ``BACK_REACH`` glyph sizes, are joined when each is the other's only such partner; two of
+    the claimed row with no such partner, within ``JOIN_REACH`` (a concealed group's face laid
+    a column's width or more from its backs), the same way. In the
     hand row it changes no score (free cards are pooled), but it keeps the group whole if the
     rows are told the other way round. A claimed column of two (faces, or a face and a back)
     joins a loose lone face lying apart the same way, when no column of its row does: the
@@ -141,14 +153,17 @@ def join_split_groups(draft: Draft) -> Draft | None:
     if len(short) + len(loose) < 2:
         return None
     s = scale(dets)
-    pairs = [(a, b) for a, b in itertools.combinations(short + loose, 2)
+    found = [(a, b) for a, b in itertools.combinations(short + loose, 2)
              if (cols[a].row == cols[b].row if b not in loose else cols[a].row == TABLE and a not in loose)
              and _makes_group(cols[a].cards + cols[b].cards)
-             and _between(dets, cols[a], cols[b]) < BACK_REACH * s]
-    inrow = {n for a, b in pairs if b not in loose for n in (a, b)}
-    pairs = [(a, b) for a, b in pairs if b not in loose or a not in inrow]
-    partners = Counter(n for pair in pairs for n in pair)
-    pairs = [(a, b) for a, b in pairs if partners[a] == 1 and partners[b] == 1]
+             and _between(dets, cols[a], cols[b]) < JOIN_REACH * s]
+    near = [(a, b) for a, b in found if _between(dets, cols[a], cols[b]) < BACK_REACH * s]
+    pairs = _partners(near, loose)
+    # further off, only two columns of the claimed row with no partner near (the table holds
+    # no pairs and no lone cards; in the hand a pair and a lone card are what they seem)
+    taken = {n for pair in near for n in pair}
+    pairs += _partners([(a, b) for a, b in found if (a, b) not in near and a not in taken and b not in taken
+                        and b not in loose and cols[a].row == cols[b].row == TABLE], loose)
     if not pairs:
         return None
     a_ = math.radians(card_axis(dets))
@@ -163,6 +178,15 @@ def join_split_groups(draft: Draft) -> Draft | None:
         joined.state = proposed_state(joined)
         out[a], out[b] = joined, cols[b].copy(detections=[], cards=[])
     return _retold(draft.with_columns([c for c in out if c.cards]))
+
+
+def _partners(pairs: Sequence[tuple[int, int]], loose: Sequence[int]) -> list[tuple[int, int]]:
+    """The ``pairs`` of columns that ``join_split_groups`` joins: a loose card only where no
+    column of its row is a partner, then only the columns that are each other's one partner."""
+    inrow = {n for a, b in pairs if b not in loose for n in (a, b)}
+    pairs = [(a, b) for a, b in pairs if b not in loose or a not in inrow]
+    partners = Counter(n for pair in pairs for n in pair)
+    return [(a, b) for a, b in pairs if partners[a] == 1 and partners[b] == 1]
 
 
 def _one_way(draft: Draft, candidates: Sequence[Any], most: int,
@@ -233,13 +257,18 @@ def settle_strays(draft: Draft) -> Draft | None:
     A discard or a card dropped beside the layout looks, to the clustering, like a one-card
     column of the hand, and a hand card nudged out of line looks like a stray. Seven groups
     leave no card over, so when the draft does not split into seven groups, the fewest lone
-    cards are moved in or out that make it split (at most ``MAX_LONE`` are weighed). The moved
-    columns say why (``settled``), and ``assemble`` lists them as doubts."""
+    cards are moved in or out that make it split (at most ``MAX_LONE`` are weighed). A loose card
+    lying more than ``FAR_LOOSE`` glyph sizes from every laid column of two cards or more is not
+    weighed: a player lays the hand together, and a card that far off is a discard (taken in, it
+    makes a hand that is no winning hand split). The moved columns say why (``settled``), and
+    ``assemble`` lists them as doubts."""
     if draft.splits:
         return None
-    cols = draft.columns
+    cols, dets = draft.columns, draft.detections
+    laid = [n for n in laid_columns(cols, dets) if len(cols[n].cards) > 1]
+    far = FAR_LOOSE * scale(dets) if laid else 0.0
     lone = [n for n, c in enumerate(cols) if len(c.cards) == 1 and c.cards[0] != "back"
-            and c.state in (FREE, LOOSE)]
+            and (c.state == FREE or (c.state == LOOSE and _near_laid(cols, dets, n, laid, far)))]
     if not lone or len(lone) > MAX_LONE:
         return None
     for k in range(1, len(lone) + 1):
@@ -252,6 +281,15 @@ def settle_strays(draft: Draft) -> Draft | None:
     return None
 
 
+def _near_laid(cols: Sequence[Column], dets: Sequence[Detection], n: int, laid: Sequence[int],
+               far: float) -> bool:
+    """Whether loose column ``n`` lies within ``far`` pixels of a ``laid`` column (or there is
+    none to measure by, or it is no find)."""
+    if not laid or not _found(cols[n], dets):
+        return True
+    return min(_between(dets, cols[n], cols[h]) for h in laid) < far
+
+
 def set_apart_ends(draft: Draft) -> Draft | None:
     """Let the rules set apart a card that the geometry took in at the end of a column.
 
@@ -260,7 +298,9 @@ def set_apart_ends(draft: Draft) -> Draft | None:
     its next card. When the draft does not split into seven groups, the end card of each such
     column whose other three make a group is tried apart (a loose card, then settled as
     ``settle_strays`` settles lone cards); exactly one way that makes the layout split is taken,
-    and the card and its column say so (``settled``, a doubt in ``assemble``)."""
+    and the card and its column say so (``settled``, a doubt in ``assemble``). A column whose
+    two ends are the same card (``d6 d7 d8 d6``) leaves the same group either way: the end
+    lying further from the card next to it is the one tried."""
     if draft.splits:
         return None
     cols = draft.columns
@@ -268,10 +308,28 @@ def set_apart_ends(draft: Draft) -> Draft | None:
             if c.row in (TABLE, HAND) and c.state in (FREE, CONCEALED, OPEN) and len(c.cards) == 4
             and not c.name and not c.reading and not _makes_group(c.cards)
             for k in (0, 3) if _makes_group(c.cards[:k] + c.cards[k + 1:])]
+    # both ends the same card (``d6 d7 d8 d6``): one way, the end lying further from the column
+    ends = [(n, k) for n, k in ends if not _same_ends(cols[n], draft.detections)
+            or k == _further_end(cols[n], draft.detections)]
     if not ends or len(ends) > MAX_ENDS:
         return None
     return _one_way(draft, ends, len({n for n, _ in ends}), lambda combo: _apart(cols, combo),
                     lambda combo: len({n for n, _ in combo}) == len(combo))  # one end a column
+
+
+def _same_ends(c: Column, dets: Sequence[Detection]) -> bool:
+    """Whether a column's first and last cards are the same card, both finds: set apart, either
+    leaves the same group (``d6 d7 d8 d6``), so which one is a question of where they lie."""
+    return c.cards[0] == c.cards[-1] and _found(c, dets)
+
+
+def _further_end(c: Column, dets: Sequence[Detection]) -> int:
+    """The end (0: the first card, 3: the last) lying further from the card next to it: a
+    discard linked on at an end lies further from its column than the group's own cards do."""
+    def gap(a: int, b: int) -> float:
+        return math.hypot(dets[a].center[0] - dets[b].center[0], dets[a].center[1] - dets[b].center[1])
+
+    return 0 if gap(c.detections[0], c.detections[1]) > gap(c.detections[-1], c.detections[-2]) else 3
 
 
 def _apart(cols: Sequence[Column], ends: Sequence[tuple[int, int]]) -> list[Column]:
