@@ -97,6 +97,9 @@ class Params:
     complete_group: bool = True
     complete_two: bool = True
     complete_loose: bool = True
+    complete_three: bool = True  # three columns each a card short, tried together
+    complete_pairs: bool = True  # a pair of the hand (a 坎 a card short) among two or three columns
+    complete_splits: bool = True
 
 
 @dataclass(slots=True)

@@ -30,9 +30,11 @@ HIDDEN_IN_GROUP = ("{card} assumed hidden under this column's cards (no find sho
 
 @dataclass(frozen=True)
 class Completion:
-    """One way to put hidden cards back: the cards, the copies of them left unseen (the fewest
-    of any), whether the hand then wins, and the draft it gives (lone cards settled)."""
+    """One way to put hidden cards back: the columns completed (indices into the draft's
+    columns, which settling lone cards keeps in place), the cards, the copies of them left unseen
+    (the fewest of any), whether the hand then wins, and the draft it gives (lone cards settled)."""
 
+    columns: tuple[int, ...]
     cards: tuple[str, ...]
     unseen: int
     winning: bool
@@ -72,15 +74,17 @@ def _unseen(cols: Sequence[Column]) -> Counter[str]:
     return Counter({card: 4 - seen[card] for card in FACES})
 
 
-def _candidates(n: int, c: Column, unseen: Counter[str], row: str | None = None) -> list[Candidate]:
+def _candidates(n: int, c: Column, unseen: Counter[str], row: str | None = None,
+                pairs: bool = False) -> list[Candidate]:
     """Each way column ``n`` is a group with a card hidden under it: two faces that are no group
-    where they lie, with a card the deck leaves that makes them three."""
+    where they lie, with a card the deck leaves that makes them three; with ``pairs``, a pair of
+    the hand too (a 坎 with its third card hidden)."""
     if row is not None:
         c = c.copy(row=row, state=FREE)
     if c.state == LOOSE or c.row not in (TABLE, HAND) or c.name or c.reading or "back" in c.cards:
         return []
     out: list[Candidate] = []
-    if len(c.cards) == 2 and not (c.row == HAND and c.cards[0] == c.cards[1]):
+    if len(c.cards) == 2 and (pairs or not (c.row == HAND and c.cards[0] == c.cards[1])):
         for card, at in completions(c.cards):
             if unseen[card] > 0:
                 filled = c.copy(detections=[*c.detections[:at], NO_BOX, *c.detections[at:]],
@@ -91,6 +95,7 @@ def _candidates(n: int, c: Column, unseen: Counter[str], row: str | None = None)
 
 
 MAX_PAIRS = 64  # pairs of completions weighed together, two columns each a card short
+MAX_THREES = 64  # threes of completions weighed together, three columns each a card short
 
 
 def complete_group(draft: Draft) -> Draft | None:
@@ -101,11 +106,14 @@ def complete_group(draft: Draft) -> Draft | None:
     holds no pairs; a hand column that is no pair) is tried with each card that makes it a group
     of three and that the deck leaves (fewer than four in view), the card hidden under the
     column with no detection (``NO_BOX``), and lone cards then settled as ``settle_strays``
-    settles them; where no one column does, two columns are tried together. Only completions
-    that make the hand split count, and of those the ones that **win** if any (a player
-    photographs a winning hand). One is taken when it is the only one, or when every one pays
-    the same (the card with the most copies unseen, then the first tried); the column says what
-    was assumed (``settled``: a doubt in ``assemble``), so the player checks it."""
+    settles them; where no one column does, two columns are tried together, then three
+    (``Params.complete_three``); with more than one column, a pair of the hand is tried too (a
+    坎 with its third card hidden, ``Params.complete_pairs``: one card alone there is
+    ``read_hidden``'s). Only completions that make the hand split count, and of those the ones
+    that **win** if any (a player photographs a winning hand). One is taken when it is the only
+    one, or when every one pays the same (the card with the most copies unseen, then the first
+    tried); the column says what was assumed (``settled``: a doubt in ``assemble``), so the
+    player checks it."""
     p = draft.params
     if not p.complete_group or draft.splits:
         return None
@@ -119,11 +127,17 @@ def complete_group(draft: Draft) -> Draft | None:
             if c.state == LOOSE and len(c.cards) == 2 and laid and _found(c, dets):
                 each += _candidates(n, c, unseen, nearest_row(cols, dets, (n,), laid))
     found = [f for cand in each if (f := _tried(draft, (cand,), unseen)) is not None]
-    if not found and p.complete_two:
-        pairs = [(a, b) for a, b in itertools.combinations(each, 2) if a.n != b.n
-                 and (a.card != b.card or unseen[a.card] >= 2)][:MAX_PAIRS]
-        found = [f for pair in pairs if (f := _tried(draft, pair, unseen)) is not None]
-    chosen = [f for f in found if f.winning]
+    if p.complete_pairs:
+        each += [cand for n, c in enumerate(cols) if c.row == HAND and len(c.cards) == 2
+                 and c.cards[0] == c.cards[1] for cand in _candidates(n, c, unseen, pairs=True)]
+    for k, most, on in ((2, MAX_PAIRS, p.complete_two), (3, MAX_THREES, p.complete_three)):
+        if found or not on:
+            break
+        combos = [combo for combo in itertools.combinations(each, k) if _apart(combo, unseen)]
+        if len(combos) > most:
+            return None  # too many ways to weigh: the player's to tell
+        found = [f for combo in combos if (f := _tried(draft, combo, unseen)) is not None]
+    chosen = [f for f in found if f.winning] or (found if p.complete_splits else [])
     if not chosen:
         return None
     outcomes = [outcome_of(f.draft.columns, f.draft.base) for f in chosen]
@@ -133,9 +147,15 @@ def complete_group(draft: Draft) -> Draft | None:
     if len(chosen) == 1:
         return best.draft
     others = f" (one of {len(chosen)} such readings, all paying the same)"
-    tail = HIDDEN_IN_GROUP[-40:]
-    return best.draft.with_columns([c.copy(settled=c.settled + others) if c.settled.endswith(tail) else c
-                                    for c in best.draft.columns])
+    return best.draft.with_columns([c.copy(settled=c.settled + others) if n in best.columns else c
+                                    for n, c in enumerate(best.draft.columns)])
+
+
+def _apart(combo: Sequence[Candidate], unseen: Counter[str]) -> bool:
+    """Each completion in a column of its own, and no card assumed more often than the deck
+    leaves it."""
+    return len({c.n for c in combo}) == len(combo) and \
+        all(unseen[card] >= k for card, k in Counter(c.card for c in combo).items())
 
 
 def _tried(draft: Draft, cands: Sequence[Candidate], unseen: Counter[str]) -> Completion | None:
@@ -151,4 +171,5 @@ def _tried(draft: Draft, cands: Sequence[Candidate], unseen: Counter[str]) -> Co
     if not tried.splits:
         return None
     got = outcome_of(tried.columns, tried.base)
-    return Completion(tuple(c.card for c in cands), min(unseen[c.card] for c in cands), got.winning, tried)
+    return Completion(tuple(c.n for c in cands), tuple(c.card for c in cands),
+                      min(unseen[c.card] for c in cands), got.winning, tried)

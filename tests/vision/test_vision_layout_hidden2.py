@@ -1,0 +1,84 @@
+"""Hidden cards put back in more than two columns, or under a hand's pair (a 坎 a card short),
+by ``hidden.complete_group`` on hand-made detections, each always named in a doubt."""
+
+from __future__ import annotations
+
+import pytest
+
+from zipai.vision.detector import Detection
+from zipai.vision.layout import HAND, TABLE, DoubtKind, Params
+from zipai.vision.layout.readings import NO_BOX
+from zipai.vision.scan import Scan, scan_detections
+
+# the layout's logic is tested with a chance model set by hand (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("fixed_chance")
+
+G = 50.0  # glyph size in pixels
+RED = {"x2", "x7", "x10", "d2", "d7", "d10"}
+
+
+def _det(card: str, x: float, y: float) -> Detection:
+    if card == "back":
+        return Detection("back", (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G), 0.9, None, 0.9, 1.0)
+    color = "red" if card in RED else "black"
+    return Detection(card, (x - G / 2, y - G / 2, x + G / 2, y + G / 2), 0.9, color, 0.9, 1.0)
+
+
+def _rows(table: list[list[str]], hand: list[list[str]]) -> list[Detection]:
+    """The claimed row at y = 0 and the hand at y = 600: columns 100 px apart, cards 80 px apart
+    down each column."""
+    return [_det(card, 100.0 * k, y0 + 80.0 * j) for y0, row in ((0.0, table), (600.0, hand))
+            for k, col in enumerate(row) for j, card in enumerate(col)]
+
+
+def _scan(dets: list[Detection], p: Params | None = None) -> Scan:
+    return scan_detections(1600, 1200, dets, p=p)
+
+
+def _hidden(sc: Scan) -> list[tuple[str, str, list[str]]]:
+    """The columns that hold a card no find shows: row, state, cards."""
+    return sorted((c.row, c.state, c.cards) for c in sc.columns if NO_BOX in c.detections)
+
+
+def _taken_in(sc: Scan) -> list[str]:
+    return [d.message for d in sc.assembled.doubts if d.kind == DoubtKind.TAKEN_IN]
+
+
+# 六 八 claimed (七 under 八), and the hand's 坎 of 九 shown as a pair (its third 九 under the
+# others); read as 九 九 玖 the hand makes 12 points, short of the 15 a win needs
+PAIR_TABLE = [["x6", "x8"], ["d5", "d5", "d5"], ["d1", "back", "back"]]
+PAIR_HAND = [["x4", "x5", "x6"], ["x2", "x7", "x10"], ["x9", "x9"], ["d8", "d8", "x8"]]
+
+
+def test_a_hand_pair_is_a_kan_with_its_third_card_hidden_beside_a_claimed_column() -> None:
+    """Neither card alone makes seven groups, and a hand pair was never completed before: the
+    claimed 吃 and the hand's 坎 are read together, each named (玖 would make the hand's three
+    seven groups too, but no win)."""
+    sc = _scan(_rows(PAIR_TABLE, PAIR_HAND))
+    assert _hidden(sc) == [(HAND, "hand", ["x9", "x9", "x9"]), (TABLE, "open", ["x6", "x7", "x8"])]
+    assert sc.result is not None and sc.result.winning
+    assert len(_taken_in(sc)) == 2
+    assert all("assumed hidden under this column's cards" in m for m in _taken_in(sc))
+
+
+def test_a_hand_pair_is_left_alone_where_the_rule_is_off() -> None:
+    sc = _scan(_rows(PAIR_TABLE, PAIR_HAND), Params(complete_pairs=False))
+    assert (TABLE, "open", ["x6", "x7", "x8"]) not in _hidden(sc)
+
+
+def test_three_columns_each_a_card_short_are_read_together() -> None:
+    """一三 and 肆陆 claimed and 四六 in the hand, each missing its middle: no one or two of them
+    make the hand split, the three together do, each named."""
+    sc = _scan(_rows([["x1", "x3"], ["d4", "d6"], ["x10", "back", "back"]],
+                     [["x4", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]))
+    assert _hidden(sc) == [(HAND, "hand", ["x4", "x5", "x6"]), (TABLE, "open", ["d4", "d5", "d6"]),
+                           (TABLE, "open", ["x1", "x2", "x3"])]
+    assert sc.result is not None and sc.result.winning
+    assert len(_taken_in(sc)) == 3
+
+
+def test_three_columns_are_not_weighed_where_the_rule_is_off() -> None:
+    sc = _scan(_rows([["x1", "x3"], ["d4", "d6"], ["x10", "back", "back"]],
+                     [["x4", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]),
+               Params(complete_three=False))
+    assert not any(c.cards == ["d4", "d5", "d6"] for c in sc.columns)
