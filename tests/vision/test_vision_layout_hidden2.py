@@ -82,3 +82,33 @@ def test_three_columns_are_not_weighed_where_the_rule_is_off() -> None:
                      [["x4", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]),
                Params(complete_three=False))
     assert not any(c.cards == ["d4", "d5", "d6"] for c in sc.columns)
+
+
+# 六 八 claimed with 七 under 八, a hand of seven groups with it, 12 points: short of the 15 a win needs
+SHORT_TABLE = [["x6", "x8"], ["d5", "d5", "d5"], ["x1", "back", "back"]]
+SHORT_HAND = [["x4", "x5", "x6"], ["x2", "x7", "x10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]
+
+
+def test_a_completion_that_makes_seven_groups_but_no_win_is_taken_when_it_is_the_only_one() -> None:
+    """No reading wins, so the code before left 六 八 as no group (its cards free cards of the
+    hand, 七 read as one more beside them): the claimed 吃 is scored as such, and the hand
+    scored as no win, each a doubt."""
+    sc = _scan(_rows(SHORT_TABLE, SHORT_HAND))
+    assert _hidden(sc) == [(TABLE, "open", ["x6", "x7", "x8"])]
+    assert sc.result is not None and not sc.result.winning and sc.result.points == 12
+    assert any("no reading wins" in m for m in _taken_in(sc))
+    assert DoubtKind.NO_WIN in {d.kind for d in sc.assembled.doubts}
+
+
+def test_a_completion_that_wins_no_hand_is_not_taken_where_the_rule_is_off() -> None:
+    sc = _scan(_rows(SHORT_TABLE, SHORT_HAND), Params(complete_splits=False))
+    assert (TABLE, "open", ["x6", "x7", "x8"]) not in _hidden(sc)
+
+
+def test_completions_that_make_seven_groups_and_score_otherwise_are_left_to_the_player() -> None:
+    """The claimed 伍 伍 takes 伍 (a 碰, 3 points) or 五 (two of one size and one of the other, none):
+    seven groups either way and no win, so each pays nothing, but the points differ: neither is
+    assumed in the claimed column (the guard on ``Params.complete_splits``)."""
+    sc = _scan(_rows([["d5", "d5"], ["x6", "x7", "x8"], ["x1", "back", "back"]], SHORT_HAND))
+    assert not any(row == TABLE for row, _, _ in _hidden(sc))
+    assert not any("assumed hidden under this column's cards" in m for m in _taken_in(sc))

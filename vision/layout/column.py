@@ -99,6 +99,7 @@ class Params:
     complete_loose: bool = True
     complete_three: bool = True  # three columns each a card short, tried together
     complete_pairs: bool = True  # a pair of the hand (a 坎 a card short) among two or three columns
+    # no completion wins: take one that makes seven groups when every such one pays the same
     complete_splits: bool = True
 
 

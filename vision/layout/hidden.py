@@ -26,6 +26,10 @@ from .repairs import Draft, _found, laid_columns, nearest_row, settle_strays
 
 HIDDEN_IN_GROUP = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
                    "group, and only with it does the hand make seven groups and win")
+# the same where no completion wins (``Params.complete_splits``): every one that splits pays alike
+HIDDEN_NO_WIN = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
+                 "group, and only with it does the hand make seven groups (no reading wins; every one "
+                 "that makes seven groups pays the same)")
 
 
 @dataclass(frozen=True)
@@ -110,10 +114,12 @@ def complete_group(draft: Draft) -> Draft | None:
     (``Params.complete_three``); with more than one column, a pair of the hand is tried too (a
     坎 with its third card hidden, ``Params.complete_pairs``: one card alone there is
     ``read_hidden``'s). Only completions that make the hand split count, and of those the ones
-    that **win** if any (a player photographs a winning hand). One is taken when it is the only
+    that **win** if any (a player photographs a winning hand), else (``Params.complete_splits``)
+    every one that splits: a layout no reading wins is still scored, and where every reading
+    pays the same the score does not hang on which card it is. One is taken when it is the only
     one, or when every one pays the same (the card with the most copies unseen, then the first
-    tried); the column says what was assumed (``settled``: a doubt in ``assemble``), so the
-    player checks it."""
+    tried); the column says what was assumed (``settled``: a doubt in ``assemble``; a hand that
+    does not win is a ``no_win`` doubt too), so the player checks it."""
     p = draft.params
     if not p.complete_group or draft.splits:
         return None
@@ -141,7 +147,8 @@ def complete_group(draft: Draft) -> Draft | None:
     if not chosen:
         return None
     outcomes = [outcome_of(f.draft.columns, f.draft.base) for f in chosen]
-    if any(not pays_same(o, outcomes[0]) for o in outcomes[1:]):
+    # a hand that does not win pays nothing, but its points are still its score
+    if any(not pays_same(o, outcomes[0]) or o.points != outcomes[0].points for o in outcomes[1:]):
         return None  # completions that pay otherwise: the player's to tell
     best = max(chosen, key=lambda f: f.unseen)  # the first tried on a tie
     if len(chosen) == 1:
@@ -171,5 +178,12 @@ def _tried(draft: Draft, cands: Sequence[Candidate], unseen: Counter[str]) -> Co
     if not tried.splits:
         return None
     got = outcome_of(tried.columns, tried.base)
+    if not got.winning:
+        out = list(tried.columns)
+        for cand in cands:
+            c = out[cand.n]
+            shown = " ".join(x for i, x in zip(c.detections, c.cards, strict=True) if i != NO_BOX)
+            out[cand.n] = c.copy(settled=HIDDEN_NO_WIN.format(card=cand.card, shown=shown))
+        tried = tried.with_columns(out)
     return Completion(tuple(c.n for c in cands), tuple(c.card for c in cands),
                       min(unseen[c.card] for c in cands), got.winning, tried)
