@@ -112,3 +112,25 @@ def test_completions_that_make_seven_groups_and_score_otherwise_are_left_to_the_
     sc = _scan(_rows([["d5", "d5"], ["x6", "x7", "x8"], ["x1", "back", "back"]], SHORT_HAND))
     assert not any(row == TABLE for row, _, _ in _hidden(sc))
     assert not any("assumed hidden under this column's cards" in m for m in _taken_in(sc))
+
+
+BLIND_TABLE = [["back", "back", "back"], ["d5", "d5", "d5"], ["x1", "x3"]]
+BLIND_HAND = [["x9", "x9", "x9"], ["d2", "d7", "d10"], ["d8", "d8", "x8"], ["x4", "x6"]]
+
+
+def test_columns_a_card_short_are_completed_beside_an_all_back_group() -> None:
+    """An all-back group and two columns each missing its middle: the group's card is unknown
+    until the hidden cards are in, and the code before weighed no completion while a group had
+    no card (and ``read_hidden`` reads one card only): both are put back, then the group read,
+    each a doubt."""
+    sc = _scan(_rows(BLIND_TABLE, BLIND_HAND))
+    assert _hidden(sc) == [(HAND, "hand", ["x4", "x5", "x6"]), (TABLE, "open", ["x1", "x2", "x3"])]
+    assert sc.result is not None and sc.result.winning
+    assert sc.columns[0].reading is not None
+    kinds = {d.kind for d in sc.assembled.doubts}
+    assert {DoubtKind.TAKEN_IN, DoubtKind.UNNAMED_CONCEALED} <= kinds
+
+
+def test_no_completion_is_weighed_beside_an_all_back_group_where_the_rule_is_off() -> None:
+    sc = _scan(_rows(BLIND_TABLE, BLIND_HAND), Params(complete_blind=False))
+    assert not _hidden(sc)

@@ -101,6 +101,8 @@ class Params:
     complete_pairs: bool = True  # a pair of the hand (a 坎 a card short) among two or three columns
     # no completion wins: take one that makes seven groups when every such one pays the same
     complete_splits: bool = True
+    # an all-back group beside the columns a card short: read (``read_backs``) once they are completed
+    complete_blind: bool = True
 
 
 @dataclass(slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from zipai.engine import Card, Group, State, ZipaiError
 
@@ -20,8 +20,8 @@ from ..detector import FACES
 from .assemble import group_cards
 from .chance import outcome as outcome_of
 from .chance import pays_same
-from .column import FREE, HAND, LOOSE, TABLE, Column, proposed_state
-from .readings import NO_BOX
+from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, proposed_state
+from .readings import NO_BOX, read_backs
 from .repairs import Draft, _found, laid_columns, nearest_row, settle_strays
 
 HIDDEN_IN_GROUP = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
@@ -119,7 +119,10 @@ def complete_group(draft: Draft) -> Draft | None:
     pays the same the score does not hang on which card it is. One is taken when it is the only
     one, or when every one pays the same (the card with the most copies unseen, then the first
     tried); the column says what was assumed (``settled``: a doubt in ``assemble``; a hand that
-    does not win is a ``no_win`` doubt too), so the player checks it."""
+    does not win is a ``no_win`` doubt too), so the player checks it. One group laid as backs
+    only, unread (no reading splits while cards are hidden), stands in as a card with no copy in
+    view while they are sought, and is read by ``read_backs`` once they are in
+    (``Params.complete_blind``); with two readings at once, only a winning hand is taken."""
     p = draft.params
     if not p.complete_group or draft.splits:
         return None
@@ -132,17 +135,34 @@ def complete_group(draft: Draft) -> Draft | None:
         for n, c in enumerate(cols):
             if c.state == LOOSE and len(c.cards) == 2 and laid and _found(c, dets):
                 each += _candidates(n, c, unseen, nearest_row(cols, dets, (n,), laid))
-    found = [f for cand in each if (f := _tried(draft, (cand,), unseen)) is not None]
     if p.complete_pairs:
-        each += [cand for n, c in enumerate(cols) if c.row == HAND and len(c.cards) == 2
+        pairs = [cand for n, c in enumerate(cols) if c.row == HAND and len(c.cards) == 2
                  and c.cards[0] == c.cards[1] for cand in _candidates(n, c, unseen, pairs=True)]
+    else:
+        pairs = []
+    blind = [n for n, c in enumerate(cols) if c.state == CONCEALED and not c.name and not c.reading
+             and len(c.cards) >= 3 and all(x == "back" for x in c.cards)]
+    search = draft
+    if blind:
+        # an all-back group stands in as a card with no copy in view that no completion takes while
+        # the hidden cards are sought, and is read by ``read_backs`` once they are in
+        taken = {cand.card for cand in each + pairs}
+        spare = [card for card in FACES if unseen[card] == 4 and card not in taken]
+        if len(blind) > 1 or not p.complete_blind or not spare or not each:
+            return None
+        search = draft.with_columns([c.copy(reading=spare[0]) if n == blind[0] else c
+                                     for n, c in enumerate(cols)])
+    found = [f for cand in each if (f := _tried(search, (cand,), unseen)) is not None]
+    each += pairs
     for k, most, on in ((2, MAX_PAIRS, p.complete_two), (3, MAX_THREES, p.complete_three)):
         if found or not on:
             break
         combos = [combo for combo in itertools.combinations(each, k) if _apart(combo, unseen)]
         if len(combos) > most:
             return None  # too many ways to weigh: the player's to tell
-        found = [f for combo in combos if (f := _tried(draft, combo, unseen)) is not None]
+        found = [f for combo in combos if (f := _tried(search, combo, unseen)) is not None]
+    if blind:  # two readings at once, the hidden cards' and the group's: only a winning hand
+        found = [g for f in found if (g := _read_blind(f, blind[0])) is not None]
     chosen = [f for f in found if f.winning] or (found if p.complete_splits else [])
     if not chosen:
         return None
@@ -156,6 +176,17 @@ def complete_group(draft: Draft) -> Draft | None:
     others = f" (one of {len(chosen)} such readings, all paying the same)"
     return best.draft.with_columns([c.copy(settled=c.settled + others) if n in best.columns else c
                                     for n, c in enumerate(best.draft.columns)])
+
+
+def _read_blind(f: Completion, n: int) -> Completion | None:
+    """A completion found with the all-back column ``n`` standing in as a card, its group read
+    by ``read_backs`` with the hidden cards in; None unless the hand then wins."""
+    cols = f.draft.columns
+    read = read_backs(f.draft.with_columns([c.copy(reading=None, reading_why="") if k == n else c
+                                             for k, c in enumerate(cols)]))
+    if read is None or not outcome_of(read.columns, read.base).winning:
+        return None
+    return replace(f, winning=True, draft=read)
 
 
 def _apart(combo: Sequence[Candidate], unseen: Counter[str]) -> bool:
