@@ -93,7 +93,8 @@ class Params:
     fill_concealed: bool = True
     fill_lone_face: bool = True
     # ``hidden.complete_group``: a column of two face cards that is no group read with the card
-    # hidden under it that makes it one, when only so the hand makes seven groups and wins
+    # hidden under it that makes it one, when only so the hand makes seven groups and wins (or,
+    # ``complete_splits``, makes seven groups, every such reading paying and scoring the same)
     complete_group: bool = True
     complete_two: bool = True
     complete_loose: bool = True
