@@ -115,18 +115,22 @@ def test_completions_that_make_seven_groups_and_score_otherwise_are_left_to_the_
 
 
 BLIND_TABLE = [["back", "back", "back"], ["d5", "d5", "d5"], ["x1", "x3"]]
-BLIND_HAND = [["x9", "x9", "x9"], ["d2", "d7", "d10"], ["d8", "d8", "x8"], ["x4", "x6"]]
+BLIND_HAND = [["x9", "x9", "x9"], ["d2", "d3", "d4"], ["d8", "d8", "x8"], ["x4", "x6"]]
 
 
 def test_columns_a_card_short_are_completed_beside_an_all_back_group() -> None:
     """An all-back group and two columns each missing its middle: the group's card is unknown
     until the hidden cards are in, and the code before weighed no completion while a group had
     no card (and ``read_hidden`` reads one card only): both are put back, then the group read,
-    each a doubt."""
+    each a doubt. The hand wins only with a large card's 偎 (12 points without the group), so
+    the card the group stands in as while they are sought makes no win, and the columns say the
+    hand wins as read at last."""
     sc = _scan(_rows(BLIND_TABLE, BLIND_HAND))
     assert _hidden(sc) == [(HAND, "hand", ["x4", "x5", "x6"]), (TABLE, "open", ["x1", "x2", "x3"])]
     assert sc.result is not None and sc.result.winning
     assert sc.columns[0].reading is not None
+    said = [m for m in _taken_in(sc) if "assumed hidden under this column's cards" in m]
+    assert len(said) == 2 and all(m.endswith("make seven groups and win") for m in said)
     kinds = {d.kind for d in sc.assembled.doubts}
     assert {DoubtKind.TAKEN_IN, DoubtKind.UNNAMED_CONCEALED} <= kinds
 

@@ -186,7 +186,7 @@ def _read_blind(f: Completion, n: int) -> Completion | None:
                                              for k, c in enumerate(cols)]))
     if read is None or not outcome_of(read.columns, read.base).winning:
         return None
-    return replace(f, winning=True, draft=read)
+    return replace(f, winning=True, draft=_said(read, f.columns, f.cards, True))
 
 
 def _apart(combo: Sequence[Candidate], unseen: Counter[str]) -> bool:
@@ -200,21 +200,23 @@ def _tried(draft: Draft, cands: Sequence[Candidate], unseen: Counter[str]) -> Co
     """The draft with these columns completed, lone cards settled; None unless it splits."""
     cols = list(draft.columns)
     for cand in cands:
-        c = cand.column
-        shown = " ".join(x for i, x in zip(c.detections, c.cards, strict=True) if i != NO_BOX)
-        cols[cand.n] = c.copy(settled=HIDDEN_IN_GROUP.format(card=cand.card, shown=shown))
+        cols[cand.n] = cand.column
     tried = draft.with_columns(cols)
     if not tried.splits:
         tried = settle_strays(tried) or tried
     if not tried.splits:
         return None
-    got = outcome_of(tried.columns, tried.base)
-    if not got.winning:
-        out = list(tried.columns)
-        for cand in cands:
-            c = out[cand.n]
-            shown = " ".join(x for i, x in zip(c.detections, c.cards, strict=True) if i != NO_BOX)
-            out[cand.n] = c.copy(settled=HIDDEN_NO_WIN.format(card=cand.card, shown=shown))
-        tried = tried.with_columns(out)
-    return Completion(tuple(c.n for c in cands), tuple(c.card for c in cands),
-                      min(unseen[c.card] for c in cands), got.winning, tried)
+    won = outcome_of(tried.columns, tried.base).winning
+    ns, cards = tuple(c.n for c in cands), tuple(c.card for c in cands)
+    return Completion(ns, cards, min(unseen[c.card] for c in cands), won, _said(tried, ns, cards, won))
+
+
+def _said(draft: Draft, ns: Sequence[int], cards: Sequence[str], won: bool) -> Draft:
+    """The draft with each completed column ``ns[k]`` saying that ``cards[k]`` was assumed under
+    it (``settled``), and whether the hand then wins."""
+    out = list(draft.columns)
+    for n, card in zip(ns, cards, strict=True):
+        c = out[n]
+        shown = " ".join(x for i, x in zip(c.detections, c.cards, strict=True) if i != NO_BOX)
+        out[n] = c.copy(settled=(HIDDEN_IN_GROUP if won else HIDDEN_NO_WIN).format(card=card, shown=shown))
+    return draft.with_columns(out)
