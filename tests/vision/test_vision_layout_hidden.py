@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from zipai.vision.detector import Detection
-from zipai.vision.layout import HAND, TABLE, DoubtKind
+from zipai.vision.layout import HAND, TABLE, DoubtKind, Params
 from zipai.vision.layout.hidden import completions
 from zipai.vision.layout.readings import NO_BOX
 from zipai.vision.scan import Scan, scan_detections
@@ -103,9 +103,12 @@ def test_a_hidden_card_is_sought_beside_two_quads_one_in_the_hand() -> None:
 def test_a_hidden_card_is_sought_beside_an_all_back_group() -> None:
     """An all-back group and a hand a card short: the group's card is unknown until the hidden
     card is in (the code before sought none: the layout was incomplete), then both are read,
-    each a doubt."""
-    sc = _scan(_rows([["back", "back", "back"], ["d5", "d5", "d5"], ["x1", "x2", "x3"]],
-                     [["x9", "x9", "x9"], ["d2", "d7", "d10"], ["d8", "d8", "x8"], ["x4", "x6"]]))
+    each a doubt. ``read_hidden`` reads it as a free card of the hand where ``complete_group``
+    did not put it in the column it completes (``Params.complete_blind``, which now does)."""
+    dets = _rows([["back", "back", "back"], ["d5", "d5", "d5"], ["x1", "x2", "x3"]],
+                 [["x9", "x9", "x9"], ["d2", "d7", "d10"], ["d8", "d8", "x8"], ["x4", "x6"]])
+    assert _hidden(_scan(dets)) == [(HAND, "hand", ["x4", "x5", "x6"])]
+    sc = scan_detections(1600, 1200, dets, p=Params(complete_blind=False))
     assert _hidden(sc) == [(HAND, "hand", ["x5"])]
     assert sc.result is not None and sc.result.winning
     assert sc.columns[0].reading is not None

@@ -93,10 +93,17 @@ class Params:
     fill_concealed: bool = True
     fill_lone_face: bool = True
     # ``hidden.complete_group``: a column of two face cards that is no group read with the card
-    # hidden under it that makes it one, when only so the hand makes seven groups and wins
+    # hidden under it that makes it one, when only so the hand makes seven groups and wins (or,
+    # ``complete_splits``, makes seven groups, every such reading paying and scoring the same)
     complete_group: bool = True
     complete_two: bool = True
     complete_loose: bool = True
+    complete_three: bool = True  # three columns each a card short, tried together
+    complete_pairs: bool = True  # a pair of the hand (a 坎 a card short) among two or three columns
+    # no completion wins: take one that makes seven groups when every such one pays the same
+    complete_splits: bool = True
+    # an all-back group beside the columns a card short: read (``read_backs``) once they are completed
+    complete_blind: bool = True
     # ``twins.leave_twin``: of two finds of one card next to each other down a column that is no
     # group but one without either, one left out, when the layout as it stands does not win
     leave_twin: bool = True

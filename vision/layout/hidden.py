@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from zipai.engine import Card, Group, State, ZipaiError
 
@@ -20,19 +20,25 @@ from ..detector import FACES
 from .assemble import group_cards
 from .chance import outcome as outcome_of
 from .chance import pays_same
-from .column import FREE, HAND, LOOSE, TABLE, Column, proposed_state
-from .readings import NO_BOX
+from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, proposed_state
+from .readings import NO_BOX, read_backs
 from .repairs import Draft, _found, laid_columns, nearest_row, settle_strays
 
 HIDDEN_IN_GROUP = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
                    "group, and only with it does the hand make seven groups and win")
+# the same where no completion wins (``Params.complete_splits``): every one that splits pays alike
+HIDDEN_NO_WIN = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
+                 "group, and only with it does the hand make seven groups (no reading wins; every one "
+                 "that makes seven groups pays the same)")
 
 
 @dataclass(frozen=True)
 class Completion:
-    """One way to put hidden cards back: the cards, the copies of them left unseen (the fewest
-    of any), whether the hand then wins, and the draft it gives (lone cards settled)."""
+    """One way to put hidden cards back: the columns completed (indices into the draft's
+    columns, which settling lone cards keeps in place), the cards, the copies of them left unseen
+    (the fewest of any), whether the hand then wins, and the draft it gives (lone cards settled)."""
 
+    columns: tuple[int, ...]
     cards: tuple[str, ...]
     unseen: int
     winning: bool
@@ -72,15 +78,17 @@ def _unseen(cols: Sequence[Column]) -> Counter[str]:
     return Counter({card: 4 - seen[card] for card in FACES})
 
 
-def _candidates(n: int, c: Column, unseen: Counter[str], row: str | None = None) -> list[Candidate]:
+def _candidates(n: int, c: Column, unseen: Counter[str], row: str | None = None,
+                pairs: bool = False) -> list[Candidate]:
     """Each way column ``n`` is a group with a card hidden under it: two faces that are no group
-    where they lie, with a card the deck leaves that makes them three."""
+    where they lie, with a card the deck leaves that makes them three; with ``pairs``, a pair of
+    the hand too (a 坎 with its third card hidden)."""
     if row is not None:
         c = c.copy(row=row, state=FREE)
     if c.state == LOOSE or c.row not in (TABLE, HAND) or c.name or c.reading or "back" in c.cards:
         return []
     out: list[Candidate] = []
-    if len(c.cards) == 2 and not (c.row == HAND and c.cards[0] == c.cards[1]):
+    if len(c.cards) == 2 and (pairs or not (c.row == HAND and c.cards[0] == c.cards[1])):
         for card, at in completions(c.cards):
             if unseen[card] > 0:
                 filled = c.copy(detections=[*c.detections[:at], NO_BOX, *c.detections[at:]],
@@ -91,6 +99,7 @@ def _candidates(n: int, c: Column, unseen: Counter[str], row: str | None = None)
 
 
 MAX_PAIRS = 64  # pairs of completions weighed together, two columns each a card short
+MAX_THREES = 64  # threes of completions weighed together, three columns each a card short
 
 
 def complete_group(draft: Draft) -> Draft | None:
@@ -101,11 +110,19 @@ def complete_group(draft: Draft) -> Draft | None:
     holds no pairs; a hand column that is no pair) is tried with each card that makes it a group
     of three and that the deck leaves (fewer than four in view), the card hidden under the
     column with no detection (``NO_BOX``), and lone cards then settled as ``settle_strays``
-    settles them; where no one column does, two columns are tried together. Only completions
-    that make the hand split count, and of those the ones that **win** if any (a player
-    photographs a winning hand). One is taken when it is the only one, or when every one pays
-    the same (the card with the most copies unseen, then the first tried); the column says what
-    was assumed (``settled``: a doubt in ``assemble``), so the player checks it."""
+    settles them; where no one column does, two columns are tried together, then three
+    (``Params.complete_three``); with more than one column, a pair of the hand is tried too (a
+    坎 with its third card hidden, ``Params.complete_pairs``: one card alone there is
+    ``read_hidden``'s). Only completions that make the hand split count, and of those the ones
+    that **win** if any (a player photographs a winning hand), else (``Params.complete_splits``)
+    every one that splits: a layout no reading wins is still scored, and where every reading
+    pays the same the score does not hang on which card it is. One is taken when it is the only
+    one, or when every one pays the same (the card with the most copies unseen, then the first
+    tried); the column says what was assumed (``settled``: a doubt in ``assemble``; a hand that
+    does not win is a ``no_win`` doubt too), so the player checks it. One group laid as backs
+    only, unread (no reading splits while cards are hidden), stands in as a card with no copy in
+    view while they are sought, and is read by ``read_backs`` once they are in
+    (``Params.complete_blind``); with two readings at once, only a winning hand is taken."""
     p = draft.params
     if not p.complete_group or draft.splits:
         return None
@@ -118,37 +135,88 @@ def complete_group(draft: Draft) -> Draft | None:
         for n, c in enumerate(cols):
             if c.state == LOOSE and len(c.cards) == 2 and laid and _found(c, dets):
                 each += _candidates(n, c, unseen, nearest_row(cols, dets, (n,), laid))
-    found = [f for cand in each if (f := _tried(draft, (cand,), unseen)) is not None]
-    if not found and p.complete_two:
-        pairs = [(a, b) for a, b in itertools.combinations(each, 2) if a.n != b.n
-                 and (a.card != b.card or unseen[a.card] >= 2)][:MAX_PAIRS]
-        found = [f for pair in pairs if (f := _tried(draft, pair, unseen)) is not None]
-    chosen = [f for f in found if f.winning]
+    if p.complete_pairs:
+        pairs = [cand for n, c in enumerate(cols) if c.row == HAND and len(c.cards) == 2
+                 and c.cards[0] == c.cards[1] for cand in _candidates(n, c, unseen, pairs=True)]
+    else:
+        pairs = []
+    blind = [n for n, c in enumerate(cols) if c.state == CONCEALED and not c.name and not c.reading
+             and len(c.cards) >= 3 and all(x == "back" for x in c.cards)]
+    search = draft
+    if blind:
+        # an all-back group stands in as a card with no copy in view that no completion takes while
+        # the hidden cards are sought, and is read by ``read_backs`` once they are in
+        taken = {cand.card for cand in each + pairs}
+        spare = [card for card in FACES if unseen[card] == 4 and card not in taken]
+        if len(blind) > 1 or not p.complete_blind or not spare or not each:
+            return None
+        search = draft.with_columns([c.copy(reading=spare[0]) if n == blind[0] else c
+                                     for n, c in enumerate(cols)])
+    found = [f for cand in each if (f := _tried(search, (cand,), unseen)) is not None]
+    each += pairs
+    for k, most, on in ((2, MAX_PAIRS, p.complete_two), (3, MAX_THREES, p.complete_three)):
+        if found or not on:
+            break
+        combos = [combo for combo in itertools.combinations(each, k) if _apart(combo, unseen)]
+        if len(combos) > most:
+            return None  # too many ways to weigh: the player's to tell
+        found = [f for combo in combos if (f := _tried(search, combo, unseen)) is not None]
+    if blind:  # two readings at once, the hidden cards' and the group's: only a winning hand
+        found = [g for f in found if (g := _read_blind(f, blind[0])) is not None]
+    chosen = [f for f in found if f.winning] or (found if p.complete_splits else [])
     if not chosen:
         return None
     outcomes = [outcome_of(f.draft.columns, f.draft.base) for f in chosen]
-    if any(not pays_same(o, outcomes[0]) for o in outcomes[1:]):
+    # a hand that does not win pays nothing, but its points are still its score
+    if any(not pays_same(o, outcomes[0]) or o.points != outcomes[0].points for o in outcomes[1:]):
         return None  # completions that pay otherwise: the player's to tell
     best = max(chosen, key=lambda f: f.unseen)  # the first tried on a tie
     if len(chosen) == 1:
         return best.draft
     others = f" (one of {len(chosen)} such readings, all paying the same)"
-    tail = HIDDEN_IN_GROUP[-40:]
-    return best.draft.with_columns([c.copy(settled=c.settled + others) if c.settled.endswith(tail) else c
-                                    for c in best.draft.columns])
+    return best.draft.with_columns([c.copy(settled=c.settled + others) if n in best.columns else c
+                                    for n, c in enumerate(best.draft.columns)])
+
+
+def _read_blind(f: Completion, n: int) -> Completion | None:
+    """A completion found with the all-back column ``n`` standing in as a card, its group read
+    by ``read_backs`` with the hidden cards in; None unless the hand then wins."""
+    cols = f.draft.columns
+    read = read_backs(f.draft.with_columns([c.copy(reading=None, reading_why="") if k == n else c
+                                             for k, c in enumerate(cols)]))
+    if read is None or not outcome_of(read.columns, read.base).winning:
+        return None
+    return replace(f, winning=True, draft=_said(read, f.columns, f.cards, True))
+
+
+def _apart(combo: Sequence[Candidate], unseen: Counter[str]) -> bool:
+    """Each completion in a column of its own, and no card assumed more often than the deck
+    leaves it."""
+    return len({c.n for c in combo}) == len(combo) and \
+        all(unseen[card] >= k for card, k in Counter(c.card for c in combo).items())
 
 
 def _tried(draft: Draft, cands: Sequence[Candidate], unseen: Counter[str]) -> Completion | None:
     """The draft with these columns completed, lone cards settled; None unless it splits."""
     cols = list(draft.columns)
     for cand in cands:
-        c = cand.column
-        shown = " ".join(x for i, x in zip(c.detections, c.cards, strict=True) if i != NO_BOX)
-        cols[cand.n] = c.copy(settled=HIDDEN_IN_GROUP.format(card=cand.card, shown=shown))
+        cols[cand.n] = cand.column
     tried = draft.with_columns(cols)
     if not tried.splits:
         tried = settle_strays(tried) or tried
     if not tried.splits:
         return None
-    got = outcome_of(tried.columns, tried.base)
-    return Completion(tuple(c.card for c in cands), min(unseen[c.card] for c in cands), got.winning, tried)
+    won = outcome_of(tried.columns, tried.base).winning
+    ns, cards = tuple(c.n for c in cands), tuple(c.card for c in cands)
+    return Completion(ns, cards, min(unseen[c.card] for c in cands), won, _said(tried, ns, cards, won))
+
+
+def _said(draft: Draft, ns: Sequence[int], cards: Sequence[str], won: bool) -> Draft:
+    """The draft with each completed column ``ns[k]`` saying that ``cards[k]`` was assumed under
+    it (``settled``), and whether the hand then wins."""
+    out = list(draft.columns)
+    for n, card in zip(ns, cards, strict=True):
+        c = out[n]
+        shown = " ".join(x for i, x in zip(c.detections, c.cards, strict=True) if i != NO_BOX)
+        out[n] = c.copy(settled=(HIDDEN_IN_GROUP if won else HIDDEN_NO_WIN).format(card=card, shown=shown))
+    return draft.with_columns(out)

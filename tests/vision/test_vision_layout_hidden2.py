@@ -1,0 +1,140 @@
+"""Hidden cards put back in more than two columns, or under a hand's pair (a 坎 a card short),
+by ``hidden.complete_group`` on hand-made detections, each always named in a doubt."""
+
+from __future__ import annotations
+
+import pytest
+
+from zipai.vision.detector import Detection
+from zipai.vision.layout import HAND, TABLE, DoubtKind, Params
+from zipai.vision.layout.readings import NO_BOX
+from zipai.vision.scan import Scan, scan_detections
+
+# the layout's logic is tested with a chance model set by hand (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("fixed_chance")
+
+G = 50.0  # glyph size in pixels
+RED = {"x2", "x7", "x10", "d2", "d7", "d10"}
+
+
+def _det(card: str, x: float, y: float) -> Detection:
+    if card == "back":
+        return Detection("back", (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G), 0.9, None, 0.9, 1.0)
+    color = "red" if card in RED else "black"
+    return Detection(card, (x - G / 2, y - G / 2, x + G / 2, y + G / 2), 0.9, color, 0.9, 1.0)
+
+
+def _rows(table: list[list[str]], hand: list[list[str]]) -> list[Detection]:
+    """The claimed row at y = 0 and the hand at y = 600: columns 100 px apart, cards 80 px apart
+    down each column."""
+    return [_det(card, 100.0 * k, y0 + 80.0 * j) for y0, row in ((0.0, table), (600.0, hand))
+            for k, col in enumerate(row) for j, card in enumerate(col)]
+
+
+def _scan(dets: list[Detection], p: Params | None = None) -> Scan:
+    return scan_detections(1600, 1200, dets, p=p)
+
+
+def _hidden(sc: Scan) -> list[tuple[str, str, list[str]]]:
+    """The columns that hold a card no find shows: row, state, cards."""
+    return sorted((c.row, c.state, c.cards) for c in sc.columns if NO_BOX in c.detections)
+
+
+def _taken_in(sc: Scan) -> list[str]:
+    return [d.message for d in sc.assembled.doubts if d.kind == DoubtKind.TAKEN_IN]
+
+
+# 六 八 claimed (七 under 八), and the hand's 坎 of 九 shown as a pair (its third 九 under the
+# others); read as 九 九 玖 the hand makes 12 points, short of the 15 a win needs
+PAIR_TABLE = [["x6", "x8"], ["d5", "d5", "d5"], ["d1", "back", "back"]]
+PAIR_HAND = [["x4", "x5", "x6"], ["x2", "x7", "x10"], ["x9", "x9"], ["d8", "d8", "x8"]]
+
+
+def test_a_hand_pair_is_a_kan_with_its_third_card_hidden_beside_a_claimed_column() -> None:
+    """Neither card alone makes seven groups, and a hand pair was never completed before: the
+    claimed 吃 and the hand's 坎 are read together, each named (玖 would make the hand's three
+    seven groups too, but no win)."""
+    sc = _scan(_rows(PAIR_TABLE, PAIR_HAND))
+    assert _hidden(sc) == [(HAND, "hand", ["x9", "x9", "x9"]), (TABLE, "open", ["x6", "x7", "x8"])]
+    assert sc.result is not None and sc.result.winning
+    assert len(_taken_in(sc)) == 2
+    assert all("assumed hidden under this column's cards" in m for m in _taken_in(sc))
+
+
+def test_a_hand_pair_is_left_alone_where_the_rule_is_off() -> None:
+    sc = _scan(_rows(PAIR_TABLE, PAIR_HAND), Params(complete_pairs=False))
+    assert (TABLE, "open", ["x6", "x7", "x8"]) not in _hidden(sc)
+
+
+def test_three_columns_each_a_card_short_are_read_together() -> None:
+    """一三 and 肆陆 claimed and 四六 in the hand, each missing its middle: no one or two of them
+    make the hand split, the three together do, each named."""
+    sc = _scan(_rows([["x1", "x3"], ["d4", "d6"], ["x10", "back", "back"]],
+                     [["x4", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]))
+    assert _hidden(sc) == [(HAND, "hand", ["x4", "x5", "x6"]), (TABLE, "open", ["d4", "d5", "d6"]),
+                           (TABLE, "open", ["x1", "x2", "x3"])]
+    assert sc.result is not None and sc.result.winning
+    assert len(_taken_in(sc)) == 3
+
+
+def test_three_columns_are_not_weighed_where_the_rule_is_off() -> None:
+    sc = _scan(_rows([["x1", "x3"], ["d4", "d6"], ["x10", "back", "back"]],
+                     [["x4", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]),
+               Params(complete_three=False))
+    assert not any(c.cards == ["d4", "d5", "d6"] for c in sc.columns)
+
+
+# 六 八 claimed with 七 under 八, a hand of seven groups with it, 12 points: short of the 15 a win needs
+SHORT_TABLE = [["x6", "x8"], ["d5", "d5", "d5"], ["x1", "back", "back"]]
+SHORT_HAND = [["x4", "x5", "x6"], ["x2", "x7", "x10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]
+
+
+def test_a_completion_that_makes_seven_groups_but_no_win_is_taken_when_it_is_the_only_one() -> None:
+    """No reading wins, so the code before left 六 八 as no group (its cards free cards of the
+    hand, 七 read as one more beside them): the claimed 吃 is scored as such, and the hand
+    scored as no win, each a doubt."""
+    sc = _scan(_rows(SHORT_TABLE, SHORT_HAND))
+    assert _hidden(sc) == [(TABLE, "open", ["x6", "x7", "x8"])]
+    assert sc.result is not None and not sc.result.winning and sc.result.points == 12
+    assert any("no reading wins" in m for m in _taken_in(sc))
+    assert DoubtKind.NO_WIN in {d.kind for d in sc.assembled.doubts}
+
+
+def test_a_completion_that_wins_no_hand_is_not_taken_where_the_rule_is_off() -> None:
+    sc = _scan(_rows(SHORT_TABLE, SHORT_HAND), Params(complete_splits=False))
+    assert (TABLE, "open", ["x6", "x7", "x8"]) not in _hidden(sc)
+
+
+def test_completions_that_make_seven_groups_and_score_otherwise_are_left_to_the_player() -> None:
+    """The claimed 伍 伍 takes 伍 (a 碰, 3 points) or 五 (two of one size and one of the other, none):
+    seven groups either way and no win, so each pays nothing, but the points differ: neither is
+    assumed in the claimed column (the guard on ``Params.complete_splits``)."""
+    sc = _scan(_rows([["d5", "d5"], ["x6", "x7", "x8"], ["x1", "back", "back"]], SHORT_HAND))
+    assert not any(row == TABLE for row, _, _ in _hidden(sc))
+    assert not any("assumed hidden under this column's cards" in m for m in _taken_in(sc))
+
+
+BLIND_TABLE = [["back", "back", "back"], ["d5", "d5", "d5"], ["x1", "x3"]]
+BLIND_HAND = [["x9", "x9", "x9"], ["d2", "d3", "d4"], ["d8", "d8", "x8"], ["x4", "x6"]]
+
+
+def test_columns_a_card_short_are_completed_beside_an_all_back_group() -> None:
+    """An all-back group and two columns each missing its middle: the group's card is unknown
+    until the hidden cards are in, and the code before weighed no completion while a group had
+    no card (and ``read_hidden`` reads one card only): both are put back, then the group read,
+    each a doubt. The hand wins only with a large card's 偎 (12 points without the group), so
+    the card the group stands in as while they are sought makes no win, and the columns say the
+    hand wins as read at last."""
+    sc = _scan(_rows(BLIND_TABLE, BLIND_HAND))
+    assert _hidden(sc) == [(HAND, "hand", ["x4", "x5", "x6"]), (TABLE, "open", ["x1", "x2", "x3"])]
+    assert sc.result is not None and sc.result.winning
+    assert sc.columns[0].reading is not None
+    said = [m for m in _taken_in(sc) if "assumed hidden under this column's cards" in m]
+    assert len(said) == 2 and all(m.endswith("make seven groups and win") for m in said)
+    kinds = {d.kind for d in sc.assembled.doubts}
+    assert {DoubtKind.TAKEN_IN, DoubtKind.UNNAMED_CONCEALED} <= kinds
+
+
+def test_no_completion_is_weighed_beside_an_all_back_group_where_the_rule_is_off() -> None:
+    sc = _scan(_rows(BLIND_TABLE, BLIND_HAND), Params(complete_blind=False))
+    assert not _hidden(sc)
