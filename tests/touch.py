@@ -90,6 +90,11 @@ class Finger:
 
         self.pump(2)
         for sv in [a for a in ancestors(w) if isinstance(a, ScrollView)]:
+            # a thumb put down stops a fling: a drag before, timed on a busy machine, can leave
+            # the content gliding at a speed measured over a few milliseconds
+            for effect in (sv.effect_x, sv.effect_y):
+                if effect is not None:
+                    effect.velocity = 0
             if self._inside(w, sv):
                 continue  # already in view: a thumb would not scroll
             # a screen that has just filled lays its rows out over a few frames: scroll again
