@@ -272,12 +272,35 @@ def settle_strays(draft: Draft) -> Draft | None:
     if not lone or len(lone) > MAX_LONE:
         return None
     for k in range(1, len(lone) + 1):
-        found = [combo for combo in itertools.combinations(lone, k)
-                 if draft.with_columns(_flipped(cols, combo)).splits]
+        found = [way for combo in itertools.combinations(lone, k) if (way := _settled(draft, combo)) is not None]
         if len(found) > 1:
             return None
         if found:
-            return _retold(draft.with_columns(_flipped(cols, found[0], settle=True)))
+            return found[0]
+    return None
+
+
+def _settled(draft: Draft, flip: Sequence[int]) -> Draft | None:
+    """The draft with the lone cards ``flip`` moved (``_flipped``) and its rows told again, when
+    that splits; else None. A discard at the claimed row's end looks like the hand's lone card
+    and tells the rows the wrong way round: the hand's triples then claimed break the rules (a
+    claimed 碰 whose fourth card lies in the hand must be a 跑), so once a card of the layout is
+    left out the rows told again count too, and where only backs tell them (a hand's 坎 laid face
+    over backs looks like a claimed 偎), the other way round (``swapped``, a doubt)."""
+    moved = draft.with_columns(_flipped(draft.columns, flip, settle=True))
+    if moved.splits:
+        return _retold(moved)
+    if all(draft.columns[n].state == LOOSE for n in flip):
+        return None
+    retold = _retold(moved)
+    if retold is moved:
+        return None
+    if retold.splits:
+        return retold
+    if any(c.row_guess == "backs" for c in retold.columns):
+        other = draft.with_columns(other_way_round(retold.columns, "swapped"))
+        if other.splits:
+            return other
     return None
 
 
