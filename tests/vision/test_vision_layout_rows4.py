@@ -1,5 +1,6 @@
 """How a player lays cards, on hand-built detections: a discard laid at the claimed row's end,
-where it looks like the hand's lone card and tells the rows the wrong way round.
+where it looks like the hand's lone card and tells the rows the wrong way round; and a discard
+linked on at a column whose either end, set apart, leaves a group.
 
 Glyphs 50 px, columns 100 px apart, cards 80 px apart down a column unless a test says so.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from zipai.vision.detector import Detection
-from zipai.vision.layout import HAND, LOOSE, TABLE, Draft, settle_strays
+from zipai.vision.layout import HAND, LOOSE, TABLE, Draft, set_apart_ends, settle_strays
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("fixed_chance")
@@ -73,3 +74,22 @@ def test_a_discard_that_told_the_rows_leaves_them_told_by_backs_the_other_way() 
     assert rows["back back x2"] == rows["x3 x5 x4"] == HAND
     assert rows["d9"] == LOOSE
     assert {c.row_guess for c in got.columns if c.row in (TABLE, HAND)} == {"swapped"}
+
+
+def test_a_discard_linked_on_at_a_run_of_four_is_set_apart_from_the_end_lying_off() -> None:
+    """壹 discarded above the hand's 贰叁肆, linked on as its head: 壹贰叁肆 is no group, and
+    either end set apart leaves one (壹贰叁 or 贰叁肆) and a layout that splits, two ways, so
+    neither was taken. A discard lies further from the column's next card than the group's own
+    cards do: the end lying off is the one tried, and the layout splits without it."""
+    base = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
+    table = _row([["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]], 0.0)
+    run = [_det(c, 0.0, 600.0 + 80.0 * j) for j, c in enumerate(["d2", "d3", "d4"])]
+    discard = _det("d1", 0.0, 600.0 - 150.0)
+    hand = _row([["x4", "x5", "x6"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]], 600.0, x0=100.0)
+    dets = [*table, *run, discard, *hand]
+    draft = Draft.propose(dets, base)
+    assert ["d1", "d2", "d3", "d4"] in [c.cards for c in draft.columns]
+    got = set_apart_ends(draft)
+    assert got is not None and got.splits
+    assert [c.detections for c in got.columns if c.state == LOOSE] == [[dets.index(discard)]]
+    assert any(c.cards == ["d2", "d3", "d4"] and c.settled for c in got.columns)

@@ -272,7 +272,8 @@ def settle_strays(draft: Draft) -> Draft | None:
     if not lone or len(lone) > MAX_LONE:
         return None
     for k in range(1, len(lone) + 1):
-        found = [way for combo in itertools.combinations(lone, k) if (way := _settled(draft, combo)) is not None]
+        found = [way for combo in itertools.combinations(lone, k)
+                 if (way := _settled(draft, combo)) is not None]
         if len(found) > 1:
             return None
         if found:
@@ -322,8 +323,9 @@ def set_apart_ends(draft: Draft) -> Draft | None:
     column whose other three make a group is tried apart (a loose card, then settled as
     ``settle_strays`` settles lone cards); exactly one way that makes the layout split is taken,
     and the card and its column say so (``settled``, a doubt in ``assemble``). A column whose
-    two ends are the same card (``d6 d7 d8 d6``) leaves the same group either way: the end
-    lying further from the card next to it is the one tried."""
+    two ends each leave a group (``d6 d7 d8 d6``, ``d1 d2 d3 d4``) tries only the end lying
+    further from the card next to it: a discard linked on lies further off than the group's own
+    cards, and two ways would leave it to the player."""
     if draft.splits:
         return None
     cols = draft.columns
@@ -331,19 +333,13 @@ def set_apart_ends(draft: Draft) -> Draft | None:
             if c.row in (TABLE, HAND) and c.state in (FREE, CONCEALED, OPEN) and len(c.cards) == 4
             and not c.name and not c.reading and not _makes_group(c.cards)
             for k in (0, 3) if _makes_group(c.cards[:k] + c.cards[k + 1:])]
-    # both ends the same card (``d6 d7 d8 d6``): one way, the end lying further from the column
-    ends = [(n, k) for n, k in ends if not _same_ends(cols[n], draft.detections)
-            or k == _further_end(cols[n], draft.detections)]
+    # both ends leave a group (``d6 d7 d8 d6``, ``d1 d2 d3 d4``): one way, the end lying off
+    both = {n for n, k in ends if k == 0 and (n, 3) in ends and _found(cols[n], draft.detections)}
+    ends = [(n, k) for n, k in ends if n not in both or k == _further_end(cols[n], draft.detections)]
     if not ends or len(ends) > MAX_ENDS:
         return None
     return _one_way(draft, ends, len({n for n, _ in ends}), lambda combo: _apart(cols, combo),
                     lambda combo: len({n for n, _ in combo}) == len(combo))  # one end a column
-
-
-def _same_ends(c: Column, dets: Sequence[Detection]) -> bool:
-    """Whether a column's first and last cards are the same card, both finds: set apart, either
-    leaves the same group (``d6 d7 d8 d6``), so which one is a question of where they lie."""
-    return c.cards[0] == c.cards[-1] and _found(c, dets)
 
 
 def _further_end(c: Column, dets: Sequence[Detection]) -> int:
