@@ -41,6 +41,10 @@ BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of
 # group laid apart (a concealed group's face beside its backs) lies further off than a lone back
 # from its group (chosen on the validation scenes' labelled cards: 5 to 7 score alike)
 JOIN_REACH = 6.0
+# how many times further from the card next to it one end of a column of four must lie than the
+# other for set_apart_ends to try only that end, where either end leaves a group of other cards
+# (a discard linked on; a run laid evenly, 肆伍陆柒, stays two ways: the player's to choose)
+END_OFF = 1.25
 MAX_ENDS = 4  # column ends set_apart_ends weighs (15 ways at most, each with its lone cards settled)
 MAX_BACK_MOVES = 10  # (lone back, column) pairs settle_backs weighs: 55 layouts at most
 
@@ -323,9 +327,10 @@ def set_apart_ends(draft: Draft) -> Draft | None:
     column whose other three make a group is tried apart (a loose card, then settled as
     ``settle_strays`` settles lone cards); exactly one way that makes the layout split is taken,
     and the card and its column say so (``settled``, a doubt in ``assemble``). A column whose
-    two ends each leave a group (``d6 d7 d8 d6``, ``d1 d2 d3 d4``) tries only the end lying
-    further from the card next to it: a discard linked on lies further off than the group's own
-    cards, and two ways would leave it to the player."""
+    two ends each leave a group tries only the end lying further from the card next to it: where
+    both ends are the same card (``d6 d7 d8 d6``), as either leaves the same group; else
+    (``d1 d2 d3 d4``) where that end lies ``END_OFF`` times further off than the other, for a
+    discard linked on lies further off than the group's own cards."""
     if draft.splits:
         return None
     cols = draft.columns
@@ -333,22 +338,38 @@ def set_apart_ends(draft: Draft) -> Draft | None:
             if c.row in (TABLE, HAND) and c.state in (FREE, CONCEALED, OPEN) and len(c.cards) == 4
             and not c.name and not c.reading and not _makes_group(c.cards)
             for k in (0, 3) if _makes_group(c.cards[:k] + c.cards[k + 1:])]
-    # both ends leave a group (``d6 d7 d8 d6``, ``d1 d2 d3 d4``): one way, the end lying off
-    both = {n for n, k in ends if k == 0 and (n, 3) in ends and _found(cols[n], draft.detections)}
-    ends = [(n, k) for n, k in ends if n not in both or k == _further_end(cols[n], draft.detections)]
+    # both ends leave a group: one way, the end lying off (``d6 d7 d8 d6``; ``d1 d2 d3 d4`` with
+    # one end clearly further off)
+    dets = draft.detections
+    both = {n for n, k in ends if k == 0 and (n, 3) in ends and _found(cols[n], dets)
+            and (cols[n].cards[0] == cols[n].cards[-1] or _end_lies_off(cols[n], dets))}
+    ends = [(n, k) for n, k in ends if n not in both or k == _further_end(cols[n], dets)]
     if not ends or len(ends) > MAX_ENDS:
         return None
     return _one_way(draft, ends, len({n for n, _ in ends}), lambda combo: _apart(cols, combo),
                     lambda combo: len({n for n, _ in combo}) == len(combo))  # one end a column
 
 
-def _further_end(c: Column, dets: Sequence[Detection]) -> int:
-    """The end (0: the first card, 3: the last) lying further from the card next to it: a
-    discard linked on at an end lies further from its column than the group's own cards do."""
+def _end_gaps(c: Column, dets: Sequence[Detection]) -> tuple[float, float]:
+    """Pixels from a column's first card to its second, and from its last to the one before."""
     def gap(a: int, b: int) -> float:
         return math.hypot(dets[a].center[0] - dets[b].center[0], dets[a].center[1] - dets[b].center[1])
 
-    return 0 if gap(c.detections[0], c.detections[1]) > gap(c.detections[-1], c.detections[-2]) else 3
+    return gap(c.detections[0], c.detections[1]), gap(c.detections[-1], c.detections[-2])
+
+
+def _end_lies_off(c: Column, dets: Sequence[Detection]) -> bool:
+    """Whether one end of a column lies ``END_OFF`` times further from the card next to it than
+    the other end does: a discard linked on, where a run laid evenly shows no end apart."""
+    head, tail = _end_gaps(c, dets)
+    return max(head, tail) > END_OFF * min(head, tail)
+
+
+def _further_end(c: Column, dets: Sequence[Detection]) -> int:
+    """The end (0: the first card, 3: the last) lying further from the card next to it: a
+    discard linked on at an end lies further from its column than the group's own cards do."""
+    head, tail = _end_gaps(c, dets)
+    return 0 if head > tail else 3
 
 
 def _apart(cols: Sequence[Column], ends: Sequence[tuple[int, int]]) -> list[Column]:
