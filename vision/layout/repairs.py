@@ -27,7 +27,8 @@ from zipai.engine import Card, Group, State, ZipaiError, parse_input, score_hand
 from ..detector import Detection
 from .assemble import engine_input, other_way_round
 from .column import CONCEALED, FREE, HAND, LOOSE, OPEN, TABLE, Column, Params, proposed_state
-from .geometry import card_axis, columns, retell_rows, scale
+from .geometry import Frame, card_axis, columns, layout_frame, retell_rows, scale
+from .rows import shows_hand
 
 # glyph sizes from a loose card to the nearest laid column past which settle_strays does not take
 # it in: a player lays the hand together, and a card dropped that far off is a discard (chosen on
@@ -275,9 +276,10 @@ def settle_strays(draft: Draft) -> Draft | None:
             and (c.state == FREE or (c.state == LOOSE and _near_laid(cols, dets, n, laid, far)))]
     if not lone or len(lone) > MAX_LONE:
         return None
+    fr = layout_frame(dets)
     for k in range(1, len(lone) + 1):
         found = [way for combo in itertools.combinations(lone, k)
-                 if (way := _settled(draft, combo)) is not None]
+                 if (way := _settled(draft, combo, fr)) is not None]
         if len(found) > 1:
             return None
         if found:
@@ -285,28 +287,41 @@ def settle_strays(draft: Draft) -> Draft | None:
     return None
 
 
-def _settled(draft: Draft, flip: Sequence[int]) -> Draft | None:
+def _settled(draft: Draft, flip: Sequence[int], fr: Frame | None = None) -> Draft | None:
     """The draft with the lone cards ``flip`` moved (``_flipped``) and its rows told again, when
     that splits; else None. A discard at the claimed row's end looks like the hand's lone card
     and tells the rows the wrong way round: the hand's triples then claimed break the rules (a
     claimed 碰 whose fourth card lies in the hand must be a 跑), so once a card of the layout is
     left out the rows told again count too, and where only backs tell them (a hand's 坎 laid face
-    over backs looks like a claimed 偎), the other way round (``swapped``, a doubt)."""
+    over backs looks like a claimed 偎), the other way round (``swapped``, a doubt). ``fr``: the
+    detections' boxes in the layout's frame (``layout_frame``), computed once by the caller."""
     moved = draft.with_columns(_flipped(draft.columns, flip, settle=True))
     if moved.splits:
         return _retold(moved)
-    if all(draft.columns[n].state == LOOSE for n in flip):
-        return None
-    retold = _retold(moved)
+    if all(draft.columns[n].state == LOOSE for n in flip) or _hand_shown(moved) == _hand_shown(draft):
+        return None  # no card that told the rows apart was left out
+    retold = _retold(moved, fr)
     if retold is moved:
         return None
-    if retold.splits:
+    # rows told the same way split as they did (the guess aside)
+    if any(a.row != b.row for a, b in zip(moved.columns, retold.columns, strict=True)) and retold.splits:
         return retold
-    if any(c.row_guess == "backs" for c in retold.columns):
+    # the other way round only where the card left out had told the rows (no guess before)
+    if any(c.row_guess == "backs" for c in retold.columns) and not _rows_guessed(draft):
         other = draft.with_columns(other_way_round(retold.columns, "swapped"))
         if other.splits:
             return other
     return None
+
+
+def _rows_guessed(draft: Draft) -> bool:
+    """Whether the claimed row was a guess (``Column.row_guess``)."""
+    return any(c.row_guess for c in draft.columns if c.row in (TABLE, HAND))
+
+
+def _hand_shown(draft: Draft) -> list[bool]:
+    """Whether the claimed row and the hand's each show a pair or a lone card (``shows_hand``)."""
+    return shows_hand([[c.cards for c in draft.columns if c.row == r and c.cards] for r in (TABLE, HAND)])
 
 
 def _near_laid(cols: Sequence[Column], dets: Sequence[Detection], n: int, laid: Sequence[int],
@@ -391,11 +406,11 @@ def _apart(cols: Sequence[Column], ends: Sequence[tuple[int, int]]) -> list[Colu
     return out
 
 
-def _retold(draft: Draft) -> Draft:
+def _retold(draft: Draft, fr: Frame | None = None) -> Draft:
     """The draft with its rows told again (``retell_rows``) once lone cards are left out: a
     discard in the hand's row looks like the lone card that shows a hand, and once it is out
     the rows must be told by what stays, or the hand's triples are scored as claimed ones."""
-    cols = retell_rows(draft.columns, draft.detections)
+    cols = retell_rows(draft.columns, draft.detections, fr)
     if cols is None:
         return draft
     return draft.with_columns([c.copy(state=proposed_state(c)) if c.row in (TABLE, HAND) else c
