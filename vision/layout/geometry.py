@@ -26,7 +26,11 @@ def scale(dets: Sequence[Detection]) -> float:
     return max(1.0, faces[len(faces) // 2])
 
 
-def _frame(dets: Sequence[Detection], deg: float) -> list[tuple[float, float, float, float]]:
+# each detection's box in the layout's frame: (u0, u1, v0, v1), u across columns, v along them
+Frame = list[tuple[float, float, float, float]]
+
+
+def _frame(dets: Sequence[Detection], deg: float) -> Frame:
     """Boxes as (u0, u1, v0, v1): u across columns, v along them, for columns leaning ``deg``."""
     a = math.radians(deg)
     c, s = math.cos(a), math.sin(a)
@@ -418,19 +422,25 @@ def _turned(dets: Sequence[Detection], off: Sequence[int], p: Params) -> list[li
     return [[off[i] for i in c.detections] for c in cols if c.row != LOOSE and 3 <= len(c.cards) <= 4]
 
 
-def retell_rows(cols: Sequence[Column], dets: Sequence[Detection]) -> list[Column] | None:
+def layout_frame(dets: Sequence[Detection]) -> Frame:
+    """Each detection's box in the layout's frame (across, along the cards' axis)."""
+    return _frame(dets, card_axis(dets))
+
+
+def retell_rows(cols: Sequence[Column], dets: Sequence[Detection], fr: Frame | None = None,
+                ) -> list[Column] | None:
     """The claimed and the hand row told again from the cards the layout keeps (``tell_rows``),
     when cards that told them apart were since left out (a lone card the rules took for a
     discard); new columns, their rows and ``row_guess`` set (their states are the caller's to
     propose), or None when the rows are told as they were, or were split or swapped by a rule
-    the cards do not decide."""
+    the cards do not decide. ``fr``: ``layout_frame(dets)``, where the caller has it."""
     kept = [c for c in cols if c.cards and c.row in (TABLE, HAND)]
     if not kept or any(c.row_guess in ("split", "swapped") for c in kept):
         return None
     by = {TABLE: [c for c in kept if c.row == TABLE], HAND: [c for c in kept if c.row == HAND]}
     if not by[TABLE] or not by[HAND]:
         return None
-    fr = _frame(dets, card_axis(dets))
+    fr = fr if fr is not None else layout_frame(dets)
 
     def along(row: list[Column]) -> float:
         at = [(fr[i][2] + fr[i][3]) / 2 for c in row for i in c.detections if 0 <= i < len(fr)]

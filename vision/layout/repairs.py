@@ -27,7 +27,8 @@ from zipai.engine import Card, Group, State, ZipaiError, parse_input, score_hand
 from ..detector import Detection
 from .assemble import engine_input, other_way_round
 from .column import CONCEALED, FREE, HAND, LOOSE, OPEN, TABLE, Column, Params, proposed_state
-from .geometry import card_axis, columns, retell_rows, scale
+from .geometry import Frame, card_axis, columns, layout_frame, retell_rows, scale
+from .rows import shows_hand
 
 # glyph sizes from a loose card to the nearest laid column past which settle_strays does not take
 # it in: a player lays the hand together, and a card dropped that far off is a discard (chosen on
@@ -41,6 +42,10 @@ BACK_REACH = 4.0  # glyph sizes from a lone back's centre to the nearest card of
 # group laid apart (a concealed group's face beside its backs) lies further off than a lone back
 # from its group (chosen on the validation scenes' labelled cards: 5 to 7 score alike)
 JOIN_REACH = 6.0
+# how many times further from the card next to it one end of a column of four must lie than the
+# other for set_apart_ends to try only that end, where either end leaves a group of other cards
+# (a discard linked on; a run laid evenly, 肆伍陆柒, stays two ways: the player's to choose)
+END_OFF = 1.25
 MAX_ENDS = 4  # column ends set_apart_ends weighs (15 ways at most, each with its lone cards settled)
 MAX_BACK_MOVES = 10  # (lone back, column) pairs settle_backs weighs: 55 layouts at most
 
@@ -271,14 +276,52 @@ def settle_strays(draft: Draft) -> Draft | None:
             and (c.state == FREE or (c.state == LOOSE and _near_laid(cols, dets, n, laid, far)))]
     if not lone or len(lone) > MAX_LONE:
         return None
+    fr = layout_frame(dets)
     for k in range(1, len(lone) + 1):
-        found = [combo for combo in itertools.combinations(lone, k)
-                 if draft.with_columns(_flipped(cols, combo)).splits]
+        found = [way for combo in itertools.combinations(lone, k)
+                 if (way := _settled(draft, combo, fr)) is not None]
         if len(found) > 1:
             return None
         if found:
-            return _retold(draft.with_columns(_flipped(cols, found[0], settle=True)))
+            return found[0]
     return None
+
+
+def _settled(draft: Draft, flip: Sequence[int], fr: Frame | None = None) -> Draft | None:
+    """The draft with the lone cards ``flip`` moved (``_flipped``) and its rows told again, when
+    that splits; else None. A discard at the claimed row's end looks like the hand's lone card
+    and tells the rows the wrong way round: the hand's triples then claimed break the rules (a
+    claimed 碰 whose fourth card lies in the hand must be a 跑), so once a card of the layout is
+    left out the rows told again count too, and where only backs tell them (a hand's 坎 laid face
+    over backs looks like a claimed 偎), the other way round (``swapped``, a doubt). ``fr``: the
+    detections' boxes in the layout's frame (``layout_frame``), computed once by the caller."""
+    moved = draft.with_columns(_flipped(draft.columns, flip, settle=True))
+    if moved.splits:
+        return _retold(moved)
+    if all(draft.columns[n].state == LOOSE for n in flip) or _hand_shown(moved) == _hand_shown(draft):
+        return None  # no card that told the rows apart was left out
+    retold = _retold(moved, fr)
+    if retold is moved:
+        return None
+    # rows told the same way split as they did (the guess aside)
+    if any(a.row != b.row for a, b in zip(moved.columns, retold.columns, strict=True)) and retold.splits:
+        return retold
+    # the other way round only where the card left out had told the rows (no guess before)
+    if any(c.row_guess == "backs" for c in retold.columns) and not _rows_guessed(draft):
+        other = draft.with_columns(other_way_round(retold.columns, "swapped"))
+        if other.splits:
+            return other
+    return None
+
+
+def _rows_guessed(draft: Draft) -> bool:
+    """Whether the claimed row was a guess (``Column.row_guess``)."""
+    return any(c.row_guess for c in draft.columns if c.row in (TABLE, HAND))
+
+
+def _hand_shown(draft: Draft) -> list[bool]:
+    """Whether the claimed row and the hand's each show a pair or a lone card (``shows_hand``)."""
+    return shows_hand([[c.cards for c in draft.columns if c.row == r and c.cards] for r in (TABLE, HAND)])
 
 
 def _near_laid(cols: Sequence[Column], dets: Sequence[Detection], n: int, laid: Sequence[int],
@@ -299,8 +342,10 @@ def set_apart_ends(draft: Draft) -> Draft | None:
     column whose other three make a group is tried apart (a loose card, then settled as
     ``settle_strays`` settles lone cards); exactly one way that makes the layout split is taken,
     and the card and its column say so (``settled``, a doubt in ``assemble``). A column whose
-    two ends are the same card (``d6 d7 d8 d6``) leaves the same group either way: the end
-    lying further from the card next to it is the one tried."""
+    two ends each leave a group tries only the end lying further from the card next to it: where
+    both ends are the same card (``d6 d7 d8 d6``), as either leaves the same group; else
+    (``d1 d2 d3 d4``) where that end lies ``END_OFF`` times further off than the other, for a
+    discard linked on lies further off than the group's own cards."""
     if draft.splits:
         return None
     cols = draft.columns
@@ -308,28 +353,38 @@ def set_apart_ends(draft: Draft) -> Draft | None:
             if c.row in (TABLE, HAND) and c.state in (FREE, CONCEALED, OPEN) and len(c.cards) == 4
             and not c.name and not c.reading and not _makes_group(c.cards)
             for k in (0, 3) if _makes_group(c.cards[:k] + c.cards[k + 1:])]
-    # both ends the same card (``d6 d7 d8 d6``): one way, the end lying further from the column
-    ends = [(n, k) for n, k in ends if not _same_ends(cols[n], draft.detections)
-            or k == _further_end(cols[n], draft.detections)]
+    # both ends leave a group: one way, the end lying off (``d6 d7 d8 d6``; ``d1 d2 d3 d4`` with
+    # one end clearly further off)
+    dets = draft.detections
+    both = {n for n, k in ends if k == 0 and (n, 3) in ends and _found(cols[n], dets)
+            and (cols[n].cards[0] == cols[n].cards[-1] or _end_lies_off(cols[n], dets))}
+    ends = [(n, k) for n, k in ends if n not in both or k == _further_end(cols[n], dets)]
     if not ends or len(ends) > MAX_ENDS:
         return None
     return _one_way(draft, ends, len({n for n, _ in ends}), lambda combo: _apart(cols, combo),
                     lambda combo: len({n for n, _ in combo}) == len(combo))  # one end a column
 
 
-def _same_ends(c: Column, dets: Sequence[Detection]) -> bool:
-    """Whether a column's first and last cards are the same card, both finds: set apart, either
-    leaves the same group (``d6 d7 d8 d6``), so which one is a question of where they lie."""
-    return c.cards[0] == c.cards[-1] and _found(c, dets)
+def _end_gaps(c: Column, dets: Sequence[Detection]) -> tuple[float, float]:
+    """Pixels from a column's first card to its second, and from its last to the one before."""
+    def gap(a: int, b: int) -> float:
+        return math.hypot(dets[a].center[0] - dets[b].center[0], dets[a].center[1] - dets[b].center[1])
+
+    return gap(c.detections[0], c.detections[1]), gap(c.detections[-1], c.detections[-2])
+
+
+def _end_lies_off(c: Column, dets: Sequence[Detection]) -> bool:
+    """Whether one end of a column lies ``END_OFF`` times further from the card next to it than
+    the other end does: a discard linked on, where a run laid evenly shows no end apart."""
+    head, tail = _end_gaps(c, dets)
+    return max(head, tail) > END_OFF * min(head, tail)
 
 
 def _further_end(c: Column, dets: Sequence[Detection]) -> int:
     """The end (0: the first card, 3: the last) lying further from the card next to it: a
     discard linked on at an end lies further from its column than the group's own cards do."""
-    def gap(a: int, b: int) -> float:
-        return math.hypot(dets[a].center[0] - dets[b].center[0], dets[a].center[1] - dets[b].center[1])
-
-    return 0 if gap(c.detections[0], c.detections[1]) > gap(c.detections[-1], c.detections[-2]) else 3
+    head, tail = _end_gaps(c, dets)
+    return 0 if head > tail else 3
 
 
 def _apart(cols: Sequence[Column], ends: Sequence[tuple[int, int]]) -> list[Column]:
@@ -351,11 +406,11 @@ def _apart(cols: Sequence[Column], ends: Sequence[tuple[int, int]]) -> list[Colu
     return out
 
 
-def _retold(draft: Draft) -> Draft:
+def _retold(draft: Draft, fr: Frame | None = None) -> Draft:
     """The draft with its rows told again (``retell_rows``) once lone cards are left out: a
     discard in the hand's row looks like the lone card that shows a hand, and once it is out
     the rows must be told by what stays, or the hand's triples are scored as claimed ones."""
-    cols = retell_rows(draft.columns, draft.detections)
+    cols = retell_rows(draft.columns, draft.detections, fr)
     if cols is None:
         return draft
     return draft.with_columns([c.copy(state=proposed_state(c)) if c.row in (TABLE, HAND) else c

@@ -144,13 +144,8 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
     them apart the first row is taken as claimed. A pair beside a column of four that is no quad
     (in either row: with the rows close, a column's last card may be the other row's) proves
     nothing either: that column holds another group's card, and the pair may be the rest."""
-    # a column of a back and a face is a concealed group a card short, not the hand's pair;
-    # two different cards are weighed as one only beside a column of four that is no quad,
-    # which may hold their missing card (the rows are then a guess, "broken")
     broken = any(len(c) >= 4 and not _quad(c) for row in rows for c in row)
-    short = [any(len(c) < 3 and "back" not in c and (len(set(c)) == 1 or broken) for c in row)
-             for row in rows]
-
+    short = shows_hand(rows)
     backs = [any("back" in c for c in row) for row in rows]
     evidence = [2 * b - s for b, s in zip(backs, short, strict=True)]
     table = 1 if evidence[1] > evidence[0] else 0
@@ -163,6 +158,17 @@ def tell_rows(rows: Sequence[Sequence[Sequence[str]]]) -> tuple[int, str]:
     if broken:
         return table, "broken"
     return table, ""
+
+
+def shows_hand(rows: Sequence[Sequence[Sequence[str]]]) -> list[bool]:
+    """Whether each row (its columns' cards) shows what only the hand holds, a pair or a lone
+    card (``tell_rows``)."""
+    # a column of a back and a face is a concealed group a card short, not the hand's pair;
+    # two different cards are weighed as one only beside a column of four that is no quad,
+    # which may hold their missing card (the rows are then a guess, "broken")
+    broken = any(len(c) >= 4 and not _quad(c) for row in rows for c in row)
+    return [any(len(c) < 3 and "back" not in c and (len(set(c)) == 1 or broken) for c in row)
+            for row in rows]
 
 
 def _quad(cards: Sequence[str]) -> bool:

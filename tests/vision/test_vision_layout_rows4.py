@@ -1,0 +1,95 @@
+"""How a player lays cards, on hand-built detections: a discard laid at the claimed row's end,
+where it looks like the hand's lone card and tells the rows the wrong way round; and a discard
+linked on at a column whose either end, set apart, leaves a group.
+
+Glyphs 50 px, columns 100 px apart, cards 80 px apart down a column unless a test says so.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from zipai.vision.detector import Detection
+from zipai.vision.layout import HAND, LOOSE, TABLE, Draft, set_apart_ends, settle_strays
+
+# the layout's logic is tested with a chance model set by hand (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("fixed_chance")
+
+G = 50.0  # glyph size in pixels
+RED = {"x2", "x7", "x10", "d2", "d7", "d10"}
+
+
+def _det(card: str, x: float, y: float) -> Detection:
+    if card == "back":
+        return Detection("back", (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G), 0.9, None, 0.9, 1.0,
+                         down=(0.0, 1.0))
+    color = "red" if card in RED else "black"
+    box = (x - G / 2, y - G / 2, x + G / 2, y + G / 2)
+    return Detection(card, box, 0.9, color, 0.9, 1.0, down=(0.0, 1.0))
+
+
+def _row(cols: list[list[str]], y: float, step: float = 80.0, x0: float = 0.0) -> list[Detection]:
+    return [_det(card, x0 + 100.0 * k, y + step * j)
+            for k, col in enumerate(cols) for j, card in enumerate(col)]
+
+
+def _rows(draft: Draft) -> dict[str, str]:
+    return {" ".join(c.cards): c.row for c in draft.columns}
+
+
+def test_a_discard_at_the_claimed_rows_end_is_left_out_and_the_rows_told_again() -> None:
+    """The claimed row's three groups with a 拾 discarded at its end, a column's spacing off: the
+    lone card shows the hand, so the rows came out the wrong way round, and the hand's 玖玖玖
+    claimed as a 碰 beside 捌玖拾 in the hand breaks the rules (its fourth card makes it a 跑).
+    Left out, the discard no longer tells the rows apart: told again, they split."""
+    base = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 2, "won_by": "self_draw"}
+    claimed = [["d8", "d9", "d10"], ["x2", "x7", "x10"], ["d2", "d7", "d10"], ["d10"]]
+    hand = [["d6", "d6", "d6"], ["x8", "x8", "d8"], ["d1", "d2", "d3"], ["d9", "d9", "d9"]]
+    draft = Draft.propose([*_row(claimed, 0.0), *_row(hand, 400.0)], base)
+    assert _rows(draft)["d8 d9 d10"] == HAND and not draft.splits
+    got = settle_strays(draft)
+    assert got is not None and got.splits
+    rows = _rows(got)
+    assert rows["d8 d9 d10"] == rows["x2 x7 x10"] == TABLE
+    assert rows["d9 d9 d9"] == rows["d6 d6 d6"] == HAND
+    assert rows["d10"] == LOOSE
+    assert [c.settled for c in got.columns if c.cards == ["d10"]] != [""]
+
+
+def test_a_discard_that_told_the_rows_leaves_them_told_by_backs_the_other_way() -> None:
+    """As above, with the hand's 坎 of 贰 laid face over two backs: once the discard is out only
+    the backs tell the rows, and they name the hand's row claimed, where four 一 in the other
+    row's groups break the rules (four of a card in the hand are a 提). A hand's 坎 laid face
+    over backs looks like a claimed 偎, so the other way round is taken, and it is a doubt."""
+    base = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
+    claimed = [["x1", "x1", "x1"], ["d2", "d10", "d7"], ["x1", "x3", "x2"], ["d3", "d4", "d5"],
+               ["d8", "d9", "d10"], ["d9"]]
+    hand = [["x3", "x5", "x4"], ["back", "back", "x2"]]
+    draft = Draft.propose([*_row(claimed, 0.0), *_row(hand, 400.0)], base)
+    assert _rows(draft)["x1 x1 x1"] == HAND and not draft.splits
+    got = settle_strays(draft)
+    assert got is not None and got.splits
+    rows = _rows(got)
+    assert rows["x1 x1 x1"] == rows["d8 d9 d10"] == TABLE
+    assert rows["back back x2"] == rows["x3 x5 x4"] == HAND
+    assert rows["d9"] == LOOSE
+    assert {c.row_guess for c in got.columns if c.row in (TABLE, HAND)} == {"swapped"}
+
+
+def test_a_discard_linked_on_at_a_run_of_four_is_set_apart_from_the_end_lying_off() -> None:
+    """壹 discarded above the hand's 贰叁肆, linked on as its head: 壹贰叁肆 is no group, and
+    either end set apart leaves one (壹贰叁 or 贰叁肆) and a layout that splits, two ways, so
+    neither was taken. A discard lies further from the column's next card than the group's own
+    cards do: the end lying off is the one tried, and the layout splits without it."""
+    base = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
+    table = _row([["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]], 0.0)
+    run = [_det(c, 0.0, 600.0 + 80.0 * j) for j, c in enumerate(["d2", "d3", "d4"])]
+    discard = _det("d1", 0.0, 600.0 - 150.0)
+    hand = _row([["x4", "x5", "x6"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]], 600.0, x0=100.0)
+    dets = [*table, *run, discard, *hand]
+    draft = Draft.propose(dets, base)
+    assert ["d1", "d2", "d3", "d4"] in [c.cards for c in draft.columns]
+    got = set_apart_ends(draft)
+    assert got is not None and got.splits
+    assert [c.detections for c in got.columns if c.state == LOOSE] == [[dets.index(discard)]]
+    assert any(c.cards == ["d2", "d3", "d4"] and c.settled for c in got.columns)
