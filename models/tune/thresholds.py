@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
                 raw = Look(raw.arr, raw.scale, Finds(raw.boxes, raw.scores, raw.kinds, reading.probs,
                                                      reading.downs))
             # the photo stays: dropping far ends looks at the card body between two glyphs
-            raws[margins].append((raw, anns, (int(im["width"]), int(im["height"]))))
+            # the last: the scene's layouts by its detections, built once (``replay``)
+            raws[margins].append((raw, anns, (int(im["width"]), int(im["height"])), {}))
         if (n + 1) % 50 == 0:
             print(f"  {n + 1}/{len(images)} scenes run", file=sys.stderr)
     if args.finish_only:
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for margins, thr, back, none, far in itertools.product(MARGINS, THRESHOLDS, BACKS, NONE, (False, True)):
         t = Totals()
-        for raw, anns, _ in raws[margins]:
+        for raw, anns, _, _ in raws[margins]:
             # nor the manifest's late choices
             dets = det.build(raw, setting(base, thr, none, far, back)).detections
             t.add(match_scene([(d.card, d.box) for d in dets], anns))
@@ -157,10 +158,16 @@ def write_finish(det: Detector, args: argparse.Namespace, chosen: Config, rescue
 
 
 def replay(det: Detector, raws: list, config: Config) -> tuple[dict[str, float | int], float]:
-    """The figures and the complete-layout rate of one config; one build per scene serves both."""
+    """The figures and the complete-layout rate of one config; one build per scene serves both.
+    Many settings build the same detections of a scene, and the layout of the same detections
+    is the same: each scene keeps its layouts by their detections, so each is assembled once."""
     t = Tally()
-    for raw, anns, (w, h) in raws:
-        t.add(scan_detections(w, h, det.build(raw, config).detections), anns)
+    for raw, anns, (w, h), layouts in raws:
+        dets = det.build(raw, config).detections
+        key = tuple(dets)
+        if key not in layouts:
+            layouts[key] = scan_detections(w, h, dets)
+        t.add(layouts[key], anns)
     return t.totals.figures(), round(t.complete / max(1, len(raws)), 4)
 
 

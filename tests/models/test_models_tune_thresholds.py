@@ -24,16 +24,22 @@ def _render(out: Path, count: int, seed: int, split: str) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def unseen(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One scene in faces no network trains on, rendered once for the module's tests (the tuner
+    only reads its scenes; it writes to the model's manifest)."""
+    return _render(tmp_path_factory.mktemp("thresholds") / "unseen", 1, 12, "tune")
+
+
 def _model_copy(tmp_path: Path) -> tuple[Path, dict]:
     """A copy of the shipped model to tune, and the shipped manifest as it was."""
     man = json.loads((models_dir() / "manifest.json").read_text(encoding="utf-8"))
     return copy_model(tmp_path / "model"), man
 
 
-def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,
+def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path, tuning_scenes: Path, unseen: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    data = _render(tmp_path / "val", 2, 6, "val")
-    unseen = _render(tmp_path / "unseen", 1, 12, "tune")
+    data = tuning_scenes  # two validation scenes, seed 6, in a folder named "val" (tests/conftest.py)
     manifest, _ = _model_copy(tmp_path)
     assert mod.main([str(data), str(unseen), "--model", str(manifest), "--write-manifest"]) == 0
     out = capsys.readouterr().out
@@ -50,8 +56,8 @@ def test_the_tuned_setting_is_written_to_the_manifest(tmp_path: Path,
     assert "face floor" in out and r.face_floor in mod.FACE_FLOORS
 
 
-def test_finish_only_keeps_the_other_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    unseen = _render(tmp_path / "unseen", 1, 12, "tune")
+def test_finish_only_keeps_the_other_settings(tmp_path: Path, unseen: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     manifest, man = _model_copy(tmp_path)
     assert mod.main([str(unseen), "--model", str(manifest), "--finish-only", "--write-manifest"]) == 0
     assert "second chance for weak peaks" in capsys.readouterr().out
@@ -64,11 +70,10 @@ def test_finish_only_keeps_the_other_settings(tmp_path: Path, capsys: pytest.Cap
     assert after["reader"]["face_floor"] in mod.FACE_FLOORS
 
 
-def test_the_grid_does_not_inherit_the_manifests_late_choices(tmp_path: Path,
+def test_the_grid_does_not_inherit_the_manifests_late_choices(tmp_path: Path, unseen: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """The main grid and the second chance are chosen with no face floor, whatever the manifest
     holds: a floor from an earlier tuning must not silently shape them."""
-    unseen = _render(tmp_path / "unseen", 1, 12, "tune")
     manifest, man = _model_copy(tmp_path)
     man["reader"]["face_floor"] = 1.01  # would drop every face
     manifest.write_text(json.dumps(man), encoding="utf-8")
