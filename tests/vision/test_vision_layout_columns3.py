@@ -8,6 +8,7 @@ Glyphs 50 px, columns 100 px apart, cards 80 px apart down a column unless a tes
 from __future__ import annotations
 
 import pytest
+from layout_cards import det, row
 
 from zipai.vision.detector import Detection
 from zipai.vision.layout import (
@@ -24,24 +25,8 @@ from zipai.vision.layout import (
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("fixed_chance")
 
-G = 50.0  # glyph size in pixels
-RED = {"x2", "x7", "x10", "d2", "d7", "d10"}
 BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
 HAND_ROW = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]
-
-
-def _det(card: str, x: float, y: float) -> Detection:
-    if card == "back":
-        return Detection("back", (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G), 0.9, None, 0.9, 1.0,
-                         down=(0.0, 1.0))
-    color = "red" if card in RED else "black"
-    box = (x - G / 2, y - G / 2, x + G / 2, y + G / 2)
-    return Detection(card, box, 0.9, color, 0.9, 1.0, down=(0.0, 1.0))
-
-
-def _row(cols: list[list[str]], y: float, step: float = 80.0, x0: float = 0.0) -> list[Detection]:
-    return [_det(card, x0 + 100.0 * k, y + step * j)
-            for k, col in enumerate(cols) for j, card in enumerate(col)]
 
 
 def _cards(dets: list[Detection]) -> list[list[str]]:
@@ -53,8 +38,8 @@ def test_two_concealed_groups_laid_one_under_the_other_are_two_columns() -> None
     under it: links between backs are never cut for their length, so the two chained into one
     column of six backs and a face, no group at all. A concealed group holds three or four
     cards: the chain is cut where the boxes lie furthest apart, between the rows."""
-    dets = [*_row([["back", "back", "back"], ["d5", "d5", "d5"], ["x1", "x2", "x3"]], 0.0),
-            *_row([["back", "back", "back", "x6"], ["d8", "d9", "d10"], ["x4", "x4", "x4"]], 360.0)]
+    dets = [*row([["back", "back", "back"], ["d5", "d5", "d5"], ["x1", "x2", "x3"]], 0.0),
+            *row([["back", "back", "back", "x6"], ["d8", "d9", "d10"], ["x4", "x4", "x4"]], 360.0)]
     got = _cards(dets)
     assert ["back", "back", "back"] in got
     assert ["back", "back", "back", "x6"] in got
@@ -66,8 +51,8 @@ def test_a_column_headed_by_a_symmetric_glyph_under_a_column_is_no_far_end() -> 
     than the photo's usual one). 一 reads the same turned round, so it was taken for the far end
     of 陆's last card and cut from 二三 instead. Followed by its own column's step, it heads
     that column."""
-    dets = [*_row([["x6", "x6", "x6"], ["d5", "d5", "d5"], ["d8", "d9", "d10"]], 0.0),
-            *_row([["x1", "x2", "x3"], ["x4", "x5", "x6"], ["d2", "d7", "d10"]], 460.0, step=130.0)]
+    dets = [*row([["x6", "x6", "x6"], ["d5", "d5", "d5"], ["d8", "d9", "d10"]], 0.0),
+            *row([["x1", "x2", "x3"], ["x4", "x5", "x6"], ["d2", "d7", "d10"]], 460.0, step=130.0)]
     got = _cards(dets)
     assert ["x1", "x2", "x3"] in got
     assert ["x6", "x6", "x6"] in got
@@ -77,10 +62,10 @@ def test_a_discard_of_the_same_card_as_the_head_is_set_apart_from_the_far_end() 
     """陆柒捌 with a 陆 discard linked on past its last card: either 陆 set apart leaves 陆柒捌,
     two ways of one layout, so neither was taken. The end lying further from the column's
     next card is the discard, and the layout then splits."""
-    table = _row([["d5", "d5", "d5"], ["x10", "back", "back"]], 0.0)
-    run = [_det(c, 200.0, 80.0 * j) for j, c in enumerate(["d6", "d7", "d8"])]
-    discard = _det("d6", 200.0, 80.0 * 2 + 150.0)
-    dets = [*table, *run, discard, *_row(HAND_ROW, 600.0)]
+    table = row([["d5", "d5", "d5"], ["x10", "back", "back"]], 0.0)
+    run = [det(c, 200.0, 80.0 * j) for j, c in enumerate(["d6", "d7", "d8"])]
+    discard = det("d6", 200.0, 80.0 * 2 + 150.0)
+    dets = [*table, *run, discard, *row(HAND_ROW, 600.0)]
     draft = Draft.propose(dets, BASE)
     assert ["d6", "d7", "d8", "d6"] in [c.cards for c in draft.columns]
     got = set_apart_ends(draft)
@@ -95,12 +80,12 @@ def test_a_card_dropped_far_from_the_layout_is_not_taken_into_the_hand() -> None
     taken in, the hand would split, but a player lays the hand together and a card that far
     off is a discard. One lying by the hand is still taken in."""
     hand = [["x4", "x5"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]
-    near = [*_row([["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]], 0.0), *_row(hand, 600.0)]
-    far = Draft.propose([*near, _det("x6", 900.0, 600.0)], BASE)
+    near = [*row([["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]], 0.0), *row(hand, 600.0)]
+    far = Draft.propose([*near, det("x6", 900.0, 600.0)], BASE)
     assert [c.state for c in far.columns if c.cards == ["x6"]] == [LOOSE]
     assert not far.splits
     assert settle_strays(far) is None
-    close = Draft.propose([*near, _det("x6", 460.0, 600.0)], BASE)  # three glyph sizes off
+    close = Draft.propose([*near, det("x6", 460.0, 600.0)], BASE)  # three glyph sizes off
     assert [c.state for c in close.columns if c.cards == ["x6"]] == [LOOSE]
     got = settle_strays(close)
     assert got is not None and got.splits
@@ -110,8 +95,8 @@ def test_a_concealed_groups_face_laid_apart_from_its_backs_joins_them() -> None:
     """The claimed row's 偎 laid as two backs with its face 拾 a column's width and more apart
     (over four glyph sizes off, further than a lone back lies from its group): the only short
     column and the only lone card of the row, together one face over backs, are one group."""
-    table = [*_row([["d5", "d5", "d5"], ["back", "back"], ["x1", "x2", "x3"]], 0.0), _det("x10", 320.0, 0.0)]
-    dets = [*table, *_row(HAND_ROW, 600.0)]
+    table = [*row([["d5", "d5", "d5"], ["back", "back"], ["x1", "x2", "x3"]], 0.0), det("x10", 320.0, 0.0)]
+    dets = [*table, *row(HAND_ROW, 600.0)]
     draft = Draft.propose(dets, BASE)
     assert {"".join(c.cards): c.row for c in draft.columns}["x10"] == TABLE
     got = join_split_groups(draft)

@@ -4,6 +4,7 @@ by ``hidden.complete_group`` on hand-made detections, each always named in a dou
 from __future__ import annotations
 
 import pytest
+from layout_cards import rows
 
 from zipai.vision.detector import Detection
 from zipai.vision.layout import HAND, TABLE, DoubtKind, Params
@@ -13,22 +14,6 @@ from zipai.vision.scan import Scan, scan_detections
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("fixed_chance")
 
-G = 50.0  # glyph size in pixels
-RED = {"x2", "x7", "x10", "d2", "d7", "d10"}
-
-
-def _det(card: str, x: float, y: float) -> Detection:
-    if card == "back":
-        return Detection("back", (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G), 0.9, None, 0.9, 1.0)
-    color = "red" if card in RED else "black"
-    return Detection(card, (x - G / 2, y - G / 2, x + G / 2, y + G / 2), 0.9, color, 0.9, 1.0)
-
-
-def _rows(table: list[list[str]], hand: list[list[str]]) -> list[Detection]:
-    """The claimed row at y = 0 and the hand at y = 600: columns 100 px apart, cards 80 px apart
-    down each column."""
-    return [_det(card, 100.0 * k, y0 + 80.0 * j) for y0, row in ((0.0, table), (600.0, hand))
-            for k, col in enumerate(row) for j, card in enumerate(col)]
 
 
 def _scan(dets: list[Detection], p: Params | None = None) -> Scan:
@@ -54,7 +39,7 @@ def test_a_hand_pair_is_a_kan_with_its_third_card_hidden_beside_a_claimed_column
     """Neither card alone makes seven groups, and a hand pair was never completed before: the
     claimed 吃 and the hand's 坎 are read together, each named (玖 would make the hand's three
     seven groups too, but no win)."""
-    sc = _scan(_rows(PAIR_TABLE, PAIR_HAND))
+    sc = _scan(rows(PAIR_TABLE, PAIR_HAND))
     assert _hidden(sc) == [(HAND, "hand", ["x9", "x9", "x9"]), (TABLE, "open", ["x6", "x7", "x8"])]
     assert sc.result is not None and sc.result.winning
     assert len(_taken_in(sc)) == 2
@@ -62,14 +47,14 @@ def test_a_hand_pair_is_a_kan_with_its_third_card_hidden_beside_a_claimed_column
 
 
 def test_a_hand_pair_is_left_alone_where_the_rule_is_off() -> None:
-    sc = _scan(_rows(PAIR_TABLE, PAIR_HAND), Params(complete_pairs=False))
+    sc = _scan(rows(PAIR_TABLE, PAIR_HAND), Params(complete_pairs=False))
     assert (TABLE, "open", ["x6", "x7", "x8"]) not in _hidden(sc)
 
 
 def test_three_columns_each_a_card_short_are_read_together() -> None:
     """一三 and 肆陆 claimed and 四六 in the hand, each missing its middle: no one or two of them
     make the hand split, the three together do, each named."""
-    sc = _scan(_rows([["x1", "x3"], ["d4", "d6"], ["x10", "back", "back"]],
+    sc = _scan(rows([["x1", "x3"], ["d4", "d6"], ["x10", "back", "back"]],
                      [["x4", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]))
     assert _hidden(sc) == [(HAND, "hand", ["x4", "x5", "x6"]), (TABLE, "open", ["d4", "d5", "d6"]),
                            (TABLE, "open", ["x1", "x2", "x3"])]
@@ -78,7 +63,7 @@ def test_three_columns_each_a_card_short_are_read_together() -> None:
 
 
 def test_three_columns_are_not_weighed_where_the_rule_is_off() -> None:
-    sc = _scan(_rows([["x1", "x3"], ["d4", "d6"], ["x10", "back", "back"]],
+    sc = _scan(rows([["x1", "x3"], ["d4", "d6"], ["x10", "back", "back"]],
                      [["x4", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]),
                Params(complete_three=False))
     assert not any(c.cards == ["d4", "d5", "d6"] for c in sc.columns)
@@ -93,7 +78,7 @@ def test_a_completion_that_makes_seven_groups_but_no_win_is_taken_when_it_is_the
     """No reading wins, so the code before left 六 八 as no group (its cards free cards of the
     hand, 七 read as one more beside them): the claimed 吃 is scored as such, and the hand
     scored as no win, each a doubt."""
-    sc = _scan(_rows(SHORT_TABLE, SHORT_HAND))
+    sc = _scan(rows(SHORT_TABLE, SHORT_HAND))
     assert _hidden(sc) == [(TABLE, "open", ["x6", "x7", "x8"])]
     assert sc.result is not None and not sc.result.winning and sc.result.points == 12
     assert any("no reading wins" in m for m in _taken_in(sc))
@@ -101,7 +86,7 @@ def test_a_completion_that_makes_seven_groups_but_no_win_is_taken_when_it_is_the
 
 
 def test_a_completion_that_wins_no_hand_is_not_taken_where_the_rule_is_off() -> None:
-    sc = _scan(_rows(SHORT_TABLE, SHORT_HAND), Params(complete_splits=False))
+    sc = _scan(rows(SHORT_TABLE, SHORT_HAND), Params(complete_splits=False))
     assert (TABLE, "open", ["x6", "x7", "x8"]) not in _hidden(sc)
 
 
@@ -109,7 +94,7 @@ def test_completions_that_make_seven_groups_and_score_otherwise_are_left_to_the_
     """The claimed 伍 伍 takes 伍 (a 碰, 3 points) or 五 (two of one size and one of the other, none):
     seven groups either way and no win, so each pays nothing, but the points differ: neither is
     assumed in the claimed column (the guard on ``Params.complete_splits``)."""
-    sc = _scan(_rows([["d5", "d5"], ["x6", "x7", "x8"], ["x1", "back", "back"]], SHORT_HAND))
+    sc = _scan(rows([["d5", "d5"], ["x6", "x7", "x8"], ["x1", "back", "back"]], SHORT_HAND))
     assert not any(row == TABLE for row, _, _ in _hidden(sc))
     assert not any("assumed hidden under this column's cards" in m for m in _taken_in(sc))
 
@@ -125,7 +110,7 @@ def test_columns_a_card_short_are_completed_beside_an_all_back_group() -> None:
     each a doubt. The hand wins only with a large card's 偎 (12 points without the group), so
     the card the group stands in as while they are sought makes no win, and the columns say the
     hand wins as read at last."""
-    sc = _scan(_rows(BLIND_TABLE, BLIND_HAND))
+    sc = _scan(rows(BLIND_TABLE, BLIND_HAND))
     assert _hidden(sc) == [(HAND, "hand", ["x4", "x5", "x6"]), (TABLE, "open", ["x1", "x2", "x3"])]
     assert sc.result is not None and sc.result.winning
     assert sc.columns[0].reading is not None
@@ -136,5 +121,5 @@ def test_columns_a_card_short_are_completed_beside_an_all_back_group() -> None:
 
 
 def test_no_completion_is_weighed_beside_an_all_back_group_where_the_rule_is_off() -> None:
-    sc = _scan(_rows(BLIND_TABLE, BLIND_HAND), Params(complete_blind=False))
+    sc = _scan(rows(BLIND_TABLE, BLIND_HAND), Params(complete_blind=False))
     assert not _hidden(sc)

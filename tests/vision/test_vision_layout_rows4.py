@@ -8,29 +8,13 @@ Glyphs 50 px, columns 100 px apart, cards 80 px apart down a column unless a tes
 from __future__ import annotations
 
 import pytest
+from layout_cards import det, row
 
-from zipai.vision.detector import Detection
 from zipai.vision.layout import HAND, LOOSE, TABLE, Draft, set_apart_ends, settle_strays
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("fixed_chance")
 
-G = 50.0  # glyph size in pixels
-RED = {"x2", "x7", "x10", "d2", "d7", "d10"}
-
-
-def _det(card: str, x: float, y: float) -> Detection:
-    if card == "back":
-        return Detection("back", (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G), 0.9, None, 0.9, 1.0,
-                         down=(0.0, 1.0))
-    color = "red" if card in RED else "black"
-    box = (x - G / 2, y - G / 2, x + G / 2, y + G / 2)
-    return Detection(card, box, 0.9, color, 0.9, 1.0, down=(0.0, 1.0))
-
-
-def _row(cols: list[list[str]], y: float, step: float = 80.0, x0: float = 0.0) -> list[Detection]:
-    return [_det(card, x0 + 100.0 * k, y + step * j)
-            for k, col in enumerate(cols) for j, card in enumerate(col)]
 
 
 def _rows(draft: Draft) -> dict[str, str]:
@@ -45,7 +29,7 @@ def test_a_discard_at_the_claimed_rows_end_is_left_out_and_the_rows_told_again()
     base = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 2, "won_by": "self_draw"}
     claimed = [["d8", "d9", "d10"], ["x2", "x7", "x10"], ["d2", "d7", "d10"], ["d10"]]
     hand = [["d6", "d6", "d6"], ["x8", "x8", "d8"], ["d1", "d2", "d3"], ["d9", "d9", "d9"]]
-    draft = Draft.propose([*_row(claimed, 0.0), *_row(hand, 400.0)], base)
+    draft = Draft.propose([*row(claimed, 0.0), *row(hand, 400.0)], base)
     assert _rows(draft)["d8 d9 d10"] == HAND and not draft.splits
     got = settle_strays(draft)
     assert got is not None and got.splits
@@ -65,7 +49,7 @@ def test_a_discard_that_told_the_rows_leaves_them_told_by_backs_the_other_way() 
     claimed = [["x1", "x1", "x1"], ["d2", "d10", "d7"], ["x1", "x3", "x2"], ["d3", "d4", "d5"],
                ["d8", "d9", "d10"], ["d9"]]
     hand = [["x3", "x5", "x4"], ["back", "back", "x2"]]
-    draft = Draft.propose([*_row(claimed, 0.0), *_row(hand, 400.0)], base)
+    draft = Draft.propose([*row(claimed, 0.0), *row(hand, 400.0)], base)
     assert _rows(draft)["x1 x1 x1"] == HAND and not draft.splits
     got = settle_strays(draft)
     assert got is not None and got.splits
@@ -82,10 +66,10 @@ def test_a_discard_linked_on_at_a_run_of_four_is_set_apart_from_the_end_lying_of
     neither was taken. A discard lies further from the column's next card than the group's own
     cards do: the end lying off is the one tried, and the layout splits without it."""
     base = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
-    table = _row([["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]], 0.0)
-    run = [_det(c, 0.0, 600.0 + 80.0 * j) for j, c in enumerate(["d2", "d3", "d4"])]
-    discard = _det("d1", 0.0, 600.0 - 150.0)
-    hand = _row([["x4", "x5", "x6"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]], 600.0, x0=100.0)
+    table = row([["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]], 0.0)
+    run = [det(c, 0.0, 600.0 + 80.0 * j) for j, c in enumerate(["d2", "d3", "d4"])]
+    discard = det("d1", 0.0, 600.0 - 150.0)
+    hand = row([["x4", "x5", "x6"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]], 600.0, x0=100.0)
     dets = [*table, *run, discard, *hand]
     draft = Draft.propose(dets, base)
     assert ["d1", "d2", "d3", "d4"] in [c.cards for c in draft.columns]

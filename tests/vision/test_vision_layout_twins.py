@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from layout_cards import det
 
 from zipai.vision.detector import Detection
 from zipai.vision.layout import HAND, LOOSE, TABLE, Column, Draft, Params, assemble, proposed_state, repair
@@ -15,20 +16,10 @@ from zipai.vision.layout.twins import leave_twin, twins
 
 pytestmark = pytest.mark.usefixtures("fixed_chance")
 
-G = 50.0
-RED = {"x2", "x7", "x10", "d2", "d7", "d10"}
 BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
 TABLE_ROW = [["d5", "d5", "d5"], ["x10", "back", "back"]]
 HAND_ROW = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"],
             ["x1", "x2", "x3"]]
-
-
-def _det(card: str, x: float, y: float, score: float = 0.9) -> Detection:
-    if card == "back":
-        box = (x - 0.7 * G, y - 0.5 * G, x + 0.7 * G, y + 0.5 * G)
-        return Detection("back", box, score, None, score, 1.0)
-    color = "red" if card in RED else "black"
-    return Detection(card, (x - G / 2, y - G / 2, x + G / 2, y + G / 2), score, color, score, 1.0)
 
 
 def _draft(table: Sequence[Sequence[str]], hand: Sequence[Sequence[str]], twin: tuple[int, int] | None = None,
@@ -44,11 +35,11 @@ def _draft(table: Sequence[Sequence[str]], hand: Sequence[Sequence[str]], twin: 
             for j, card in enumerate(cards):
                 idx.append(len(dets))
                 names.append(card)
-                dets.append(_det(card, 100.0 * k, y0 + 80.0 * j))
+                dets.append(det(card, 100.0 * k, y0 + 80.0 * j))
                 if row == HAND and twin == (k, j):
                     idx.append(len(dets))
                     names.append(card)
-                    dets.append(_det(card, 100.0 * k, y0 + 80.0 * j + 40.0, score=0.6))
+                    dets.append(det(card, 100.0 * k, y0 + 80.0 * j + 40.0, score=0.6))
             cols.append(Column(idx, names, row))
     return Draft(tuple(c.copy(state=proposed_state(c)) for c in cols), tuple(dets), BASE, params or Params())
 
@@ -71,7 +62,7 @@ def test_the_layout_wins_without_the_double() -> None:
 def test_twins_are_neighbours_of_one_card_in_a_column_that_is_a_group_without_one(
         cards: list[str], where: list[int]) -> None:
     c = Column(list(range(len(cards))), cards, HAND)
-    assert twins(c, [_det(x, 0.0, 80.0 * k) for k, x in enumerate(cards)]) == where
+    assert twins(c, [det(x, 0.0, 80.0 * k) for k, x in enumerate(cards)]) == where
 
 
 def test_a_card_found_twice_down_a_hand_column_is_left_out() -> None:
