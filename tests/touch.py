@@ -106,10 +106,13 @@ class Finger:
             while True:
                 sv.scroll_to(w, padding=4, animate=False)
                 self.pump(2)
-                sv._update_effect_bounds()
-                self.pump(2)
                 k += 1
-                if (k >= 3 and self._inside(w, sv)) or (k >= 13 and time.monotonic() > deadline):
+                if k >= 3 and self._inside(w, sv):
+                    sv._update_effect_bounds()
+                    self.pump(2)
+                    if self._inside(w, sv):
+                        break
+                if k >= 13 and time.monotonic() > deadline:
                     break
 
     @staticmethod
