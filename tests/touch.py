@@ -97,23 +97,20 @@ class Finger:
                     effect.velocity = 0
             if self._inside(w, sv):
                 continue  # already in view: a thumb would not scroll
-            # a screen that has just filled lays its rows out over a few frames, and a busy
-            # machine draws them late: scroll again until the widget shows and stays shown after
-            # the scroll's bounds are brought up to date (as a drag leaves them, so the next touch
-            # does not bounce back), at least three times, for up to ten seconds
-            deadline = time.monotonic() + 10.0
-            k = 0
-            while True:
+            # a screen that has just filled lays its rows out over a few frames: scroll again
+            # until the widget shows, at most ten times
+            for k in range(10):
                 sv.scroll_to(w, padding=4, animate=False)
                 self.pump(2)
-                k += 1
-                if k >= 3 and self._inside(w, sv):
-                    sv._update_effect_bounds()
-                    self.pump(2)
-                    if self._inside(w, sv):
-                        break
-                if k >= 13 and time.monotonic() > deadline:
+                if k >= 2 and self._inside(w, sv):
                     break
+            for _ in range(3):
+                sv._update_effect_bounds()  # as a drag leaves it, so the next touch does not bounce back
+                self.pump(2)
+                if self._inside(w, sv):
+                    break
+                sv.scroll_to(w, padding=4, animate=False)  # the rows settled after the last scroll
+                self.pump(2)
 
     @staticmethod
     def _inside(w: Any, sv: Any) -> bool:
