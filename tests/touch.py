@@ -112,11 +112,11 @@ class Finger:
                 sv.scroll_to(w, padding=4, animate=False)  # the rows settled after the last scroll
                 self.pump(2)
             # a widget that fits the view but still lies outside it: the screen is still laying
-            # out its rows (a busy machine draws them late), so a thumb scrolls on
+            # out its rows (a busy machine draws them late), so a thumb scrolls on, for up to ten
+            # seconds (a widget that cannot fit is not waited for)
             fits = w.width <= sv.width + 1 and w.height <= sv.height + 1
-            for _ in range(20 if fits else 0):
-                if self._inside(w, sv):
-                    break
+            deadline = time.monotonic() + 10.0
+            while fits and not self._inside(w, sv) and time.monotonic() < deadline:
                 sv.scroll_to(w, padding=4, animate=False)
                 self.pump(2)
                 sv._update_effect_bounds()
