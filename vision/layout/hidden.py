@@ -14,15 +14,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from zipai.engine import Card, Group, State, ZipaiError
+from zipai.engine import Card
 
 from ..detector import FACES
 from .assemble import group_cards
+from .chance import Outcome, pays_same
 from .chance import outcome as outcome_of
-from .chance import pays_same
 from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, proposed_state
 from .readings import NO_BOX, read_backs
-from .repairs import Draft, _found, laid_columns, nearest_row, settle_strays
+from .repairs import Draft, _found, _makes_group, laid_columns, nearest_row, settle_strays
 
 HIDDEN_IN_GROUP = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
                    "group, and only with it does the hand make seven groups and win")
@@ -36,13 +36,18 @@ HIDDEN_NO_WIN = ("{card} assumed hidden under this column's cards (no find shows
 class Completion:
     """One way to put hidden cards back: the columns completed (indices into the draft's
     columns, which settling lone cards keeps in place), the cards, the copies of them left unseen
-    (the fewest of any), whether the hand then wins, and the draft it gives (lone cards settled)."""
+    (the fewest of any), the engine's outcome of the hand, and the draft it gives (lone cards
+    settled)."""
 
     columns: tuple[int, ...]
     cards: tuple[str, ...]
     unseen: int
-    winning: bool
+    outcome: Outcome
     draft: Draft
+
+    @property
+    def winning(self) -> bool:
+        return self.outcome.winning
 
 
 @dataclass(frozen=True)
@@ -63,9 +68,7 @@ def completions(cards: Sequence[str]) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     for card in FACES:
         three = [*cards, card]
-        try:
-            Group([Card.parse(x) for x in three], State.OPEN)
-        except ZipaiError:
+        if not _makes_group(three):
             continue
         ranks = sorted(Card.parse(x).rank for x in three)
         middle = Card.parse(card).rank == ranks[1] and ranks[0] < ranks[1] < ranks[2]
@@ -166,7 +169,7 @@ def complete_group(draft: Draft) -> Draft | None:
     chosen = [f for f in found if f.winning] or (found if p.complete_splits else [])
     if not chosen:
         return None
-    outcomes = [outcome_of(f.draft.columns, f.draft.base) for f in chosen]
+    outcomes = [f.outcome for f in chosen]
     # a hand that does not win pays nothing, but its points are still its score
     if any(not pays_same(o, outcomes[0]) or o.points != outcomes[0].points for o in outcomes[1:]):
         return None  # completions that pay otherwise: the player's to tell
@@ -184,9 +187,12 @@ def _read_blind(f: Completion, n: int) -> Completion | None:
     cols = f.draft.columns
     read = read_backs(f.draft.with_columns([c.copy(reading=None, reading_why="") if k == n else c
                                              for k, c in enumerate(cols)]))
-    if read is None or not outcome_of(read.columns, read.base).winning:
+    if read is None:
         return None
-    return replace(f, winning=True, draft=_said(read, f.columns, f.cards, True))
+    got = outcome_of(read.columns, read.base)
+    if not got.winning:
+        return None
+    return replace(f, outcome=got, draft=_said(read, f.columns, f.cards, True))
 
 
 def _apart(combo: Sequence[Candidate], unseen: Counter[str]) -> bool:
@@ -206,9 +212,10 @@ def _tried(draft: Draft, cands: Sequence[Candidate], unseen: Counter[str]) -> Co
         tried = settle_strays(tried) or tried
     if not tried.splits:
         return None
-    won = outcome_of(tried.columns, tried.base).winning
+    got = outcome_of(tried.columns, tried.base)
     ns, cards = tuple(c.n for c in cands), tuple(c.card for c in cands)
-    return Completion(ns, cards, min(unseen[c.card] for c in cands), won, _said(tried, ns, cards, won))
+    unseen_least = min(unseen[c.card] for c in cands)
+    return Completion(ns, cards, unseen_least, got, _said(tried, ns, cards, got.winning))
 
 
 def _said(draft: Draft, ns: Sequence[int], cards: Sequence[str], won: bool) -> Draft:

@@ -21,6 +21,7 @@ from .repairs import (
     MAX_ENDS,
     Draft,
     _between,
+    _distance,
     _found,
     _makes_group,
     _one_way,
@@ -175,11 +176,6 @@ def trade_ends(draft: Draft) -> Draft | None:
                     if len(ways) > 1:  # two ways: the player's to choose
                         return None
     return draft.with_columns(ways[0]) if ways else None
-
-
-def _distance(dets: Sequence[Detection], i: int, j: int) -> float:
-    (ax, ay), (bx, by) = dets[i].center, dets[j].center
-    return math.hypot(ax - bx, ay - by)
 
 
 def _traded(cols: Sequence[Column], dets: Sequence[Detection], a: int, e: int, b: int,

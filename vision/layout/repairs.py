@@ -252,8 +252,13 @@ def nearest_row(cols: Sequence[Column], dets: Sequence[Detection], members: Sequ
 
 def _between(dets: Sequence[Detection], a: Column, b: Column) -> float:
     """Pixels between the nearest cards of two columns."""
-    return min(math.hypot(dets[i].center[0] - dets[j].center[0], dets[i].center[1] - dets[j].center[1])
-               for i in a.detections for j in b.detections)
+    return min(_distance(dets, i, j) for i in a.detections for j in b.detections)
+
+
+def _distance(dets: Sequence[Detection], i: int, j: int) -> float:
+    """Pixels between two cards' centres."""
+    (ax, ay), (bx, by) = dets[i].center, dets[j].center
+    return math.hypot(ax - bx, ay - by)
 
 
 def settle_strays(draft: Draft) -> Draft | None:
@@ -367,10 +372,8 @@ def set_apart_ends(draft: Draft) -> Draft | None:
 
 def _end_gaps(c: Column, dets: Sequence[Detection]) -> tuple[float, float]:
     """Pixels from a column's first card to its second, and from its last to the one before."""
-    def gap(a: int, b: int) -> float:
-        return math.hypot(dets[a].center[0] - dets[b].center[0], dets[a].center[1] - dets[b].center[1])
-
-    return gap(c.detections[0], c.detections[1]), gap(c.detections[-1], c.detections[-2])
+    return (_distance(dets, c.detections[0], c.detections[1]),
+            _distance(dets, c.detections[-1], c.detections[-2]))
 
 
 def _end_lies_off(c: Column, dets: Sequence[Detection]) -> bool:

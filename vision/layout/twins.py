@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from ..detector import Detection
 from .chance import outcome
-from .column import CONCEALED, FREE, HAND, LOOSE, OPEN, TABLE, Column, proposed_state
-from .repairs import Draft, _found, _makes_group
+from .column import LOOSE, Column, proposed_state
+from .repairs import Draft, _makes_group, laid_columns
 
 TWIN_KEPT = ("without the {card} found twice here (one card's glyph found twice, next to each other "
              "down the column): the other cards make a group")
@@ -45,9 +45,8 @@ def leave_twin(draft: Draft) -> Draft | None:
     cols, dets = draft.columns, draft.detections
     if not draft.params.leave_twin:
         return None
-    found = [(n, ks) for n, c in enumerate(cols) if c.row in (TABLE, HAND)
-             and c.state in (FREE, OPEN, CONCEALED) and not c.name and not c.reading and _found(c, dets)
-             and (ks := twins(c, dets))]
+    found = [(n, ks) for n in laid_columns(cols, dets) if not cols[n].name and not cols[n].reading
+             and (ks := twins(cols[n], dets))]
     if not found or any(len({cols[n].cards[k] for k in ks}) > 1 for n, ks in found):
         return None  # two different cards doubled in one column: no single way
     if outcome(cols, draft.base).winning:
