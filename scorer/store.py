@@ -44,7 +44,10 @@ class Store:
         self._lock = threading.RLock()
 
     def close(self) -> None:
-        self._conn.close()
+        """Waits for a read or write under way in another thread: SQLite closed under a running
+        statement crashes the process (the table page closes its ledger as it stops)."""
+        with self._lock:
+            self._conn.close()
 
     def __enter__(self) -> Self:
         return self

@@ -626,3 +626,40 @@ def test_a_player_name_with_an_invisible_or_reordering_character_is_refused(
         tmp_path: Path, name: str) -> None:
     with pytest.raises(LedgerError, match="U\\+20"):
         new_ledger(tmp_path).new_session("s", "hunan", [name, "乙", "丙"])
+
+
+CLOSE_UNDER_A_READ = """
+import sys, threading
+from zipai.scorer import Ledger, LedgerError
+path = sys.argv[1]
+with Ledger(path) as led:
+    led.new_session("s", "hunan", ["A", "B", "C"])
+for _ in range(150):
+    reader = Ledger(path, readonly=True)
+    started, done = threading.Event(), []
+    def poll() -> None:
+        started.set()
+        while True:
+            try:
+                reader.state("s")
+                reader.integrity()
+            except LedgerError as exc:
+                done.append(str(exc))
+                return
+    t = threading.Thread(target=poll)
+    t.start()
+    started.wait()
+    reader.close()
+    t.join(10)
+    assert done and not t.is_alive(), "the reader went on after the ledger closed"
+print("ok")
+"""
+
+
+def test_closing_a_ledger_while_another_thread_reads_it_waits_for_the_read(tmp_path: Path) -> None:
+    """The table page closes its ledger as it stops while its poll may be mid-query in a worker
+    thread: SQLite closed under a running statement crashed the process (a whole CI run lost);
+    the close now waits, and the late reader gets a ledger error, not a crash."""
+    proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", CLOSE_UNDER_A_READ,
+                           str(tmp_path / "l.db")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
