@@ -48,7 +48,8 @@ def _autoclass() -> Callable[[str], Any]:
         from jnius import autoclass  # type: ignore[import-not-found]
     except ImportError as exc:
         raise AndroidRuntimeError(f"pyjnius is not available ({exc}); this runs inside the APK") from None
-    return autoclass
+    made: Callable[[str], Any] = autoclass  # pyjnius is untyped: its autoclass names a Java class
+    return made
 
 
 class JavaOrtSession:

@@ -160,7 +160,8 @@ def detector_reader(detector: Any, long_side: int = PREVIEW_SIDE) -> Reader:
             k = long_side / max(w, h)
             img = img.resize((max(1, round(w * k)), max(1, round(h * k))), Image.Resampling.BILINEAR)
         dets = detector.build(detector.look(Decoded(img, w, h))).detections
-        return [Seen(d.card, tuple(float(v) for v in d.box)) for d in dets]
+        return [Seen(d.card, (float(d.box[0]), float(d.box[1]), float(d.box[2]), float(d.box[3])))
+                for d in dets]
     return read
 
 
@@ -202,6 +203,7 @@ class LiveReader:
                 if self._stop:
                     return
                 frame, self._frame = self._frame, None
+                assert frame is not None  # the wait above ends on a frame unless stopped
             try:
                 seen = list(self._read(frame))
                 err = None

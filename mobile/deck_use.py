@@ -8,11 +8,14 @@ A mixin of ``AppState`` (``zipai.mobile.state``); the shelf of decks and the det
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .decks import Box, Shelf, TeachRefused, refusal_words
 from .i18n import error_codes
 from .settings import AppError, Settings
+
+if TYPE_CHECKING:
+    from .i18n import Translator
 
 
 class DeckUse:
@@ -23,8 +26,11 @@ class DeckUse:
     _deck: Any
     deck_problem: str
     session: Any
-    t: Any
     save_settings: Any
+
+    if TYPE_CHECKING:  # AppState's property
+        @property
+        def t(self) -> Translator: ...
 
     def _deck_refusal(self, exc: ValueError) -> AppError:
         """A deck's refusal in the user's words: a refused teaching photo keeps the learner's line."""

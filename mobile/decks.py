@@ -77,9 +77,9 @@ class Shelf:
 
 def confusable_pairs(taught: Taught) -> list[tuple[str, str]]:
     """The pairs of cards this deck's prototypes leave close, each once, in card order."""
-    pairs = {tuple(sorted((a, b), key=CARD_NAMES.index)) for a, (b, d) in taught.separations.items()
-             if d < CONFUSABLE}
-    return sorted(pairs, key=lambda p: (CARD_NAMES.index(p[0]), CARD_NAMES.index(p[1])))  # type: ignore[misc]
+    pairs = {(min(a, b, key=CARD_NAMES.index), max(a, b, key=CARD_NAMES.index))
+             for a, (b, d) in taught.separations.items() if d < CONFUSABLE}
+    return sorted(pairs, key=lambda p: (CARD_NAMES.index(p[0]), CARD_NAMES.index(p[1])))
 
 
 def untaken(taught: Taught) -> list[str]:

@@ -149,7 +149,8 @@ class Draft:
         for i, d in enumerate(self.detections):
             read = self.reads[i] if i < len(self.reads) else None
             if read is not None and d.card != read and d.card in FACES:
-                out.append((tuple(d.box), d.card))
+                x0, y0, x1, y1 = d.box
+                out.append(((x0, y0, x1, y1), d.card))
         return out
 
     def check(self, base: Mapping[str, Any], weigh: bool = True) -> Check:

@@ -11,12 +11,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from zipai.scorer import Entry, Ledger, LedgerError, Settlement
+from zipai.scorer import Entry, Ledger, LedgerError, SessionInfo, Settlement
 
 from .draft import Draft
 from .settings import AppError, Pending, WinInfo, _atomic_write
+
+if TYPE_CHECKING:
+    from .i18n import Translator
 
 
 class Evening:
@@ -31,10 +34,16 @@ class Evening:
     changed: Any
     _sid: Any
     replaced: Path | None
-    t: Any
     need_session: Any
     refusal: Any
     start_manual: Any
+
+    if TYPE_CHECKING:  # AppState's properties
+        @property
+        def session(self) -> SessionInfo | None: ...
+
+        @property
+        def t(self) -> Translator: ...
 
     def record_draw(self) -> Entry:
         try:

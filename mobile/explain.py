@@ -61,13 +61,13 @@ def explain(result: Scored, preset: str, players: Sequence[str], t: Translator) 
     variant = find_variant(preset)
     unit = t.script(variant.unit if variant is not None else "")
     if not steps:
-        lines = [t("step_points", n=told.points, unit=unit)]
+        lines: list[str] = [t("step_points", n=told.points, unit=unit)]
         lines += [t.special(i, name) for i, name in told.specials]
         return lines  # the score itself is the screen's big line
     points = next((s["value"] for s in steps if s.get("code") == "points"), told.points)
     minimum = next((s for s in steps if s.get("code") == "minimum"), {})
     score = next((s["value"] for s in steps if s.get("code") == "score"), told.score)
-    lines: list[str] = []
+    lines = []
     for s in steps:
         code = s.get("code", "")
         if code == "zi" and minimum:  # the formula, not only its answer: (12 − 10) ÷ 3 + 1 = 1

@@ -101,7 +101,9 @@ class LedgerScreen(Base):
             ids.adjust.add_widget(ti)
 
     def open(self, no: int) -> None:
-        hand = _app().sm.get_screen("hand")
+        sm = _app().sm
+        assert sm is not None  # a screen is open: the app built them
+        hand = sm.get_screen("hand")
         hand.no = no
         _app().go("hand")
 
@@ -113,20 +115,20 @@ class LedgerScreen(Base):
         if not hist:
             _app().guard(st.undo)  # nothing to undo: the ledger's refusal, in words
             return
-        what = _entry_line(hist[-1], st.session.players, st.t)
+        what = _entry_line(hist[-1], st.need_session().players, st.t)
         _app().ask(tr("ask_undo", what=what), tr("undo"), self._undo)
 
     def _undo(self) -> None:
         e = _app().guard(self.state.undo)
         if e is not None:
             self.refresh()
-            _app().notify(tr("undone", what=_entry_line(e, self.state.session.players, self.state.t)))
+            _app().notify(tr("undone", what=_entry_line(e, self.state.need_session().players, self.state.t)))
 
     def redo(self) -> None:
         e = _app().guard(self.state.redo)
         if e is not None:
             self.refresh()
-            _app().notify(tr("redone", what=_entry_line(e, self.state.session.players, self.state.t)))
+            _app().notify(tr("redone", what=_entry_line(e, self.state.need_session().players, self.state.t)))
 
     def draw(self) -> None:
         n = self.state.draft.count()
@@ -182,7 +184,7 @@ class HandScreen(Base):
         box.clear_widgets()
         if e is None:
             return
-        s = self.state.session
+        s = self.state.need_session()
         t = self.state.t
         self.ids.head.text = entry_line(e, s.players)
         photo = self.state.photo_of(e)

@@ -8,7 +8,7 @@ button lies under the result's payouts, only where the rule set has the penalty.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
 from kivy.metrics import dp, sp
@@ -17,10 +17,13 @@ from kivy.uix.button import Button
 from zipai.engine import Result
 from zipai.scorer import Entry, LedgerError
 
+if TYPE_CHECKING:
+    from .state import AppState
+
 PENALTY_RED = (0.62, 0.16, 0.12, 1)
 
 
-def record_penalty(state: Any) -> Entry:
+def record_penalty(state: AppState) -> Entry:
     """Record the pending hand as its winner's penalty; the editor starts afresh, as after a win."""
     obj = state.engine_input()
     try:

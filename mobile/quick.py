@@ -23,6 +23,7 @@ from zipai.scorer import LedgerError
 from zipai.scorer.state import engine_input
 
 from .explain import explain, why_not
+from .i18n import Translator
 from .screens import Base
 from .state import AppError, AppState
 from .widgets import GREEN
@@ -77,7 +78,7 @@ class QuickEntry:
             obj["xing"] = self.xing
         return obj
 
-    def missing(self, t: Any) -> str | None:
+    def missing(self, t: Translator) -> str | None:
         """What is still to choose, in words, or None."""
         if self.winner is None:
             return t("winner") + "?"

@@ -98,6 +98,7 @@ class ReviewScreen(EditScreen):
 
     deck_text = StringProperty("")
     walking = BooleanProperty(False)  # a doubt is shown: the walk's panel above the groups
+    _zoomed: tuple[int, str] | None  # the draft and the step the photo last zoomed to
     step: Any = None  # the walk's step shown now (None: nothing left to walk)
 
     def refresh(self) -> None:

@@ -5,7 +5,7 @@ small helpers the screens draw with (a button, a doubt in the user's words, wher
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
 from kivy.metrics import dp, sp
@@ -16,9 +16,13 @@ from kivy.uix.screenmanager import Screen
 from .state import AppState
 from .widgets import GREEN, face_text
 
+if TYPE_CHECKING:
+    from .app import ZipaiApp
 
-def _app() -> Any:
-    return App.get_running_app()
+
+def _app() -> ZipaiApp:
+    app: ZipaiApp = App.get_running_app()  # Kivy is untyped; the app running is ours
+    return app
 
 
 def _btn(text: str, cb: Any, bg: tuple[float, ...] = GREEN, **kw: Any) -> Button:

@@ -40,6 +40,7 @@ class StartScreen(Base):
         "fan_as_zi": [False, True], "dealer_rotation": ["winner", "next_seat"],
         "xing": [("up", "down"), ("up", "same", "down"), ("same",), ("up",), ("down",)],
     }
+    name_inputs: list[TextInput]  # the players' names, made by build_players
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
@@ -110,7 +111,7 @@ class StartScreen(Base):
         ids.count.set_options([(n, str(n)) for n in range(lo, hi + 1)], self.nplayers)
         old = [w.text for w in getattr(self, "name_inputs", [])]
         ids.players.clear_widgets()
-        self.name_inputs: list[TextInput] = []
+        self.name_inputs = []
         for i in range(self.nplayers):
             ti = TextInput(text=old[i] if i < len(old) else "", hint_text=tr("player_n", n=i + 1),
                            multiline=False, size_hint_y=None, height=dp(46), font_size=sp(18))

@@ -130,7 +130,7 @@ class AppState(Evening, DeckUse):
         self.pending.session = sid
         self.scan = None
         self.changed()  # on disk as the current draft before its shelf copy goes
-        if kept:
+        if kept and back is not None:  # kept: it is there
             back.unlink()
 
     def changed(self) -> None:

@@ -168,10 +168,12 @@ class TeachScreen(Base):
             photo.detections = []
             self.info_text = st.t("teach_none")
             return
-        got = self.taught.faces
+        taught = self.taught
+        assert taught is not None  # shown
+        got = taught.faces
         boxes: list[tuple[str, tuple[float, ...]]] = [(f.card, f.box) for f in got]
-        if self.taught.back is not None:
-            boxes.append(("back", tuple(self.taught.back)))
+        if taught.back is not None:
+            boxes.append(("back", tuple(taught.back)))
         photo.detections = boxes
         # the untaught reader read another card where the layout says this one: worth a look
         disputed = [f.read_as != f.card for f in got]
@@ -183,7 +185,7 @@ class TeachScreen(Base):
             chip.bind(on_release=lambda c: self.pick(c.face_index))
             self.chips.append(chip)
             grid.add_widget(chip)
-        self.info_text = self.describe(self.taught)
+        self.info_text = self.describe(taught)
 
     def describe(self, taught: Taught) -> str:
         """What was learned, in one look: turned round, how long, the pairs still confusable."""

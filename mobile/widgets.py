@@ -166,6 +166,11 @@ class CardPad(GridLayout):
         pass
 
 
+def _on_row(act: Callable[[int], None], ci: int) -> Callable[[Any], None]:
+    """A row button's tap: ``act`` on the row it was made for, whatever Kivy passes."""
+    return lambda _b: act(ci)
+
+
 def _row_button(text: str, cb: Callable[[Any], None], width: float, bg: tuple[float, ...] = GREEN,
                 **kw: Any) -> Button:
     b = Button(text=text, size_hint_x=None, width=width, background_normal="", background_down="",
@@ -199,7 +204,8 @@ class EditorView(BoxLayout):
 
     @property
     def editor(self) -> Editor:
-        return App.get_running_app().state.editor
+        editor: Editor = App.get_running_app().state.editor  # Kivy is untyped; the app is ours
+        return editor
 
     def _changed(self) -> None:
         App.get_running_app().state.changed()
@@ -219,7 +225,7 @@ class EditorView(BoxLayout):
                 label = f"{ci + 1}\n{tr(col.state if col.state in (OPEN, CONCEALED) else 'loose')}"
             bg = ACCENT if is_target else (GREEN if col.state == OPEN else
                                            BACK_BLUE if col.state == CONCEALED else (0.45, 0.45, 0.45, 1))
-            head = _row_button(label, lambda _b, ci=ci: self.on_head(ci), dp(70), bg)
+            head = _row_button(label, _on_row(self.on_head, ci), dp(70), bg)
             self.heads[ci] = head
             row.add_widget(head)
             # the cards wrap onto more lines when a row is long (a 12-card hand on a phone)
@@ -237,12 +243,12 @@ class EditorView(BoxLayout):
             if col.cards and all(c == "back" for c in col.cards) and col.state != FREE:
                 named = face_text(col.name) if col.name else "?"
                 self.namers[ci] = _row_button(f"{tr('name_group')} {named}",
-                                              lambda _b, ci=ci: self.on_name(ci), dp(96), (0.55, 0.3, 0.6, 1),
+                                              _on_row(self.on_name, ci), dp(96), (0.55, 0.3, 0.6, 1),
                                               size_hint_y=None, height=dp(52))
                 stack.add_widget(self.namers[ci])
             row.add_widget(stack)
             if col.state != FREE or col.cards:
-                self.flips[ci] = _row_button(tr("flip"), lambda _b, ci=ci: self.on_flip(ci), dp(64),
+                self.flips[ci] = _row_button(tr("flip"), _on_row(self.on_flip, ci), dp(64),
                                              (0.35, 0.35, 0.35, 1))
                 row.add_widget(self.flips[ci])
             self.rows.append(row)
@@ -396,7 +402,7 @@ class PhotoBoxes(StencilView):
 
     def on_touch_move(self, touch: Any) -> bool:
         if touch.grab_current is not self:
-            return super().on_touch_move(touch)
+            return bool(super().on_touch_move(touch))
         if self.zoom > 1.0:
             k = self.fit()[0]
             iw, ih = self.image_size
@@ -407,7 +413,7 @@ class PhotoBoxes(StencilView):
 
     def on_touch_up(self, touch: Any) -> bool:
         if touch.grab_current is not self:
-            return super().on_touch_up(touch)
+            return bool(super().on_touch_up(touch))
         touch.ungrab(self)
         sx, sy = touch.ud.get("photo_start", touch.pos)
         if abs(touch.x - sx) < dp(10) and abs(touch.y - sy) < dp(10):
@@ -574,7 +580,13 @@ class Ask(ModalView):
         self.yes_button = Button(text=yes, background_normal="", background_down="",
                                  background_color=(0.70, 0.18, 0.14, 1), font_size=sp(17))
         self.no_button.bind(on_release=lambda _b: self.dismiss())
-        self.yes_button.bind(on_release=lambda _b: (self.dismiss(), on_yes()))
+
+        def confirm(_b: Any) -> bool:
+            self.dismiss()
+            on_yes()
+            return True  # the tap is spent: no later handler of the button sees it
+
+        self.yes_button.bind(on_release=confirm)
         row.add_widget(self.no_button)
         row.add_widget(self.yes_button)
         box.add_widget(row)

@@ -182,11 +182,12 @@ class ResultScreen(Base):
     def show_double(self, r: Simultaneous) -> None:
         """Two instant wins after one deal: each layout's groups and score, then the payouts."""
         st = self.state
-        s, t, box = st.session, st.t, self.ids.body
+        s, t, box = st.need_session(), st.t, self.ids.body
         box.add_widget(Txt(text=t("double_winners", names="、".join(s.players[w] for w in r.winners)),
                            font_size=sp(20), bold=True))
         for res, first in zip(r.results, (st.pending.first, None), strict=True):
             seat = (first or {}).get("winner", st.win.winner)
+            assert seat is not None  # a hand is scored only with its winner (engine_input refuses)
             box.add_widget(Txt(text=f"{s.players[seat]} · {t('score', n=res.score)} · "
                                     + " ".join(t.special(x.id, x.name) for x in res.specials),
                                font_size=sp(18)))

@@ -10,13 +10,17 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zipai.scorer import Ledger
 
 from .app import Config, new_token
 from .cli import Background
 
-PHONE = {"width": 360, "height": 780}
+if TYPE_CHECKING:  # playwright (the [dev] extra) is imported only when the shots are taken
+    from playwright.sync_api import ViewportSize
+
+PHONE: ViewportSize = {"width": 360, "height": 780}
 SAMPLE_HAND = {"winner": 1, "won_by": "self_draw",
                "groups": [{"cards": ["x4", "x5", "x6"], "state": "open"},
                           {"cards": ["x9", "x7", "x8"], "state": "open"}],

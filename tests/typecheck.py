@@ -1,13 +1,17 @@
 """``mypy --strict`` on one of our packages as it is installed (``zipai.<name>``).
 
 mypy cannot follow the editable install's package-dir map (``zipai.scorer`` is ``scorer/``), so
-the check runs on a tree of links that lays the packages out as installed: ``zipai/engine`` and
-``zipai/<name>``. Each package has its own tree and cache under ``.mypy_cache`` (ignored by git),
-so the caches stay warm and two test workers never race each other for the same links.
+the check runs on a tree of links that lays the packages out as installed: ``zipai/<name>`` and
+every package of ours it imports, directly or through another (the app: the engine, the ledger,
+the vision, the table page it serves and the scenes its preview bench renders), so each import is
+checked against the types it names. Each package has its own tree and cache under ``.mypy_cache``
+(ignored by git), so the caches stay warm and two test workers never race each other for the same
+links. The configuration is pyproject's ``[tool.mypy]`` (which third-party modules ship no types).
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -16,12 +20,34 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def imported(name: str) -> set[str]:
+    """Our packages that ``zipai.<name>``'s modules import (lazy imports inside functions too)."""
+    found: set[str] = set()
+    for source in (ROOT / name).rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"), str(source))):
+            modules = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                       else [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0
+                       and node.module else [])
+            found.update(m.split(".")[1] for m in modules if m.startswith("zipai.") and m != "zipai")
+    return found - {name}
+
+
+def packages(name: str) -> set[str]:
+    """``name`` and every package of ours it reaches through imports."""
+    seen, todo = {name}, [name]
+    while todo:
+        for other in imported(todo.pop()) - seen:
+            seen.add(other)
+            todo.append(other)
+    return seen
+
+
 def installed_tree(name: str) -> Path:
     """``<root>/.mypy_cache/<name>-tree/zipai``, its entries links into the worktree (made once)."""
     tree = ROOT / ".mypy_cache" / f"{name}-tree"
     pkg = tree / "zipai"
     pkg.mkdir(parents=True, exist_ok=True)
-    links = {"__init__.py": ROOT / "cli" / "__init__.py", "engine": ROOT / "engine", name: ROOT / name}
+    links = {"__init__.py": ROOT / "cli" / "__init__.py"} | {p: ROOT / p for p in packages(name)}
     for entry, target in links.items():
         link = pkg / entry
         if link.is_symlink() and link.resolve() == target.resolve():
@@ -35,9 +61,10 @@ def installed_tree(name: str) -> Path:
 
 
 def strict(name: str) -> subprocess.CompletedProcess[str]:
-    """mypy's verdict on ``zipai.<name>`` checked against the engine's own types."""
+    """mypy's verdict on ``zipai.<name>`` checked against the types of the packages it imports."""
     tree = installed_tree(name)
     return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary",
+                           "--config-file", str(ROOT / "pyproject.toml"),
                            "--cache-dir", str(ROOT / ".mypy_cache" / f"{name}-tree-cache"),
                            "-p", f"zipai.{name}"],
                           cwd=tree, env={**os.environ, "MYPYPATH": str(tree)},
