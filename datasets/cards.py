@@ -381,7 +381,8 @@ def _paper_light(arr: np.ndarray, rng: random.Random) -> np.ndarray:
     y = np.linspace(-1, 1, h, dtype=np.float32)[:, None]
     bend = 1 - rng.uniform(0, 0.12) * (x - rng.uniform(-0.5, 0.5)) ** 2
     slope = 1 + rng.uniform(-0.06, 0.06) * y + rng.uniform(-0.04, 0.04) * x
-    return arr * (bend * slope)[..., None]
+    lit: np.ndarray = arr * (bend * slope)[..., None]
+    return lit
 
 
 def render_back(deck: DeckStyle, width: int, rng: random.Random | None = None) -> Image.Image:

@@ -171,7 +171,7 @@ def compose(items: list[Placed], deck: DeckStyle, canvas: Image.Image, quad: lis
             (_ux, uy), (_dx, dy_) = _apply(h_plane2out, [(p.cx, p.cy), (p.cx + _rot(0, -1, p.angle)[0],
                                                                       p.cy + _rot(0, -1, p.angle)[1])])
             top_up = (dy_ - uy) < 0
-            glyphs = []
+            glyphs: list[dict[str, Any]] = []
             for f in (1, 2):
                 frac = counts[3 * k + f] / max(1, p.full_ink[f])
                 m = sub_own & (sub_flg == f)

@@ -59,7 +59,8 @@ def _window_sums(mask: np.ndarray, k: int) -> np.ndarray:
     c = np.cumsum(np.pad(mask, r, mode="edge").astype(np.int32), axis=0)
     rows = c[k - 1:] - np.concatenate([np.zeros((1, c.shape[1]), np.int32), c[:-k]])
     c = np.cumsum(rows, axis=1)
-    return c[:, k - 1:] - np.concatenate([np.zeros((c.shape[0], 1), np.int32), c[:, :-k]], axis=1)
+    sums: np.ndarray = c[:, k - 1:] - np.concatenate([np.zeros((c.shape[0], 1), np.int32), c[:, :-k]], axis=1)
+    return sums
 
 
 def _simplify(pts: list[tuple[float, float]], eps: float) -> list[tuple[float, float]]:
@@ -95,8 +96,8 @@ def _mask_outline(mask: np.ndarray, ox: int, oy: int, max_points: int = 12) -> l
     left = sub.argmax(axis=1)
     right = sub.shape[1] - sub[:, ::-1].argmax(axis=1)
     ys = np.stack([rows, rows + 1], axis=1).ravel().tolist()  # each row's top and bottom edge
-    chain_l = list(zip(np.repeat(left, 2).tolist(), ys, strict=True))
-    chain_r = list(zip(np.repeat(right, 2).tolist(), ys, strict=True))
+    chain_l: list[tuple[float, float]] = list(zip(np.repeat(left, 2).tolist(), ys, strict=True))
+    chain_r: list[tuple[float, float]] = list(zip(np.repeat(right, 2).tolist(), ys, strict=True))
     poly = np.asarray(_simplify(chain_l, 0.75) + _simplify(chain_r[::-1], 0.75), np.int64)
     # drop the corners that change the area least until few remain
     while len(poly) > max_points:

@@ -22,13 +22,13 @@ import numpy as np
 from PIL import Image
 
 from zipai.engine import ZipaiError
+from zipai.vision.constants import BACK_ID  # noqa: F401  (the tests name it from here)
 
 from .cards import DeckStyle, random_deck
 
 # the parts; what this module does not use itself is imported to stay importable from here,
 # where the tests, the teaching photos and the training data name it
 from .compose import (  # noqa: F401
-    BACK_ID,
     CATEGORIES,
     MIN_BACK_VISIBLE,
     MIN_GLYPH_VISIBLE,
@@ -159,25 +159,25 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
 
     table, table_kind = table_texture(rng, nrng, PW, PH)
     if rng.random() < 0.2:  # the table ends: its edge, then the floor or a lap beyond it
-        side = rng.randrange(4)
-        if side in (0, 1):
+        edge = rng.randrange(4)
+        if edge in (0, 1):
             reach = ext_h * unit / 2 + unit * rng.uniform(0.5, 2.5)
-            cut = int(ccy - reach) if side == 0 else int(ccy + reach)
+            cut = int(ccy - reach) if edge == 0 else int(ccy + reach)
         else:
             reach = ext_w * unit / 2 + unit * rng.uniform(0.5, 2.5)
-            cut = int(ccx - reach) if side == 2 else int(ccx + reach)
+            cut = int(ccx - reach) if edge == 2 else int(ccx + reach)
         floors = [(60, 50, 45), (120, 110, 100), (30, 30, 35), (150, 120, 90)]
         floor = np.array(rng.choice(floors), np.float32)
         floor = floor + _lowfreq(nrng, PW, PH, 5)[..., None] * 10
         lip = max(2, int(unit * rng.uniform(0.1, 0.4)))
         edge_col = table.mean(axis=(0, 1)) * rng.uniform(0.5, 0.8)
-        if side == 0:
+        if edge == 0:
             table[:max(0, cut)] = floor[:max(0, cut)]
             table[max(0, cut):max(0, cut + lip)] = edge_col
-        elif side == 1:
+        elif edge == 1:
             table[max(0, cut):] = floor[max(0, cut):]
             table[max(0, cut - lip):max(0, cut)] = edge_col
-        elif side == 2:
+        elif edge == 2:
             table[:, :max(0, cut)] = floor[:, :max(0, cut)]
             table[:, max(0, cut):max(0, cut + lip)] = edge_col
         else:
@@ -257,9 +257,10 @@ def render_scene_full(seed: int, split: str, index: int, size: tuple[int, int] =
             kind = None
         groups_meta.append({"cards": [str(c) for c in g.cards], "state": g.state, "row": g.row,
                             "kind": kind})
-    meta = {"split": split, "style": style, "font": deck.face.name, "font_style": deck.face.style,
-            "layout": lay.to_input(), "groups": groups_meta, "table": table_kind,
-            "loose": [str(c) for c in loose], "seed": seed, "index": index}
+    meta: dict[str, Any] = {
+        "split": split, "style": style, "font": deck.face.name, "font_style": deck.face.style,
+        "layout": lay.to_input(), "groups": groups_meta, "table": table_kind,
+        "loose": [str(c) for c in loose], "seed": seed, "index": index}
     if deck is not drawn:
         meta.update(font=deck.face.name, font_style=deck.face.style)
     if layouts != "classic":

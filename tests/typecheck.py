@@ -15,6 +15,7 @@ import ast
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,5 +74,6 @@ def strict(name: str) -> subprocess.CompletedProcess[str]:
 
 def ships_marker(name: str) -> bool:
     """The package carries ``py.typed`` and pyproject ships it as package data."""
-    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    return (ROOT / name / "py.typed").is_file() and f'"zipai.{name}" = ["py.typed"]' in pyproject
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        data = tomllib.load(f)["tool"]["setuptools"]["package-data"].get(f"zipai.{name}", [])
+    return (ROOT / name / "py.typed").is_file() and "py.typed" in data
