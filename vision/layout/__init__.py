@@ -49,7 +49,7 @@ from .column import (
 from .doubts import Doubt, DoubtKind
 from .geometry import card_axis, columns
 from .hidden import complete_group
-from .moves import gather_loose, set_apart_pairs, trade_ends
+from .moves import gather_loose, move_far_ends, set_apart_pairs, trade_ends
 from .order import REPAIRS, repair
 from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
@@ -100,6 +100,7 @@ __all__ = [
     "join_split_groups",
     "layout_splits",
     "leave_twin",
+    "move_far_ends",
     "name_group",
     "places",
     "propose_states",

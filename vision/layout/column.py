@@ -107,6 +107,9 @@ class Params:
     # ``twins.leave_twin``: of two finds of one card next to each other down a column that is no
     # group but one without either, one left out, when the layout as it stands does not win
     leave_twin: bool = True
+    # ``moves.move_far_ends``: a card linked onto the wrong column past a long gap (its far end showing)
+    # moved back to the column it continues, when only so the layout makes seven groups
+    move_far_ends: bool = True
 
 
 @dataclass(slots=True)
