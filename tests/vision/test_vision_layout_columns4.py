@@ -1,6 +1,8 @@
 """A card whose head glyph lies under the next column shows only its far end, a card's length
 past its own column's last card, and the geometry links it onto the column beside it: one group
-a card short and one a card over. ``move_far_ends`` moves it back, on hand-built drafts.
+a card short and one a card over. ``move_far_ends`` moves it back, on hand-built drafts; and a
+concealed group's face laid apart from its backs is joined to them, not a discard lying nearer
+(``join_split_groups``).
 
 Glyphs 50 px, columns 100 px apart, cards 80 px apart down a column unless a test says so.
 """
@@ -15,11 +17,13 @@ from layout_cards import det
 from zipai.vision.detector import Detection
 from zipai.vision.layout import (
     HAND,
+    LOOSE,
     OPEN,
     TABLE,
     Column,
     Draft,
     Params,
+    join_split_groups,
     move_far_ends,
     proposed_state,
     repair,
@@ -69,7 +73,9 @@ def test_a_far_end_linked_onto_the_column_beside_it_moves_back() -> None:
     from its own column (``trade_ends`` does not reach it): moved back, both columns make groups
     and the layout splits; both say so."""
     draft = _draft(_far_d7(200.0))
+    before = [(c.cards, c.detections) for c in draft.columns]
     got = move_far_ends(draft)
+    assert [(c.cards, c.detections) for c in draft.columns] == before  # a new draft, this one as it was
     assert got is not None and got.splits
     look = _look(got)
     assert (TABLE, OPEN, ["d7", "d7", "d7"]) in look and (TABLE, OPEN, ["x2", "x7", "x10"]) in look
@@ -114,3 +120,27 @@ def test_a_card_of_a_hand_pair_is_not_moved() -> None:
                     (HAND, _column(["d7", "d8"], 200.0, 420.0)),
                     *_hand(300.0)])
     assert move_far_ends(draft) is None
+
+
+def _face_apart(p: Params | None = None) -> Draft:
+    """Two backs of the claimed row with their face 壹 laid 220 px (4.4 glyph sizes) to the side,
+    and a 伍 discard lying 85 px from the backs, apart from the row."""
+    return _draft([(TABLE, _column(["d8", "d8", "d8"], 0.0, 0.0)),
+                   (TABLE, _column(["back", "back"], 200.0, 0.0)),
+                   (TABLE, [("x1", 420.0, 0.0)]),
+                   (LOOSE, [("d5", 260.0, 140.0)]), *_hand()], p)
+
+
+def test_a_face_laid_apart_from_its_backs_joins_them_before_a_nearer_discard() -> None:
+    """Either the 壹 of the row or the loose 伍 makes a group with the two backs; the 伍 lies
+    nearer, but a loose card is taken only where no column of the claimed row is a partner, and
+    the 壹 is one within ``JOIN_REACH``: the backs take the 壹, and the 伍 stays loose."""
+    got = join_split_groups(_face_apart())
+    assert got is not None
+    look = _look(got)
+    assert any(row == TABLE and sorted(cards) == ["back", "back", "x1"] for row, _, cards in look)
+    assert (LOOSE, LOOSE, ["d5"]) in look
+    # the rule before: the nearer discard was taken, and the 壹 left a lone card of the row
+    was = join_split_groups(_face_apart(Params(row_partner_first=False)))
+    assert was is not None
+    assert any(sorted(cards) == ["back", "back", "d5"] for _, _, cards in _look(was))

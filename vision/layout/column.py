@@ -110,6 +110,9 @@ class Params:
     # ``moves.move_far_ends``: a card linked onto the wrong column past a long gap (its far end showing)
     # moved back to the column it continues, when only so the layout makes seven groups
     move_far_ends: bool = True
+    # ``repairs.join_split_groups``: a short claimed column whose own row holds a partner within
+    # ``JOIN_REACH`` is joined to it, not to a loose card lying nearer (a discard beside its backs)
+    row_partner_first: bool = True
 
 
 @dataclass(slots=True)
