@@ -1,8 +1,9 @@
 """A card whose head glyph lies under the next column shows only its far end, a card's length
 past its own column's last card, and the geometry links it onto the column beside it: one group
-a card short and one a card over. ``move_far_ends`` moves it back, on hand-built drafts; and a
+a card short and one a card over. ``move_far_ends`` moves it back, on hand-built drafts; a
 concealed group's face laid apart from its backs is joined to them, not a discard lying nearer
-(``join_split_groups``).
+(``join_split_groups``), and to the backs whose line it continues where two groups lie side by
+side (``join_in_line``).
 
 Glyphs 50 px, columns 100 px apart, cards 80 px apart down a column unless a test says so.
 """
@@ -16,6 +17,7 @@ from layout_cards import det
 
 from zipai.vision.detector import Detection
 from zipai.vision.layout import (
+    CONCEALED,
     HAND,
     LOOSE,
     OPEN,
@@ -23,6 +25,7 @@ from zipai.vision.layout import (
     Column,
     Draft,
     Params,
+    join_in_line,
     join_split_groups,
     move_far_ends,
     proposed_state,
@@ -144,3 +147,34 @@ def test_a_face_laid_apart_from_its_backs_joins_them_before_a_nearer_discard() -
     was = join_split_groups(_face_apart(Params(row_partner_first=False)))
     assert was is not None
     assert any(sorted(cards) == ["back", "back", "d5"] for _, _, cards in _look(was))
+
+
+def _faces_above_backs(x9: float, x3: float, p: Params | None = None) -> Draft:
+    """Two concealed groups side by side, each face laid 200 px (four glyph sizes) above its
+    two backs: 玖 at ``x9``, 叁 at ``x3``, the backs at 300 and 520 (each pair, and each face,
+    within ``JOIN_REACH`` of the other pair)."""
+    return _draft([(TABLE, _column(["d5", "d5", "d5"], 0.0, 0.0)),
+                   (TABLE, [("x9", x9, 0.0)]), (TABLE, [("x3", x3, 0.0)]),
+                   (TABLE, _column(["back", "back"], 300.0, 200.0)),
+                   (TABLE, _column(["back", "back"], 520.0, 200.0)), *_hand()], p)
+
+
+def test_each_face_joins_the_backs_whose_line_it_continues() -> None:
+    """Each face makes a group with either pair of backs, and lies within reach of both, so
+    ``join_split_groups`` joins none; each lies in line with its own pair: both are joined, and
+    the layout splits."""
+    draft = _faces_above_backs(300.0, 520.0)
+    assert join_split_groups(draft) is None
+    got = join_in_line(draft)
+    assert got is not None and got.splits
+    look = _look(got)
+    assert (TABLE, CONCEALED, ["x9", "back", "back"]) in look
+    assert (TABLE, CONCEALED, ["x3", "back", "back"]) in look
+    assert sum(bool(c.settled) for c in got.columns) == 2
+    assert join_in_line(_faces_above_backs(300.0, 520.0, Params(join_in_line=False))) is None
+
+
+def test_faces_in_line_with_no_pair_of_backs_are_not_joined() -> None:
+    """The same faces lying 110 px (over two glyph sizes) off each pair's line: no line tells
+    which backs each face is the card of, and nothing is joined."""
+    assert join_in_line(_faces_above_backs(410.0, 630.0)) is None

@@ -113,6 +113,8 @@ class Params:
     # ``repairs.join_split_groups``: a short claimed column whose own row holds a partner within
     # ``JOIN_REACH`` is joined to it, not to a loose card lying nearer (a discard beside its backs)
     row_partner_first: bool = True
+    # ``moves.join_in_line``: two short claimed columns joined where one continues the other's line
+    join_in_line: bool = True
 
 
 @dataclass(slots=True)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Sequence
 
 from ..detector import Detection
-from .column import CONCEALED, HAND, LOOSE, OPEN, TABLE, Column, proposed_state
+from .column import CONCEALED, FREE, HAND, LOOSE, OPEN, TABLE, Column, proposed_state
 from .geometry import card_axis, scale
 from .repairs import (
     BACK_REACH,
@@ -295,10 +296,11 @@ def _claimed_broken(draft: Draft) -> int:
                and not _makes_group(c.cards) for c in draft.columns)
 
 
-def _continues(dets: Sequence[Detection], col: Sequence[int], e: int, s: float) -> bool:
+def _continues(dets: Sequence[Detection], col: Sequence[int], e: int, s: float,
+               across_most: float = FAR_ACROSS) -> bool:
     """Whether card ``e`` lies past an end of the column of cards ``col`` (in its order down the
     layout), within ``FAR_REACH`` glyph sizes ``s`` of that end along the column's own line and
-    ``FAR_ACROSS`` across it (a lone card's line: the layout's axis)."""
+    ``across_most`` across it (a lone card's line: the layout's axis)."""
     if e in col:
         return False
     a = math.radians(card_axis(dets))
@@ -310,7 +312,7 @@ def _continues(dets: Sequence[Detection], col: Sequence[int], e: int, s: float) 
             ux, uy = axis
             for sign in (1.0, -1.0):  # a lone card: past either end along the layout's axis
                 along, across = _along(ex - cx, ey - cy, sign * ux, sign * uy)
-                if 0 < along < FAR_REACH * s and abs(across) < FAR_ACROSS * s:
+                if 0 < along < FAR_REACH * s and abs(across) < across_most * s:
                     return True
             continue
         nx, ny = dets[nxt].center
@@ -318,7 +320,7 @@ def _continues(dets: Sequence[Detection], col: Sequence[int], e: int, s: float) 
         if length == 0:
             continue
         along, across = _along(ex - cx, ey - cy, (cx - nx) / length, (cy - ny) / length)
-        if 0 < along < FAR_REACH * s and abs(across) < FAR_ACROSS * s:
+        if 0 < along < FAR_REACH * s and abs(across) < across_most * s:
             return True
     return False
 
@@ -346,3 +348,49 @@ def _moved(cols: Sequence[Column], dets: Sequence[Detection],
         for n in (a, b):
             out[n].state = proposed_state(out[n])
     return out
+
+
+# glyph sizes across a short column's line (through its two cards) that the card of another
+# short column may lie and still be taken for its continuation by ``join_in_line``
+IN_LINE = 0.5
+
+
+def join_in_line(draft: Draft) -> Draft | None:
+    """Join two short columns of the claimed row where one continues the other's line.
+
+    ``join_split_groups`` joins two short columns of the claimed row (a concealed group's face
+    apart from its backs) only where each is the other's one partner within reach; where two
+    such groups lie side by side (two faces above two pairs of backs) each face is a partner of
+    both, and none is joined, or the face lies further off than ``JOIN_REACH``. A group's cards
+    lie in one line, so of such columns that together make a group, two are joined where a card
+    of one lies past an end of the other, within ``FAR_REACH`` glyph sizes of it along its line
+    and ``IN_LINE`` across it, and each is the other's only such partner. The geometry's
+    repair, asked of every draft; the column says so (``settled``, a doubt in ``assemble``)."""
+    if not draft.params.join_in_line:
+        return None
+    cols, dets = draft.columns, draft.detections
+    short = [n for n, c in enumerate(cols) if c.row == TABLE and c.state in (FREE, CONCEALED)
+             and len(c.cards) < 3 and not c.name and not c.reading and c.detections and _found(c, dets)]
+    if len(short) < 2:
+        return None
+    s = scale(dets)
+
+    def in_line(a: int, b: int) -> bool:  # a card of ``a`` continues ``b``'s line (two cards or more)
+        return len(cols[b].detections) > 1 and any(
+            _continues(dets, cols[b].detections, e, s, IN_LINE) for e in cols[a].detections)
+
+    found = [(a, b) for a, b in itertools.combinations(short, 2)
+             if _makes_group(cols[a].cards + cols[b].cards) and (in_line(a, b) or in_line(b, a))]
+    partners = Counter(n for pair in found for n in pair)
+    pairs = [(a, b) for a, b in found if partners[a] == 1 and partners[b] == 1]
+    if not pairs:
+        return None
+    out = list(cols)
+    for a, b in pairs:
+        order = _down(dets, cols[a].detections + cols[b].detections)
+        joined = cols[a].copy(detections=order, cards=[dets[i].card for i in order],
+                              settled="a card lying apart taken in: it lies in line with the column "
+                                      "beside it, and with it makes one group")
+        joined.state = proposed_state(joined)
+        out[a], out[b] = joined, cols[b].copy(detections=[], cards=[])
+    return draft.with_columns([c for c in out if c.cards])

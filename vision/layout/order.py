@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .hidden import complete_group
-from .moves import gather_loose, move_far_ends, set_apart_pairs, trade_ends
+from .moves import gather_loose, join_in_line, move_far_ends, set_apart_pairs, trade_ends
 from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
     Draft,
@@ -23,10 +23,10 @@ from .repairs import (
 )
 from .twins import leave_twin
 
-REPAIRS: tuple[Repair, ...] = (leave_twin, join_lone_backs, join_split_groups, gather_loose, read_backs,
-                               settle_strays, set_apart_ends, trade_ends, move_far_ends, settle_backs,
-                               settle_rows, reread, take_in, fill_concealed, set_apart_pairs, complete_group,
-                               read_hidden, rescue)
+REPAIRS: tuple[Repair, ...] = (leave_twin, join_lone_backs, join_split_groups, join_in_line, gather_loose,
+                               read_backs, settle_strays, set_apart_ends, trade_ends, move_far_ends,
+                               settle_backs, settle_rows, reread, take_in, fill_concealed, set_apart_pairs,
+                               complete_group, read_hidden, rescue)
 """The order the repairs run in: a card found twice down its column, the geometry's own repairs
 (a lone back, a group split over two short columns), loose cards lying together that make a
 group, the card of an all-back group, then the lone cards, a card linked on at a column's end
