@@ -249,8 +249,8 @@ def move_far_ends(draft: Draft) -> Draft | None:
     makes a group and the card's own column a group too (or stays free cards of the hand). When
     the draft does not split into seven groups, of the ways of one or two such moves (each column
     in one) that make it split, lone cards then settled as ``settle_strays`` settles them, the one
-    that leaves the fewest claimed columns that are no group, then the fewest moves, is taken
-    when no other way does as well; so too where it splits with a
+    whose moves leave the fewest claimed columns that are no group, then the fewest moves, is
+    taken when no other way does as well; so too where it splits with a
     claimed column that is no group (its cards then pass to the hand as free cards, as in
     ``trade_ends``). Both columns say so (``settled``, a doubt in ``assemble``)."""
     if not draft.params.move_far_ends:
@@ -270,30 +270,36 @@ def move_far_ends(draft: Draft) -> Draft | None:
     if not moves or len(moves) > MAX_FAR_MOVES:
         return None
 
-    ways: list[tuple[tuple[int, int], Draft]] = []
+    built = []
     for combo in (*itertools.combinations(moves, 1), *itertools.combinations(moves, 2)):
         touched = [n for a, _, b in combo for n in (a, b)]
         got = _moved(cols, dets, combo) if len(set(touched)) == len(touched) else None
-        if got is None:
-            continue
+        if got is not None:
+            built.append(((_claimed_broken(got), len(combo)), got))
+    # the ways in order of claimed columns left no group, then of moves; the first that splits wins
+    # where no other as good does (lone cards settled as ``settle_strays`` settles them)
+    found: list[Draft] = []
+    best = None
+    for key, got in sorted(built, key=lambda way: way[0]):
+        if best is not None and key > best:
+            break
         tried: Draft | None = draft.with_columns(got)
         if tried is not None and not tried.splits:
             tried = settle_strays(tried)
         if tried is not None:
-            ways.append(((_claimed_broken(tried), len(combo)), tried))
-    if not ways:
-        return None
-    best = min(key for key, _ in ways)
-    found = [way for key, way in ways if key == best]
-    return found[0] if len(found) == 1 else None
+            best = key
+            found.append(tried)
+        if len(found) > 1:  # two ways as good: the player's to choose
+            return None
+    return found[0] if found else None
 
 
-def _claimed_broken(draft: Draft) -> int:
+def _claimed_broken(cols: Sequence[Column]) -> int:
     """How many columns of the claimed row make no group: a way that leaves a claimed pair passes
     its cards to the hand as free cards, and may split, but a way that makes it a group is the
     layout as laid."""
     return sum(c.row == TABLE and c.state != LOOSE and not c.name and not c.reading
-               and not _makes_group(c.cards) for c in draft.columns)
+               and not _makes_group(c.cards) for c in cols)
 
 
 def _continues(dets: Sequence[Detection], col: Sequence[int], e: int, s: float,
@@ -303,13 +309,12 @@ def _continues(dets: Sequence[Detection], col: Sequence[int], e: int, s: float,
     ``across_most`` across it (a lone card's line: the layout's axis)."""
     if e in col:
         return False
-    a = math.radians(card_axis(dets))
-    axis = (-math.sin(a), math.cos(a))
     ends = ((col[0], col[1]), (col[-1], col[-2])) if len(col) > 1 else ((col[0], None),)
     for end, nxt in ends:
         (ex, ey), (cx, cy) = dets[e].center, dets[end].center
         if nxt is None:
-            ux, uy = axis
+            a = math.radians(card_axis(dets))
+            ux, uy = -math.sin(a), math.cos(a)
             for sign in (1.0, -1.0):  # a lone card: past either end along the layout's axis
                 along, across = _along(ex - cx, ey - cy, sign * ux, sign * uy)
                 if 0 < along < FAR_REACH * s and abs(across) < across_most * s:
