@@ -178,3 +178,8 @@ def test_faces_in_line_with_no_pair_of_backs_are_not_joined() -> None:
     """The same faces lying 110 px (over two glyph sizes) off each pair's line: no line tells
     which backs each face is the card of, and nothing is joined."""
     assert join_in_line(_faces_above_backs(410.0, 630.0)) is None
+
+
+def test_a_photo_without_cards_has_nothing_to_move_or_join() -> None:
+    empty = Draft((), (), BASE)
+    assert move_far_ends(empty) is None and join_in_line(empty) is None

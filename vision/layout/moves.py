@@ -243,23 +243,24 @@ def move_far_ends(draft: Draft) -> Draft | None:
     beside it, or of the next row's column, as to its own; the geometry links it on there, and
     two groups come out wrong at once: one a card short (``d7 d7``) and one a card over
     (``x2 x7 x10 d7``). ``trade_ends`` moves only cards within ``BACK_REACH`` of their column;
-    this step weighs each face at an end of a column that is no group, or of the hand's (whose
-    rest the engine pools), that lies past an end of another column, within ``FAR_REACH`` glyph
-    sizes of it along that column's own line (``FAR_ACROSS`` across it), where the column then
-    makes a group and the card's own column a group too (or stays free cards of the hand). When
-    the draft does not split into seven groups, of the ways of one or two such moves (each column
+    this step weighs each face at an end of a column of three cards or more that is no group, or
+    of the hand's (whose rest the engine pools; a hand's pair is what it seems), that lies past
+    an end of another column, within ``FAR_REACH`` glyph sizes of it along that column's own
+    line (``FAR_ACROSS`` across it), where the column then makes a group and the card's own
+    column a group too (or stays free cards of the hand). When the draft does not split into
+    seven groups, or splits with a claimed column that is no group (its cards then pass to the
+    hand as free cards, as in ``trade_ends``), of the ways of one or two such moves (each column
     in one) that make it split, lone cards then settled as ``settle_strays`` settles them, the one
     whose moves leave the fewest claimed columns that are no group, then the fewest moves, is
-    taken when no other way does as well; so too where it splits with a
-    claimed column that is no group (its cards then pass to the hand as free cards, as in
-    ``trade_ends``). Both columns say so (``settled``, a doubt in ``assemble``)."""
+    taken when no other way does as well. Both columns say so (``settled``, a doubt in
+    ``assemble``)."""
     if not draft.params.move_far_ends:
         return None
     cols, dets = draft.columns, draft.detections
     laid = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE and not c.name
             and not c.reading and c.detections and _found(c, dets)]
-    if draft.splits and not any(cols[n].state in (OPEN, CONCEALED) and not _makes_group(cols[n].cards)
-                                for n in laid):
+    if not laid or (draft.splits and not any(cols[n].state in (OPEN, CONCEALED)
+                                             and not _makes_group(cols[n].cards) for n in laid)):
         return None
     s = scale(dets)
     moves = [(a, e, b) for a in laid for e in dict.fromkeys((cols[a].detections[0], cols[a].detections[-1]))
