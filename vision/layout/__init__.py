@@ -49,7 +49,7 @@ from .column import (
 from .doubts import Doubt, DoubtKind
 from .geometry import card_axis, columns
 from .hidden import complete_group
-from .moves import gather_loose, set_apart_pairs, trade_ends
+from .moves import gather_loose, join_in_line, move_far_ends, set_apart_pairs, trade_ends
 from .order import REPAIRS, repair
 from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
@@ -96,10 +96,12 @@ __all__ = [
     "complete_group",
     "fill_concealed",
     "gather_loose",
+    "join_in_line",
     "join_lone_backs",
     "join_split_groups",
     "layout_splits",
     "leave_twin",
+    "move_far_ends",
     "name_group",
     "places",
     "propose_states",

@@ -107,6 +107,14 @@ class Params:
     # ``twins.leave_twin``: of two finds of one card next to each other down a column that is no
     # group but one without either, one left out, when the layout as it stands does not win
     leave_twin: bool = True
+    # ``moves.move_far_ends``: a card linked onto the wrong column past a long gap (its far end showing)
+    # moved back to the column it continues, when only so the layout makes seven groups
+    move_far_ends: bool = True
+    # ``repairs.join_split_groups``: a short claimed column whose own row holds a partner within
+    # ``JOIN_REACH`` is joined to it, not to a loose card lying nearer (a discard beside its backs)
+    row_partner_first: bool = True
+    # ``moves.join_in_line``: two short claimed columns joined where one continues the other's line
+    join_in_line: bool = True
 
 
 @dataclass(slots=True)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Sequence
 
 from ..detector import Detection
-from .column import CONCEALED, HAND, LOOSE, OPEN, TABLE, Column, proposed_state
+from .column import CONCEALED, FREE, HAND, LOOSE, OPEN, TABLE, Column, proposed_state
 from .geometry import card_axis, scale
 from .repairs import (
     BACK_REACH,
@@ -27,6 +28,7 @@ from .repairs import (
     _one_way,
     laid_columns,
     nearest_row,
+    settle_strays,
 )
 
 
@@ -222,3 +224,179 @@ def _down(dets: Sequence[Detection], idx: Sequence[int]) -> list[int]:
     a = math.radians(card_axis(dets))
     gx, gy = -math.sin(a), math.cos(a)
     return sorted(idx, key=lambda i: dets[i].center[0] * gx + dets[i].center[1] * gy)
+
+
+# glyph sizes past the nearest end of a column that a card linked onto the column beside it may
+# lie and still be moved back to it by ``move_far_ends``: a card whose head glyph lies under the
+# next column shows only its far end, a card's length past its column's last card
+FAR_REACH = 7.0
+# glyph sizes across a column's own line (through its end cards) that such a card may lie
+FAR_ACROSS = 2.0
+MAX_FAR_MOVES = 8  # (card, column) moves move_far_ends weighs: 36 ways of one or two at most
+
+
+def move_far_ends(draft: Draft) -> Draft | None:
+    """Let the rules move a card linked onto the wrong column back to the column it continues.
+
+    A card whose head glyph lies under the next column's cards shows only its far end, a card's
+    length past its own column's last card, where it lies as close to the end of the column
+    beside it, or of the next row's column, as to its own; the geometry links it on there, and
+    two groups come out wrong at once: one a card short (``d7 d7``) and one a card over
+    (``x2 x7 x10 d7``). ``trade_ends`` moves only cards within ``BACK_REACH`` of their column;
+    this step weighs each face at an end of a column of three cards or more that is no group, or
+    of the hand's (whose rest the engine pools; a hand's pair is what it seems), that lies past
+    an end of another column, within ``FAR_REACH`` glyph sizes of it along that column's own
+    line (``FAR_ACROSS`` across it), where the column then makes a group and the card's own
+    column a group too (or stays free cards of the hand). When the draft does not split into
+    seven groups, or splits with a claimed column that is no group (its cards then pass to the
+    hand as free cards, as in ``trade_ends``), of the ways of one or two such moves (each column
+    in one) that make it split, lone cards then settled as ``settle_strays`` settles them, the one
+    whose moves leave the fewest claimed columns that are no group, then the fewest moves, is
+    taken when no other way does as well. Both columns say so (``settled``, a doubt in
+    ``assemble``)."""
+    if not draft.params.move_far_ends:
+        return None
+    cols, dets = draft.columns, draft.detections
+    laid = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE and not c.name
+            and not c.reading and c.detections and _found(c, dets)]
+    if not laid or (draft.splits and not any(cols[n].state in (OPEN, CONCEALED)
+                                             and not _makes_group(cols[n].cards) for n in laid)):
+        return None
+    s = scale(dets)
+    moves = [(a, e, b) for a in laid for e in dict.fromkeys((cols[a].detections[0], cols[a].detections[-1]))
+             if len(cols[a].cards) >= 3 and dets[e].card != "back"
+             and (cols[a].row == HAND or not _makes_group(cols[a].cards))
+             for b in laid if b != a and _continues(dets, cols[b].detections, e, s)
+             and _moved(cols, dets, ((a, e, b),)) is not None]
+    if not moves or len(moves) > MAX_FAR_MOVES:
+        return None
+
+    built = []
+    for combo in (*itertools.combinations(moves, 1), *itertools.combinations(moves, 2)):
+        touched = [n for a, _, b in combo for n in (a, b)]
+        got = _moved(cols, dets, combo) if len(set(touched)) == len(touched) else None
+        if got is not None:
+            built.append(((_claimed_broken(got), len(combo)), got))
+    # the ways in order of claimed columns left no group, then of moves; the first that splits wins
+    # where no other as good does (lone cards settled as ``settle_strays`` settles them)
+    found: list[Draft] = []
+    best = None
+    for key, got in sorted(built, key=lambda way: way[0]):
+        if best is not None and key > best:
+            break
+        tried: Draft | None = draft.with_columns(got)
+        if tried is not None and not tried.splits:
+            tried = settle_strays(tried)
+        if tried is not None:
+            best = key
+            found.append(tried)
+        if len(found) > 1:  # two ways as good: the player's to choose
+            return None
+    return found[0] if found else None
+
+
+def _claimed_broken(cols: Sequence[Column]) -> int:
+    """How many columns of the claimed row make no group: a way that leaves a claimed pair passes
+    its cards to the hand as free cards, and may split, but a way that makes it a group is the
+    layout as laid."""
+    return sum(c.row == TABLE and c.state != LOOSE and not c.name and not c.reading
+               and not _makes_group(c.cards) for c in cols)
+
+
+def _continues(dets: Sequence[Detection], col: Sequence[int], e: int, s: float,
+               across_most: float = FAR_ACROSS) -> bool:
+    """Whether card ``e`` lies past an end of the column of cards ``col`` (in its order down the
+    layout), within ``FAR_REACH`` glyph sizes ``s`` of that end along the column's own line and
+    ``across_most`` across it (a lone card's line: the layout's axis)."""
+    if e in col:
+        return False
+    ends = ((col[0], col[1]), (col[-1], col[-2])) if len(col) > 1 else ((col[0], None),)
+    for end, nxt in ends:
+        (ex, ey), (cx, cy) = dets[e].center, dets[end].center
+        if nxt is None:
+            a = math.radians(card_axis(dets))
+            ux, uy = -math.sin(a), math.cos(a)
+            for sign in (1.0, -1.0):  # a lone card: past either end along the layout's axis
+                along, across = _along(ex - cx, ey - cy, sign * ux, sign * uy)
+                if 0 < along < FAR_REACH * s and abs(across) < across_most * s:
+                    return True
+            continue
+        nx, ny = dets[nxt].center
+        length = math.hypot(cx - nx, cy - ny)
+        if length == 0:
+            continue
+        along, across = _along(ex - cx, ey - cy, (cx - nx) / length, (cy - ny) / length)
+        if 0 < along < FAR_REACH * s and abs(across) < across_most * s:
+            return True
+    return False
+
+
+def _along(dx: float, dy: float, ux: float, uy: float) -> tuple[float, float]:
+    """The offset (dx, dy) along the unit direction (ux, uy) and across it."""
+    return dx * ux + dy * uy, dx * uy - dy * ux
+
+
+def _moved(cols: Sequence[Column], dets: Sequence[Detection],
+           moves: Sequence[tuple[int, int, int]]) -> list[Column] | None:
+    """The columns with each card ``e`` of ``moves`` moved from column ``a`` into column ``b``
+    (its cards down the layout's axis); None unless ``b`` then makes a group, and ``a`` too
+    unless it lies in the hand (free cards, pooled by the engine)."""
+    out = list(cols)
+    why = "a card linked onto the column beside it past a long gap moved here: both then make groups"
+    for a, e, b in moves:
+        rest = [i for i in cols[a].detections if i != e]
+        into = _down(dets, [*cols[b].detections, e])
+        got_a, got_b = [dets[i].card for i in rest], [dets[i].card for i in into]
+        if not _makes_group(got_b) or not (cols[a].row == HAND or _makes_group(got_a)):
+            return None
+        out[a] = cols[a].copy(detections=rest, cards=got_a, settled=why)
+        out[b] = cols[b].copy(detections=into, cards=got_b, settled=why)
+        for n in (a, b):
+            out[n].state = proposed_state(out[n])
+    return out
+
+
+# glyph sizes across a short column's line (through its two cards) that the card of another
+# short column may lie and still be taken for its continuation by ``join_in_line``
+IN_LINE = 0.5
+
+
+def join_in_line(draft: Draft) -> Draft | None:
+    """Join two short columns of the claimed row where one continues the other's line.
+
+    ``join_split_groups`` joins two short columns of the claimed row (a concealed group's face
+    apart from its backs) only where each is the other's one partner within reach; where two
+    such groups lie side by side (two faces above two pairs of backs) each face is a partner of
+    both, and none is joined, or the face lies further off than ``JOIN_REACH``. A group's cards
+    lie in one line, so of such columns that together make a group, two are joined where a card
+    of one lies past an end of the other, within ``FAR_REACH`` glyph sizes of it along its line
+    and ``IN_LINE`` across it, and each is the other's only such partner. The geometry's
+    repair, asked of every draft; the column says so (``settled``, a doubt in ``assemble``)."""
+    if not draft.params.join_in_line:
+        return None
+    cols, dets = draft.columns, draft.detections
+    short = [n for n, c in enumerate(cols) if c.row == TABLE and c.state in (FREE, CONCEALED)
+             and len(c.cards) < 3 and not c.name and not c.reading and c.detections and _found(c, dets)]
+    if len(short) < 2:
+        return None
+    s = scale(dets)
+
+    def in_line(a: int, b: int) -> bool:  # a card of ``a`` continues ``b``'s line (two cards or more)
+        return len(cols[b].detections) > 1 and any(
+            _continues(dets, cols[b].detections, e, s, IN_LINE) for e in cols[a].detections)
+
+    found = [(a, b) for a, b in itertools.combinations(short, 2)
+             if _makes_group(cols[a].cards + cols[b].cards) and (in_line(a, b) or in_line(b, a))]
+    partners = Counter(n for pair in found for n in pair)
+    pairs = [(a, b) for a, b in found if partners[a] == 1 and partners[b] == 1]
+    if not pairs:
+        return None
+    out = list(cols)
+    for a, b in pairs:
+        order = _down(dets, cols[a].detections + cols[b].detections)
+        joined = cols[a].copy(detections=order, cards=[dets[i].card for i in order],
+                              settled="a card lying apart taken in: it lies in line with the column "
+                                      "beside it, and with it makes one group")
+        joined.state = proposed_state(joined)
+        out[a], out[b] = joined, cols[b].copy(detections=[], cards=[])
+    return draft.with_columns([c for c in out if c.cards])

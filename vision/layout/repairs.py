@@ -163,6 +163,11 @@ def join_split_groups(draft: Draft) -> Draft | None:
              and _makes_group(cols[a].cards + cols[b].cards)
              and _between(dets, cols[a], cols[b]) < JOIN_REACH * s]
     near = [(a, b) for a, b in found if _between(dets, cols[a], cols[b]) < BACK_REACH * s]
+    if draft.params.row_partner_first:
+        # a column with a partner of its own row within JOIN_REACH takes no loose card lying nearer
+        inrow = {n for a, b in found if b not in loose and cols[a].row == cols[b].row == TABLE
+                 for n in (a, b)}
+        near = [(a, b) for a, b in near if b not in loose or a not in inrow]
     pairs = _partners(near, loose)
     # further off, only two columns of the claimed row with no partner near (the table holds
     # no pairs and no lone cards; in the hand a pair and a lone card are what they seem)
