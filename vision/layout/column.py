@@ -107,6 +107,9 @@ class Params:
     # ``twins.leave_twin``: of two finds of one card next to each other down a column that is no
     # group but one without either, one left out, when the layout as it stands does not win
     leave_twin: bool = True
+    # ``discards.set_apart_discards``: lone faces and pairs of the claimed row (which holds groups
+    # only) set apart as discards, when only so the layout makes seven groups
+    set_apart_discards: bool = True
 
 
 @dataclass(slots=True)

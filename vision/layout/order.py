@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .discards import set_apart_discards
 from .hidden import complete_group
 from .moves import gather_loose, set_apart_pairs, trade_ends
 from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
@@ -24,7 +25,7 @@ from .repairs import (
 from .twins import leave_twin
 
 REPAIRS: tuple[Repair, ...] = (leave_twin, join_lone_backs, join_split_groups, gather_loose, read_backs,
-                               settle_strays, set_apart_ends, trade_ends, settle_backs, settle_rows, reread,
+                               settle_strays, set_apart_discards, set_apart_ends, trade_ends, settle_backs, settle_rows, reread,
                                take_in, fill_concealed, set_apart_pairs, complete_group, read_hidden, rescue)
 """The order the repairs run in: a card found twice down its column, the geometry's own repairs
 (a lone back, a group split over two short columns), loose cards lying together that make a
