@@ -17,6 +17,7 @@ from .repairs import Draft, _found, join_split_groups, settle_strays
 # short face columns of the claimed row that set_apart_discards weighs (15 ways at most, each
 # with the split groups joined and the lone cards settled)
 MAX_DISCARDS = 4
+WHY = "set apart from the claimed row: it holds groups only, and the layout makes seven groups without it"
 
 
 def set_apart_discards(draft: Draft) -> Draft | None:
@@ -27,10 +28,13 @@ def set_apart_discards(draft: Draft) -> Draft | None:
     weigh that), or cards that are no part of the layout: discards laid in line with the claimed
     groups, or dropped among them, which the geometry reads as the row's cards and assembly as
     free cards of the hand. When the draft does not split into seven groups, the fewest such
-    columns (at most ``MAX_DISCARDS`` are weighed) set apart as loose cards that make it split,
-    once the split groups left are joined (a discard beside a claimed group's lone face was its
-    other partner) and the lone cards settled as ``settle_strays`` settles them, are taken when
-    exactly one way does; each card says so (``settled``: a doubt)."""
+    columns (at most ``MAX_DISCARDS`` are weighed) set apart as loose cards that make it split
+    are taken when exactly one way does, each card saying so (``settled``: a doubt). Each way
+    draws the rows again from the cards that stay (``_apart``), joins the split groups left (a
+    discard beside a claimed group's lone face was its other partner), settles the lone cards as
+    ``settle_strays`` settles them and reads an all-back group (``read_backs``, which needs the
+    rest of the layout right first); a way that takes a loose card in sets no discard apart and
+    is not taken, and ways that end in the same layout are one."""
     if not draft.params.set_apart_discards or draft.splits:
         return None
     cols, dets = draft.columns, draft.detections
@@ -87,10 +91,11 @@ def _apart(draft: Draft, apart: tuple[int, ...]) -> list[Column]:
         new = c.copy(detections=idx, settled=old.settled, name=old.name, reading=old.reading,
                      reading_why=old.reading_why) if old is not None else c.copy(detections=idx)
         new.state = old.state if old is not None and old.row == new.row else proposed_state(new)
+        if new.row == LOOSE:  # the rows drawn again set it apart too (a row of strays)
+            new.settled = WHY
         out.append(new)
     # the cards no find shows (read by the rules) and the loose cards stay as they were
     out += [c for n, c in enumerate(cols) if n not in apart and n not in inrow]
-    why = "set apart from the claimed row: it holds groups only, and the layout makes seven groups without it"
-    out += [Column([i], [card], LOOSE, LOOSE, settled=why)
+    out += [Column([i], [card], LOOSE, LOOSE, settled=WHY)
             for n in apart for i, card in zip(cols[n].detections, cols[n].cards, strict=True)]
     return out

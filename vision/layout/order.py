@@ -25,11 +25,13 @@ from .repairs import (
 from .twins import leave_twin
 
 REPAIRS: tuple[Repair, ...] = (leave_twin, join_lone_backs, join_split_groups, gather_loose, read_backs,
-                               settle_strays, set_apart_discards, set_apart_ends, trade_ends, settle_backs, settle_rows, reread,
-                               take_in, fill_concealed, set_apart_pairs, complete_group, read_hidden, rescue)
+                               settle_strays, set_apart_discards, set_apart_ends, trade_ends, settle_backs,
+                               settle_rows, reread, take_in, fill_concealed, set_apart_pairs, complete_group,
+                               read_hidden, rescue)
 """The order the repairs run in: a card found twice down its column, the geometry's own repairs
 (a lone back, a group split over two short columns), loose cards lying together that make a
-group, the card of an all-back group, then the lone cards, a card linked on at a column's end
+group, the card of an all-back group, then the lone cards, the claimed row's lone faces and pairs
+(discards laid in line with it), a card linked on at a column's end
 (set apart, or moved to the column it belongs to), the lone backs, the rows, a misread, a missed
 card a weak find shows, a card no find shows (in the column it completes, else as a free card of
 the hand), each tried only if those before it left a layout that does not split, and last the

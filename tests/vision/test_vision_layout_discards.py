@@ -1,0 +1,91 @@
+"""Discards laid in line with the claimed row, or dropped among its groups, on hand-made
+detections: the rules set apart the claimed row's lone faces and pairs (it holds groups only)
+where only so the layout makes seven groups, and say so; a group split over two columns is
+joined instead, and a layout that splits as it lies is left alone."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from layout_cards import det, row
+
+from zipai.vision.layout import HAND, LOOSE, TABLE, Draft, Params, assemble, repair
+from zipai.vision.layout.chance import outcome
+from zipai.vision.layout.discards import set_apart_discards
+
+pytestmark = pytest.mark.usefixtures("fixed_chance")
+
+BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "stock"}
+TABLE_ROW = [["d5", "d5", "d5"], ["x10", "back", "back"]]
+HAND_ROW = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"],
+            ["x1", "x2", "x3"]]
+
+
+def _draft(discards: Sequence[Sequence[str]], params: Params | None = None) -> Draft:
+    """The claimed row at y = 0 with ``discards`` laid in line after its groups (columns 100 px
+    apart), the hand at y = 600: the geometry's own draft."""
+    return Draft.propose(row([*TABLE_ROW, *discards], 0.0) + row(HAND_ROW, 600.0), BASE, params)
+
+
+def _laid(draft: Draft) -> list[tuple[str, list[str]]]:
+    return sorted((c.row, c.cards) for c in draft.columns if c.row in (TABLE, HAND))
+
+
+def test_the_layout_wins_without_the_discards() -> None:
+    """The ground truth: the claimed groups and the hand alone make a winning hand."""
+    draft = _draft([])
+    assert draft.splits and outcome(draft.columns, draft.base).winning
+
+
+@pytest.mark.parametrize("discards", [
+    [["x3"], ["d8", "d1"]],  # a lone discard and two overlapping, in line with the claimed groups
+    [["d1", "x7"]],  # two overlapping: no lone card for settle_strays to leave out
+    [["x3"], ["d6"], ["x7", "d1"]],
+])
+def test_discards_in_the_claimed_row_are_set_apart(discards: list[list[str]]) -> None:
+    draft = _draft(discards)
+    claimed = [c.cards for c in draft.columns if c.row == TABLE]
+    assert all(d in claimed for d in discards if len(d) == 2)  # the geometry took them in
+    assert not draft.splits
+    got = repair(draft)
+    assert got.splits and outcome(got.columns, got.base).winning
+    assert _laid(got) == _laid(_draft([]))
+    apart = [c for c in got.columns if c.state == LOOSE]
+    assert sorted(x for c in apart for x in c.cards) == sorted(x for d in discards for x in d)
+    assert any(c.settled.startswith("set apart from the claimed row") for c in apart)
+    assert all(c.settled for c in apart)  # each says why: the player checks it
+    kinds = {d.kind.value for d in assemble(list(got.columns), list(got.detections), BASE).doubts}
+    assert "stray_cards" in kinds
+
+
+def test_the_rule_can_be_turned_off() -> None:
+    """Without it the pair stays in the claimed row and the layout makes no seven groups."""
+    got = repair(_draft([["d1", "x7"]], Params(set_apart_discards=False)))
+    assert not got.splits
+    assert ["d1", "x7"] in [c.cards for c in got.columns if c.row == TABLE]
+
+
+def test_a_layout_that_splits_is_left_alone() -> None:
+    assert set_apart_discards(_draft([])) is None
+
+
+def test_a_claimed_group_split_over_two_columns_is_no_discard() -> None:
+    """The 伍 of 伍伍伍 lying a column apart is a group's card: joined, not set apart."""
+    dets = [*row([["d5", "d5"], ["x10", "back", "back"]], 0.0), det("d5", 200.0, 0.0), *row(HAND_ROW, 600.0)]
+    got = repair(Draft.propose(dets, BASE))
+    assert got.splits and outcome(got.columns, got.base).winning
+    assert not [c for c in got.columns if c.state == LOOSE]
+    assert sorted(c.cards for c in got.columns if c.row == TABLE) == sorted(TABLE_ROW)
+
+
+def test_a_way_that_takes_a_loose_card_in_is_not_taken() -> None:
+    """With one of the hand's cards lying loose beside the hand, setting the pair apart splits
+    only with that card taken in too: two guesses at once (on validation such a way took a
+    discard in), so no discard is set apart by a way that takes another card in."""
+    hand = [list(c) for c in HAND_ROW]
+    hand[4] = ["x1", "x2"]
+    dets = row([*TABLE_ROW, ["d1", "x7"]], 0.0) + row(hand, 600.0) + [det("x3", 500.0, 900.0)]
+    draft = Draft.propose(dets, BASE)
+    assert not draft.splits
+    assert set_apart_discards(draft) is None
