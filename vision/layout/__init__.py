@@ -46,6 +46,7 @@ from .column import (
     propose_states,
     proposed_state,
 )
+from .discards import set_apart_discards
 from .doubts import Doubt, DoubtKind
 from .geometry import card_axis, columns
 from .hidden import complete_group
@@ -109,6 +110,7 @@ __all__ = [
     "repair",
     "reread",
     "rescue",
+    "set_apart_discards",
     "set_apart_ends",
     "set_apart_pairs",
     "settle_backs",
