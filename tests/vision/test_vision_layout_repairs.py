@@ -559,8 +559,8 @@ def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, dr
 def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
     assert [s.__name__ for s in REPAIRS] == [
         "leave_twin", "join_lone_backs", "join_split_groups", "gather_loose", "read_backs", "settle_strays",
-        "set_apart_discards", "set_apart_ends", "trade_ends", "settle_backs", "settle_rows", "reread", "take_in",
-        "fill_concealed", "set_apart_pairs", "complete_group", "read_hidden", "rescue"]
+        "set_apart_discards", "set_apart_ends", "trade_ends", "settle_backs", "settle_rows", "reread",
+        "take_in", "fill_concealed", "set_apart_pairs", "complete_group", "read_hidden", "rescue"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:
