@@ -12,7 +12,7 @@ from layout_cards import det, row
 
 from zipai.vision.layout import HAND, LOOSE, TABLE, Draft, Params, assemble, repair
 from zipai.vision.layout.chance import outcome
-from zipai.vision.layout.discards import set_apart_discards
+from zipai.vision.layout.discards import WINS, set_apart_discards, win_without_discards
 
 pytestmark = pytest.mark.usefixtures("fixed_chance")
 
@@ -59,11 +59,38 @@ def test_discards_in_the_claimed_row_are_set_apart(discards: list[list[str]]) ->
     assert "stray_cards" in kinds
 
 
-def test_the_rule_can_be_turned_off() -> None:
-    """Without it the pair stays in the claimed row and the layout makes no seven groups."""
+def test_the_rules_can_be_turned_off() -> None:
+    """Without the claimed row's rule, the rule of the winning hand sets the pair apart; without
+    either, it stays in the claimed row and the layout makes no seven groups."""
     got = repair(_draft([["d1", "x7"]], Params(set_apart_discards=False)))
+    assert got.splits and all(c.settled == WINS for c in got.columns if c.state == LOOSE)
+    got = repair(_draft([["d1", "x7"]], Params(set_apart_discards=False, win_without_discards=False)))
     assert not got.splits
     assert ["d1", "x7"] in [c.cards for c in got.columns if c.row == TABLE]
+
+
+def _hand_pair(x: float) -> Draft:
+    """The layout with a pair of discards, two overlapping cards, lying in the hand's row ``x``
+    px from its first column (its columns 100 px apart: the last at 400)."""
+    return Draft.propose([*row(TABLE_ROW, 0.0), *row(HAND_ROW, 600.0), *row([["d1", "x7"]], 600.0, x0=x)],
+                         BASE)
+
+
+def test_a_pair_lying_apart_from_the_hand_is_set_apart_when_only_so_the_hand_wins() -> None:
+    draft = _hand_pair(540.0)  # 2.8 glyph sizes from the hand's last column: taken in by the geometry
+    assert ["d1", "x7"] in [c.cards for c in draft.columns if c.row == HAND]
+    got = repair(draft)
+    assert got.splits and outcome(got.columns, got.base).winning
+    assert _laid(got) == _laid(_draft([]))
+    assert sorted(x for c in got.columns if c.state == LOOSE for x in c.cards) == ["d1", "x7"]
+    assert all(c.settled == WINS for c in got.columns if c.state == LOOSE)
+
+
+def test_a_pair_laid_in_line_with_the_hand_is_the_players() -> None:
+    """At the hand's own spacing the pair is weighed as no discard: the layout is left as laid."""
+    draft = _hand_pair(500.0)
+    assert win_without_discards(draft) is None
+    assert ["d1", "x7"] in [c.cards for c in repair(draft).columns if c.row == HAND]
 
 
 def test_a_layout_that_splits_is_left_alone() -> None:

@@ -43,6 +43,7 @@ from zipai.vision.layout import (
     settle_rows,
     settle_strays,
     take_in,
+    win_without_discards,
 )
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
@@ -538,6 +539,7 @@ def _cases() -> list[tuple[Repair, Draft]]:
                          spare=[_det("x5", 0.0, 680.0, finder=0.2)])),
         (fill_concealed, _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]])),
         (complete_group, _draft(table=[*TABLE_ROW[:2], ["x1", "x3"]])),
+        (win_without_discards, _draft(table=[*TABLE_ROW, ["d1", "x7"]])),
         (rescue, _low(x4=0.6)),
         (rescue, _extra()),
     ]
@@ -560,7 +562,8 @@ def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() ->
     assert [s.__name__ for s in REPAIRS] == [
         "leave_twin", "join_lone_backs", "join_split_groups", "gather_loose", "read_backs", "settle_strays",
         "set_apart_discards", "set_apart_ends", "trade_ends", "settle_backs", "settle_rows", "reread",
-        "take_in", "fill_concealed", "set_apart_pairs", "complete_group", "read_hidden", "rescue"]
+        "take_in", "fill_concealed", "set_apart_pairs", "complete_group", "read_hidden",
+        "win_without_discards", "rescue"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:

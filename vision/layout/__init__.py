@@ -46,7 +46,7 @@ from .column import (
     propose_states,
     proposed_state,
 )
-from .discards import set_apart_discards
+from .discards import set_apart_discards, win_without_discards
 from .doubts import Doubt, DoubtKind
 from .geometry import card_axis, columns
 from .hidden import complete_group
@@ -119,4 +119,5 @@ __all__ = [
     "take_claimed",
     "take_in",
     "trade_ends",
+    "win_without_discards",
 ]
