@@ -106,13 +106,28 @@ def test_a_claimed_group_split_over_two_columns_is_no_discard() -> None:
     assert sorted(c.cards for c in got.columns if c.row == TABLE) == sorted(TABLE_ROW)
 
 
+BLIND_ROW = [["d5", "d5", "d5"], ["back", "back", "back"]]
+
+
+def test_an_all_back_group_is_read_once_the_discards_are_set_apart() -> None:
+    """An all-back group's card is read only once the rest of the layout is right: the pair set
+    apart, the group read as the card that makes the hand split."""
+    draft = Draft.propose([*row([*BLIND_ROW, ["d1", "x7"]], 0.0), *row(HAND_ROW, 600.0)], BASE)
+    assert not draft.splits
+    got = repair(draft)
+    assert got.splits
+    assert sorted(x for c in got.columns if c.state == LOOSE for x in c.cards) == ["d1", "x7"]
+    assert [c.reading for c in got.columns if c.cards == ["back"] * 3] == ["d3"]
+
+
 def test_a_way_that_takes_a_loose_card_in_is_not_taken() -> None:
     """With one of the hand's cards lying loose beside the hand, setting the pair apart splits
-    only with that card taken in too: two guesses at once (on validation such a way took a
-    discard in), so no discard is set apart by a way that takes another card in."""
+    only with that card taken in too (``settle_strays``): two guesses at once (on validation
+    such a way took a discard in), so no discard is set apart by a way that takes another card
+    in."""
     hand = [list(c) for c in HAND_ROW]
     hand[4] = ["x1", "x2"]
-    dets = row([*TABLE_ROW, ["d1", "x7"]], 0.0) + row(hand, 600.0) + [det("x3", 500.0, 900.0)]
+    dets = [*row([*BLIND_ROW, ["d1", "x7"]], 0.0), *row(hand, 600.0), det("x3", 500.0, 900.0)]
     draft = Draft.propose(dets, BASE)
-    assert not draft.splits
+    assert not draft.splits and [c.cards for c in draft.columns if c.state == LOOSE] == [["x3"]]
     assert set_apart_discards(draft) is None
