@@ -16,7 +16,7 @@ from .chance import outcome
 from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, proposed_state
 from .geometry import columns, scale
 from .readings import read_backs
-from .repairs import Draft, _between, _found, join_split_groups, settle_strays
+from .repairs import Draft, _between, _found, join_split_groups
 
 # short face columns that set_apart_discards and win_without_discards weigh (15 ways at most,
 # each with its rows drawn again)
@@ -43,8 +43,8 @@ def set_apart_discards(draft: Draft) -> Draft | None:
     from the cards that stay (``_apart``) and joins the split groups left (a discard beside a
     claimed group's lone face was its other partner). Where an all-back group's card is still
     unread (it is read only once the rest of the layout is right), every such column is set
-    apart at once, the lone cards settled as ``settle_strays`` settles them and the group read
-    (``read_backs``), once: it weighs up to hundreds of readings. A way that takes a loose card
+    apart at once and the group read (``read_backs``, which settles the lone cards of each
+    reading), once: it weighs up to hundreds of readings. A way that takes a loose card
     in sets no discard apart and is not taken. (Settling the lone cards in every way too gained
     no validation scene and cost a tenth of the layout step's time.)"""
     if not draft.params.set_apart_discards or draft.splits:
@@ -54,9 +54,8 @@ def set_apart_discards(draft: Draft) -> Draft | None:
     def tried(combo: tuple[int, ...], blind: bool = False) -> Draft | None:
         got = draft.with_columns(_apart(draft, combo, SPLITS))
         got = join_split_groups(got) or got
-        for then in (settle_strays, read_backs) if blind else ():
-            if not got.splits:
-                got = then(got) or got
+        if blind and not got.splits:
+            got = read_backs(got) or got
         return got if got.splits and _held(got) <= held else None
 
     short = _short(draft.columns, draft.detections)
