@@ -95,6 +95,12 @@ def test_a_pair_laid_in_line_with_the_hand_is_the_players() -> None:
 
 def test_a_layout_that_splits_is_left_alone() -> None:
     assert set_apart_discards(_draft([])) is None
+    assert win_without_discards(_draft([])) is None
+
+
+def test_a_photo_with_no_card_is_left_alone() -> None:
+    empty = Draft.propose([], BASE)
+    assert set_apart_discards(empty) is None and win_without_discards(empty) is None
 
 
 def test_a_claimed_group_split_over_two_columns_is_no_discard() -> None:

@@ -82,7 +82,9 @@ def win_without_discards(draft: Draft) -> Draft | None:
     the cards that stay, ``_apart``) that make a winning hand are taken when exactly one way
     does (``_fewest``); each card says so (``settled``: a doubt). It runs before ``rescue``,
     which reads a card otherwise."""
-    if not draft.params.win_without_discards or outcome(draft.columns, draft.base).winning:
+    if not draft.params.win_without_discards or not draft.detections:
+        return None
+    if outcome(draft.columns, draft.base).winning:
         return None
 
     def tried(combo: tuple[int, ...]) -> Draft | None:
