@@ -37,11 +37,13 @@ from zipai.vision.layout import (
     repair,
     reread,
     rescue,
+    set_apart_discards,
     set_apart_ends,
     settle_backs,
     settle_rows,
     settle_strays,
     take_in,
+    win_without_discards,
 )
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
@@ -528,6 +530,7 @@ def _cases() -> list[tuple[Repair, Draft]]:
         (settle_strays, _draft(hand=[*HAND_ROW, ["x7"]])),
         (set_apart_ends, _draft(hand=[["x7", "x4", "x5", "x6"], *HAND_ROW[1:]])),
         (read_backs, _draft(table=[TABLE_ROW[0], ["back"] * 3, TABLE_ROW[2]])),
+        (set_apart_discards, _draft(table=[*TABLE_ROW, ["d1", "x7"]])),
         (settle_backs, _draft(table=[["d5", "back", "back"], ["x10"], TABLE_ROW[2]],
                               loose=[(130.0, 80.0, "back"), (70.0, 160.0, "back")])),
         (settle_rows, _draft(table=[["d2", "d7", "d10"]], hand=six, guess="split")),
@@ -536,6 +539,7 @@ def _cases() -> list[tuple[Repair, Draft]]:
                          spare=[_det("x5", 0.0, 680.0, finder=0.2)])),
         (fill_concealed, _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]])),
         (complete_group, _draft(table=[*TABLE_ROW[:2], ["x1", "x3"]])),
+        (win_without_discards, _draft(table=[*TABLE_ROW, ["d1", "x7"]])),
         (rescue, _low(x4=0.6)),
         (rescue, _extra()),
     ]
@@ -557,8 +561,9 @@ def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, dr
 def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
     assert [s.__name__ for s in REPAIRS] == [
         "leave_twin", "join_lone_backs", "join_split_groups", "join_in_line", "gather_loose", "read_backs",
-        "settle_strays", "set_apart_ends", "trade_ends", "move_far_ends", "settle_backs", "settle_rows",
-        "reread", "take_in", "fill_concealed", "set_apart_pairs", "complete_group", "read_hidden", "rescue"]
+        "settle_strays", "set_apart_discards", "set_apart_ends", "trade_ends", "move_far_ends",
+        "settle_backs", "settle_rows", "reread", "take_in", "fill_concealed", "set_apart_pairs",
+        "complete_group", "read_hidden", "win_without_discards", "rescue"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:

@@ -46,6 +46,7 @@ from .column import (
     propose_states,
     proposed_state,
 )
+from .discards import set_apart_discards, win_without_discards
 from .doubts import Doubt, DoubtKind
 from .geometry import card_axis, columns
 from .hidden import complete_group
@@ -111,6 +112,7 @@ __all__ = [
     "repair",
     "reread",
     "rescue",
+    "set_apart_discards",
     "set_apart_ends",
     "set_apart_pairs",
     "settle_backs",
@@ -119,4 +121,5 @@ __all__ = [
     "take_claimed",
     "take_in",
     "trade_ends",
+    "win_without_discards",
 ]

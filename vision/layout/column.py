@@ -115,6 +115,12 @@ class Params:
     row_partner_first: bool = True
     # ``moves.join_in_line``: two short claimed columns joined where one continues the other's line
     join_in_line: bool = True
+    # ``discards.set_apart_discards``: lone faces and pairs of the claimed row (which holds groups
+    # only) set apart as discards, when only so the layout makes seven groups
+    set_apart_discards: bool = True
+    # ``discards.win_without_discards``: lone faces and pairs of the claimed row, and of the hand's
+    # row lying apart from its groups, set apart when only so the layout makes a winning hand
+    win_without_discards: bool = True
 
 
 @dataclass(slots=True)
