@@ -16,7 +16,6 @@ from .selector import covers
 # of the smaller size, how near a kept find's centre a weak back's lies on that card, so that
 # ``spares`` offers it no more (chosen on the validation scenes end to end; docs/lab/layout.md)
 BACK_ON = 0.5
-FACE_ON = 0.55  # the same for a weak face read as another card than the kept find (chosen alike)
 HALF_TURN = frozenset({"x1", "x2", "x3"})  # of those, the same only turned half round: an axis
 
 
@@ -178,19 +177,13 @@ def spares(weak: list[Detection], kept: list[Detection], threshold: float, most:
     find's) and far ends of kept faces (``drop_weak_far_ends``). A weak back reaches only
     ``BACK_ON`` of the smaller of the two sizes: a back's box can spread over a concealed
     group's other backs, and the larger size would reach the next back of the group, the one
-    the finder missed. A weak face read as another card than the kept find lies on it only
-    within ``FACE_ON`` of the smaller size: a second peak on a card lies on its glyph, where
-    the next card of a column laid tight lies most of a glyph size on."""
+    the finder missed."""
     if not weak:
         return []
     def on(w: Detection, d: Detection) -> bool:
         sizes = glyph_size(w), glyph_size(d)
         reach = BACK_ON * min(sizes) if w.card == "back" else 0.8 * max(sizes)
-        if abs(w.center[0] - d.center[0]) >= reach or abs(w.center[1] - d.center[1]) >= reach:
-            return False
-        if w.card == "back" or w.card == d.card:
-            return True
-        return math.hypot(w.center[0] - d.center[0], w.center[1] - d.center[1]) < FACE_ON * min(sizes)
+        return abs(w.center[0] - d.center[0]) < reach and abs(w.center[1] - d.center[1]) < reach
 
     near = [w for w in weak if not any(on(w, d) for d in kept)]
     ids = {id(w) for w in near}
