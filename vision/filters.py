@@ -13,6 +13,9 @@ from .constants import SYMMETRIC
 from .detection import Detection, card_axis, glyph_size
 from .selector import covers
 
+# of the smaller size, how near a kept find's centre a weak back's lies on that card, so that
+# ``spares`` offers it no more (chosen on the validation scenes end to end; docs/lab/layout.md)
+BACK_ON = 0.5
 HALF_TURN = frozenset({"x1", "x2", "x3"})  # of those, the same only turned half round: an axis
 
 
@@ -171,11 +174,15 @@ def spares(weak: list[Detection], kept: list[Detection], threshold: float, most:
     read, or the table's print; but on a typeface the finder never saw, a real glyph's peak can
     be as weak. The rules can tell: a hand that splits into seven groups only with one of them
     took it in. Left out here: finds on a kept card (their centre within a glyph size of a kept
-    find's) and far ends of kept faces (``drop_weak_far_ends``)."""
+    find's) and far ends of kept faces (``drop_weak_far_ends``). A weak back reaches only
+    ``BACK_ON`` of the smaller of the two sizes: a back's box can spread over a concealed
+    group's other backs, and the larger size would reach the next back of the group, the one
+    the finder missed."""
     if not weak:
         return []
     def on(w: Detection, d: Detection) -> bool:
-        reach = 0.8 * max(glyph_size(w), glyph_size(d))
+        sizes = glyph_size(w), glyph_size(d)
+        reach = BACK_ON * min(sizes) if w.card == "back" else 0.8 * max(sizes)
         return abs(w.center[0] - d.center[0]) < reach and abs(w.center[1] - d.center[1]) < reach
 
     near = [w for w in weak if not any(on(w, d) for d in kept)]

@@ -2,8 +2,9 @@
 ``finder.max_spare`` in the manifest; ``zipai.vision.layout.take_in``), on validation scenes only.
 
 A find that the thresholds turned away is offered to the layout when the hand does not split
-into seven groups without it; only a find that alone makes it split is taken. Every floor under
-the finder's peak and every cap on the number offered is tried, and none, by the rule of
+into seven groups without it; only a find that alone makes it split is taken (or, where none
+does, the one pair of finds that together do). Every floor under the finder's peak and every cap
+on the number offered is tried, and none, by the rule of
 ``zipai tune thresholds`` (the most scenes read exactly, then the most layouts complete enough to
 score, then per-card accuracy), then the most photos scored as the scene (what taking a card in
 is for), then the least work (the higher floor, the fewer offered). The other settings are the

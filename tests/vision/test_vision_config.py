@@ -36,7 +36,7 @@ def test_the_shipped_manifest_reads_as_its_values() -> None:
     assert (f.long_side, f.multiple, f.stride, f.input) == (416, 32, 4, "image")
     assert (f.threshold, f.back_threshold) == (0.35, 0.4)
     assert (f.rescue_threshold, f.back_rescue_threshold) == (0.25, 0.35)
-    assert (f.spare_threshold, f.max_spare, f.turned) == (0.3, 4, None)
+    assert (f.spare_threshold, f.max_spare, f.turned) == (0.2, 4, None)
     assert f.second_look == SecondLook(14.0, 20.0, 704)
     assert (r.size, r.margin, r.margins, r.none_threshold) == (48, 1.3, (1.3, 1.45), 0.5)
     assert (r.rescue_prob, r.back_rescue_prob, r.face_floor) == (0.7, None, 0.3)  # null: backs get none

@@ -600,6 +600,17 @@ def test_spares_leave_out_finds_on_kept_cards_and_far_ends() -> None:
     assert spares([], [top], 0.35, 8) == []
 
 
+def test_spares_offer_the_weak_back_beside_a_kept_back_whose_box_spreads_over_its_group() -> None:
+    """The finder drew one kept back's box over the whole concealed group (300 px long) and
+    missed the group's next back, 80 px down: that weak back is no second peak on the kept one
+    and is offered. A weak back on the kept back's own centre is not; nor is a face on it."""
+    spread = _back_box(60, 100, 140, 400, 0.8)  # centre (100, 250)
+    next_back = _spare("back", 100, 330, score=0.4)
+    again = _spare("back", 105, 255, score=0.4)
+    face = _spare("x5", 100, 330, score=0.4)
+    assert spares([next_back, again, face], [spread], 0.35, 8) == [next_back]
+
+
 def _back_box(x0: float, y0: float, x1: float, y1: float, score: float) -> Detection:
     return Detection("back", (x0, y0, x1, y1), score, None, score, 1.0)
 

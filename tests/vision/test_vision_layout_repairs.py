@@ -516,6 +516,34 @@ def test_take_in_adds_the_one_weak_find_that_completes_the_hand() -> None:
     assert take_in(both) is None  # two finds that each work: the user looks
 
 
+def test_take_in_adds_the_one_pair_of_weak_finds_that_completes_a_hand_two_cards_short() -> None:
+    """The finder missed the hand's 伍 and the 柒 of 贰柒拾: neither weak find alone makes seven
+    groups, together they do, and no other pair does; both are taken in, each a doubt."""
+    five, seven = _det("x5", 0.0, 680.0, finder=0.2), _det("d7", 100.0, 680.0, finder=0.2)
+    cloth = _det("d3", 2400.0, 200.0, finder=0.2)
+    hand = [["x4", None, "x6"], ["d2", None, "d10"], *HAND_ROW[2:]]
+    draft = _draft(hand=hand, spare=[five, cloth, seven])
+    assert not draft.splits and all(_alone(draft, d) is None for d in draft.spare)
+    taken = take_in(draft)
+    assert taken is not None and taken.splits
+    marked = tuple(dataclasses.replace(d, taken_in=True) for d in (five, seven))
+    assert taken.detections == (*draft.detections, *marked)
+    assert taken.spare == (cloth,)
+    assert {"x4 x5 x6", "d2 d7 d10"} <= {" ".join(c.cards) for c in taken.columns}
+    # two pairs that each work (a second 柒 where the first lies): the player's to choose
+    twice = _draft(hand=hand, spare=[five, seven, _det("d7", 100.0, 680.0, finder=0.3)])
+    assert take_in(twice) is None
+    # three cards short: no pair makes it split, and three the rules do not guess
+    three = _draft(hand=[["x4", None, "x6"], ["d2", None, "d10"], ["x9", None, "x9"], *HAND_ROW[3:]],
+                   spare=[five, seven, _det("x9", 200.0, 680.0, finder=0.2)])
+    assert take_in(three) is None
+
+
+def _alone(draft: Draft, d: Detection) -> Draft | None:
+    """``take_in`` offered the one weak find ``d``."""
+    return take_in(dataclasses.replace(draft, spare=(d,)))
+
+
 def _cases() -> list[tuple[Repair, Draft]]:
     """Each step with a draft it repairs."""
     six = [["x1", "x1", "x1"], ["x1", "x2", "x3"], ["x2", "x2", "d2"], ["x8", "x7", "x6"],

@@ -47,6 +47,9 @@ JOIN_REACH = 6.0
 # (a discard linked on; a run laid evenly, 肆伍陆柒, stays two ways: the player's to choose)
 END_OFF = 1.25
 MAX_ENDS = 4  # column ends set_apart_ends weighs (15 ways at most, each with its lone cards settled)
+# weak finds take_in takes together: a hand two cards short (a back and a glyph on a typeface
+# the finder never saw) splits only with both; three at once the rules would guess (docs/lab/layout.md)
+MAX_TAKEN = 2
 MAX_BACK_MOVES = 10  # (lone back, column) pairs settle_backs weighs: 55 layouts at most
 
 
@@ -519,26 +522,31 @@ def settle_rows(draft: Draft) -> Draft | None:
 
 
 def take_in(draft: Draft) -> Draft | None:
-    """Let the rules take in one weak find that the thresholds turned away (``Draft.spare``).
+    """Let the rules take in the weak finds that the thresholds turned away (``Draft.spare``).
 
     On a typeface the finder never saw, a real glyph or back can come out weaker than the
     table's print does, and a hand one card short never splits into seven groups. When the
     layout does not split, each spare find is tried in turn: the photo's columns are drawn again
     with it (``Draft.propose``, ``settle_strays``), and if exactly one makes the layout split, it
-    joins the detections, marked ``taken_in`` (which ``assemble`` lists as a doubt)."""
+    joins the detections, marked ``taken_in`` (which ``assemble`` lists as a doubt). Where none
+    does alone, a hand two cards short: each pair of spares is tried the same way
+    (``MAX_TAKEN``), and exactly one pair that makes it split is taken, each find a doubt."""
     if not draft.spare or draft.splits:
         return None
-    found: list[tuple[Detection, Draft]] = []
-    for d in draft.spare:
-        tried = Draft.propose((*draft.detections, d), draft.base, draft.params)
-        fixed = tried if tried.splits else settle_strays(tried)
-        if fixed is not None:
-            found.append((d, fixed))
-    if len(found) != 1:
-        return None
-    d, tried = found[0]
-    return replace(tried, detections=(*draft.detections, replace(d, taken_in=True)),
-                   spare=tuple(s for s in draft.spare if s is not d))
+    for size in range(1, MAX_TAKEN + 1):
+        found: list[tuple[tuple[Detection, ...], Draft]] = []
+        for combo in itertools.combinations(draft.spare, size):
+            tried = Draft.propose((*draft.detections, *combo), draft.base, draft.params)
+            fixed = tried if tried.splits else settle_strays(tried)
+            if fixed is not None:
+                found.append((combo, fixed))
+            if len(found) > 1:
+                return None  # two ways: the player's to choose
+        if found:
+            combo, tried = found[0]
+            return replace(tried, detections=(*draft.detections, *(replace(d, taken_in=True) for d in combo)),
+                           spare=tuple(s for s in draft.spare if all(s is not d for d in combo)))
+    return None
 
 
 def run(draft: Draft, steps: Sequence[Repair]) -> Draft:
