@@ -42,12 +42,14 @@ class Store:
         self._cache: dict[int, SessionState] = {}
         self._gen: str | None = None  # changes when a backup is restored: every cache is stale then
         self._lock = threading.RLock()
+        self._closed = False
 
     def close(self) -> None:
         """Waits for a read or write under way in another thread: SQLite closed under a running
         statement crashes the process (the table page closes its ledger as it stops)."""
         with self._lock:
             self._conn.close()
+            self._closed = True
 
     def __enter__(self) -> Self:
         return self
@@ -67,6 +69,8 @@ class Store:
 
     def _write_error(self, exc: sqlite3.DatabaseError) -> LedgerError:
         """A failed write, named for what it is: busy, a full disk, read-only, no permission."""
+        if self._closed:
+            return LedgerError(f"{self.path}: the ledger is closed; nothing was recorded", code="closed")
         if db.is_busy(exc):
             return db.busy(str(self.path))
         cause = None if db.is_damage(exc) else db.environment_cause(self.path, exc)
@@ -81,6 +85,8 @@ class Store:
         return LedgerError(f"{self.path}: the write failed and was rolled back ({exc})", code="db_error")
 
     def _read_error(self, exc: sqlite3.DatabaseError) -> LedgerError:
+        if self._closed:  # a thread still asking after the owner closed it: nothing is damaged
+            return LedgerError(f"{self.path}: the ledger is closed", code="closed")
         if db.is_busy(exc):
             return db.busy(str(self.path))
         cause = None if db.is_damage(exc) else db.environment_cause(self.path, exc)
