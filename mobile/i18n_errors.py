@@ -64,6 +64,8 @@ _ERRORS: dict[str, tuple[str, str, str]] = {
              "The ledger is busy in another program: try again"),
     "damaged": ("账本里有损坏的记录", "帳本裡有損壞的記錄", "The ledger has a damaged entry"),
     "read_only": ("账本只能读，不能写", "帳本只能讀，不能寫", "The ledger is read-only"),
+    "closed": ("账本已经关上：什么也没记下，重新打开再试", "帳本已經關上：什麼也沒記下，重新打開再試",
+               "The ledger was closed: nothing was recorded; open it again and retry"),
     "disk_full": ("存储空间满了：什么也没记下，腾出空间再试", "儲存空間滿了：什麼也沒記下，騰出空間再試",
                   "The storage is full: nothing was recorded; free some space and try again"),
     "too_deep": ("文件嵌套太深", "檔案巢狀太深", "The file is nested too deep"),
