@@ -4,14 +4,17 @@ mypy cannot follow the editable install's package-dir map (``zipai.scorer`` is `
 the check runs on a tree of links that lays the packages out as installed: ``zipai/<name>`` and
 every package of ours it imports, directly or through another (the app: the engine, the ledger,
 the vision, the table page it serves and the scenes its preview bench renders), so each import is
-checked against the types it names. Each package has its own tree and cache under ``.mypy_cache``
-(ignored by git), so the caches stay warm and two test workers never race each other for the same
-links. The configuration is pyproject's ``[tool.mypy]`` (which third-party modules ship no types).
+checked against the types it names. Packages that reach the same set (the app and the table page
+import each other) share one tree and one cache under ``.mypy_cache`` (ignored by git), and their
+checks take turns on it (a file lock), so the second finds the cache warm instead of checking the
+same six packages again, and two test workers never race each other for the same links or cache.
+The configuration is pyproject's ``[tool.mypy]`` (which third-party modules ship no types).
 """
 
 from __future__ import annotations
 
 import ast
+import fcntl
 import os
 import subprocess
 import sys
@@ -43,9 +46,14 @@ def packages(name: str) -> set[str]:
     return seen
 
 
+def tree_name(name: str) -> str:
+    """The tree ``zipai.<name>`` is checked in: named by the packages it links."""
+    return "-".join(sorted(packages(name)))
+
+
 def installed_tree(name: str) -> Path:
-    """``<root>/.mypy_cache/<name>-tree/zipai``, its entries links into the worktree (made once)."""
-    tree = ROOT / ".mypy_cache" / f"{name}-tree"
+    """``<root>/.mypy_cache/<packages>-tree/zipai``, its entries links into the worktree (made once)."""
+    tree = ROOT / ".mypy_cache" / f"{tree_name(name)}-tree"
     pkg = tree / "zipai"
     pkg.mkdir(parents=True, exist_ok=True)
     links = {"__init__.py": ROOT / "cli" / "__init__.py"} | {p: ROOT / p for p in packages(name)}
@@ -64,12 +72,14 @@ def installed_tree(name: str) -> Path:
 def strict(name: str) -> subprocess.CompletedProcess[str]:
     """mypy's verdict on ``zipai.<name>`` checked against the types of the packages it imports."""
     tree = installed_tree(name)
-    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary",
-                           "--config-file", str(ROOT / "pyproject.toml"),
-                           "--cache-dir", str(ROOT / ".mypy_cache" / f"{name}-tree-cache"),
-                           "-p", f"zipai.{name}"],
-                          cwd=tree, env={**os.environ, "MYPYPATH": str(tree)},
-                          capture_output=True, text=True, timeout=300)
+    cache = ROOT / ".mypy_cache" / f"{tree_name(name)}-tree-cache"
+    with (ROOT / ".mypy_cache" / f"{tree_name(name)}-tree.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one check at a time on a shared tree and cache
+        return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary",
+                               "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache),
+                               "-p", f"zipai.{name}"],
+                              cwd=tree, env={**os.environ, "MYPYPATH": str(tree)},
+                              capture_output=True, text=True, timeout=300)
 
 
 def ships_marker(name: str) -> bool:
