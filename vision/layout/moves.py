@@ -284,9 +284,8 @@ def move_far_ends(draft: Draft) -> Draft | None:
     for key, got in sorted(built, key=lambda way: way[0]):
         if best is not None and key > best:
             break
-        tried: Draft | None = draft.with_columns(got)
-        if tried is not None and not tried.splits:
-            tried = settle_strays(tried)
+        moved = draft.with_columns(got)
+        tried = moved if moved.splits else settle_strays(moved)
         if tried is not None:
             best = key
             found.append(tried)
