@@ -4,7 +4,7 @@ by ``hidden.complete_group`` on hand-made detections, each always named in a dou
 from __future__ import annotations
 
 import pytest
-from layout_cards import rows
+from layout_cards import det, rows
 
 from zipai.vision.detector import Detection
 from zipai.vision.layout import HAND, TABLE, DoubtKind, Params
@@ -123,3 +123,54 @@ def test_columns_a_card_short_are_completed_beside_an_all_back_group() -> None:
 def test_no_completion_is_weighed_beside_an_all_back_group_where_the_rule_is_off() -> None:
     sc = _scan(rows(BLIND_TABLE, BLIND_HAND), Params(complete_blind=False))
     assert not _hidden(sc)
+
+
+# 伍 伍 claimed with its third card hidden: 伍 (a 碰) or 五 (two of one size and one of the
+# other); the hand wins either way (21 or 18 points), so the two readings pay otherwise
+GUESS_TABLE = [["d5", "d5"], ["x6", "x7", "x8"], ["d1", "back", "back"]]
+GUESS_HAND = [["x10", "x10", "x10"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]]
+
+
+def test_winning_completions_that_pay_otherwise_take_three_of_a_card_with_a_doubt() -> None:
+    """The code before left both to the player and scored no hand (the claimed pair no group);
+    now the likeliest is taken: three of a card (a 碰 claimed) before two of one size and one of
+    the other, though the deck leaves more 五 than 伍. The doubt names the other reading."""
+    sc = _scan(rows(GUESS_TABLE, GUESS_HAND))
+    assert _hidden(sc) == [(TABLE, "open", ["d5", "d5", "d5"])]
+    assert sc.result is not None and sc.result.winning
+    said = [m for m in _taken_in(sc) if "assumed hidden under this column's cards" in m]
+    assert len(said) == 1
+    assert "the likeliest of 2 winning readings that pay otherwise; the others: x5" in said[0]
+
+
+def test_winning_completions_that_pay_otherwise_are_left_to_the_player_where_the_rule_is_off() -> None:
+    sc = _scan(rows(GUESS_TABLE, GUESS_HAND), Params(complete_guess=False))
+    assert not any(row == TABLE for row, _, _ in _hidden(sc))
+    assert not any("assumed hidden" in m for m in _taken_in(sc))
+
+
+# 壹 of the hand, and 叁 three card steps down its line: 贰 hidden between them left a gap, so the
+# geometry made 壹 a column of its own and 叁 a card lying apart (two cards short of 21)
+APART_TABLE = [["x6", "x7", "x8"], ["d5", "back", "back"]]
+APART_HAND = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["x1", "x2", "x3"], ["d1"]]
+
+
+def _apart(gap: float) -> list[Detection]:
+    return [*rows(APART_TABLE, APART_HAND), det("d3", 400.0, 600.0 + gap)]
+
+
+def test_two_lone_cards_in_line_are_one_group_with_the_card_hidden_between_them() -> None:
+    """The code before left 叁 out and scored no hand; now 壹 贰 叁 is one column, 贰 named."""
+    sc = _scan(_apart(240.0))
+    assert (HAND, "hand", ["d1", "d2", "d3"]) in _hidden(sc)
+    assert not any(c.state == "loose" for c in sc.columns)
+    assert sc.result is not None and sc.result.winning and sc.result.points == 24
+    assert any("d2 assumed hidden under this column's cards" in m for m in _taken_in(sc))
+
+
+@pytest.mark.parametrize("gap, p", [(400.0, Params()), (240.0, Params(complete_apart=False))])
+def test_lone_cards_too_far_apart_or_with_the_rule_off_are_not_joined(gap: float, p: Params) -> None:
+    """Past seven glyph sizes along the line (400 px here) 叁 is no part of 壹's column."""
+    sc = _scan(_apart(gap), p)
+    assert not _hidden(sc)
+    assert any(c.state == "loose" and c.cards == ["d3"] for c in sc.columns)

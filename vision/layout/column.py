@@ -100,8 +100,12 @@ class Params:
     complete_loose: bool = True
     complete_three: bool = True  # three columns each a card short, tried together
     complete_pairs: bool = True  # a pair of the hand (a 坎 a card short) among two or three columns
+    complete_apart: bool = True  # two lone cards in line, a card hidden between them
     # no completion wins: take one that makes seven groups when every such one pays the same
     complete_splits: bool = True
+    # winning completions that pay otherwise: the likeliest taken (the most columns made three of a
+    # card, then the most copies unseen, then the least score), its doubt naming the others
+    complete_guess: bool = True
     # an all-back group beside the columns a card short: read (``read_backs``) once they are completed
     complete_blind: bool = True
     # ``twins.leave_twin``: of two finds of one card next to each other down a column that is no

@@ -21,6 +21,8 @@ from .assemble import group_cards
 from .chance import Outcome, pays_same
 from .chance import outcome as outcome_of
 from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, proposed_state
+from .geometry import scale
+from .moves import _continues, _down
 from .readings import NO_BOX, read_backs
 from .repairs import Draft, _found, _makes_group, laid_columns, nearest_row, settle_strays
 
@@ -30,6 +32,8 @@ HIDDEN_IN_GROUP = ("{card} assumed hidden under this column's cards (no find sho
 HIDDEN_NO_WIN = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
                  "group, and only with it does the hand make seven groups (no reading wins; every one "
                  "that makes seven groups pays the same)")
+# winning completions that pay otherwise (``Params.complete_guess``): the likeliest, and the others
+HIDDEN_GUESS = " (the likeliest of {n} winning readings that pay otherwise; the others: {also})"
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ class Candidate:
     n: int
     column: Column
     card: str
+    gone: int = -1  # a lone card's column joined into ``column`` (``Params.complete_apart``), emptied
 
 
 def completions(cards: Sequence[str]) -> list[tuple[str, int]]:
@@ -101,6 +106,43 @@ def _candidates(n: int, c: Column, unseen: Counter[str], row: str | None = None,
     return out
 
 
+def _apart_candidates(draft: Draft, unseen: Counter[str]) -> list[Candidate]:
+    """Each way two lone face cards lying in line are one group with a card hidden between them:
+    a card hidden under a column leaves a gap there, and the geometry, which links cards that
+    overlap, takes its two neighbours for two columns (or one for a card lying apart). One must
+    lie past the other along the layout's axis, within ``FAR_REACH`` glyph sizes of it and
+    ``APART_ACROSS`` across; one at least laid in a row (a free card of the claimed row or the
+    hand), whose row the group takes."""
+    cols, dets = draft.columns, draft.detections
+    lone = [n for n, c in enumerate(cols) if len(c.cards) == 1 and c.cards[0] != "back" and _found(c, dets)
+            and not c.name and not c.reading
+            and (c.state == LOOSE or (c.state == FREE and c.row in (TABLE, HAND)))]
+    if len(lone) < 2 or len(lone) > MAX_APART:
+        return []
+    s = scale(dets)
+    out: list[Candidate] = []
+    for a, b in itertools.combinations(lone, 2):
+        ca, cb = cols[a], cols[b]
+        if (ca.state == LOOSE and cb.state == LOOSE) or (ca.state != LOOSE and cb.state != LOOSE
+                                                        and ca.row != cb.row):
+            continue
+        ia, ib = ca.detections[0], cb.detections[0]
+        if not (_continues(dets, [ia], ib, s, APART_ACROSS) or _continues(dets, [ib], ia, s, APART_ACROSS)):
+            continue
+        keep, gone = (a, b) if ca.state != LOOSE else (b, a)
+        row = cols[keep].row
+        order = _down(dets, [ia, ib])
+        for card, _ in completions([dets[i].card for i in order]):
+            if unseen[card] > 0:
+                filled = cols[keep].copy(detections=[order[0], NO_BOX, order[1]],
+                                         cards=[dets[order[0]].card, card, dets[order[1]].card], row=row)
+                filled.state = proposed_state(filled) if row == TABLE else FREE
+                out.append(Candidate(keep, filled, card, gone))
+    return out
+
+
+MAX_APART = 8  # lone cards ``_apart_candidates`` pairs (28 pairs at most)
+APART_ACROSS = 2.0  # glyph sizes across the layout's axis two lone cards may lie apart and be one group
 MAX_PAIRS = 64  # pairs of completions weighed together, two columns each a card short
 MAX_THREES = 64  # threes of completions weighed together, three columns each a card short
 
@@ -121,10 +163,12 @@ def complete_group(draft: Draft) -> Draft | None:
     every one that splits: a layout no reading wins is still scored, and where every reading
     pays the same the score does not hang on which card it is. One is taken when it is the only
     one, or when every one pays the same (the card with the most copies unseen, then the first
-    tried); the column says what was assumed (``settled``: a doubt in ``assemble``; a hand that
-    does not win is a ``no_win`` doubt too), so the player checks it. One group laid as backs
-    only, unread (no reading splits while cards are hidden), stands in as a card with no copy in
-    view while they are sought, and is read by ``read_backs`` once they are in
+    tried), or (``Params.complete_guess``) of winning ones that pay otherwise the likeliest:
+    the most columns made three of one card, then the most copies unseen, then the least score,
+    its doubt naming the others; the column says what was assumed (``settled``: a doubt in
+    ``assemble``; a hand that does not win is a ``no_win`` doubt too), so the player checks it.
+    One group laid as backs only, unread (no reading splits while cards are hidden), stands in
+    as a card with no copy in view while they are sought, and is read by ``read_backs`` once they are in
     (``Params.complete_blind``); with two readings at once, only a winning hand is taken."""
     p = draft.params
     if not p.complete_group or draft.splits:
@@ -138,6 +182,8 @@ def complete_group(draft: Draft) -> Draft | None:
         for n, c in enumerate(cols):
             if c.state == LOOSE and len(c.cards) == 2 and laid and _found(c, dets):
                 each += _candidates(n, c, unseen, nearest_row(cols, dets, (n,), laid))
+    if p.complete_apart:
+        each += _apart_candidates(draft, unseen)
     if p.complete_pairs:
         pairs = [cand for n, c in enumerate(cols) if c.row == HAND and len(c.cards) == 2
                  and c.cards[0] == c.cards[1] for cand in _candidates(n, c, unseen, pairs=True)]
@@ -172,13 +218,29 @@ def complete_group(draft: Draft) -> Draft | None:
     outcomes = [f.outcome for f in chosen]
     # a hand that does not win pays nothing, but its points are still its score
     if any(not pays_same(o, outcomes[0]) or o.points != outcomes[0].points for o in outcomes[1:]):
-        return None  # completions that pay otherwise: the player's to tell
+        if not (p.complete_guess and chosen[0].winning):
+            return None  # completions that pay otherwise: the player's to tell
+        # a group is likelier three of a card (a 碰 claimed, a 坎 held) than two of a number
+        # and one of the other size; then the deck; then the score that claims least
+        best = max(chosen, key=lambda f: (_triples(f), f.unseen, -(f.outcome.points or 0)))
+        also = ", ".join(sorted({" ".join(f.cards) for f in chosen if f is not best}))
+        return _noted(best, HIDDEN_GUESS.format(n=len(chosen), also=also))
     best = max(chosen, key=lambda f: f.unseen)  # the first tried on a tie
     if len(chosen) == 1:
-        return best.draft
-    others = f" (one of {len(chosen)} such readings, all paying the same)"
-    return best.draft.with_columns([c.copy(settled=c.settled + others) if n in best.columns else c
-                                    for n, c in enumerate(best.draft.columns)])
+        return _noted(best, "")
+    return _noted(best, f" (one of {len(chosen)} such readings, all paying the same)")
+
+
+def _noted(f: Completion, note: str) -> Draft:
+    """The completion's draft, each completed column's doubt saying ``note`` too, and the
+    columns a join emptied gone."""
+    return f.draft.with_columns([c.copy(settled=c.settled + note) if n in f.columns else c
+                                 for n, c in enumerate(f.draft.columns) if c.cards])
+
+
+def _triples(f: Completion) -> int:
+    """How many of the completed columns the hidden cards make three of one card."""
+    return sum(len(set(f.draft.columns[n].cards)) == 1 for n in f.columns)
 
 
 def _read_blind(f: Completion, n: int) -> Completion | None:
@@ -198,7 +260,8 @@ def _read_blind(f: Completion, n: int) -> Completion | None:
 def _apart(combo: Sequence[Candidate], unseen: Counter[str]) -> bool:
     """Each completion in a column of its own, and no card assumed more often than the deck
     leaves it."""
-    return len({c.n for c in combo}) == len(combo) and \
+    used = [n for c in combo for n in (c.n, c.gone) if n >= 0]
+    return len(set(used)) == len(used) and \
         all(unseen[card] >= k for card, k in Counter(c.card for c in combo).items())
 
 
@@ -207,6 +270,8 @@ def _tried(draft: Draft, cands: Sequence[Candidate], unseen: Counter[str]) -> Co
     cols = list(draft.columns)
     for cand in cands:
         cols[cand.n] = cand.column
+        if cand.gone >= 0:  # emptied in place, so that every column keeps its index
+            cols[cand.gone] = Column([], [], HAND, FREE)
     tried = draft.with_columns(cols)
     if not tried.splits:
         tried = settle_strays(tried) or tried
