@@ -141,7 +141,7 @@ def _apart_candidates(draft: Draft, unseen: Counter[str]) -> list[Candidate]:
     return out
 
 
-MAX_APART = 6  # lone cards ``_apart_candidates`` pairs (15 pairs at most)
+MAX_APART = 8  # lone cards ``_apart_candidates`` pairs (28 pairs at most)
 APART_ACROSS = 2.0  # glyph sizes across the layout's axis two lone cards may lie apart and be one group
 MAX_PAIRS = 64  # pairs of completions weighed together, two columns each a card short
 MAX_THREES = 64  # threes of completions weighed together, three columns each a card short
