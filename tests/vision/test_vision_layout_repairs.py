@@ -297,6 +297,15 @@ def test_read_two_hidden_reads_the_likeliest_winning_pair_when_the_hand_is_two_c
     assert read_two_hidden(three_short) is None  # three are the player's
 
 
+def test_read_two_hidden_weighs_no_card_read_more_often_than_the_deck_holds() -> None:
+    """Five 九 in view (a misread: the deck holds four) and the hand two short: the pairs are
+    weighed without the 九 (a count of copies left below zero once raised a ValueError)."""
+    draft = _draft(hand=[["x4", None, None], ["x9", "x9", "d7"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]])
+    assert not draft.splits and len(assemble(draft.columns, draft.detections, BASE).layout["hand"]) == 10
+    read = read_two_hidden(draft)
+    assert read is None or "x9" not in read.columns[-1].cards
+
+
 def test_fill_concealed_reads_a_face_over_one_back_as_the_concealed_triple_when_only_so_it_wins() -> None:
     """拾 over one back, and no back lies apart: the finder missed the back under the face. A
     concealed group shows three or four cards, and only as 拾拾拾 does the hand make seven groups

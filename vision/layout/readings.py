@@ -319,8 +319,10 @@ def read_two_hidden(draft: Draft) -> Draft | None:
     found: list[tuple[int, float, Draft]] = []
     for a, b in itertools.combinations_with_replacement(FACES, 2):
         left_a, left_b = 4 - seen[a], 4 - seen[b]
+        if left_a <= 0 or left_b <= 0:  # none left (or more in view than the deck holds: a misread)
+            continue
         ways = math.comb(left_a, 2) if a == b else left_a * left_b
-        if ways <= 0:
+        if ways == 0:
             continue
         tried = draft.with_columns([*cols, Column([NO_BOX, NO_BOX], [a, b], HAND, FREE)])
         if not tried.splits:
