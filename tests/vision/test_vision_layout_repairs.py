@@ -34,7 +34,6 @@ from zipai.vision.layout import (
     proposed_state,
     read_backs,
     read_hidden,
-    read_two_hidden,
     repair,
     reread,
     rescue,
@@ -272,38 +271,7 @@ def test_read_hidden_reads_the_card_no_find_shows_when_the_hand_is_a_card_short(
     assert len(taken) == 1 and taken[0].detections == [] and "no find shows" in taken[0].message
     assert read_hidden(_draft()) is None  # nothing missing
     two_short = _draft(hand=[["x4", None, None], *HAND_ROW[1:]])
-    assert read_hidden(two_short) is None  # one card never makes a hand two short split
-
-
-def test_read_two_hidden_reads_the_likeliest_winning_pair_when_the_hand_is_two_cards_short() -> None:
-    """The hand's 五 and 六 lay under other cards: one card more makes no seven groups, so
-    ``read_hidden`` passes. Of the pairs the deck leaves, seven win (with 四: 二 三, 三 五 and
-    五 六 make runs; 四 肆, 肆 肆, 四 四, and 四 九 beside the hand's 九 九 九); the likeliest by
-    the deck, then the least score, is taken as two free cards with no detection (五 六 here),
-    and the doubt says how many pairs won."""
-    draft = _draft(hand=[["x4", None, None], *HAND_ROW[1:]])
-    assert not draft.splits and read_hidden(draft) is None
-    read = read_two_hidden(draft)
-    assert read is not None and read.splits
-    col = read.columns[-1]
-    assert (col.row, col.state, col.cards, col.detections) == ("hand", "hand", ["x5", "x6"], [-1, -1])
-    built = assemble(read.columns, read.detections, BASE)
-    assert built.complete and score(built.layout)["winning"]
-    taken = [d for d in built.doubts if d.kind == "taken_in"]
-    assert len(taken) == 1 and taken[0].detections == [] and taken[0].message.endswith("(of 7)")
-    assert read_two_hidden(_draft()) is None  # nothing missing
-    assert read_two_hidden(dataclasses.replace(draft, params=Params(read_two_hidden=False))) is None
-    three_short = _draft(hand=[["x4", None, None], ["d2", "d7", None], *HAND_ROW[2:]])
-    assert read_two_hidden(three_short) is None  # three are the player's
-
-
-def test_read_two_hidden_weighs_no_card_read_more_often_than_the_deck_holds() -> None:
-    """Five 九 in view (a misread: the deck holds four) and the hand two short: the pairs are
-    weighed without the 九 (a count of copies left below zero once raised a ValueError)."""
-    draft = _draft(hand=[["x4", None, None], ["x9", "x9", "d7"], ["x9", "x9", "x9"], ["d8", "d8", "x8"]])
-    assert not draft.splits and len(assemble(draft.columns, draft.detections, BASE).layout["hand"]) == 10
-    read = read_two_hidden(draft)
-    assert read is None or "x9" not in read.columns[-1].cards
+    assert read_hidden(two_short) is None  # one card is a guess; two are the player's
 
 
 def test_fill_concealed_reads_a_face_over_one_back_as_the_concealed_triple_when_only_so_it_wins() -> None:
@@ -623,7 +591,7 @@ def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() ->
         "leave_twin", "join_lone_backs", "join_split_groups", "join_in_line", "gather_loose", "read_backs",
         "settle_strays", "set_apart_discards", "set_apart_ends", "trade_ends", "move_far_ends",
         "settle_backs", "settle_rows", "reread", "take_in", "fill_concealed", "set_apart_pairs",
-        "complete_group", "read_hidden", "read_two_hidden", "win_without_discards", "rescue"]
+        "complete_group", "read_hidden", "win_without_discards", "rescue"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:

@@ -52,7 +52,7 @@ from .geometry import card_axis, columns
 from .hidden import complete_group
 from .moves import gather_loose, join_in_line, move_far_ends, set_apart_pairs, trade_ends
 from .order import REPAIRS, repair
-from .readings import fill_concealed, read_backs, read_hidden, read_two_hidden, reread, rescue
+from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
     Draft,
     Repair,
@@ -109,7 +109,6 @@ __all__ = [
     "proposed_state",
     "read_backs",
     "read_hidden",
-    "read_two_hidden",
     "repair",
     "reread",
     "rescue",

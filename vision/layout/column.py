@@ -108,8 +108,6 @@ class Params:
     complete_guess: bool = True
     # an all-back group beside the columns a card short: read (``read_backs``) once they are completed
     complete_blind: bool = True
-    # ``readings.read_two_hidden``: a hand two cards short read with the likeliest pair that wins
-    read_two_hidden: bool = True
     # ``twins.leave_twin``: of two finds of one card next to each other down a column that is no
     # group but one without either, one left out, when the layout as it stands does not win
     leave_twin: bool = True

@@ -287,56 +287,6 @@ def read_hidden(draft: Draft) -> Draft | None:
     return best.with_columns([c.copy(settled=why) if n == at else c for n, c in enumerate(best.columns)])
 
 
-HIDDEN_TWO = ("two cards no find shows (under other cards), read as the likeliest pair the deck leaves that "
-              "makes a winning hand (of {})")
-
-
-def read_two_hidden(draft: Draft) -> Draft | None:
-    """Let the rules read two cards of the hand that no find shows.
-
-    ``read_hidden`` reads one card; a hand laid with two cards each under another (or under
-    something on the table) is two short, and one card never makes it split. When the layout is
-    exactly two cards short (``Params.read_two_hidden``), no all-back group is unread, and it
-    does not split, each pair of cards the deck leaves is tried as two more free cards of the
-    hand; of those that make a **winning** hand (a player photographs a win; two free cards
-    make seven groups too many ways to take a hand that does not win), the likeliest by the deck
-    (the most ways to hold the pair among the copies unseen), then the one that scores least. It
-    joins the hand as a column of its own with no detections (``NO_BOX``), and says so
-    (``settled``: a doubt in ``assemble``)."""
-    if not draft.params.read_two_hidden or draft.splits or not draft.detections:
-        return None
-    cols = list(draft.columns)
-    if any(c.state == CONCEALED and not c.name and not c.reading and all(x == "back" for x in c.cards)
-           for c in cols if c.cards):
-        return None
-    seen = Counter(x for c in cols for x in (group_cards(c) or c.cards) if x != "back")
-    built = engine_input(cols, draft.base)
-    groups, hand = built.layout["groups"], built.layout["hand"]
-    total = sum(len(g["cards"]) for g in groups) + len(hand)
-    quads = sum(len(g["cards"]) == 4 for g in groups) + sum(k == 4 for k in Counter(hand).values())
-    if not built.complete or total != 19 + max(0, quads - 1):
-        return None
-    found: list[tuple[int, float, Draft]] = []
-    for a, b in itertools.combinations_with_replacement(FACES, 2):
-        left_a, left_b = 4 - seen[a], 4 - seen[b]
-        if left_a <= 0 or left_b <= 0:  # none left (or more in view than the deck holds: a misread)
-            continue
-        ways = math.comb(left_a, 2) if a == b else left_a * left_b
-        if ways == 0:
-            continue
-        tried = draft.with_columns([*cols, Column([NO_BOX, NO_BOX], [a, b], HAND, FREE)])
-        if not tried.splits:
-            continue
-        result = _result(tried)
-        if result is not None and result.winning:
-            found.append((ways, -float(result.score), tried))
-    if not found:
-        return None
-    best = max(found, key=lambda f: f[:2])[2]
-    return best.with_columns([c.copy(settled=HIDDEN_TWO.format(len(found))) if n == len(cols) else c
-                              for n, c in enumerate(best.columns)])
-
-
 MISSED_BACK = ("a back assumed missing under its face (none found): a concealed group shows three or four "
                "cards, and only so the hand makes seven groups and wins")
 MISSED_BACKS = ("both backs assumed missing under its face (none found): a lone face of the claimed row read "
