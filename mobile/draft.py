@@ -133,6 +133,17 @@ class Draft:
                 return ci, c.detections.index(det)
         return None
 
+    def assumed(self, dets: Sequence[int]) -> list[str]:
+        """The cards vision's rules assumed (no detection: hidden under other cards, a back under
+        its face) in the photo's columns a doubt names by their found cards ``dets``; none in
+        manual entry, where every typed card has no detection."""
+        if not self.is_photo:
+            return []
+        named = set(dets)
+        return [x for c in self.columns if NO_BOX in c.detections
+                and {i for i in c.detections if i != NO_BOX} == named
+                for i, x in zip(c.detections, c.cards, strict=True) if i == NO_BOX]
+
     def hand_column(self) -> int:
         for ci, c in enumerate(self.columns):
             if c.state == FREE and c.row == HAND:

@@ -179,6 +179,8 @@ _S: dict[str, tuple[str, str, str]] = {
     "doubt_no_cards": ("照片里没有找到牌", "照片裡沒有找到牌", "No cards found in this photo"),
     "doubt_taken_in": ("单张算进手牌（凑成七组）：{cards}", "單張算進手牌（湊成七組）：{cards}",
                        "Taken into the hand (it completes seven groups): {cards}"),
+    "doubt_hidden": ("照片里看不见，按牌理补上：{cards}", "照片裡看不見，按牌理補上：{cards}",
+                     "Not seen in the photo, put in by the rules to complete the hand: {cards}"),
     "doubt_taken_in_find": ("看不清，按牌理算上：{cards}", "看不清，按牌理算上：{cards}",
                             "Faint, taken in (it completes seven groups): {cards}"),
     "doubt_reread": ("按牌理改读：{cards}", "按牌理改讀：{cards}",

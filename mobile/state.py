@@ -165,6 +165,9 @@ class AppState(Evening, DeckUse):
                 counts = Counter(c for col in self.draft.columns for c in col.cards if c != "back")
                 faces = [c for c, n in counts.items() if n > 4]
             faces = sorted(set(faces))
+        if d.kind == "taken_in" and (hidden := self.draft.assumed(d.detections)):
+            # a card the rules put where no find shows one: name it, not the cards that do show
+            return t("doubt_hidden", cards=self.glyphs(hidden[:6]), n=cards)
         if t(key) == key:  # a doubt this app has no words for yet: never vision's English
             return t("doubt_other")
         return t(key, cards=self.glyphs(faces[:6]) or "?", n=cards)

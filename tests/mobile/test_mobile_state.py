@@ -314,3 +314,32 @@ def test_guangxi_double_instant_win(tmp_path: Path) -> None:
     e = st.confirm()
     assert e.kind == "double" and st.sstate.net == [-54, 27, 27] and st.pending.first is None
     st.close()
+
+
+# a winning hand laid in two rows with one card hidden under its column: the claimed 伍 伍's third
+# (read as 伍, a 碰), or the hand's 四 六's middle (五)
+HIDDEN_TABLE = [["d5", "d5", "d5"], ["x6", "x7", "x8"], ["d1", "back", "back"]]
+HIDDEN_HAND = [["x10", "x10", "x10"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["x4", "x5", "x6"]]
+
+
+@pytest.mark.parametrize(("row", "col", "pos", "word"), [(0, 0, 2, "伍"), (1, 3, 1, "五")])
+def test_a_card_the_rules_put_where_no_find_shows_one_is_named_to_the_player(
+        app_state: AppState, row: int, col: int, pos: int, word: str) -> None:
+    """The doubt names the card assumed, not the cards around it that were found (the code
+    before said 单张算进手牌 and named those)."""
+    from layout_cards import rows
+
+    from zipai.vision.scan import scan_detections
+
+    laid = [[list(c) for c in HIDDEN_TABLE], [list(c) for c in HIDDEN_HAND]]
+    del laid[row][col][pos]
+    sc = scan_detections(1600, 1200, rows(*laid), app_state.base())
+    app_state.take_scan("table.jpg", sc)
+    taken = [d for d in app_state.check().doubts if d.kind == "taken_in"]
+    assert [app_state.doubt_words(d, 21) for d in taken] == [f"照片里看不见，按牌理补上：{word}"]
+
+
+def test_no_card_is_assumed_in_manual_entry() -> None:
+    ed = Editor(Draft.manual())
+    type_l1(ed)
+    assert ed.draft.assumed([]) == []
