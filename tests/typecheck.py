@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import fcntl
+import functools
 import os
 import subprocess
 import sys
@@ -36,14 +37,16 @@ def imported(name: str) -> set[str]:
     return found - {name}
 
 
-def packages(name: str) -> set[str]:
-    """``name`` and every package of ours it reaches through imports."""
+@functools.cache
+def packages(name: str) -> frozenset[str]:
+    """``name`` and every package of ours it reaches through imports (parsed once a process:
+    each check asks for its tree, its links, its cache and its lock)."""
     seen, todo = {name}, [name]
     while todo:
         for other in imported(todo.pop()) - seen:
             seen.add(other)
             todo.append(other)
-    return seen
+    return frozenset(seen)
 
 
 def tree_name(name: str) -> str:
