@@ -28,6 +28,7 @@ from zipai.vision.layout import (
     assemble,
     complete_group,
     fill_concealed,
+    join_fourth_back,
     join_lone_backs,
     join_split_groups,
     leave_twin,
@@ -118,6 +119,49 @@ def test_join_lone_backs_puts_the_back_beside_a_short_concealed_group_into_it() 
     assert not any(c.row == LOOSE for c in joined.columns)
     far = _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]], loose=[(400.0, 170.0, "back")])
     assert join_lone_backs(far) is None  # 6 glyph sizes away: the stock pile
+
+
+def test_join_fourth_back_makes_a_concealed_column_of_three_the_quad_its_last_back_ends() -> None:
+    """拾 over three backs, a 提: its last back shows whole, its centre far down the card, and
+    the column ended before it. The lone back 1.9 glyph sizes past the column's end, in its
+    line, is its fourth card: with it the hand's pair 捌捌 is its 将 and the layout splits."""
+    hand = [*HAND_ROW[:3], ["d8", "d8"]]
+    draft = _draft(hand=hand, loose=[(100.0, 255.0, "back")])
+    assert not draft.splits
+    joined = join_fourth_back(draft)
+    assert joined is not None and joined.splits
+    host = joined.columns[1]
+    assert (host.state, host.cards) == ("concealed", ["x10", "back", "back", "back"])
+    assert host.settled == "a back lying apart taken in: a concealed group of four shows its last card whole"
+    assert not any(c.row == LOOSE for c in joined.columns)
+    assert repair(draft).columns == joined.columns
+
+
+def test_join_fourth_back_takes_a_lone_face_in_line_past_three_backs() -> None:
+    """Three backs in the claimed row and 拾 lying in line past them: a 提 laid with its face last
+    (as seen from the other side of the table), not an all-back 偎 and a stray 拾."""
+    table = [TABLE_ROW[0], ["back", "back", "back"], TABLE_ROW[2]]
+    draft = _draft(table=table, hand=[*HAND_ROW[:3], ["d8", "d8"]], loose=[(100.0, 255.0, "x10")])
+    joined = join_fourth_back(draft)
+    assert joined is not None and joined.splits
+    host = joined.columns[1]
+    assert (host.state, host.cards) == ("concealed", ["back", "back", "back", "x10"])
+    assert host.settled == "a card lying apart taken in: a concealed group of four shows its last card whole"
+    # a face beside a face over two backs is no fourth card: a concealed group shows one face
+    two = _draft(hand=[*HAND_ROW[:3], ["d8", "d8"]], loose=[(100.0, 255.0, "x10")])
+    assert join_fourth_back(two) is None
+
+
+@pytest.mark.parametrize(("loose", "table"), [
+    ([(160.0, 255.0, "back")], TABLE_ROW),  # 1.2 glyph sizes off the column's line: beside it
+    ([(100.0, 340.0, "back")], TABLE_ROW),  # 3.6 glyph sizes past its last card: the stock
+    # the deck holds no fourth 拾
+    ([(100.0, 255.0, "back")], [TABLE_ROW[0], ["x10", "back", "back"], ["x10", "x10", "x10"]]),
+    ([(100.0, 255.0, "back"), (100.0, 290.0, "back")], TABLE_ROW),  # two backs: a stock pile
+])
+def test_join_fourth_back_leaves_a_back_beside_far_off_or_one_the_deck_or_a_rival_rules_out(
+        loose: list[tuple[float, float, str]], table: list[list[str]]) -> None:
+    assert join_fourth_back(_draft(table=table, hand=[*HAND_ROW[:3], ["d8", "d8"]], loose=loose)) is None
 
 
 def test_join_split_groups_joins_a_lone_card_and_the_pair_beside_it_that_make_one_group() -> None:
@@ -588,10 +632,10 @@ def test_a_step_returns_a_new_draft_and_never_changes_its_input(step: Repair, dr
 
 def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() -> None:
     assert [s.__name__ for s in REPAIRS] == [
-        "leave_twin", "join_lone_backs", "join_split_groups", "join_in_line", "gather_loose", "read_backs",
-        "settle_strays", "set_apart_discards", "set_apart_ends", "trade_ends", "move_far_ends",
-        "settle_backs", "settle_rows", "reread", "take_in", "fill_concealed", "set_apart_pairs",
-        "complete_group", "read_hidden", "win_without_discards", "rescue"]
+        "leave_twin", "join_lone_backs", "join_fourth_back", "join_split_groups", "join_in_line",
+        "gather_loose", "read_backs", "settle_strays", "set_apart_discards", "set_apart_ends", "trade_ends",
+        "move_far_ends", "settle_backs", "settle_rows", "reread", "take_in", "fill_concealed",
+        "set_apart_pairs", "complete_group", "read_hidden", "win_without_discards", "rescue"]
     seen: list[Draft] = []
 
     def first(d: Draft) -> Draft:

@@ -56,6 +56,7 @@ from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
     Draft,
     Repair,
+    join_fourth_back,
     join_lone_backs,
     join_split_groups,
     layout_splits,
@@ -97,6 +98,7 @@ __all__ = [
     "complete_group",
     "fill_concealed",
     "gather_loose",
+    "join_fourth_back",
     "join_in_line",
     "join_lone_backs",
     "join_split_groups",

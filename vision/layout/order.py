@@ -13,6 +13,7 @@ from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
     Draft,
     Repair,
+    join_fourth_back,
     join_lone_backs,
     join_split_groups,
     run,
@@ -24,10 +25,11 @@ from .repairs import (
 )
 from .twins import leave_twin
 
-REPAIRS: tuple[Repair, ...] = (leave_twin, join_lone_backs, join_split_groups, join_in_line, gather_loose,
-                               read_backs, settle_strays, set_apart_discards, set_apart_ends, trade_ends,
-                               move_far_ends, settle_backs, settle_rows, reread, take_in, fill_concealed,
-                               set_apart_pairs, complete_group, read_hidden, win_without_discards, rescue)
+REPAIRS: tuple[Repair, ...] = (leave_twin, join_lone_backs, join_fourth_back, join_split_groups, join_in_line,
+                               gather_loose, read_backs, settle_strays, set_apart_discards, set_apart_ends,
+                               trade_ends, move_far_ends, settle_backs, settle_rows, reread, take_in,
+                               fill_concealed, set_apart_pairs, complete_group, read_hidden,
+                               win_without_discards, rescue)
 """The order the repairs run in: a card found twice down its column, the geometry's own repairs
 (a lone back, a group split over two short columns, near or in one line), loose cards lying
 together that make a group, the card of an all-back group, then the lone cards, the claimed row's

@@ -50,6 +50,12 @@ MAX_ENDS = 4  # column ends set_apart_ends weighs (15 ways at most, each with it
 # weak finds take_in takes together: a hand two cards short (a back and a glyph on a typeface
 # the finder never saw) splits only with both; three at once the rules would guess (docs/lab/layout.md)
 MAX_TAKEN = 2
+# a concealed column of three and a lone back lying in line with it, its whole last card
+# (``join_fourth_back``): the back's centre within this many glyph sizes of the column's cards,
+# and within ``FOURTH_ACROSS`` of its line (on validation the fourth backs lay at most 3.0 off and
+# 0.67 across; other lone backs near such a column, 0.77 across and more)
+FOURTH_REACH = 3.5
+FOURTH_ACROSS = 0.75
 MAX_BACK_MOVES = 10  # (lone back, column) pairs settle_backs weighs: 55 layouts at most
 
 
@@ -133,6 +139,51 @@ def join_lone_backs(draft: Draft) -> Draft | None:
     if not moves or len({b for b, _ in moves}) < len(moves):
         return None
     return draft.with_columns(_with_backs(cols, moves, "a concealed group shows three or four cards"))
+
+
+def join_fourth_back(draft: Draft) -> Draft | None:
+    """Put a lone card lying in line with a concealed column of three into it: a 提 of four.
+
+    A concealed group of four is laid as a face over three backs (or four backs), and its last
+    card, the only one that shows whole, lies with its centre a card's length on: the geometry
+    ends the column before it, and the group is left a 偎 of three with a card over, which
+    leaves the hand's pair (its 将 beside a group of four) no place. A concealed column of three
+    (two backs at least) takes the lone back whose centre lies within ``FOURTH_REACH`` glyph
+    sizes of its cards and within ``FOURTH_ACROSS`` of its line; a column of three backs the lone
+    face there too (the face laid last, as seen from the other side), when each is the other's
+    only such partner and the deck holds a fourth copy of the face (none shows elsewhere). The
+    column says so (``settled``, a doubt). The geometry's repair, asked of every draft."""
+    cols, dets = draft.columns, draft.detections
+    if not draft.params.join_fourth_back:
+        return None
+    three = [n for n, c in enumerate(cols) if c.state == CONCEALED and len(c.cards) == 3
+             and c.cards.count("back") >= 2 and not c.name and _found(c, dets)]
+    lone = [n for n, c in enumerate(cols) if len(c.cards) == 1 and _found(c, dets)
+            and (c.state == LOOSE or (c.row == TABLE and c.cards != ["back"]))]
+    if not lone or not three:
+        return None
+    s = scale(dets)
+    shown = Counter(x for c in cols for x in c.cards if x != "back")
+    near = [(b, h) for b in lone for h in three if _reach(cols, dets, b, h) < FOURTH_REACH * s
+            and _across(cols[h], dets, dets[cols[b].detections[0]].center) < FOURTH_ACROSS * s
+            and (cols[b].cards == ["back"] or cols[h].cards.count("back") == 3)]
+    # each the other's only partner: two lone cards by one column are a stock pile, not its card
+    moves = [(b, h) for b, h in near if sum(x == b or y == h for x, y in near) == 1
+             and not any(shown[x] > 1 for x in cols[h].cards + cols[b].cards if x != "back")]
+    if not moves:
+        return None
+    what = "a back" if all(cols[b].cards == ["back"] for b, _ in moves) else "a card"
+    why = "a concealed group of four shows its last card whole"
+    return draft.with_columns(_with_backs(cols, moves, why, what))
+
+
+def _across(c: Column, dets: Sequence[Detection], at: tuple[float, float]) -> float:
+    """Pixels from ``at`` to the line through a column's first and last cards."""
+    (x0, y0), (x1, y1) = dets[c.detections[0]].center, dets[c.detections[-1]].center
+    length = math.hypot(x1 - x0, y1 - y0)
+    if length == 0:
+        return math.hypot(at[0] - x0, at[1] - y0)
+    return abs((at[0] - x0) * (y1 - y0) - (at[1] - y0) * (x1 - x0)) / length
 
 
 def join_split_groups(draft: Draft) -> Draft | None:
@@ -484,14 +535,15 @@ def _reach(cols: Sequence[Column], dets: Sequence[Detection], b: int, h: int) ->
     return min(math.hypot(dets[i].center[0] - bx, dets[i].center[1] - by) for i in cols[h].detections)
 
 
-def _with_backs(cols: Sequence[Column], moves: Sequence[tuple[int, int]], why: str) -> list[Column]:
-    """New columns with each lone back column ``b`` moved into column ``h``, the host's state
-    proposed again and marked ``settled`` with ``why``."""
+def _with_backs(cols: Sequence[Column], moves: Sequence[tuple[int, int]], why: str,
+                what: str = "a back") -> list[Column]:
+    """New columns with each lone back column ``b`` (``what`` it is) moved into column ``h``,
+    the host's state proposed again and marked ``settled`` with ``why``."""
     out = list(cols)
     for b, h in moves:
         host = out[h]
         out[h] = host.copy(detections=host.detections + out[b].detections, cards=host.cards + out[b].cards,
-                           settled=f"a back lying apart taken in: {why}")
+                           settled=f"{what} lying apart taken in: {why}")
         out[h].state = proposed_state(out[h])
         out[b] = out[b].copy(detections=[], cards=[])
     return [c for c in out if c.cards]
