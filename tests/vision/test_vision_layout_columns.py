@@ -201,6 +201,28 @@ def test_a_face_linked_onto_a_column_joins_the_backs_beside_it() -> None:
     assert (TABLE, OPEN, ["d9", "x9", "x9"]) in _drafted(got)
 
 
+def test_a_trade_that_splits_only_with_the_guessed_rows_the_other_way_round_takes_both() -> None:
+    """The rows were a guess, and the wrong one: 伍陆柒 with 8 linked on beside 6 7 in the row
+    taken as the hand. Traded there, the hand holds three 6s and three 7s (a 坎 is never broken)
+    and splits into no groups; claimed, the three columns are 5 6 7, 6 7 8 and 5 6 7 and the
+    layout splits. Moving 5 onto 6 7 or 8 onto it leaves the same groups: one way, not two."""
+    table = [["d4", "d5", "d6"], ["d5", "d6", "d7"], ["d2", "d7", "d10"], ["x1", "x1", "x1"]]
+    hand = [["x5", "x6", "x7", "x8"], ["x6", "x7"], ["x5", "x6", "x7"]]
+    draft = _draft(table, hand, [])
+    draft = draft.with_columns([c.copy(row_guess="alike") for c in draft.columns])
+    assert not draft.splits
+    got = trade_ends(draft)
+    assert got is not None and got.splits
+    look = _drafted(got)
+    assert [sorted(cards) for row, state, cards in look if row == TABLE and state == OPEN] == [
+        ["x6", "x7", "x8"], ["x5", "x6", "x7"], ["x5", "x6", "x7"]]
+    assert all(c.row_guess == "swapped" for c in got.columns)  # the rules chose the rows: a doubt
+    assert sum(bool(c.settled) for c in got.columns) == 2
+    # told apart by the photo, the rows stay: no trade splits them as they lie
+    told = draft.with_columns([c.copy(row_guess="") for c in draft.columns])
+    assert trade_ends(told) is None
+
+
 def test_a_back_is_never_moved_between_columns() -> None:
     """柒 over four backs beside 肆 over two: a back moved across makes both look whole (柒 a
     quad, 肆 a triple), but a back found twice or missed is the finder's commonest error, and

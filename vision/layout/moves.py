@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..detector import Detection
+from .assemble import other_way_round
 from .column import CONCEALED, FREE, HAND, LOOSE, OPEN, TABLE, Column, proposed_state
 from .geometry import card_axis, scale
 from .repairs import (
@@ -26,6 +27,7 @@ from .repairs import (
     _found,
     _makes_group,
     _one_way,
+    _swappable,
     laid_columns,
     nearest_row,
     settle_strays,
@@ -149,7 +151,12 @@ def trade_ends(draft: Draft) -> Draft | None:
     glyph sizes of it, or traded for that column's face at an end (a back is never moved: it
     tells a concealed triple from a quad); a way is kept when both columns then make groups
     (``_makes_group``), and taken when it is the only one that makes the layout split (a trade
-    between two columns that are no group, seen from both, is one way). A claimed column that
+    between two columns that are no group, seen from both, is one way, and so are two moves that
+    leave the same groups in the same rows: the nearer is taken). Where the rows were a guess, a
+    trade that splits the layout only with them the other way round counts too, and takes them
+    so (``swapped``: a doubt, as ``settle_rows``'s): the hand never breaks a 坎, so a claimed
+    group's card linked onto the next column leaves no split either way until traded back. A
+    claimed column that
     is no group is tried even where the layout splits (its cards then go to the hand as free
     cards, which may split anyway, and score as revealed). Both columns say so (``settled``, a
     doubt in ``assemble``)."""
@@ -160,24 +167,39 @@ def trade_ends(draft: Draft) -> Draft | None:
     if not broken or (draft.splits and not any(cols[n].state in (OPEN, CONCEALED) for n in broken)):
         return None
     s = scale(dets)
-    ways: list[list[Column]] = []
+    swappable = _swappable(cols)
+    ways: dict[tuple[tuple[str, str, tuple[str, ...]], ...], tuple[float, list[Column]]] = {}
     for a in broken:
         for k in {0, len(cols[a].detections) - 1}:
             e = cols[a].detections[k]
             if dets[e].card == "back":  # a back counts a concealed group's cards: a quad or a triple
                 continue
             for b in laid:
-                if b == a or min(_distance(dets, e, i) for i in cols[b].detections) >= BACK_REACH * s:
+                reach = min(_distance(dets, e, i) for i in cols[b].detections) if b != a else math.inf
+                if reach >= BACK_REACH * s:
                     continue
                 ends = dict.fromkeys(i for i in (cols[b].detections[0], cols[b].detections[-1])
                                      if dets[i].card != "back")
                 for f in (None, *ends):
                     got = _traded(cols, dets, a, e, b, f)
-                    if got is not None and got not in ways and draft.with_columns(got).splits:
-                        ways.append(got)
+                    if got is not None and not draft.with_columns(got).splits:
+                        # rows that were only a guess may be the other way round (``settle_rows``)
+                        got = other_way_round(got, "swapped") if swappable else None
+                    if got is None or not draft.with_columns(got).splits:
+                        continue
+                    # two moves that leave the same groups in the same rows (x5 moved onto x6 x7,
+                    # or x8 from x5 x6 x7 x8) are one way: the nearer move is taken
+                    key = _groups(got)
+                    if key not in ways or reach < ways[key][0]:
+                        ways[key] = (reach, got)
                     if len(ways) > 1:  # two ways: the player's to choose
                         return None
-    return draft.with_columns(ways[0]) if ways else None
+    return draft.with_columns(next(iter(ways.values()))[1]) if ways else None
+
+
+def _groups(cols: Sequence[Column]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The columns' groups as a layout holds them: each one's row, state and cards, in order."""
+    return tuple(sorted((c.row, c.state, tuple(sorted(c.cards))) for c in cols if c.cards))
 
 
 def _traded(cols: Sequence[Column], dets: Sequence[Detection], a: int, e: int, b: int,
