@@ -99,3 +99,34 @@ def test_a_winning_layout_and_the_setting_off_are_left_alone() -> None:
     assert twins(wins.columns[5], wins.detections) == [2]
     assert outcome(wins.columns, wins.base).winning
     assert leave_twin(wins) is None
+
+
+def _quad_with_double(gap: float) -> Draft:
+    """拾 over three backs in the claimed row, the last two backs ``gap`` px apart down the
+    column (80: two backs; 15: one back's pattern found twice, the second find weaker)."""
+    dets = [det("d5", 0.0, 0.0), det("d5", 0.0, 80.0), det("d5", 0.0, 160.0),
+            det("x10", 100.0, 0.0), det("back", 100.0, 80.0), det("back", 100.0, 160.0),
+            det("back", 100.0, 160.0 + gap, score=0.6)]
+    cols = [Column([0, 1, 2], ["d5"] * 3, TABLE),
+            Column([3, 4, 5, 6], ["x10", "back", "back", "back"], TABLE)]
+    for k, cards in enumerate(HAND_ROW):
+        cols.append(Column(list(range(len(dets), len(dets) + len(cards))), list(cards), HAND))
+        dets += [det(card, 100.0 * k, 600.0 + 80.0 * j) for j, card in enumerate(cards)]
+    return Draft(tuple(c.copy(state=proposed_state(c)) for c in cols), tuple(dets), BASE)
+
+
+def test_a_back_found_twice_in_a_concealed_column_of_four_is_left_out() -> None:
+    """One back's pattern found twice makes 拾's 偎 a 提 of four, and a 提 wants a pair beside it
+    that the hand does not hold: no winning hand. The two finds overlap far more than two backs
+    of a column do; without the weaker, the 偎 and the hand win, and both say so."""
+    draft = _quad_with_double(15.0)
+    assert twins(draft.columns[1], draft.detections) == [3]
+    assert not outcome(draft.columns, draft.base).winning
+    got = leave_twin(draft)
+    assert got is not None and outcome(got.columns, got.base).winning
+    assert got.columns[1].cards == ["x10", "back", "back"] and got.columns[1].settled
+    left = [c for c in got.columns if c.state == LOOSE]
+    assert [c.cards for c in left] == [["back"]] and got.detections[left[0].detections[0]].score == 0.6
+    # two backs a step apart are a 提's, whatever the hand makes of it
+    apart = _quad_with_double(80.0)
+    assert twins(apart.columns[1], apart.detections) == [] and leave_twin(apart) is None

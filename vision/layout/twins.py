@@ -3,7 +3,8 @@
 The finder can find one card twice: a glyph split in two (a stroke of 二 on its own, a radical),
 a card's far end read as the same face turned round, a back's pattern found twice. Down a column
 the two finds lie next to each other, and the column then holds a card too many: four faces
-that are no group (``x1 x2 x2 x3``), or five cards of a concealed group. Where the column
+that are no group (``x1 x2 x2 x3``), five cards of a concealed group, or a 偎 of three taken for
+a 提 of four (two backs whose boxes overlap far more than a column's cards do). Where the column
 without one of the two is a group, that find is the double.
 """
 
@@ -22,14 +23,33 @@ TWIN_LEFT = ("left out: the same card found twice next to each other down its co
              "group without it")
 
 
+# two backs next to each other down a concealed column of four whose boxes overlap this much
+# (intersection over union) are one back found twice: on validation the doubles overlapped 0.31
+# to 0.50, two backs of a 提 at most 0.29 (the backs of a column overlap by the step only)
+TWIN_BACKS = 0.3
+
+
 def twins(c: Column, dets: Sequence[Detection]) -> list[int]:
     """Where in column ``c`` a find may be its neighbour's double: the later of each two finds
     of one card next to each other down a column of four or five cards that is no group, where
-    the column without it is one (a column holds three or four cards, four of them alike)."""
+    the column without it is one (a column holds three or four cards, four of them alike); in a
+    concealed column of four (a 提, or a 偎 with a back found twice), two backs whose boxes
+    overlap over ``TWIN_BACKS``."""
+    if len(c.cards) == 4 and c.cards.count("back") >= 3 and _makes_group(c.cards):
+        return [k for k in range(1, 4) if c.cards[k] == c.cards[k - 1] == "back"
+                and _overlap(dets[c.detections[k]].box, dets[c.detections[k - 1]].box) > TWIN_BACKS]
     if not 4 <= len(c.cards) <= 5 or _makes_group(c.cards):
         return []
     return [k for k in range(1, len(c.cards)) if c.cards[k] == c.cards[k - 1]
             and _makes_group(c.cards[:k] + c.cards[k + 1:])]
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Two boxes' intersection over their union."""
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h
+    return w * h / union if union > 0 else 0.0
 
 
 def leave_twin(draft: Draft) -> Draft | None:
