@@ -149,6 +149,18 @@ def test_winning_completions_that_pay_otherwise_are_left_to_the_player_where_the
     assert not any("assumed hidden" in m for m in _taken_in(sc))
 
 
+def test_winning_completions_alike_by_the_deck_take_the_face_the_finder_misses_most() -> None:
+    """二 三 claimed, a card short: 一 and 四 both make a winning hand, and the deck leaves four
+    of each. The card a column lacks may be hidden or missed, and the finder misses 一 (one
+    stroke) far more often than any other face: 一二三 (24 points), not 二三四 (21)."""
+    table = [["x2", "x3"], ["d5", "d5", "d5"], ["d1", "back", "back"]]
+    sc = _scan(rows(table, GUESS_HAND))
+    assert _hidden(sc) == [(TABLE, "open", ["x2", "x3", "x1"])]
+    assert sc.result is not None and sc.result.winning and sc.result.points == 24
+    said = [m for m in _taken_in(sc) if "assumed hidden under this column's cards" in m]
+    assert len(said) == 1 and "the others: x4" in said[0]
+
+
 # 壹 of the hand, and 叁 three card steps down its line: 贰 hidden between them left a gap, so the
 # geometry made 壹 a column of its own and 叁 a card lying apart (two cards short of 21)
 APART_TABLE = [["x6", "x7", "x8"], ["d5", "back", "back"]]
