@@ -125,7 +125,8 @@ class Params:
     # ``discards.win_without_discards``: lone faces and pairs of the claimed row, and of the hand's
     # row lying apart from its groups, set apart when only so the layout makes a winning hand
     win_without_discards: bool = True
-    # ``repairs.join_fourth_back``: a lone back in line with a concealed column of three joins it (a 提)
+    # ``repairs.join_fourth_back``: a lone back (or a face, past three backs) in line with a
+    # concealed column of three joins it as its fourth card (a 提)
     join_fourth_back: bool = True
 
 

@@ -156,10 +156,9 @@ def trade_ends(draft: Draft) -> Draft | None:
     trade that splits the layout only with them the other way round counts too, and takes them
     so (``swapped``: a doubt, as ``settle_rows``'s): the hand never breaks a 坎, so a claimed
     group's card linked onto the next column leaves no split either way until traded back. A
-    claimed column that
-    is no group is tried even where the layout splits (its cards then go to the hand as free
-    cards, which may split anyway, and score as revealed). Both columns say so (``settled``, a
-    doubt in ``assemble``)."""
+    claimed column that is no group is tried even where the layout splits (its cards then go to
+    the hand as free cards, which may split anyway, and score as revealed). Both columns say so
+    (``settled``, a doubt in ``assemble``)."""
     cols, dets = draft.columns, draft.detections
     laid = [n for n, c in enumerate(cols) if c.row in (TABLE, HAND) and c.state != LOOSE and not c.name
             and not c.reading and c.detections and _found(c, dets)]
