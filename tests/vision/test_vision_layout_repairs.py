@@ -46,6 +46,7 @@ from zipai.vision.layout import (
     take_in,
     win_without_discards,
 )
+from zipai.vision.layout.readings import NO_BOX
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("fixed_chance")
@@ -338,6 +339,21 @@ def test_fill_concealed_reads_a_face_over_one_back_as_the_concealed_triple_when_
     assert repair(draft).columns[1].cards == ["x10", "back", "back"]
     assert fill_concealed(dataclasses.replace(draft, params=Params(fill_concealed=False))) is None
     assert fill_concealed(_draft()) is None  # a layout that splits is left alone
+
+
+def test_fill_concealed_reads_two_backs_alone_as_a_concealed_group_with_a_back_missed() -> None:
+    """Two backs alone in the claimed row: a concealed group shows three or four cards, and no
+    card of its face shows, so one back was missed too. Filled to three backs, ``read_backs``
+    reads the group's card as it reads any all-back group, and the hand wins; both are doubts."""
+    draft = _draft(table=[TABLE_ROW[0], ["back", "back"], TABLE_ROW[2]])
+    assert not draft.splits and read_backs(draft) is None
+    filled = fill_concealed(draft)
+    assert filled is not None and filled.splits
+    group = filled.columns[1]
+    assert group.cards == ["back"] * 3 and group.detections[-1] == NO_BOX and group.reading is not None
+    built = assemble(filled.columns, filled.detections, BASE)
+    assert built.complete and {d.kind.value for d in built.doubts} >= {"unnamed_concealed", "taken_in"}
+    assert fill_concealed(dataclasses.replace(draft, params=Params(fill_concealed=False))) is None
 
 
 def test_fill_concealed_leaves_a_short_group_when_the_triple_makes_no_winning_hand() -> None:

@@ -289,6 +289,8 @@ def read_hidden(draft: Draft) -> Draft | None:
 
 MISSED_BACK = ("a back assumed missing under its face (none found): a concealed group shows three or four "
                "cards, and only so the hand makes seven groups and wins")
+MISSED_BACK_ALONE = ("a back assumed missing (none found): two backs alone are no concealed group, which "
+                     "shows three or four cards, and only so the hand makes seven groups and wins")
 MISSED_BACKS = ("both backs assumed missing under its face (none found): a lone face of the claimed row read "
                 "as a concealed triple, as only so the hand makes seven groups and wins")
 
@@ -301,9 +303,10 @@ def fill_concealed(draft: Draft) -> Draft | None:
     its face over one back, a card short of any concealed group, and the scan gives no result;
     with both missed, its face lies alone in the claimed row. When the layout does not split
     (``Params.fill_concealed``), every column of one face and one back is read as the concealed
-    triple of its face, with a back that no find shows (``NO_BOX``); if that alone does not make
-    seven groups, each lone face of the claimed row is tried as a triple with both backs missed
-    (``Params.fill_lone_face``), and exactly one that does is taken. Only a hand that then makes
+    triple of its face, with a back that no find shows (``NO_BOX``); a layout's one column of two
+    backs only, as three backs whose card ``read_backs`` reads (it reads three or four); if that
+    does not make seven groups, each lone face of the claimed row is tried as a triple with both
+    backs missed (``Params.fill_lone_face``), and exactly one that does is taken. Only a hand that then makes
     seven groups and wins is kept, a player's photo being of one, and each column so filled says
     what was assumed (``settled``: a doubt in ``assemble``)."""
     p = draft.params
@@ -317,6 +320,17 @@ def fill_concealed(draft: Draft) -> Draft | None:
         cols[n] = c.copy(detections=[*c.detections, NO_BOX], cards=[*c.cards, "back"], settled=MISSED_BACK)
     if short and (filled := draft.with_columns(cols)).splits:
         return filled if _wins(filled) else None
+    # two backs alone are a concealed group with a back missed too, its card unread: read once filled
+    two = [n for n, c in enumerate(draft.columns) if c.state == CONCEALED and c.cards == ["back", "back"]
+           and not c.name]
+    if len(two) == 1 and not short:
+        c = draft.columns[two[0]]
+        backs = list(draft.columns)
+        backs[two[0]] = c.copy(detections=[*c.detections, NO_BOX], cards=["back"] * 3,
+                               settled=MISSED_BACK_ALONE)
+        read = read_backs(draft.with_columns(backs))
+        if read is not None and read.splits and _wins(read):
+            return read
     if not p.fill_lone_face:
         return None
     found: list[Draft] = []
