@@ -152,6 +152,12 @@ def reach_all(ui: UI, where: str, missed: list[str]) -> int:
     ui.pump(3)
     buttons = f.buttons()
     for b in buttons:
+        # a busy machine lays a screen out over several frames (a CI run missed one button of
+        # 690 once): a button that misses is probed again once the screen has drawn some more;
+        # one under a lid or off the screen misses both times
+        if f.reaches(b):
+            continue
+        ui.pump(10)
         if not f.reaches(b):
             missed.append(f"{where}: {type(b).__name__}({getattr(b, 'text', '')!r})")
     f.settle()
