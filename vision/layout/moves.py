@@ -181,11 +181,15 @@ def trade_ends(draft: Draft) -> Draft | None:
                                      if dets[i].card != "back")
                 for f in (None, *ends):
                     got = _traded(cols, dets, a, e, b, f)
-                    if got is not None and not draft.with_columns(got).splits:
-                        # rows that were only a guess may be the other way round (``settle_rows``)
-                        got = other_way_round(got, "swapped") if swappable else None
-                    if got is None or not draft.with_columns(got).splits:
+                    if got is None:
                         continue
+                    if not draft.with_columns(got).splits:
+                        # rows that were only a guess may be the other way round (``settle_rows``)
+                        if not swappable:
+                            continue
+                        got = other_way_round(got, "swapped")
+                        if not draft.with_columns(got).splits:
+                            continue
                     # two moves that leave the same groups in the same rows (x5 moved onto x6 x7,
                     # or x8 from x5 x6 x7 x8) are one way: the nearer move is taken
                     key = _groups(got)

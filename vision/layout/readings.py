@@ -329,7 +329,7 @@ def fill_concealed(draft: Draft) -> Draft | None:
         backs[two[0]] = c.copy(detections=[*c.detections, NO_BOX], cards=["back"] * 3,
                                settled=MISSED_BACK_ALONE)
         read = read_backs(draft.with_columns(backs))
-        if read is not None and read.splits and _wins(read):
+        if read is not None and _wins(read):  # a winning hand is seven groups
             return read
     if not p.fill_lone_face:
         return None

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..detector import Detection
+from ..postprocess import iou_matrix
 from .chance import outcome
 from .column import LOOSE, Column, proposed_state
 from .repairs import Draft, _makes_group, laid_columns
@@ -37,19 +40,16 @@ def twins(c: Column, dets: Sequence[Detection]) -> list[int]:
     overlap over ``TWIN_BACKS``."""
     if len(c.cards) == 4 and c.cards.count("back") >= 3 and _makes_group(c.cards):
         return [k for k in range(1, 4) if c.cards[k] == c.cards[k - 1] == "back"
-                and _overlap(dets[c.detections[k]].box, dets[c.detections[k - 1]].box) > TWIN_BACKS]
+                and _iou(dets[c.detections[k]].box, dets[c.detections[k - 1]].box) > TWIN_BACKS]
     if not 4 <= len(c.cards) <= 5 or _makes_group(c.cards):
         return []
     return [k for k in range(1, len(c.cards)) if c.cards[k] == c.cards[k - 1]
             and _makes_group(c.cards[:k] + c.cards[k + 1:])]
 
 
-def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """Two boxes' intersection over their union."""
-    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h
-    return w * h / union if union > 0 else 0.0
+def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Two boxes' intersection over union, as the finder's own suppression measures it."""
+    return float(iou_matrix(np.asarray(a), np.asarray(b))[0, 0])
 
 
 def leave_twin(draft: Draft) -> Draft | None:
