@@ -186,3 +186,30 @@ def test_lone_cards_too_far_apart_or_with_the_rule_off_are_not_joined(gap: float
     sc = _scan(_apart(gap), p)
     assert not _hidden(sc)
     assert any(c.state == "loose" and c.cards == ["d3"] for c in sc.columns)
+
+
+# 一 and 叁 of the claimed row's 一二三, 贰 hidden between them: each lies off the row's line, so
+# the geometry set both apart, and the hand is two cards short of 21
+LOOSE_TABLE = [["x6", "x7", "x8"], ["d5", "back", "back"]]
+LOOSE_HAND = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d1", "d2", "d3"]]
+
+
+def _both_apart(x: float) -> list[Detection]:
+    return [*rows(LOOSE_TABLE, LOOSE_HAND), det("x1", x, 0.0), det("x3", x + 50.0, 240.0)]
+
+
+def test_two_cards_both_lying_apart_are_one_group_with_the_card_hidden_between_them() -> None:
+    """The code before weighed a pair only with one card laid in a row, and left both out (no
+    hand); now 一 贰 叁 is a column of the claimed row, the row nearest them, 贰 named."""
+    sc = _scan(_both_apart(300.0))
+    assert _hidden(sc) == [(TABLE, "open", ["x1", "x2", "x3"])]
+    assert not any(c.state == "loose" for c in sc.columns)
+    assert sc.result is not None and sc.result.winning
+    assert any("x2 assumed hidden under this column's cards" in m for m in _taken_in(sc))
+
+
+def test_two_cards_lying_apart_far_from_the_layout_are_discards() -> None:
+    """Past ``FAR_LOOSE`` glyph sizes from every column (900 px here) the two are discards."""
+    sc = _scan(_both_apart(900.0))
+    assert not _hidden(sc)
+    assert sorted(c.cards[0] for c in sc.columns if c.state == "loose") == ["x1", "x3"]

@@ -24,7 +24,16 @@ from .column import CONCEALED, FREE, HAND, LOOSE, TABLE, Column, proposed_state
 from .geometry import scale
 from .moves import _continues, _down
 from .readings import NO_BOX, read_backs
-from .repairs import Draft, _found, _makes_group, laid_columns, nearest_row, settle_strays
+from .repairs import (
+    FAR_LOOSE,
+    Draft,
+    _found,
+    _makes_group,
+    _near_laid,
+    laid_columns,
+    nearest_row,
+    settle_strays,
+)
 
 HIDDEN_IN_GROUP = ("{card} assumed hidden under this column's cards (no find shows it): {shown} make no "
                    "group, and only with it does the hand make seven groups and win")
@@ -116,8 +125,10 @@ def _apart_candidates(draft: Draft, unseen: Counter[str]) -> list[Candidate]:
     a card hidden under a column leaves a gap there, and the geometry, which links cards that
     overlap, takes its two neighbours for two columns (or one for a card lying apart). One must
     lie past the other along the layout's axis, within ``FAR_REACH`` glyph sizes of it and
-    ``APART_ACROSS`` across; one at least laid in a row (a free card of the claimed row or the
-    hand), whose row the group takes."""
+    ``APART_ACROSS`` across; one laid in a row (a free card of the claimed row or the hand),
+    whose row the group takes, or both lying apart (the geometry sets a lone card apart when it
+    lies off its row's line), one within ``FAR_LOOSE`` glyph sizes of a column of the layout,
+    the group then taking the row of the column nearest them."""
     cols, dets = draft.columns, draft.detections
     lone = [n for n, c in enumerate(cols) if len(c.cards) == 1 and c.cards[0] != "back" and _found(c, dets)
             and not c.name and not c.reading
@@ -125,17 +136,23 @@ def _apart_candidates(draft: Draft, unseen: Counter[str]) -> list[Candidate]:
     if len(lone) < 2 or len(lone) > MAX_APART:
         return []
     s = scale(dets)
+    laid = laid_columns(cols, dets)
+    # two cards both lying apart are weighed only near a column of the layout, as lone cards are
+    # (``settle_strays``): a card further off is a discard
+    near = [n for n in laid if len(cols[n].cards) > 1]
     out: list[Candidate] = []
     for a, b in itertools.combinations(lone, 2):
         ca, cb = cols[a], cols[b]
-        if (ca.state == LOOSE and cb.state == LOOSE) or (ca.state != LOOSE and cb.state != LOOSE
-                                                        and ca.row != cb.row):
+        both_loose = ca.state == LOOSE and cb.state == LOOSE
+        if both_loose and not (near and any(_near_laid(cols, dets, n, near, FAR_LOOSE * s) for n in (a, b))):
+            continue
+        if ca.state != LOOSE and cb.state != LOOSE and ca.row != cb.row:
             continue
         ia, ib = ca.detections[0], cb.detections[0]
         if not (_continues(dets, [ia], ib, s, APART_ACROSS) or _continues(dets, [ib], ia, s, APART_ACROSS)):
             continue
         keep, gone = (a, b) if ca.state != LOOSE else (b, a)
-        row = cols[keep].row
+        row = nearest_row(cols, dets, (a, b), laid) if both_loose else cols[keep].row
         order = _down(dets, [ia, ib])
         for card, _ in completions([dets[i].card for i in order]):
             if unseen[card] > 0:
