@@ -7,14 +7,30 @@ Glyphs 50 px, columns 100 px apart, cards 80 px apart down a column unless a tes
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from layout_cards import det, row
 
-from zipai.vision.layout import HAND, LOOSE, TABLE, Draft, set_apart_ends, settle_strays
+from zipai.vision.layout import (
+    HAND,
+    LOOSE,
+    TABLE,
+    Draft,
+    Params,
+    repair,
+    rows_other_way,
+    set_apart_ends,
+    settle_strays,
+)
+from zipai.vision.layout.chance import outcome
 
 # the layout's logic is tested with a chance model set by hand (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("fixed_chance")
 
+
+
+BASE = {"rules": "hunan", "players": 3, "dealer": 0, "winner": 1, "won_by": "self_draw"}
 
 
 def _rows(draft: Draft) -> dict[str, str]:
@@ -77,3 +93,36 @@ def test_a_discard_linked_on_at_a_run_of_four_is_set_apart_from_the_end_lying_of
     assert got is not None and got.splits
     assert [c.detections for c in got.columns if c.state == LOOSE] == [[dets.index(discard)]]
     assert any(c.cards == ["d2", "d3", "d4"] and c.settled for c in got.columns)
+
+
+# the hand's four groups above, the claimed 碰 of 六, 伍柒 (its 陆 hidden under them) and 壹贰叁
+# below: no back, pair or lone card tells the rows apart, so the first is taken as claimed
+OTHER_HAND = [["x1", "x2", "x3"], ["d4", "d5", "d6"], ["d10", "d10", "d10"], ["x7", "x8", "x9"]]
+OTHER_CLAIMED = [["x6", "x6", "x6"], ["x5", "x7"], ["d1", "d2", "d3"]]
+
+
+def test_the_repairs_run_again_with_guessed_rows_the_other_way_round() -> None:
+    """As guessed, the hand holds three 六 and 伍柒, which no hidden card mends (a fourth 六
+    keeps the 坎 a 提), and the rows swapped alone leave 伍柒 a card short: the two mends were
+    never weighed together. Run again with the rows the other way round, 陆 is put back under
+    伍柒 and the hand wins, the rows saying they were swapped."""
+    draft = Draft.propose([*row(OTHER_HAND, 0.0), *row(OTHER_CLAIMED, 600.0)], BASE)
+    assert {c.row_guess for c in draft.columns} == {"alike"} and _rows(draft)["x6 x6 x6"] == HAND
+    alone = repair(dataclasses.replace(draft, params=Params(rows_other_way=False)))
+    assert not alone.splits
+    got = repair(draft)
+    assert got.splits and outcome(got.columns, got.base).winning
+    rows = _rows(got)
+    assert rows["x6 x6 x6"] == rows["x5 x6 x7"] == rows["d1 d2 d3"] == TABLE
+    assert rows["x1 x2 x3"] == rows["d10 d10 d10"] == HAND
+    assert {c.row_guess for c in got.columns} == {"swapped"}
+    assert rows_other_way(draft, alone) is not None
+    assert rows_other_way(draft, got) is None  # a layout that splits is left as it is
+
+
+def test_rows_told_apart_are_not_run_again_the_other_way_round() -> None:
+    """A back in the claimed row tells the rows: nothing is run again, whatever is left."""
+    claimed = [*OTHER_CLAIMED[:2], ["d1", "back", "back"]]
+    draft = Draft.propose([*row(OTHER_HAND, 0.0), *row(claimed, 600.0)], BASE)
+    assert not any(c.row_guess in ("alike", "split", "broken") for c in draft.columns)
+    assert rows_other_way(draft, draft) is None

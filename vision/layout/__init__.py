@@ -51,7 +51,7 @@ from .doubts import Doubt, DoubtKind
 from .geometry import card_axis, columns
 from .hidden import complete_group
 from .moves import gather_loose, join_in_line, move_far_ends, set_apart_pairs, trade_ends
-from .order import REPAIRS, repair
+from .order import REPAIRS, repair, rows_other_way
 from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
     Draft,
@@ -114,6 +114,7 @@ __all__ = [
     "repair",
     "reread",
     "rescue",
+    "rows_other_way",
     "set_apart_discards",
     "set_apart_ends",
     "set_apart_pairs",

@@ -128,6 +128,9 @@ class Params:
     # ``repairs.join_fourth_back``: a lone back (or a face, past three backs) in line with a
     # concealed column of three joins it as its fourth card (a 提)
     join_fourth_back: bool = True
+    # ``order.repair``: where the rows were only a guess and the repairs leave no seven groups, the
+    # repairs run again from the geometry's draft with the rows the other way round
+    rows_other_way: bool = True
 
 
 @dataclass(slots=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .assemble import other_way_round
 from .discards import set_apart_discards, win_without_discards
 from .hidden import complete_group
 from .moves import gather_loose, join_in_line, move_far_ends, set_apart_pairs, trade_ends
@@ -13,6 +14,7 @@ from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
 from .repairs import (
     Draft,
     Repair,
+    _swappable,
     join_fourth_back,
     join_lone_backs,
     join_split_groups,
@@ -43,5 +45,25 @@ chances doubt most, read otherwise, both when the layout makes no winning hand."
 
 
 def repair(draft: Draft, steps: Sequence[Repair] = REPAIRS) -> Draft:
-    """The draft after each step in turn (``REPAIRS``)."""
-    return run(draft, steps)
+    """The draft after each step in turn (``REPAIRS``), or (``rows_other_way``) after them with
+    the rows the other way round."""
+    done = run(draft, steps)
+    return rows_other_way(draft, done, steps) or done
+
+
+def rows_other_way(draft: Draft, done: Draft, steps: Sequence[Repair] = REPAIRS) -> Draft | None:
+    """Let the rules read the whole layout with the guessed rows the other way round.
+
+    Each step weighs the rows as the geometry guessed them, and a few try them swapped with
+    their own one move (``settle_rows``, ``trade_ends``, ``read_backs``); a layout that needs
+    the rows swapped and another mend too (a discard set apart, a card hidden in a claimed
+    column, a group split over two columns) was left with no seven groups. Where nothing in the
+    photo told the rows apart (``_swappable``) and the steps left ``done`` making no seven
+    groups (``Params.rows_other_way``), they run again on ``draft`` (the geometry's) with the
+    rows the other way round, and that is taken where it makes seven groups: the rows then say
+    they were swapped (``swapped``), a ``claimed_row`` doubt where that changes the score, which
+    the player's answer settles."""
+    if not draft.params.rows_other_way or done.splits or not _swappable(draft.columns):
+        return None
+    other = run(draft.with_columns(other_way_round(draft.columns, "swapped")), steps)
+    return other if other.splits else None
