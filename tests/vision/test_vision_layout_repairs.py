@@ -28,6 +28,7 @@ from zipai.vision.layout import (
     assemble,
     complete_group,
     fill_concealed,
+    fill_fourth,
     join_fourth_back,
     join_lone_backs,
     join_split_groups,
@@ -356,6 +357,40 @@ def test_fill_concealed_reads_two_backs_alone_as_a_concealed_group_with_a_back_m
     assert fill_concealed(dataclasses.replace(draft, params=Params(fill_concealed=False))) is None
 
 
+# a 提 of 拾 with one of its three backs missed, shown as a 偎: the hand's pair of 捌 has no place
+FOURTH_TABLE = [["d5", "d5", "d5"], ["x10", "back", "back"], ["x1", "x2", "x3"]]
+FOURTH_HAND = [["x4", "x5", "x6"], ["d2", "d7", "d10"], ["x9", "x9", "x9"], ["d8", "d8"]]
+
+
+def test_fill_fourth_reads_a_concealed_column_of_three_as_a_ti_with_a_back_missed() -> None:
+    """Twenty cards, a pair and no group of four: the code before read a hidden 捌 into the hand
+    (a 绞 of 捌捌捌 small, 18 points). A back is the card the finder misses most, and only a 提
+    allows the pair: 拾 over three backs, 24 points, the back no find shows named in a doubt."""
+    draft = _draft(table=FOURTH_TABLE, hand=FOURTH_HAND)
+    before = repair(draft, [s for s in REPAIRS if s is not fill_fourth])
+    assert ["x8"] in [c.cards for c in before.columns]  # read_hidden's card
+    filled = fill_fourth(draft)
+    assert filled is not None and filled.splits
+    col = filled.columns[1]
+    assert (col.state, col.cards, col.detections[-1]) == ("concealed", ["x10"] + ["back"] * 3, NO_BOX)
+    built = assemble(filled.columns, filled.detections, BASE)
+    assert {"state": "concealed", "cards": ["x10"] * 4} in built.layout["groups"]
+    got = score(built.layout)
+    assert got["winning"] and got["points"] == 24
+    taken = [d for d in built.doubts if d.kind == "taken_in"]
+    assert len(taken) == 1 and "a concealed group of four" in taken[0].message
+    assert repair(draft).columns[1].cards == ["x10"] + ["back"] * 3
+    assert fill_fourth(dataclasses.replace(draft, params=Params(fill_fourth=False))) is None
+    assert fill_fourth(_draft()) is None  # a layout that splits is left alone
+
+
+@pytest.mark.parametrize(("run", "filled"), [(["x7", "x8", "x9"], True), (["x8", "x9", "x10"], False)])
+def test_fill_fourth_leaves_a_column_whose_fourth_card_the_deck_shows(run: list[str], filled: bool) -> None:
+    """With 七八九 in the hand the 提 is read; with 八九十 a fourth 拾 shows: no 提 of 拾 is left."""
+    hand = [["x4", "x5", "x6"], ["d2", "d7", "d10"], run, ["d8", "d8"]]
+    assert (fill_fourth(_draft(table=FOURTH_TABLE, hand=hand)) is not None) is filled
+
+
 def test_fill_concealed_leaves_a_short_group_when_the_triple_makes_no_winning_hand() -> None:
     """The hand is a card short besides (伍 lies hidden): the triple alone makes no seven groups."""
     draft = _draft(table=[TABLE_ROW[0], ["x10", "back"], TABLE_ROW[2]],
@@ -650,7 +685,7 @@ def test_the_repairs_run_in_their_order_each_on_the_draft_the_last_one_left() ->
     assert [s.__name__ for s in REPAIRS] == [
         "leave_twin", "join_lone_backs", "join_fourth_back", "join_split_groups", "join_in_line",
         "gather_loose", "read_backs", "settle_strays", "set_apart_discards", "set_apart_ends", "trade_ends",
-        "move_far_ends", "settle_backs", "settle_rows", "reread", "take_in", "fill_concealed",
+        "move_far_ends", "settle_backs", "settle_rows", "reread", "take_in", "fill_concealed", "fill_fourth",
         "set_apart_pairs", "complete_group", "read_hidden", "win_without_discards", "rescue"]
     seen: list[Draft] = []
 

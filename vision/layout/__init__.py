@@ -52,7 +52,7 @@ from .geometry import card_axis, columns
 from .hidden import complete_group
 from .moves import gather_loose, join_in_line, move_far_ends, set_apart_pairs, trade_ends
 from .order import REPAIRS, repair, rows_other_way
-from .readings import fill_concealed, read_backs, read_hidden, reread, rescue
+from .readings import fill_concealed, fill_fourth, read_backs, read_hidden, reread, rescue
 from .repairs import (
     Draft,
     Repair,
@@ -97,6 +97,7 @@ __all__ = [
     "columns",
     "complete_group",
     "fill_concealed",
+    "fill_fourth",
     "gather_loose",
     "join_fourth_back",
     "join_in_line",

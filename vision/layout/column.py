@@ -92,6 +92,9 @@ class Params:
     # row as one with both backs missed, when only so the hand makes seven groups and wins
     fill_concealed: bool = True
     fill_lone_face: bool = True
+    # ``readings.fill_fourth``: a concealed column of three read as a 提 of four with a back missed,
+    # when only so the hand makes seven groups and wins
+    fill_fourth: bool = True
     # ``hidden.complete_group``: a column of two face cards that is no group read with the card
     # hidden under it that makes it one, when only so the hand makes seven groups and wins (or,
     # ``complete_splits``, makes seven groups, every such reading paying and scoring the same)

@@ -345,6 +345,53 @@ def fill_concealed(draft: Draft) -> Draft | None:
     return found[0] if len(found) == 1 else None
 
 
+MISSED_FOURTH = ("a back assumed missing (none found): a concealed group of four (a 提) shows its face over "
+                 "three backs, and only so the hand makes seven groups and wins")
+MAX_FOURTH = 4  # concealed columns of three that ``fill_fourth`` weighs (ten ways of one or two at most)
+
+
+def fill_fourth(draft: Draft) -> Draft | None:
+    """Let the rules give a concealed group of four the back the finder missed.
+
+    A 提 is laid as its face over three backs, and a back is the card the finder misses most (on
+    the 800 validation scenes 104 backs, the next card 一 53): with one missed, the 提 shows as a
+    偎 of three, the hand's pair (which only a group of four allows) has no place, and the
+    layout is a card short. ``read_hidden`` would read a hidden card of the hand, a 坎 of the
+    pair. When the layout does not split (``Params.fill_fourth``), each concealed column of three
+    (two backs at least, unnamed) is tried with a fourth back (``NO_BOX``), then each two of them
+    (two 提 each missing a back); an all-back column so filled is read again by ``read_backs``.
+    Taken when exactly one way makes seven groups and a winning hand with every face of the
+    claimed row in a group (the pair a 提 allows is the hand's), a player's photo being of one;
+    the column says what was assumed (``settled``: a doubt in ``assemble``)."""
+    if not draft.params.fill_fourth or draft.splits:
+        return None
+    cols = draft.columns
+    threes = [n for n, c in enumerate(cols) if c.state == CONCEALED and len(c.cards) == 3
+              and c.cards.count("back") >= 2 and not c.name and not c.reading]
+    if not threes or len(threes) > MAX_FOURTH:
+        return None
+    for k in (1, 2):
+        found = []
+        for combo in itertools.combinations(threes, k):
+            more = [c.copy(detections=[*c.detections, NO_BOX], cards=[*c.cards, "back"],
+                           settled=MISSED_FOURTH) if n in combo else c for n, c in enumerate(cols)]
+            tried = draft.with_columns(more)
+            if any(all(x == "back" for x in more[n].cards) for n in combo):
+                tried = read_backs(tried) or tried
+            # the pair a 提 allows is the hand's: never faces lying in the claimed row
+            if tried.splits and not _claimed_free(tried.columns) and _wins(tried):
+                found.append(tried)
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
+
+
+def _claimed_free(cols: Sequence[Column]) -> bool:
+    """Whether faces of the claimed row are no group where they lie (the engine takes them as
+    free cards of the hand)."""
+    return any(c.row == TABLE and c.state == FREE and c.cards for c in cols)
+
+
 def _wins(draft: Draft) -> bool:
     result = _result(draft)
     return result is not None and result.winning
