@@ -130,3 +130,37 @@ def test_a_back_found_twice_in_a_concealed_column_of_four_is_left_out() -> None:
     # two backs a step apart are a 提's, whatever the hand makes of it
     apart = _quad_with_double(80.0)
     assert twins(apart.columns[1], apart.detections) == [] and leave_twin(apart) is None
+
+
+def _pong_with_double(double: bool) -> Draft:
+    """The claimed 碰 of 伍, its middle card found a second time half a step down (a weaker find)
+    when ``double``, and a fifth 伍 in the hand's 肆伍陆: as laid, the claimed column is four of
+    a face, a 跑 the deck cannot hold."""
+    dets = [det("d5", 0.0, 0.0), det("d5", 0.0, 80.0), det("d5", 0.0, 160.0)]
+    pong = [0, 1, 2]
+    if double:
+        dets.append(det("d5", 0.0, 120.0, score=0.6))
+        pong = [0, 1, 3, 2]
+    cols = [Column(pong, ["d5"] * len(pong), TABLE)]
+    cols.append(Column(list(range(len(dets), len(dets) + 3)), ["x10", "back", "back"], TABLE))
+    dets += [det("x10", 100.0, 0.0), det("back", 100.0, 80.0), det("back", 100.0, 160.0)]
+    for k, cards in enumerate([["d4", "d5", "d6"], *HAND_ROW[1:]]):
+        cols.append(Column(list(range(len(dets), len(dets) + len(cards))), list(cards), HAND))
+        dets += [det(card, 100.0 * k, 600.0 + 80.0 * j) for j, card in enumerate(cards)]
+    return Draft(tuple(c.copy(state=proposed_state(c)) for c in cols), tuple(dets), BASE)
+
+
+def test_four_of_a_face_the_deck_cannot_hold_leave_out_the_least_sure() -> None:
+    """Four 伍 down the claimed column make a group as they lie, so the code before kept them,
+    and the five 伍 in view made the layout one the engine refuses. Four of a face with a fifth
+    in view hold a double: the least sure of the four is left out, the 碰 and the hand win."""
+    assert outcome(_pong_with_double(False).columns, BASE).winning
+    draft = _pong_with_double(True)
+    col = draft.columns[0]
+    assert twins(col, draft.detections) == []  # alone, four alike are a group
+    assert not outcome(draft.columns, draft.base).winning
+    got = leave_twin(draft)
+    assert got is not None and outcome(got.columns, got.base).winning
+    assert got.columns[0].cards == ["d5"] * 3 and got.columns[0].settled
+    left = [c for c in got.columns if c.state == LOOSE]
+    assert [c.cards for c in left] == [["d5"]] and got.detections[left[0].detections[0]].score == 0.6
