@@ -84,7 +84,7 @@ def leave_twin(draft: Draft) -> Draft | None:
         k = ks[0]
         # of the two finds, leave out the one the finder and reader are less sure of (of four alike,
         # the least sure of the four)
-        pool = range(len(c.cards)) if len(set(c.cards)) == 1 else (k - 1, k)
+        pool = range(len(c.cards)) if len(set(c.cards)) == 1 and c.cards[0] != "back" else (k - 1, k)
         k = min(pool, key=lambda j: (dets[c.detections[j]].score, -j))
         kept = c.copy(detections=c.detections[:k] + c.detections[k + 1:], cards=c.cards[:k] + c.cards[k + 1:],
                       settled=TWIN_KEPT.format(card=c.cards[k]))
